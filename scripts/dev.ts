@@ -1,0 +1,120 @@
+/**
+ * `npm start`: a complete local service on Miniflare.
+ * 1. ADMIN_TOKEN in .dev.vars (generated when missing; the file is git-ignored).
+ * 2. catalog-data/ checked and loaded into the local KV.
+ * 3. wrangler dev on 127.0.0.1:$PORT (default 8787); state persists in .wrangler/state.
+ * 4. On first run, a dev tenant with credits and an API key (kept in .wrangler/dev-tenant.json).
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { catalogEntries } from "../src/catalog/store.ts";
+import { buildFromDisk } from "./build-catalog.ts";
+
+const root = new URL("..", import.meta.url).pathname;
+const port = Number(process.env.PORT ?? 8787);
+const base = `http://127.0.0.1:${port}`;
+const devVars = join(root, ".dev.vars");
+const stateDir = join(root, ".wrangler");
+const tenantFile = join(stateDir, "dev-tenant.json");
+const wrangler = join(root, "node_modules/.bin/wrangler");
+
+function adminToken(): string {
+  const existing = existsSync(devVars) ? readFileSync(devVars, "utf8") : "";
+  const m = /^ADMIN_TOKEN\s*=\s*"?([^"\n]+)"?/m.exec(existing);
+  if (m?.[1]) return m[1];
+  const token = `adm_${randomBytes(32).toString("hex")}`;
+  writeFileSync(devVars, `${existing}${existing && !existing.endsWith("\n") ? "\n" : ""}ADMIN_TOKEN="${token}"\n`, {
+    mode: 0o600,
+  });
+  return token;
+}
+
+function loadCatalog() {
+  const bundle = buildFromDisk();
+  mkdirSync(stateDir, { recursive: true });
+  const file = join(stateDir, "catalog-entries.json");
+  writeFileSync(file, JSON.stringify(catalogEntries(bundle)));
+  const r = spawnSync(wrangler, ["kv", "bulk", "put", file, "--binding", "CATALOG", "--local"], { cwd: root, encoding: "utf8" });
+  if (r.status !== 0) {
+    console.error(r.stdout, r.stderr);
+    throw new Error("could not load the catalog into the local KV");
+  }
+  console.log(`catalog ${bundle.version} loaded: ${Object.keys(bundle.models).length} models, ${bundle.voices.length} voices`);
+}
+
+async function waitForServer(): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    try {
+      const r = await fetch(`${base}/healthz`);
+      if (r.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the server did not answer on ${base}`);
+}
+
+async function adminCall(token: string, path: string, body?: unknown) {
+  const r = await fetch(`${base}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: r.status, json: (await r.json()) as Record<string, any> };
+}
+
+async function devTenant(token: string): Promise<{ tenant_id: string; api_key: string }> {
+  if (existsSync(tenantFile)) {
+    const saved = JSON.parse(readFileSync(tenantFile, "utf8"));
+    const t = await adminCall(token, `/admin/v1/tenants/${saved.tenant_id}`);
+    if (t.status === 200) return saved;
+  }
+  const t = await adminCall(token, "/admin/v1/tenants", { name: "Local developer", credits: "10000" });
+  if (t.status !== 201) throw new Error(`could not create the dev tenant: ${JSON.stringify(t.json)}`);
+  const k = await adminCall(token, `/admin/v1/tenants/${t.json.tenant_id}/api-keys`, {});
+  if (k.status !== 201) throw new Error(`could not create the dev API key: ${JSON.stringify(k.json)}`);
+  const saved = { tenant_id: t.json.tenant_id as string, api_key: k.json.api_key as string };
+  writeFileSync(tenantFile, JSON.stringify(saved, null, 2), { mode: 0o600 });
+  return saved;
+}
+
+const token = adminToken();
+loadCatalog();
+const child = spawn(
+  wrangler,
+  ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", process.env.LOG_LEVEL ?? "info"],
+  {
+    cwd: root,
+    stdio: ["inherit", "inherit", "inherit"],
+    env: { ...process.env },
+  },
+);
+for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
+child.on("exit", (code) => process.exit(code ?? 0));
+
+waitForServer()
+  .then(() => devTenant(token))
+  .then((tenant) => {
+    console.log(
+      [
+        "",
+        "  Media generation API running",
+        `  Base URL:     ${base}/v1`,
+        `  API key:      ${tenant.api_key}`,
+        `  Tenant:       ${tenant.tenant_id}`,
+        `  Admin token:  ADMIN_TOKEN in ${devVars}`,
+        `  API docs:     ${base}/docs  (OpenAPI: ${base}/openapi.json)`,
+        "",
+        `  curl -H "Authorization: Bearer ${tenant.api_key}" ${base}/v1/models`,
+        "",
+      ].join("\n"),
+    );
+  })
+  .catch((e) => {
+    console.error(e);
+    child.kill("SIGTERM");
+    process.exit(1);
+  });

@@ -1,0 +1,43 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../env";
+
+/**
+ * Immutable pointers that let a request find its tenant without a global table:
+ * `api-key-hash:<sha256>` and `api-key:<key_id>` and `signing-key:<id>` → tenant.
+ * Pointers are spread over shards by name (see `directoryFor`), and never change once written,
+ * so callers may cache them; everything that can change lives in the tenant's account object.
+ */
+export class DirectoryObject extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec("CREATE TABLE IF NOT EXISTS pointers (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at TEXT NOT NULL)");
+  }
+
+  /** Writes a pointer once; a second write with another value is refused (returns false). */
+  put(name: string, value: string): boolean {
+    const existing = this.get(name);
+    if (existing !== null) return existing === value;
+    this.sql.exec("INSERT INTO pointers (name, value, created_at) VALUES (?, ?, ?)", name, value, new Date().toISOString());
+    return true;
+  }
+
+  get(name: string): string | null {
+    const row = this.sql.exec<{ value: string }>("SELECT value FROM pointers WHERE name = ?", name).toArray()[0];
+    return row ? row.value : null;
+  }
+}
+
+const SHARDS = 64;
+
+/** The shard that holds a pointer: a stable hash of its name. */
+export function directoryFor(env: Env, name: string): DurableObjectStub<DirectoryObject> {
+  let h = 2166136261;
+  for (let i = 0; i < name.length; i++) {
+    h ^= name.charCodeAt(i);
+    h = Math.imul(h, 16777619);
+  }
+  return env.DIRECTORY.getByName(`directory-${(h >>> 0) % SHARDS}`);
+}

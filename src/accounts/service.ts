@@ -1,0 +1,129 @@
+/**
+ * Operations on tenants, keys and signing keys that span the directory and the account object.
+ * Routes call these; they throw ApiError with the public codes.
+ */
+import type { Env } from "../env";
+import { ApiError } from "../errors/api-error";
+import { newId } from "../lib/ids";
+import type { AccountObject, ApiKeyRecord, AuthResult } from "./account-object";
+import { newTenantId } from "./account-object";
+import { generateApiKey, hashApiKey, type Permission, parseApiKey } from "./api-keys";
+import { directoryFor } from "./directory-object";
+
+const TENANT_ID = /^ten_[0-9a-z]{26}$/;
+
+export function accountFor(env: Env, tenantId: string): DurableObjectStub<AccountObject> {
+  return env.ACCOUNTS.getByName(tenantId);
+}
+
+/** The account of a tenant id that came from outside; a malformed id cannot exist, so 404. */
+export function tenantAccount(env: Env, tenantId: string): DurableObjectStub<AccountObject> {
+  if (!TENANT_ID.test(tenantId)) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  return accountFor(env, tenantId);
+}
+
+export async function createTenant(env: Env, input: { name: string; credits?: string; source?: string }) {
+  const tenantId = newTenantId();
+  return accountFor(env, tenantId).create({ tenant_id: tenantId, ...input });
+}
+
+export async function getTenantOr404(env: Env, tenantId: string) {
+  const tenant = await tenantAccount(env, tenantId).get();
+  if (!tenant) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  return tenant;
+}
+
+export async function issueApiKey(
+  env: Env,
+  tenantId: string,
+  region: string,
+  permissions: Permission[],
+): Promise<{ record: ApiKeyRecord; api_key: string }> {
+  await getTenantOr404(env, tenantId);
+  const apiKey = generateApiKey(region);
+  const keyHash = await hashApiKey(apiKey);
+  const keyId = newId("key");
+  // Pointers first: a key whose pointers exist but whose record does not is simply unknown.
+  await directoryFor(env, `api-key-hash:${keyHash}`).put(`api-key-hash:${keyHash}`, `${tenantId} ${keyId}`);
+  await directoryFor(env, `api-key:${keyId}`).put(`api-key:${keyId}`, tenantId);
+  const record = await accountFor(env, tenantId).addApiKey({ key_id: keyId, key_hash: keyHash, region, permissions });
+  if (!record) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  return { record, api_key: apiKey };
+}
+
+export async function tenantOfPointer(env: Env, name: string): Promise<string | null> {
+  return directoryFor(env, name).get(name);
+}
+
+export async function revokeApiKey(env: Env, keyId: string): Promise<ApiKeyRecord> {
+  const tenantId = await tenantOfPointer(env, `api-key:${keyId}`);
+  const record = tenantId ? await accountFor(env, tenantId).revokeApiKey(keyId) : null;
+  if (!record) throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+  return record;
+}
+
+export async function createSigningKey(env: Env, tenantId: string) {
+  await getTenantOr404(env, tenantId);
+  const id = newId("whk");
+  await directoryFor(env, `signing-key:${id}`).put(`signing-key:${id}`, tenantId);
+  const key = await accountFor(env, tenantId).createSigningKey(id);
+  if (!key) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  return key;
+}
+
+export async function retireSigningKey(env: Env, id: string) {
+  const tenantId = await tenantOfPointer(env, `signing-key:${id}`);
+  const key = tenantId ? await accountFor(env, tenantId).retireSigningKey(id) : null;
+  if (!key) throw new ApiError("callback_signing_key_not_found", `Callback signing key ${id} does not exist.`);
+  return key;
+}
+
+/** hash → "tenant key_id": immutable once written, so an isolate may keep it. */
+const pointerCache = new Map<string, string>();
+const POINTER_CACHE_MAX = 10_000;
+
+export interface Caller {
+  tenant_id: string;
+  key_id: string;
+  permissions: Permission[];
+  region: string;
+}
+
+/**
+ * Resolves `Authorization: Bearer sk_<region>_<secret>` to a caller. The region is checked
+ * before any lookup; key status and tenant status are read fresh on every request.
+ */
+export async function authenticate(env: Env, authorization: string | undefined): Promise<Caller> {
+  const match = authorization ? /^Bearer[ ]+(\S+)[ ]*$/i.exec(authorization) : null;
+  const parsed = match ? parseApiKey(match[1] as string) : null;
+  if (!match || !parsed) {
+    throw new ApiError("unauthorized", "Send `Authorization: Bearer <API key>` with a key of the form sk_<region>_<secret>.");
+  }
+  if (parsed.region !== env.REGION) {
+    throw new ApiError(
+      "api_key_region_mismatch",
+      `This key belongs to region '${parsed.region}', but this endpoint serves region '${env.REGION}'. Call the '${parsed.region}' deployment.`,
+      { details: { key_region: parsed.region, endpoint_region: env.REGION } },
+    );
+  }
+  const token = match[1] as string;
+  const keyHash = await hashApiKey(token);
+  const pointerName = `api-key-hash:${keyHash}`;
+  let pointer = pointerCache.get(pointerName) ?? null;
+  if (!pointer) {
+    pointer = await directoryFor(env, pointerName).get(pointerName);
+    if (pointer) {
+      if (pointerCache.size >= POINTER_CACHE_MAX) pointerCache.clear();
+      pointerCache.set(pointerName, pointer);
+    }
+  }
+  if (!pointer) throw new ApiError("invalid_api_key", "The API key is not valid.");
+  const [tenantId, keyId] = pointer.split(" ") as [string, string];
+  const result: AuthResult = await accountFor(env, tenantId).authenticate(keyId, keyHash);
+  if (!result.ok) {
+    throw result.code === "tenant_disabled"
+      ? new ApiError("tenant_disabled", "The tenant of this key is disabled.")
+      : new ApiError("invalid_api_key", "The API key is not valid.");
+  }
+  return { tenant_id: result.tenant_id, key_id: result.key_id, permissions: result.permissions, region: parsed.region };
+}

@@ -1,0 +1,136 @@
+/**
+ * Builds the catalog bundle from the files of `catalog-data/`. Runs in Node (start and deploy
+ * scripts) and in the Worker (tests); a bad file fails the whole build, naming file and field.
+ */
+import type { z } from "zod";
+import { toJsonPointer } from "../lib/json-pointer";
+import {
+  CAPABILITIES,
+  type Capability,
+  CapabilityFile,
+  ModelFile,
+  type ModelFile as ModelFileT,
+  type VoiceFile,
+  VoicesFile,
+} from "./schema";
+
+export interface CatalogBundle {
+  version: string;
+  built_at: string;
+  capabilities: Record<Capability, CapabilityFile>;
+  models: Record<string, ModelFileT>;
+  voices: VoiceFile[];
+}
+
+export class CatalogLoadError extends Error {
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    reason: string,
+  ) {
+    super(`${file}${field ? ` at ${field}` : ""}: ${reason}`);
+    this.name = "CatalogLoadError";
+  }
+}
+
+/** Path (relative to catalog-data/) → file text. */
+export type CatalogFiles = Record<string, string>;
+
+function parseFile<S extends z.ZodType>(file: string, text: string, schema: S): z.output<S> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new CatalogLoadError(file, "", `not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
+  const result = schema.safeParse(json);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new CatalogLoadError(file, issue ? toJsonPointer(issue.path) : "", issue?.message ?? "invalid");
+  }
+  return result.data;
+}
+
+export function buildCatalog(files: CatalogFiles, builtAt = new Date().toISOString()): CatalogBundle {
+  const capabilities = {} as Record<Capability, CapabilityFile>;
+  const models: Record<string, ModelFileT> = {};
+  const voices: VoiceFile[] = [];
+  const voiceFiles = new Map<string, string>();
+
+  for (const file of Object.keys(files).sort()) {
+    const text = files[file] as string;
+    const [dir, name] = file.split("/");
+    if (!name?.endsWith(".json")) continue;
+    const base = name.slice(0, -".json".length);
+    if (dir === "capabilities") {
+      const cap = parseFile(file, text, CapabilityFile);
+      if (cap.capability !== base) throw new CatalogLoadError(file, "/capability", `must equal the file name '${base}'`);
+      capabilities[cap.capability] = cap;
+    } else if (dir === "models") {
+      const model = parseFile(file, text, ModelFile);
+      if (model.model !== base) throw new CatalogLoadError(file, "/model", `must equal the file name '${base}'`);
+      models[model.model] = model;
+    } else if (dir === "voices") {
+      const list = parseFile(file, text, VoicesFile);
+      list.forEach((v, i) => {
+        const seen = voiceFiles.get(v.voice_id);
+        if (seen) throw new CatalogLoadError(file, `/${i}/voice_id`, `'${v.voice_id}' is already defined in ${seen}`);
+        voiceFiles.set(v.voice_id, file);
+        voices.push(v);
+      });
+    } else {
+      throw new CatalogLoadError(file, "", "unknown catalog folder (expected capabilities/, models/ or voices/)");
+    }
+  }
+
+  for (const cap of CAPABILITIES) {
+    if (!capabilities[cap]) throw new CatalogLoadError(`capabilities/${cap}.json`, "", "missing capability file");
+  }
+  for (const model of Object.values(models)) {
+    model.interfaces.forEach((card, i) => {
+      const file = `models/${model.model}.json`;
+      const speechVoices = voices.filter((v) => v.compatible_models.includes(model.model));
+      if (card.capability === "text_to_speech" && speechVoices.length === 0) {
+        throw new CatalogLoadError(file, `/interfaces/${i}`, "a speech model needs at least one compatible voice");
+      }
+      for (const [j, control] of card.controls.entries()) {
+        if (control.required && control.omitted_behavior !== "invalid" && control.omitted_behavior !== "omit") {
+          throw new CatalogLoadError(
+            file,
+            `/interfaces/${i}/controls/${j}/omitted_behavior`,
+            "a required control cannot have a default",
+          );
+        }
+      }
+    });
+  }
+  voices.forEach((v) => {
+    v.compatible_models.forEach((m, j) => {
+      const model = models[m];
+      if (!model?.interfaces.some((i) => i.capability === "text_to_speech")) {
+        throw new CatalogLoadError(
+          voiceFiles.get(v.voice_id) as string,
+          `/${voices.filter((x) => voiceFiles.get(x.voice_id) === voiceFiles.get(v.voice_id)).indexOf(v)}/compatible_models/${j}`,
+          `'${m}' is not a speech model of the catalog`,
+        );
+      }
+    });
+  });
+
+  return { version: catalogVersion(files), built_at: builtAt, capabilities, models, voices };
+}
+
+/** A content hash of the files: the same data always yields the same version. */
+function catalogVersion(files: CatalogFiles): string {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  for (const name of Object.keys(files).sort()) {
+    const s = `${name}\n${files[name]}\n`;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 16777619);
+      h2 = Math.imul(h2 ^ c, 2246822519);
+    }
+  }
+  return `cat_${(h1 >>> 0).toString(16).padStart(8, "0")}${(h2 >>> 0).toString(16).padStart(8, "0")}`;
+}

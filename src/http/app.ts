@@ -1,0 +1,40 @@
+import type { Context } from "hono";
+import { ApiError } from "../errors/api-error";
+import { type AppEnv, newRouter } from "./context";
+import { mountDocs } from "./docs";
+import { jsonBody } from "./json-body";
+import { requestId } from "./request-id";
+import { adminRoutes } from "./routes/admin";
+import { catalogRoutes } from "./routes/catalog";
+
+function respondWithError(c: Context<AppEnv>, error: ApiError) {
+  const headers: Record<string, string> = { ...(error.headers ?? {}) };
+  if (error.retryAfter !== undefined) headers["Retry-After"] = String(Math.ceil(error.retryAfter));
+  return c.json({ error: error.toBody(c.get("requestId") ?? "unknown") }, error.status as 400, headers);
+}
+
+/** The whole HTTP surface: every route is declared once, with its schemas, under this app. */
+export function createApp() {
+  const app = newRouter();
+  app.use("*", requestId);
+  app.use("/v1/*", jsonBody);
+  app.use("/admin/*", jsonBody);
+
+  // Liveness for load balancers and the local start script; no auth, no storage.
+  app.get("/healthz", (c) => c.json({ status: "ok", region: c.env.REGION }));
+  app.route("/", catalogRoutes);
+  app.route("/", adminRoutes);
+  mountDocs(app);
+
+  app.notFound((c) =>
+    respondWithError(c, new ApiError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)),
+  );
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return respondWithError(c, err);
+    console.error(
+      JSON.stringify({ level: "error", request_id: c.get("requestId"), message: String(err), stack: (err as Error)?.stack }),
+    );
+    return respondWithError(c, new ApiError("internal_error", "An unexpected error occurred; retry with the same request."));
+  });
+  return app;
+}

@@ -1,0 +1,31 @@
+import type { MiddlewareHandler } from "hono";
+import type { Permission } from "../accounts/api-keys";
+import { authenticate } from "../accounts/service";
+import { ApiError } from "../errors/api-error";
+import { timingSafeEqualStrings } from "../lib/crypto";
+import type { AppEnv } from "./context";
+
+/** API-key authentication plus the permission the route needs. Runs before any validation. */
+export function requireKey(permission: Permission): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const caller = await authenticate(c.env, c.req.header("Authorization"));
+    if (!caller.permissions.includes(permission)) {
+      throw new ApiError("forbidden", `This API key lacks the '${permission}' permission.`, {
+        details: { required_permission: permission },
+      });
+    }
+    c.set("caller", caller);
+    await next();
+  };
+}
+
+/** The operator API: `Authorization: Bearer <ADMIN_TOKEN>`. */
+export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const expected = c.env.ADMIN_TOKEN;
+  const match = /^Bearer[ ]+(\S+)[ ]*$/i.exec(c.req.header("Authorization") ?? "");
+  if (!match) throw new ApiError("unauthorized", "Send `Authorization: Bearer <ADMIN_TOKEN>`.");
+  if (!expected || expected.length < 16 || !timingSafeEqualStrings(match[1] as string, expected)) {
+    throw new ApiError("invalid_api_key", "The operator token is not valid.");
+  }
+  await next();
+};

@@ -1,0 +1,26 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Caller } from "../accounts/service";
+import type { Env } from "../env";
+import { validationError } from "./validation";
+
+export interface AppEnv {
+  Bindings: Env;
+  Variables: {
+    requestId: string;
+    caller: Caller;
+  };
+}
+
+/** Every router is made here so that schema failures always become the spec's 422 envelope. */
+export function newRouter(): OpenAPIHono<AppEnv> {
+  return new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      if (!result.success) {
+        const target = (result as { target?: string }).target;
+        const part = target === "query" ? "query" : target === "param" ? "path" : target === "header" ? "header" : "body";
+        throw validationError(part, result.error.issues);
+      }
+      return undefined;
+    },
+  });
+}

@@ -1,0 +1,41 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { Scalar } from "@scalar/hono-api-reference";
+import type { AppEnv } from "./context";
+
+export const OPENAPI_INFO = {
+  title: "Media Generation Task Service",
+  version: "1.0.0",
+  description:
+    "One HTTP API in front of many generation models. Every media operation is an asynchronous task (202 with a task envelope, then polling or a signed callback). Errors share one envelope: `{error: {code, type, message, retryable, param?, details?, request_id}}`.",
+};
+
+/** The viewer script is served from this deployment's static assets (copied from the package at install). */
+export const DOCS_SCRIPT_PATH = "/docs/vendor/standalone.js";
+
+/** `GET /openapi.json` (OpenAPI 3.1, generated from the route declarations) and `GET /docs`. */
+export function mountDocs(app: OpenAPIHono<AppEnv>) {
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "API key `sk_<region>_<secret>`",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "Operator token (ADMIN_TOKEN)",
+  });
+  app.doc31("/openapi.json", (c) => ({
+    openapi: "3.1.0",
+    info: OPENAPI_INFO,
+    servers: [{ url: new URL(c.req.url).origin, description: `Region ${c.env.REGION}` }],
+    tags: [
+      { name: "Catalog", description: "Models, capabilities and their typed interface cards" },
+      { name: "Voices", description: "The voice catalog for text-to-speech" },
+      { name: "Operator", description: "Tenants, credits and keys (operator token)" },
+    ],
+  }));
+  app.get(
+    "/docs",
+    Scalar({ url: "/openapi.json", cdn: DOCS_SCRIPT_PATH, pageTitle: OPENAPI_INFO.title, withDefaultFonts: false }),
+  );
+}

@@ -1,0 +1,239 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { PERMISSIONS, REGION_PATTERN } from "../../accounts/api-keys";
+import {
+  createSigningKey,
+  createTenant,
+  getTenantOr404,
+  issueApiKey,
+  retireSigningKey,
+  revokeApiKey,
+  tenantAccount,
+} from "../../accounts/service";
+import { ApiError } from "../../errors/api-error";
+import { isDecimalString } from "../../lib/decimal";
+import { requireAdmin } from "../auth";
+import { newRouter } from "../context";
+import { errorResponses } from "../schemas";
+
+const security = [{ adminToken: [] }];
+const Amount = z
+  .string()
+  .refine(isDecimalString, 'must be a decimal string such as "100" or "12.5" (at most 9 decimals)')
+  .refine((s) => !/^0+(\.0+)?$/.test(s), "must be greater than zero")
+  .openapi({ example: "1000" });
+
+const Tenant = z
+  .object({
+    tenant_id: z.string(),
+    name: z.string(),
+    status: z.enum(["active", "disabled"]),
+    balance: z.string(),
+    created_at: z.string(),
+  })
+  .openapi("Tenant");
+const TenantId = z.object({ tenant_id: z.string().openapi({ example: "ten_0123456789abcdefghjkmnpqrs" }) });
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+const body = <T extends z.ZodType>(schema: T) => ({ body: { required: true, content: { "application/json": { schema } } } });
+const errors = errorResponses(401, 404, 422);
+
+export const adminRoutes = newRouter();
+adminRoutes.use("/admin/*", requireAdmin);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/tenants",
+    tags: ["Operator"],
+    summary: "Create a tenant",
+    security,
+    request: body(z.object({ name: z.string().trim().min(1).max(200), credits: Amount.optional() }).strict()),
+    responses: { 201: json(Tenant, "The new tenant"), ...errors },
+  }),
+  async (c) => {
+    const input = c.req.valid("json");
+    return c.json(await createTenant(c.env, { name: input.name, credits: input.credits, source: "opening_balance" }), 201);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/admin/v1/tenants/{tenant_id}",
+    tags: ["Operator"],
+    summary: "Read a tenant",
+    security,
+    request: { params: TenantId },
+    responses: { 200: json(Tenant, "The tenant"), ...errors },
+  }),
+  async (c) => c.json(await getTenantOr404(c.env, c.req.valid("param").tenant_id), 200),
+);
+
+for (const action of ["disable", "enable"] as const) {
+  adminRoutes.openapi(
+    createRoute({
+      method: "post",
+      path: `/admin/v1/tenants/{tenant_id}/${action}`,
+      tags: ["Operator"],
+      summary: action === "disable" ? "Disable a tenant (its keys stop working at once)" : "Enable a tenant",
+      security,
+      request: { params: TenantId },
+      responses: { 200: json(Tenant, "The tenant"), ...errors },
+    }),
+    async (c) => {
+      const { tenant_id } = c.req.valid("param");
+      const tenant = await tenantAccount(c.env, tenant_id).setStatus(action === "disable" ? "disabled" : "active");
+      if (!tenant) throw new ApiError("not_found", `Tenant ${tenant_id} does not exist.`);
+      return c.json(tenant, 200);
+    },
+  );
+}
+
+const Grant = z
+  .object({
+    grant: z.object({ grant_id: z.string(), amount: z.string(), source: z.string(), created_at: z.string() }),
+    balance: z.string(),
+  })
+  .openapi("CreditGrant");
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/tenants/{tenant_id}/credits",
+    tags: ["Operator"],
+    summary: "Grant credits",
+    security,
+    request: {
+      params: TenantId,
+      ...body(
+        z
+          .object({
+            amount: Amount,
+            source: z
+              .string()
+              .trim()
+              .min(1)
+              .max(64)
+              .regex(/^[a-z0-9_.:-]+$/, "use lowercase letters, digits and _ . : -")
+              .openapi({ example: "purchase" }),
+          })
+          .strict(),
+      ),
+    },
+    responses: { 201: json(Grant, "The grant and the new balance"), ...errors },
+  }),
+  async (c) => {
+    const { tenant_id } = c.req.valid("param");
+    const { amount, source } = c.req.valid("json");
+    const result = await tenantAccount(c.env, tenant_id).grantCredits(amount, source);
+    if (!result) throw new ApiError("not_found", `Tenant ${tenant_id} does not exist.`);
+    return c.json(result, 201);
+  },
+);
+
+const IssuedKey = z
+  .object({
+    key_id: z.string(),
+    api_key: z.string().openapi({ description: "Shown only in this response" }),
+    region: z.string(),
+    permissions: z.array(z.enum(PERMISSIONS)),
+    created_at: z.string(),
+  })
+  .openapi("IssuedApiKey");
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/tenants/{tenant_id}/api-keys",
+    tags: ["Operator"],
+    summary: "Issue an API key",
+    security,
+    request: {
+      params: TenantId,
+      ...body(
+        z
+          .object({
+            region: z.string().regex(REGION_PATTERN, "must be 2 to 8 lowercase letters").optional(),
+            permissions: z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length).optional(),
+          })
+          .strict(),
+      ),
+    },
+    responses: { 201: json(IssuedKey, "The key, shown once"), ...errors },
+  }),
+  async (c) => {
+    const { tenant_id } = c.req.valid("param");
+    const input = c.req.valid("json");
+    const region = input.region ?? c.env.REGION;
+    if (region !== c.env.REGION) {
+      // Each regional deployment keeps its own tenants' keys: issue a key from its region's deployment.
+      throw new ApiError("invalid_request", `This deployment issues keys for region '${c.env.REGION}' only.`, {
+        param: "/region",
+        details: { errors: [{ loc: ["body", "region"], reason: `must be '${c.env.REGION}' on this deployment` }] },
+      });
+    }
+    const permissions = [...new Set(input.permissions ?? PERMISSIONS)];
+    const { record, api_key } = await issueApiKey(c.env, tenant_id, region, permissions);
+    return c.json(
+      { key_id: record.key_id, api_key, region: record.region, permissions: record.permissions, created_at: record.created_at },
+      201,
+    );
+  },
+);
+
+const KeyRecord = z
+  .object({
+    key_id: z.string(),
+    region: z.string(),
+    permissions: z.array(z.enum(PERMISSIONS)),
+    status: z.enum(["active", "revoked"]),
+    created_at: z.string(),
+    revoked_at: z.string().nullable(),
+  })
+  .openapi("ApiKey");
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/api-keys/{key_id}/revoke",
+    tags: ["Operator"],
+    summary: "Revoke an API key (effective on the next request)",
+    security,
+    request: { params: z.object({ key_id: z.string() }) },
+    responses: { 200: json(KeyRecord, "The revoked key"), ...errors },
+  }),
+  async (c) => c.json(await revokeApiKey(c.env, c.req.valid("param").key_id), 200),
+);
+
+const SigningKey = z.object({ id: z.string(), secret: z.string(), created_at: z.string() }).openapi("CallbackSigningKey");
+const RetiredKey = z
+  .object({ id: z.string(), status: z.enum(["active", "retired"]), created_at: z.string(), retired_at: z.string().nullable() })
+  .openapi("CallbackSigningKeyState");
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/tenants/{tenant_id}/callback-signing-keys",
+    tags: ["Operator"],
+    summary: "Create a callback signing key (Standard Webhooks secret, shown once)",
+    security,
+    request: { params: TenantId },
+    responses: { 201: json(SigningKey, "The key and its secret"), ...errors },
+  }),
+  async (c) => c.json(await createSigningKey(c.env, c.req.valid("param").tenant_id), 201),
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/callback-signing-keys/{id}/retire",
+    tags: ["Operator"],
+    summary: "Retire a callback signing key",
+    security,
+    request: { params: z.object({ id: z.string() }) },
+    responses: { 200: json(RetiredKey, "The retired key"), ...errors },
+  }),
+  async (c) => c.json(await retireSigningKey(c.env, c.req.valid("param").id), 200),
+);

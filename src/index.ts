@@ -1,0 +1,10 @@
+import { createApp } from "./http/app";
+
+export { AccountObject } from "./accounts/account-object";
+export { DirectoryObject } from "./accounts/directory-object";
+
+const app = createApp();
+
+export default {
+  fetch: app.fetch,
+} satisfies ExportedHandler<import("./env").Env>;

@@ -1,0 +1,18 @@
+const encoder = new TextEncoder();
+
+export async function sha256Hex(input: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(input));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Compares two strings in time that depends only on their lengths. */
+export function timingSafeEqualStrings(a: string, b: string): boolean {
+  const ab = encoder.encode(a);
+  const bb = encoder.encode(b);
+  if (ab.byteLength !== bb.byteLength) {
+    // Still do the work so a length mismatch is not faster than a content mismatch.
+    crypto.subtle.timingSafeEqual(ab, ab);
+    return false;
+  }
+  return crypto.subtle.timingSafeEqual(ab, bb);
+}

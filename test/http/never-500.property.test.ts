@@ -1,0 +1,123 @@
+import { exports } from "cloudflare:workers";
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ERROR_CODES } from "../../src/errors/codes";
+import { ADMIN_TOKEN, BASE, newTenant, type TestTenant } from "../helpers/api";
+
+let tenant: TestTenant;
+beforeAll(async () => {
+  tenant = await newTenant();
+});
+
+const paths = [
+  "/v1/models",
+  "/v1/catalog/models",
+  "/v1/catalog/capabilities",
+  "/v1/catalog/capabilities/text_to_image",
+  "/v1/catalog/models/imagen-4.0-generate-001",
+  "/v1/voices",
+  "/v1/voices/alloy",
+  "/admin/v1/tenants",
+  "/admin/v1/tenants/{tenant}",
+  "/admin/v1/tenants/{tenant}/credits",
+  "/admin/v1/tenants/{tenant}/api-keys",
+  "/admin/v1/tenants/{tenant}/disable-not",
+  "/admin/v1/tenants/{tenant}/callback-signing-keys",
+  "/admin/v1/api-keys/key_x/revoke",
+  "/admin/v1/callback-signing-keys/whk_x/retire",
+  "/v1/tasks/task_x",
+  "/healthz",
+];
+
+const printable = fc.string({ unit: fc.constantFrom(..." !\"#$%&'()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~"), maxLength: 80 });
+const segment = fc.oneof(printable.map(encodeURIComponent), fc.constantFrom("..", "%00", "%ff", "__proto__", "constructor"));
+
+const pathArb = fc.oneof(
+  fc.constantFrom(...paths),
+  fc.tuple(fc.constantFrom(...paths), segment).map(([p, s]) => `${p}/${s}`),
+  fc.tuple(fc.constantFrom(...paths), printable).map(([p, q]) => `${p}?${encodeURIComponent(q)}=${encodeURIComponent(q)}`),
+  fc.constantFrom("/v1/voices?language=", "/v1/voices?category=x&category=y", "/v1/voices?q=%E2%82", "/v1/voices?gender=" + "a".repeat(5000)),
+);
+
+const jsonValue = fc.jsonValue({ maxDepth: 4 });
+const bodyArb = fc.oneof(
+  fc.constant(undefined),
+  jsonValue.map((v) => JSON.stringify(v)),
+  fc.record(
+    {
+      name: fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.string({ minLength: 5000, maxLength: 20000 })),
+      credits: fc.oneof(fc.string(), fc.double(), fc.constant("1e400"), fc.constant("99999999999999999999.5")),
+      amount: fc.oneof(fc.string(), fc.integer(), fc.constant("-0"), fc.constant("0.0000000001")),
+      source: fc.oneof(fc.string(), fc.constant("")),
+      region: fc.oneof(fc.string(), fc.constant("eu"), fc.constant("US")),
+      permissions: fc.oneof(fc.array(fc.string()), fc.constant(["chat", "chat"]), fc.string()),
+      __proto__: fc.jsonValue(),
+    },
+    { requiredKeys: [] },
+  ).map((v) => JSON.stringify(v)),
+  printable,
+  fc.constantFrom("{", "[", "null", "true", '"str"', "1e999", "\u0000", '{"a":1,"a":2}'),
+);
+
+const authArb = fc.oneof(
+  fc.constant<string | undefined>(undefined),
+  fc.constant("tenant"),
+  fc.constant("admin"),
+  printable.map((s) => `Bearer ${s}`),
+  fc.constantFrom("Bearer", "bearer  ", "Basic Zm9vOmJhcg==", `Bearer sk_eu_${"a".repeat(43)}`, `Bearer sk_us_${"a".repeat(43)}`),
+);
+
+const contentTypeArb = fc.constantFrom(
+  undefined,
+  "application/json",
+  "application/json; charset=utf-8",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=x",
+  "application/vnd.api+json",
+  "application/json;;;",
+  "",
+);
+
+describe("no input yields a 500 or a body that is not the envelope", () => {
+  it("holds for random methods, paths, headers and bodies", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH"),
+        pathArb,
+        authArb,
+        contentTypeArb,
+        bodyArb,
+        fc.option(printable, { nil: undefined }),
+        async (method, rawPath, auth, contentType, body, requestId) => {
+          const path = rawPath.replaceAll("{tenant}", tenant.tenant_id);
+          const headers = new Headers();
+          if (auth === "tenant") headers.set("Authorization", `Bearer ${tenant.api_key}`);
+          else if (auth === "admin") headers.set("Authorization", `Bearer ${ADMIN_TOKEN}`);
+          else if (auth !== undefined) headers.set("Authorization", auth);
+          if (contentType !== undefined) headers.set("Content-Type", contentType);
+          if (requestId !== undefined) headers.set("X-Request-Id", requestId);
+          const withBody = method !== "GET" && body !== undefined;
+          const res = await exports.default.fetch(new Request(`${BASE}${path}`, { method, headers, body: withBody ? body : undefined }));
+          const text = await res.text();
+          expect(res.status, `${method} ${path} → ${text.slice(0, 300)}`).toBeLessThan(500);
+          const echoed = res.headers.get("X-Request-Id");
+          expect(echoed).toBeTruthy();
+          if (res.status >= 400) {
+            const parsed = JSON.parse(text);
+            const e = parsed.error;
+            expect(Object.keys(parsed)).toEqual(["error"]);
+            expect(Object.hasOwn(ERROR_CODES, e.code)).toBe(true);
+            expect(ERROR_CODES[e.code as keyof typeof ERROR_CODES].status).toBe(res.status);
+            expect(typeof e.message).toBe("string");
+            expect(typeof e.type).toBe("string");
+            expect(typeof e.retryable).toBe("boolean");
+            expect(e.request_id).toBe(echoed);
+            if (e.param !== undefined) expect(e.param === "" || e.param.startsWith("/")).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
