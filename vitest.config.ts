@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { readCatalogFiles } from "./scripts/lib/catalog-files";
+import { readCatalogFiles } from "./scripts/lib/catalog-files.ts";
 
 // The tests run against the real catalog-data/, handed to the Worker as raw files so that the
 // Worker-side builder (and its refusals) is what loads it.
@@ -18,21 +18,35 @@ const specErrorRows = existsSync(specPath)
     }))
   : [];
 
-export default defineConfig({
-  plugins: [
-    cloudflareTest({
-      wrangler: { configPath: "./wrangler.toml" },
-      miniflare: {
-        bindings: {
-          TEST_CATALOG: JSON.stringify(catalogFiles),
-          SPEC_ERROR_TABLE: JSON.stringify(specErrorRows),
-          ADMIN_TOKEN: "test-admin-token-0123456789abcdef",
-        },
+/** The Worker under test: the local configuration, or one region's production environment. */
+function worker(environment?: string) {
+  return cloudflareTest(({ inject }) => ({
+    wrangler: { configPath: "./wrangler.toml", ...(environment ? { environment } : {}) },
+    miniflare: {
+      bindings: {
+        TEST_CATALOG: JSON.stringify(catalogFiles),
+        SPEC_ERROR_TABLE: JSON.stringify(specErrorRows),
+        ADMIN_TOKEN: "test-admin-token-0123456789abcdef",
+        RECEIVER_URL: inject("receiverUrl"),
+        // The sandbox finishes at once in tests; progress and queues are exercised by faults.
+        SANDBOX_LATENCY_SCALE: "0",
       },
-    }),
-  ],
+    },
+  }));
+}
+
+const shared = {
+  globalSetup: ["./test/global-setup.ts"],
+  setupFiles: ["./test/setup.ts"],
+  testTimeout: 30_000,
+};
+
+export default defineConfig({
   test: {
-    setupFiles: ["./test/setup.ts"],
-    testTimeout: 30_000,
+    projects: [
+      { plugins: [worker()], test: { ...shared, name: "local", include: ["test/**/*.test.ts"], exclude: ["test/regional/**"] } },
+      // The production configuration of a region, as deployed: proves what local development relaxes.
+      { plugins: [worker("us")], test: { ...shared, name: "region-us", include: ["test/regional/**/*.test.ts"] } },
+    ],
   },
 });

@@ -1,15 +1,27 @@
 import type { AccountObject } from "./accounts/account-object";
 import type { DirectoryObject } from "./accounts/directory-object";
+import type { TaskObject } from "./tasks/task-object";
 
 /** Bindings and configuration of the Worker (see wrangler.toml). */
 export interface Env {
   CATALOG: KVNamespace;
   ACCOUNTS: DurableObjectNamespace<AccountObject>;
   DIRECTORY: DurableObjectNamespace<DirectoryObject>;
+  TASKS: DurableObjectNamespace<TaskObject>;
+  /** Outputs re-hosted by the service, served to their owner by /v1/artifacts/{id}. */
+  ARTIFACTS: R2Bucket;
   /** The region this deployment serves; API keys of other regions are refused. */
   REGION: string;
   /** Operator token for `/admin/v1`; a secret in production, `.dev.vars` locally. */
   ADMIN_TOKEN?: string;
   /** "true" only in local development: lets callbacks and media URLs reach 127.0.0.1/localhost. */
   ALLOW_LOOPBACK_URLS?: string;
+  /** "false" removes the built-in sandbox provider (it is on by default). */
+  SANDBOX_ENABLED?: string;
+  /** "true" lets a task's `metadata.sandbox_fault` inject faults into the sandbox (tests, drills). */
+  SANDBOX_FAULT_INJECTION?: string;
+  /** Multiplies the sandbox's latency profile; "0" makes it finish at once. */
+  SANDBOX_LATENCY_SCALE?: string;
+  /** Base URL used in links and artifact URLs; defaults to the origin of the creating request. */
+  PUBLIC_BASE_URL?: string;
 }

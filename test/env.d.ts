@@ -6,6 +6,8 @@ declare namespace Cloudflare {
     TEST_CATALOG: string;
     /** The spec's error table rows, when the spec is beside the checkout; "[]" otherwise. */
     SPEC_ERROR_TABLE: string;
+    /** The callback receiver started by test/global-setup.ts. */
+    RECEIVER_URL: string;
   }
   interface GlobalProps {
     mainModule: typeof import("../src/index");

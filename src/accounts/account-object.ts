@@ -64,6 +64,16 @@ export class AccountObject extends DurableObject<Env> {
       CREATE TABLE IF NOT EXISTS signing_keys (
         id TEXT PRIMARY KEY, secret TEXT NOT NULL, status TEXT NOT NULL,
         created_at TEXT NOT NULL, retired_at TEXT);
+      CREATE TABLE IF NOT EXISTS reservations (
+        task_id TEXT PRIMARY KEY, amount TEXT NOT NULL, status TEXT NOT NULL,
+        captured_amount TEXT NOT NULL DEFAULT '0', created_at TEXT NOT NULL, settled_at TEXT);
+      CREATE TABLE IF NOT EXISTS totals (
+        id INTEGER PRIMARY KEY CHECK (id = 1), granted TEXT NOT NULL, captured TEXT NOT NULL, reserved TEXT NOT NULL);
+      INSERT OR IGNORE INTO totals (id, granted, captured, reserved) VALUES (1, '0', '0', '0');
+      CREATE TABLE IF NOT EXISTS tasks (
+        task_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, status TEXT NOT NULL,
+        capability TEXT NOT NULL, model TEXT NOT NULL, updated_at TEXT NOT NULL);
+      CREATE INDEX IF NOT EXISTS tasks_by_created ON tasks (created_at DESC, task_id DESC);
     `);
   }
 
@@ -75,10 +85,22 @@ export class AccountObject extends DurableObject<Env> {
       .toArray()[0];
   }
 
-  /** Grants minus captures minus open reservations. */
+  private totals(): { granted: string; captured: string; reserved: string } {
+    return this.sql
+      .exec<{ granted: string; captured: string; reserved: string }>(
+        "SELECT granted, captured, reserved FROM totals WHERE id = 1",
+      )
+      .toArray()[0] as { granted: string; captured: string; reserved: string };
+  }
+
+  private setTotals(t: { granted: string; captured: string; reserved: string }) {
+    this.sql.exec("UPDATE totals SET granted = ?, captured = ?, reserved = ? WHERE id = 1", t.granted, t.captured, t.reserved);
+  }
+
+  /** Grants minus captures minus open reservations; never negative. */
   private balance(): string {
-    const grants = this.sql.exec<{ amount: string }>("SELECT amount FROM credit_grants").toArray();
-    return fmt(sum(grants.map((g) => g.amount)));
+    const t = this.totals();
+    return fmt(dec(t.granted).minus(t.captured).minus(t.reserved));
   }
 
   private view(): TenantView | null {
@@ -116,6 +138,8 @@ export class AccountObject extends DurableObject<Env> {
 
   private insertGrant(amount: string, source: string, now: string): GrantView {
     const grant: GrantView = { grant_id: newId("grant"), amount: fmt(dec(amount)), source, created_at: now };
+    const t = this.totals();
+    this.setTotals({ ...t, granted: fmt(dec(t.granted).plus(grant.amount)) });
     this.sql.exec(
       "INSERT INTO credit_grants (grant_id, amount, source, created_at) VALUES (?, ?, ?, ?)",
       grant.grant_id,
@@ -128,7 +152,7 @@ export class AccountObject extends DurableObject<Env> {
 
   grantCredits(amount: string, source: string): { grant: GrantView; balance: string } | null {
     if (!this.tenantRow()) return null;
-    const grant = this.insertGrant(amount, source, new Date().toISOString());
+    const grant = this.ctx.storage.transactionSync(() => this.insertGrant(amount, source, new Date().toISOString()));
     return { grant, balance: this.balance() };
   }
 
@@ -207,6 +231,148 @@ export class AccountObject extends DurableObject<Env> {
       : null;
   }
 
+  // ------------------------------------------------------------------ ledger
+
+  private settlement(taskId: string): Settlement | null {
+    const r = this.sql
+      .exec<{ task_id: string; amount: string; status: Settlement["status"]; captured_amount: string }>(
+        "SELECT task_id, amount, status, captured_amount FROM reservations WHERE task_id = ?",
+        taskId,
+      )
+      .toArray()[0];
+    if (!r) return null;
+    const refunded = r.status === "open" ? "0" : fmt(dec(r.amount).minus(r.captured_amount));
+    return { task_id: r.task_id, status: r.status, reserved: r.amount, captured: r.captured_amount, refunded };
+  }
+
+  /**
+   * Holds `amount` for a task. Idempotent per task: a second call returns the first outcome.
+   * Refused (nothing written) when the balance cannot cover it.
+   */
+  reserve(
+    taskId: string,
+    amount: string,
+  ):
+    | { ok: true; settlement: Settlement; balance: string }
+    | { ok: false; code: "insufficient_balance" | "tenant_disabled"; balance: string; required: string } {
+    const existing = this.settlement(taskId);
+    if (existing) return { ok: true, settlement: existing, balance: this.balance() };
+    const tenant = this.tenantRow();
+    if (tenant?.status !== "active") return { ok: false, code: "tenant_disabled", balance: this.balance(), required: amount };
+    const balance = dec(this.balance());
+    if (balance.lt(amount)) return { ok: false, code: "insufficient_balance", balance: fmt(balance), required: fmt(dec(amount)) };
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(
+        "INSERT INTO reservations (task_id, amount, status, created_at) VALUES (?, ?, 'open', ?)",
+        taskId,
+        fmt(dec(amount)),
+        new Date().toISOString(),
+      );
+      const t = this.totals();
+      this.setTotals({ ...t, reserved: fmt(dec(t.reserved).plus(amount)) });
+    });
+    return { ok: true, settlement: this.settlement(taskId) as Settlement, balance: this.balance() };
+  }
+
+  /** Keeps `actual` (at most the reservation) and gives back the rest. Idempotent per task. */
+  capture(taskId: string, actual: string): Settlement | null {
+    const r = this.settlement(taskId);
+    if (r?.status !== "open") return r;
+    const kept = dec(actual).gt(r.reserved) ? dec(r.reserved) : dec(actual);
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(
+        "UPDATE reservations SET status = 'captured', captured_amount = ?, settled_at = ? WHERE task_id = ?",
+        fmt(kept),
+        new Date().toISOString(),
+        taskId,
+      );
+      const t = this.totals();
+      this.setTotals({ ...t, captured: fmt(dec(t.captured).plus(kept)), reserved: fmt(dec(t.reserved).minus(r.reserved)) });
+    });
+    return this.settlement(taskId);
+  }
+
+  /** Gives the whole reservation back. Idempotent per task; a settled reservation is left as it is. */
+  release(taskId: string): Settlement | null {
+    const r = this.settlement(taskId);
+    if (r?.status !== "open") return r;
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(
+        "UPDATE reservations SET status = 'released', settled_at = ? WHERE task_id = ?",
+        new Date().toISOString(),
+        taskId,
+      );
+      const t = this.totals();
+      this.setTotals({ ...t, reserved: fmt(dec(t.reserved).minus(r.reserved)) });
+    });
+    return this.settlement(taskId);
+  }
+
+  /** The ledger's figures, recomputed from the rows, beside the running totals (for audits and tests). */
+  ledger() {
+    const grants = this.sql.exec<{ amount: string }>("SELECT amount FROM credit_grants").toArray();
+    const rows = this.sql
+      .exec<{ amount: string; status: string; captured_amount: string }>(
+        "SELECT amount, status, captured_amount FROM reservations",
+      )
+      .toArray();
+    return {
+      totals: this.totals(),
+      balance: this.balance(),
+      recomputed: {
+        granted: fmt(sum(grants.map((g) => g.amount))),
+        captured: fmt(sum(rows.filter((r) => r.status === "captured").map((r) => r.captured_amount))),
+        reserved: fmt(sum(rows.filter((r) => r.status === "open").map((r) => r.amount))),
+      },
+      reservations: rows.length,
+      open_reservations: rows.filter((r) => r.status === "open").length,
+    };
+  }
+
+  // ------------------------------------------------------------------ task index
+
+  indexTask(entry: { task_id: string; created_at: string; status: string; capability: string; model: string }): void {
+    this.sql.exec(
+      `INSERT INTO tasks (task_id, created_at, status, capability, model, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (task_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`,
+      entry.task_id,
+      entry.created_at,
+      entry.status,
+      entry.capability,
+      entry.model,
+      new Date().toISOString(),
+    );
+  }
+
+  listTasks(q: {
+    status?: string;
+    capability?: string;
+    created_after?: string;
+    created_before?: string;
+    limit: number;
+    after?: { created_at: string; task_id: string };
+  }): { task_ids: string[]; has_more: boolean; last?: { created_at: string; task_id: string } } {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (q.status) where.push("status = ?") && args.push(q.status);
+    if (q.capability) where.push("capability = ?") && args.push(q.capability);
+    if (q.created_after) where.push("created_at > ?") && args.push(q.created_after);
+    if (q.created_before) where.push("created_at < ?") && args.push(q.created_before);
+    if (q.after)
+      where.push("(created_at < ? OR (created_at = ? AND task_id < ?))") &&
+        args.push(q.after.created_at, q.after.created_at, q.after.task_id);
+    const rows = this.sql
+      .exec<{ task_id: string; created_at: string }>(
+        `SELECT task_id, created_at FROM tasks ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, task_id DESC LIMIT ?`,
+        ...args,
+        q.limit + 1,
+      )
+      .toArray();
+    const page = rows.slice(0, q.limit);
+    const last = page[page.length - 1];
+    return { task_ids: page.map((r) => r.task_id), has_more: rows.length > q.limit, ...(last ? { last } : {}) };
+  }
+
   /** The secret leaves the object only to sign deliveries. */
   signingKey(id: string): (SigningKeyView & { secret: string }) | null {
     return (
@@ -219,6 +385,17 @@ export class AccountObject extends DurableObject<Env> {
     );
   }
 }
+
+export type Settlement = {
+  task_id: string;
+  status: "open" | "captured" | "released";
+  /** Held at admission. */
+  reserved: string;
+  /** Kept for good at success. */
+  captured: string;
+  /** Given back: the part of the reservation not captured. */
+  refunded: string;
+};
 
 /** Tenant ids: `ten_` + 26 base32 characters. */
 export function newTenantId(): string {

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { ApiError } from "../errors/api-error";
 import { type AppEnv, newRouter } from "./context";
 import { mountDocs } from "./docs";
@@ -6,11 +7,22 @@ import { jsonBody } from "./json-body";
 import { requestId } from "./request-id";
 import { adminRoutes } from "./routes/admin";
 import { catalogRoutes } from "./routes/catalog";
+import { imageRoutes } from "./routes/images";
+import { taskRoutes } from "./routes/tasks";
 
 function respondWithError(c: Context<AppEnv>, error: ApiError) {
   const headers: Record<string, string> = { ...(error.headers ?? {}) };
   if (error.retryAfter !== undefined) headers["Retry-After"] = String(Math.ceil(error.retryAfter));
   return c.json({ error: error.toBody(c.get("requestId") ?? "unknown") }, error.status as 400, headers);
+}
+
+/** Framework refusals (content type, malformed body) in the spec's vocabulary. */
+function fromHttpException(err: HTTPException): ApiError {
+  if (err.status === 404) return new ApiError("not_found", err.message || "Not found.");
+  const reason = err.status === 415 ? "the content type does not match what this route accepts (application/json)" : err.message;
+  return new ApiError("invalid_request", `The request was refused: ${reason}.`, {
+    details: { errors: [{ loc: err.status === 415 ? ["header", "content-type"] : ["body"], reason }] },
+  });
 }
 
 /** The whole HTTP surface: every route is declared once, with its schemas, under this app. */
@@ -24,6 +36,8 @@ export function createApp() {
   app.get("/healthz", (c) => c.json({ status: "ok", region: c.env.REGION }));
   app.route("/", catalogRoutes);
   app.route("/", adminRoutes);
+  app.route("/", imageRoutes);
+  app.route("/", taskRoutes);
   mountDocs(app);
 
   app.notFound((c) =>
@@ -31,6 +45,7 @@ export function createApp() {
   );
   app.onError((err, c) => {
     if (err instanceof ApiError) return respondWithError(c, err);
+    if (err instanceof HTTPException && err.status < 500) return respondWithError(c, fromHttpException(err));
     console.error(
       JSON.stringify({ level: "error", request_id: c.get("requestId"), message: String(err), stack: (err as Error)?.stack }),
     );

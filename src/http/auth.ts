@@ -3,6 +3,7 @@ import type { Permission } from "../accounts/api-keys";
 import { authenticate } from "../accounts/service";
 import { ApiError } from "../errors/api-error";
 import { timingSafeEqualStrings } from "../lib/crypto";
+import { requireIdempotencyKey } from "../tasks/idempotency";
 import type { AppEnv } from "./context";
 
 /** API-key authentication plus the permission the route needs. Runs before any validation. */
@@ -18,6 +19,12 @@ export function requireKey(permission: Permission): MiddlewareHandler<AppEnv> {
     await next();
   };
 }
+
+/** Task-creating routes: the Idempotency-Key header is checked before the body. */
+export const requireIdempotencyHeader: MiddlewareHandler<AppEnv> = async (c, next) => {
+  requireIdempotencyKey(c.req.header("Idempotency-Key"));
+  await next();
+};
 
 /** The operator API: `Authorization: Bearer <ADMIN_TOKEN>`. */
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {

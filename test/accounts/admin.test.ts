@@ -69,7 +69,12 @@ describe("operator API", () => {
       "invalid_request",
       "/permissions/0",
     );
-    expectError(await admin(`/admin/v1/tenants/${t.json.tenant_id}/api-keys`, { region: "eu" }), 422, "invalid_request", "/region");
+    expectError(
+      await admin(`/admin/v1/tenants/${t.json.tenant_id}/api-keys`, { region: "eu" }),
+      422,
+      "invalid_request",
+      "/region",
+    );
   });
 
   it("creates and retires callback signing keys", async () => {

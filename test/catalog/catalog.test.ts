@@ -69,10 +69,15 @@ describe("capabilities", () => {
     for (const card of d.models) {
       expect(card.capability).toBe(capability);
       expect(card.schema_version).toMatch(/-interface\.v\d+$/);
-      for (const field of ["model", "display_name", "owned_by", "status", "quality_tier"]) expect(typeof card[field]).toBe("string");
+      for (const field of ["model", "display_name", "owned_by", "status", "quality_tier"])
+        expect(typeof card[field]).toBe("string");
       expect(Array.isArray(card.controls)).toBe(true);
       expect(Array.isArray(card.rules)).toBe(true);
-      expect(card.pricing).toMatchObject({ meter: expect.any(String), unit: expect.any(String), billing_basis: expect.any(String) });
+      expect(card.pricing).toMatchObject({
+        meter: expect.any(String),
+        unit: expect.any(String),
+        billing_basis: expect.any(String),
+      });
       expect(card.pricing.options.length).toBeGreaterThan(0);
       expect(card.auto).toEqual(d.auto);
       const sandbox = card.routes.find((r: { provider: string }) => r.provider === "sandbox");

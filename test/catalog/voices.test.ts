@@ -18,7 +18,18 @@ describe("voices", () => {
     expect(new Set(all.map((v) => v.language.split("-")[0])).size).toBeGreaterThanOrEqual(5);
     expect(new Set(all.map((v) => v.category))).toEqual(new Set(["preset", "cloned"]));
     for (const v of all) {
-      for (const f of ["voice_id", "display_name", "category", "language", "gender", "age", "accent", "preview_url", "status", "created_at"]) {
+      for (const f of [
+        "voice_id",
+        "display_name",
+        "category",
+        "language",
+        "gender",
+        "age",
+        "accent",
+        "preview_url",
+        "status",
+        "created_at",
+      ]) {
         expect(typeof v[f], `${v.voice_id}.${f}`).toBe("string");
       }
       for (const f of ["languages_supported", "use_case", "compatible_models"]) expect(Array.isArray(v[f])).toBe(true);
@@ -39,7 +50,8 @@ describe("voices", () => {
     const tag = en.find((v: { language: string }) => v.language.includes("-"))?.language as string;
     const exact = (await get(`/v1/voices?language=${tag}`)).json.data;
     expect(exact.length).toBeGreaterThan(0);
-    for (const v of exact) expect([v.language, ...v.languages_supported].map((l: string) => l.toLowerCase())).toContain(tag.toLowerCase());
+    for (const v of exact)
+      expect([v.language, ...v.languages_supported].map((l: string) => l.toLowerCase())).toContain(tag.toLowerCase());
     expect((await get(`/v1/voices?language=${tag.toUpperCase()}`)).json.data).toEqual(exact);
   });
 

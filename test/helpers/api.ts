@@ -25,7 +25,7 @@ export async function call(path: string, options: CallOptions = {}) {
   const res = await exports.default.fetch(
     new Request(`${BASE}${path}`, { method: options.method ?? (body !== undefined ? "POST" : "GET"), headers, body }),
   );
-  const text = await res.text();
+  const text = new TextDecoder().decode(await res.arrayBuffer());
   let json: any;
   try {
     json = JSON.parse(text);

@@ -3,10 +3,14 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../../src/errors/codes";
 import { ADMIN_TOKEN, BASE, newTenant, type TestTenant } from "../helpers/api";
+import { createImage } from "../helpers/tasks";
 
 let tenant: TestTenant;
+let taskId: string;
 beforeAll(async () => {
-  tenant = await newTenant();
+  tenant = await newTenant({ credits: "100000" });
+  taskId = (await createImage(tenant, { prompt: "fuzz target", canvas: { type: "preset", tier: "1K", aspect: "1:1" } })).json
+    .task_id;
 });
 
 const paths = [
@@ -26,35 +30,79 @@ const paths = [
   "/admin/v1/api-keys/key_x/revoke",
   "/admin/v1/callback-signing-keys/whk_x/retire",
   "/v1/tasks/task_x",
+  "/v1/tasks",
+  "/v1/tasks?limit=2&cursor=abc",
+  "/v1/tasks?created_after=2026-01-01&created_before=2025-01-01",
+  "/v1/tasks/{task}/cancel",
+  "/v1/tasks/{task}/assets",
+  "/v1/artifacts/art_00000000000000000000000000000000",
+  "/v1/images/generations",
   "/healthz",
 ];
 
-const printable = fc.string({ unit: fc.constantFrom(..." !\"#$%&'()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~"), maxLength: 80 });
+const printable = fc.string({
+  unit: fc.constantFrom(..." !\"#$%&'()*+,-./0123456789:;<=>?@ABCXYZ[\\]^_`abcxyz{|}~"),
+  maxLength: 80,
+});
 const segment = fc.oneof(printable.map(encodeURIComponent), fc.constantFrom("..", "%00", "%ff", "__proto__", "constructor"));
 
 const pathArb = fc.oneof(
   fc.constantFrom(...paths),
   fc.tuple(fc.constantFrom(...paths), segment).map(([p, s]) => `${p}/${s}`),
   fc.tuple(fc.constantFrom(...paths), printable).map(([p, q]) => `${p}?${encodeURIComponent(q)}=${encodeURIComponent(q)}`),
-  fc.constantFrom("/v1/voices?language=", "/v1/voices?category=x&category=y", "/v1/voices?q=%E2%82", "/v1/voices?gender=" + "a".repeat(5000)),
+  fc.constantFrom(
+    "/v1/voices?language=",
+    "/v1/voices?category=x&category=y",
+    "/v1/voices?q=%E2%82",
+    `/v1/voices?gender=${"a".repeat(5000)}`,
+  ),
 );
 
 const jsonValue = fc.jsonValue({ maxDepth: 4 });
 const bodyArb = fc.oneof(
   fc.constant(undefined),
   jsonValue.map((v) => JSON.stringify(v)),
-  fc.record(
-    {
-      name: fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.string({ minLength: 5000, maxLength: 20000 })),
-      credits: fc.oneof(fc.string(), fc.double(), fc.constant("1e400"), fc.constant("99999999999999999999.5")),
-      amount: fc.oneof(fc.string(), fc.integer(), fc.constant("-0"), fc.constant("0.0000000001")),
-      source: fc.oneof(fc.string(), fc.constant("")),
-      region: fc.oneof(fc.string(), fc.constant("eu"), fc.constant("US")),
-      permissions: fc.oneof(fc.array(fc.string()), fc.constant(["chat", "chat"]), fc.string()),
-      __proto__: fc.jsonValue(),
-    },
-    { requiredKeys: [] },
-  ).map((v) => JSON.stringify(v)),
+  fc
+    .record(
+      {
+        name: fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.string({ minLength: 5000, maxLength: 20000 })),
+        credits: fc.oneof(fc.string(), fc.double(), fc.constant("1e400"), fc.constant("99999999999999999999.5")),
+        amount: fc.oneof(fc.string(), fc.integer(), fc.constant("-0"), fc.constant("0.0000000001")),
+        source: fc.oneof(fc.string(), fc.constant("")),
+        region: fc.oneof(fc.string(), fc.constant("eu"), fc.constant("US")),
+        permissions: fc.oneof(fc.array(fc.string()), fc.constant(["chat", "chat"]), fc.string()),
+        prompt: fc.oneof(fc.string(), fc.constant("   "), fc.integer(), fc.string({ minLength: 1000, maxLength: 5000 })),
+        model: fc.oneof(fc.constant("auto"), fc.string(), fc.constant("gpt-image-2"), fc.constant("seedream-4.0")),
+        count: fc.oneof(fc.integer({ min: -2, max: 6 }), fc.double(), fc.string()),
+        canvas: fc.oneof(
+          fc.record({
+            type: fc.constantFrom("preset", "target", "x"),
+            tier: fc.constantFrom("1K", "2K", "4K", "8K"),
+            aspect: fc.constantFrom("16:9", "1:1", "source", "0:0", "9:21"),
+          }),
+          fc.record({
+            type: fc.constant("target"),
+            width: fc.integer({ min: -10, max: 20000 }),
+            height: fc.integer({ min: -10, max: 20000 }),
+          }),
+          fc.jsonValue(),
+        ),
+        seed: fc.oneof(fc.integer(), fc.double(), fc.constant(-1)),
+        palette: fc.array(
+          fc.record({ color: fc.constantFrom("#ff0000", "#00f", "red"), weight: fc.double({ min: -1, max: 2 }) }),
+          { maxLength: 12 },
+        ),
+        metadata: fc.dictionary(fc.string({ maxLength: 70 }), fc.oneof(fc.string({ maxLength: 600 }), fc.integer()), {
+          maxKeys: 20,
+        }),
+        callback_url: fc.constantFrom("https://example.com/h", "http://10.0.0.1/", "javascript:alert(1)", "https://[::1]/"),
+        callback_signing_key_id: fc.constantFrom("whk_x", ""),
+        reason: fc.oneof(fc.string(), fc.integer()),
+        __proto__: fc.jsonValue(),
+      },
+      { requiredKeys: [] },
+    )
+    .map((v) => JSON.stringify(v)),
   printable,
   fc.constantFrom("{", "[", "null", "true", '"str"', "1e999", "\u0000", '{"a":1,"a":2}'),
 );
@@ -89,16 +137,20 @@ describe("no input yields a 500 or a body that is not the envelope", () => {
         contentTypeArb,
         bodyArb,
         fc.option(printable, { nil: undefined }),
-        async (method, rawPath, auth, contentType, body, requestId) => {
-          const path = rawPath.replaceAll("{tenant}", tenant.tenant_id);
+        fc.option(fc.oneof(printable, fc.constant(""), fc.string({ minLength: 129, maxLength: 200 })), { nil: undefined }),
+        async (method, rawPath, auth, contentType, body, requestId, idempotencyKey) => {
+          const path = rawPath.replaceAll("{tenant}", tenant.tenant_id).replaceAll("{task}", taskId);
           const headers = new Headers();
           if (auth === "tenant") headers.set("Authorization", `Bearer ${tenant.api_key}`);
           else if (auth === "admin") headers.set("Authorization", `Bearer ${ADMIN_TOKEN}`);
           else if (auth !== undefined) headers.set("Authorization", auth);
           if (contentType !== undefined) headers.set("Content-Type", contentType);
           if (requestId !== undefined) headers.set("X-Request-Id", requestId);
+          if (idempotencyKey !== undefined) headers.set("Idempotency-Key", idempotencyKey);
           const withBody = method !== "GET" && body !== undefined;
-          const res = await exports.default.fetch(new Request(`${BASE}${path}`, { method, headers, body: withBody ? body : undefined }));
+          const res = await exports.default.fetch(
+            new Request(`${BASE}${path}`, { method, headers, body: withBody ? body : undefined }),
+          );
           const text = await res.text();
           expect(res.status, `${method} ${path} → ${text.slice(0, 300)}`).toBeLessThan(500);
           const echoed = res.headers.get("X-Request-Id");

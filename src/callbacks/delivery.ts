@@ -1,0 +1,65 @@
+/**
+ * One callback attempt: POST the final envelope, 15 s to answer, redirects not followed.
+ * Only 2xx delivers; 410 stops for good; `Retry-After` moves the next attempt.
+ */
+import { checkOutsideUrl, type UrlPolicy } from "../lib/url-policy";
+import { signatureHeaders } from "./signing";
+
+/** Delays before attempts 1..8: now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const RETRY_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+const TIMEOUT_MS = 15_000;
+
+export type AttemptOutcome =
+  | { kind: "delivered" }
+  | { kind: "retry"; error: string; retryAfterMs?: number }
+  | { kind: "stop"; error: string };
+
+export interface Attempt {
+  url: string;
+  messageId: string;
+  body: string;
+  secret?: string;
+  policy: UrlPolicy;
+  nowMs: number;
+}
+
+function retryAfter(header: string | null, nowMs: number): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+export async function attemptDelivery(a: Attempt): Promise<AttemptOutcome> {
+  const verdict = checkOutsideUrl(a.url, a.policy);
+  if (!verdict.ok) return { kind: "stop", error: `callback_url ${verdict.reason}` };
+  const headers: Record<string, string> = { "Content-Type": "application/json", "User-Agent": "media-gateway-callbacks/1" };
+  const timestamp = Math.floor(a.nowMs / 1000);
+  if (a.secret) Object.assign(headers, signatureHeaders(a.secret, a.messageId, timestamp, a.body));
+  else headers["webhook-id"] = a.messageId;
+  try {
+    const res = await fetch(verdict.url.toString(), {
+      method: "POST",
+      headers,
+      body: a.body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    await res.body?.cancel();
+    if (res.status >= 200 && res.status < 300) return { kind: "delivered" };
+    if (res.status === 410) return { kind: "stop", error: "receiver answered 410 Gone; delivery stopped" };
+    const after = retryAfter(res.headers.get("Retry-After"), a.nowMs);
+    return {
+      kind: "retry",
+      error: `receiver answered HTTP ${res.status}`,
+      ...(after !== undefined ? { retryAfterMs: after } : {}),
+    };
+  } catch (e) {
+    const name = e instanceof Error ? e.name : "";
+    return {
+      kind: "retry",
+      error: name === "TimeoutError" ? "receiver did not answer within 15 s" : `could not connect: ${String(e).slice(0, 200)}`,
+    };
+  }
+}

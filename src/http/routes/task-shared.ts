@@ -1,0 +1,85 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AdmissionContext } from "../../tasks/admit";
+import type { AppEnv } from "../context";
+
+export function taskContext(c: Context<AppEnv>): AdmissionContext {
+  return {
+    env: c.env,
+    caller: c.get("caller"),
+    requestId: c.get("requestId"),
+    origin: new URL(c.req.url).origin,
+    idempotencyKey: c.req.header("Idempotency-Key"),
+  };
+}
+
+const ErrorObject = z.object({
+  code: z.string(),
+  type: z.string(),
+  message: z.string(),
+  retryable: z.boolean(),
+  param: z.string().optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+  request_id: z.string(),
+});
+
+const counter = z.number().int();
+export const Usage = z
+  .object({
+    input_tokens: counter,
+    output_tokens: counter,
+    cache_read_tokens: counter,
+    cache_creation_tokens: counter,
+    reasoning_tokens: counter,
+    image_count: counter,
+    image_pixels: counter,
+    video_seconds: counter,
+    input_video_seconds: counter,
+    output_video_seconds: counter,
+    audio_seconds: counter,
+    characters: counter,
+    lines: z.array(z.object({ meter: z.string(), quantity: z.string(), unit: z.string(), billed_amount_credits: z.string() })),
+    credits: z.string(),
+  })
+  .openapi("Usage");
+
+export const TaskEnvelope = z
+  .object({
+    object: z.literal("task"),
+    task_id: z.string(),
+    status: z.enum(["queued", "running", "succeeded", "failed", "canceled"]),
+    capability: z.string(),
+    workload_type: z.string().optional(),
+    model: z.string(),
+    resolved_model: z.string(),
+    metadata: z.record(z.string(), z.string()),
+    input: z.record(z.string(), z.unknown()),
+    progress: z.object({ percent: z.number().int(), stage: z.string(), message: z.string() }),
+    output: z.record(z.string(), z.unknown()).nullable(),
+    warnings: z.array(z.object({ code: z.string(), message: z.string(), field: z.string() })),
+    error: ErrorObject.optional(),
+    usage: Usage,
+    billing: z.object({
+      charged_credits: z.string(),
+      refunded_credits: z.string(),
+      granted_credits: z.string().optional(),
+      grant_source: z.string().optional(),
+      net_charged_credits: z.string(),
+    }),
+    callback: z
+      .object({
+        url: z.string(),
+        status: z.string(),
+        attempt_count: z.number().int(),
+        delivered_at: z.string().nullable(),
+        last_error: z.string().nullable(),
+      })
+      .optional(),
+    created_at: z.string(),
+    started_at: z.string().nullable(),
+    deadline_at: z.string(),
+    completed_at: z.string().nullable(),
+    cancel_requested_at: z.string().nullable(),
+    links: z.object({ self: z.string(), cancel: z.string(), assets: z.string().optional() }),
+  })
+  .openapi("TaskEnvelope");

@@ -1,0 +1,32 @@
+/**
+ * Artifacts: outputs re-hosted in R2 so that they outlive the upstream's short-lived URLs.
+ * Object key `artifacts/<artifact_id>`; the owner is in the object's custom metadata.
+ * Artifact ids derive from the task and output index, so a retried store overwrites, never duplicates.
+ */
+import { sha256Hex } from "../lib/crypto";
+
+export async function artifactId(taskId: string, index: number, name = "output"): Promise<string> {
+  return `art_${(await sha256Hex(`${taskId}:${name}:${index}`)).slice(0, 32)}`;
+}
+
+const key = (id: string) => `artifacts/${id}`;
+
+export async function putArtifact(
+  bucket: R2Bucket,
+  id: string,
+  bytes: Uint8Array,
+  meta: { tenant_id: string; task_id: string; content_type: string },
+): Promise<void> {
+  await bucket.put(key(id), bytes, {
+    httpMetadata: { contentType: meta.content_type },
+    customMetadata: { tenant_id: meta.tenant_id, task_id: meta.task_id },
+  });
+}
+
+/** The artifact if it exists and belongs to the tenant; `null` otherwise (the caller says 404). */
+export async function getArtifact(bucket: R2Bucket, id: string, tenantId: string, range?: R2Range): Promise<R2ObjectBody | null> {
+  if (!/^art_[0-9a-f]{32}$/.test(id)) return null;
+  const head = await bucket.head(key(id));
+  if (!head || head.customMetadata?.tenant_id !== tenantId) return null;
+  return bucket.get(key(id), range ? { range } : undefined);
+}

@@ -1,0 +1,133 @@
+/**
+ * The built-in sandbox provider: an honest simulator that needs no upstream account. It is
+ * stateless — progress follows the time since submission along a per-capability latency
+ * profile — and deterministic for a given request and seed.
+ *
+ * Fault injection (only where SANDBOX_FAULT_INJECTION is "true", as in local development and
+ * tests): a task whose metadata has `sandbox_fault` naming FAULTS (comma-separated) behaves accordingly.
+ */
+import type { Capability } from "../../catalog/schema";
+import type { ProviderAdapter, ProviderContext, ProviderHandle, ProviderJob, ProviderResult } from "../types";
+import { ProviderError } from "../types";
+import { renderPng } from "./images";
+import { hash32 } from "./random";
+
+export const FAULTS = [
+  "provider_error",
+  "rate_limited",
+  "content_filtered",
+  "output_download",
+  "uncancelable",
+  "hang",
+  "stay_queued",
+] as const;
+export type Fault = (typeof FAULTS)[number];
+
+/** Typical time to finish, in milliseconds, before SANDBOX_LATENCY_SCALE. */
+const LATENCY_MS: Partial<Record<Capability, number>> = {
+  text_to_image: 4000,
+  image_to_image: 4000,
+  image_edit: 4000,
+  text_to_video: 12000,
+};
+const DEFAULT_LATENCY_MS = 3000;
+
+/** The faults a job asks for: `metadata.sandbox_fault`, comma-separated (e.g. "uncancelable,hang"). */
+function faults(job: ProviderJob, ctx: ProviderContext): Set<Fault> {
+  if (ctx.env.SANDBOX_FAULT_INJECTION !== "true") return new Set();
+  const asked = (job.metadata.sandbox_fault ?? "").split(",").map((f) => f.trim());
+  return new Set(FAULTS.filter((f) => asked.includes(f)));
+}
+
+function latency(job: ProviderJob, ctx: ProviderContext): number {
+  const scale = Number(ctx.env.SANDBOX_LATENCY_SCALE ?? "1");
+  return (LATENCY_MS[job.capability] ?? DEFAULT_LATENCY_MS) * (Number.isFinite(scale) && scale >= 0 ? scale : 1);
+}
+
+function seedOf(job: ProviderJob): number {
+  const seed = job.request.seed;
+  return typeof seed === "number" ? seed >>> 0 : hash32(job.task_id);
+}
+
+async function images(job: ProviderJob): Promise<ProviderResult> {
+  const dims = job.request.dimensions as { width: number; height: number };
+  const count = Number(job.request.count ?? 1);
+  const outputs = [];
+  for (let index = 0; index < count; index++) {
+    const bytes = await renderPng({
+      width: dims.width,
+      height: dims.height,
+      seed: seedOf(job),
+      prompt: String(job.request.prompt ?? ""),
+      index,
+      count,
+      palette: job.request.palette as { color: string; weight: number }[] | undefined,
+      sequence: job.request.output_relationship === "sequence",
+    });
+    outputs.push({ kind: "image" as const, content_type: "image/png", bytes, width: dims.width, height: dims.height, index });
+  }
+  return {
+    outputs,
+    usage: { image_count: count, image_pixels: dims.width * dims.height * count },
+    metadata: { simulated: true, provider: "sandbox", note: "built-in simulator output, not a real model" },
+  };
+}
+
+export const sandboxAdapter: ProviderAdapter = {
+  name: "sandbox",
+
+  async submit(job, ctx) {
+    return { job_id: `sbx_${hash32(job.task_id).toString(16)}`, submitted_at: ctx.now };
+  },
+
+  async poll(handle: ProviderHandle, job, ctx) {
+    const f = faults(job, ctx);
+    const total = latency(job, ctx);
+    const elapsed = ctx.now - handle.submitted_at;
+    const percent = total <= 0 ? 100 : Math.min(100, Math.floor((elapsed / total) * 100));
+    if (f.has("provider_error"))
+      return {
+        state: "failed",
+        error: { code: "model_request_failed", message: "sandbox: the simulated upstream returned 500 Internal Server Error" },
+      };
+    if (f.has("rate_limited"))
+      return {
+        state: "failed",
+        error: { code: "model_rate_limited", message: "sandbox: the simulated upstream is rate-limited (429)" },
+      };
+    if (f.has("content_filtered") && percent >= 50) {
+      return {
+        state: "failed",
+        error: { code: "content_filtered", message: "sandbox: the simulated safety filter blocked the output mid-generation" },
+      };
+    }
+    if (f.has("stay_queued"))
+      return { state: "queued", progress: { percent: 0, stage: "queued", message: "sandbox: waiting in the simulated queue" } };
+    if (f.has("hang"))
+      return { state: "running", progress: { percent: 50, stage: "generating", message: "sandbox: simulated stall" } };
+    if (percent >= 100) return { state: "succeeded" };
+    // The first tenth of the profile is time in the provider's queue.
+    if (percent < 10) return { state: "queued", progress: { percent: 0, stage: "queued", message: "sandbox: queued" } };
+    return {
+      state: "running",
+      progress: { percent: Math.max(1, Math.min(95, percent)), stage: "generating", message: "sandbox: generating" },
+    };
+  },
+
+  async fetchResult(_handle, job, ctx) {
+    if (faults(job, ctx).has("output_download"))
+      throw new ProviderError("model_output_invalid", "sandbox: the simulated output URL returned 404");
+    switch (job.capability) {
+      case "text_to_image":
+      case "image_to_image":
+      case "image_edit":
+        return images(job);
+      default:
+        throw new ProviderError("model_unavailable", `sandbox: ${job.capability} is not simulated yet`);
+    }
+  },
+
+  async cancel(_handle, job, ctx) {
+    return faults(job, ctx).has("uncancelable") ? "not_cancelable" : "canceled";
+  },
+};

@@ -1,0 +1,84 @@
+/**
+ * Sandbox images: real PNGs at exactly the requested dimensions, drawn from the prompt, seed and
+ * palette — a gradient with shapes, so different requests give visibly different pictures.
+ */
+import { encodePng } from "../../media/png";
+import { hash32, seededRandom } from "./random";
+
+export interface ImageSpec {
+  width: number;
+  height: number;
+  seed: number;
+  prompt: string;
+  index: number;
+  count: number;
+  palette?: { color: string; weight: number }[];
+  sequence?: boolean;
+}
+
+type Rgb = [number, number, number];
+
+function hexToRgb(hex: string): Rgb {
+  const h = hex.replace("#", "");
+  const full = h.length === 3 ? [...h].map((c) => c + c).join("") : h.slice(0, 6);
+  const n = Number.parseInt(full, 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+
+export function colorsFor(spec: ImageSpec): Rgb[] {
+  if (spec.palette && spec.palette.length > 0) return spec.palette.map((p) => hexToRgb(p.color));
+  const rnd = seededRandom(hash32(`${spec.seed}|${spec.prompt}`));
+  return Array.from({ length: 4 }, () => [Math.floor(rnd() * 256), Math.floor(rnd() * 256), Math.floor(rnd() * 256)] as Rgb);
+}
+
+export function renderImage(spec: ImageSpec): Uint8Array {
+  const { width, height } = spec;
+  const colors = colorsFor(spec);
+  // Independent outputs differ by seed offset; sequence outputs share a scene and move in order.
+  const rnd = seededRandom(hash32(`${spec.seed}|${spec.prompt}|${spec.sequence ? 0 : spec.index}`));
+  const a = colors[0] as Rgb;
+  const b = colors[1 % colors.length] as Rgb;
+  const px = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    const t = y / Math.max(1, height - 1);
+    const r = a[0] + (b[0] - a[0]) * t;
+    const g = a[1] + (b[1] - a[1]) * t;
+    const bl = a[2] + (b[2] - a[2]) * t;
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 3;
+      px[o] = r;
+      px[o + 1] = g;
+      px[o + 2] = bl;
+    }
+  }
+  const shapes = 3 + Math.floor(rnd() * 4);
+  const shift = spec.sequence ? (spec.index / Math.max(1, spec.count)) * 0.5 : 0;
+  for (let s = 0; s < shapes; s++) {
+    const c = colors[(s + 2) % colors.length] as Rgb;
+    const cx = ((rnd() + shift) % 1) * width;
+    const cy = rnd() * height;
+    const radius = (0.05 + rnd() * 0.2) * Math.min(width, height);
+    const r2 = radius * radius;
+    const y0 = Math.max(0, Math.floor(cy - radius));
+    const y1 = Math.min(height, Math.ceil(cy + radius));
+    const x0 = Math.max(0, Math.floor(cx - radius));
+    const x1 = Math.min(width, Math.ceil(cx + radius));
+    for (let y = y0; y < y1; y++) {
+      for (let x = x0; x < x1; x++) {
+        const dx = x - cx;
+        const dy = y - cy;
+        if (dx * dx + dy * dy <= r2) {
+          const o = (y * width + x) * 3;
+          px[o] = c[0];
+          px[o + 1] = c[1];
+          px[o + 2] = c[2];
+        }
+      }
+    }
+  }
+  return px;
+}
+
+export async function renderPng(spec: ImageSpec): Promise<Uint8Array> {
+  return encodePng(spec.width, spec.height, renderImage(spec), 3);
+}

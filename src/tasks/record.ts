@@ -1,0 +1,191 @@
+/**
+ * The stored task and its public envelope. The record is what the task object persists;
+ * the envelope is the spec's view of it, the same for reads, cancel and callbacks.
+ */
+
+import type { UsageLine } from "../catalog/pricing";
+import type { Capability, InterfaceFile } from "../catalog/schema";
+import type { ErrorCode } from "../errors/codes";
+import { ERROR_CODES } from "../errors/codes";
+import type { Progress, ProviderHandle } from "../providers/types";
+
+export type TaskStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
+export const TERMINAL: ReadonlySet<TaskStatus> = new Set(["succeeded", "failed", "canceled"]);
+export const TASK_STATUSES: readonly TaskStatus[] = ["queued", "running", "succeeded", "failed", "canceled"];
+
+export type Step = "submit" | "poll" | "fetch" | "settle" | "done";
+
+export interface TaskError {
+  code: ErrorCode;
+  message: string;
+  param?: string;
+  details?: Record<string, unknown>;
+}
+
+export interface CallbackState {
+  url: string;
+  signing_key_id: string | null;
+  status: "pending" | "delivering" | "delivered" | "failed";
+  attempt_count: number;
+  delivered_at: string | null;
+  last_error: string | null;
+  next_attempt_at: number | null;
+  message_id: string;
+}
+
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_creation_tokens: number;
+  reasoning_tokens: number;
+  image_count: number;
+  image_pixels: number;
+  video_seconds: number;
+  input_video_seconds: number;
+  output_video_seconds: number;
+  audio_seconds: number;
+  characters: number;
+  lines: UsageLine[];
+  credits: string;
+}
+
+export function emptyUsage(): Usage {
+  return {
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_read_tokens: 0,
+    cache_creation_tokens: 0,
+    reasoning_tokens: 0,
+    image_count: 0,
+    image_pixels: 0,
+    video_seconds: 0,
+    input_video_seconds: 0,
+    output_video_seconds: 0,
+    audio_seconds: 0,
+    characters: 0,
+    lines: [],
+    credits: "0",
+  };
+}
+
+/** What the creating request decided: everything the task needs to run without the catalog. */
+export interface TaskPlan {
+  tenant_id: string;
+  capability: Capability;
+  model: string;
+  resolved_model: string;
+  route: { provider: string; upstream_model: string };
+  card: InterfaceFile;
+  request: Record<string, unknown>;
+  input: Record<string, unknown>;
+  metadata: Record<string, string>;
+  warnings: { code: string; message: string; field: string }[];
+  estimate: string;
+  /** How to price the actual usage at the end: meter, unit and unit price. */
+  pricing: { meter: string; unit: string; unit_credits: string };
+  callback: { url: string; signing_key_id: string | null } | null;
+  deadline_seconds: number;
+  origin: string;
+  /** The creating request's id; asynchronous errors carry it. */
+  request_id: string;
+}
+
+export interface TaskRecord {
+  task_id: string;
+  tenant_id: string;
+  capability: Capability;
+  model: string;
+  resolved_model: string;
+  route: { provider: string; upstream_model: string };
+  card: InterfaceFile;
+  request: Record<string, unknown>;
+  input: Record<string, unknown>;
+  metadata: Record<string, string>;
+  warnings: { code: string; message: string; field: string }[];
+  status: TaskStatus;
+  step: Step;
+  progress: Progress;
+  output: Record<string, unknown> | null;
+  error: TaskError | null;
+  usage: Usage;
+  pricing: TaskPlan["pricing"];
+  billing: { reserved: string; captured: string; refunded: string; settled: boolean };
+  /** The ledger entry this task holds: `<task_id>:<admission epoch>`. */
+  reservation_id: string;
+  /** The outcome decided before settlement; the status shows it once the ledger agrees. */
+  pending_outcome: { status: "succeeded" | "failed" | "canceled"; error?: TaskError } | null;
+  callback: CallbackState | null;
+  provider_handle: ProviderHandle | null;
+  poll_attempts: number;
+  fetch_attempts: number;
+  next_poll_at: number | null;
+  created_at: string;
+  started_at: string | null;
+  deadline_at: string;
+  completed_at: string | null;
+  cancel_requested_at: string | null;
+  cancel_reason: string | null;
+  origin: string;
+  request_id: string;
+}
+
+function errorObject(e: TaskError, requestId: string) {
+  const info = ERROR_CODES[e.code];
+  return {
+    code: e.code,
+    type: info.type,
+    message: e.message,
+    retryable: info.retryable,
+    ...(e.param ? { param: e.param } : {}),
+    ...(e.details ? { details: e.details } : {}),
+    request_id: requestId,
+  };
+}
+
+/** The spec's task envelope. */
+export function envelope(rec: TaskRecord) {
+  const self = `${rec.origin}/v1/tasks/${rec.task_id}`;
+  const refunded = rec.billing.refunded;
+  return {
+    object: "task" as const,
+    task_id: rec.task_id,
+    status: rec.status,
+    capability: rec.capability,
+    workload_type: "model",
+    model: rec.model,
+    resolved_model: rec.resolved_model,
+    metadata: rec.metadata,
+    input: rec.input,
+    progress: rec.progress,
+    output: rec.output,
+    warnings: rec.warnings,
+    ...(rec.error ? { error: errorObject(rec.error, rec.request_id) } : {}),
+    usage: rec.usage,
+    billing: {
+      charged_credits: rec.billing.reserved,
+      refunded_credits: refunded,
+      granted_credits: "0",
+      grant_source: "none",
+      net_charged_credits: rec.billing.settled ? rec.billing.captured : rec.billing.reserved,
+    },
+    ...(rec.callback
+      ? {
+          callback: {
+            url: rec.callback.url,
+            status: rec.callback.status === "delivering" ? "pending" : rec.callback.status,
+            attempt_count: rec.callback.attempt_count,
+            delivered_at: rec.callback.delivered_at,
+            last_error: rec.callback.last_error,
+          },
+        }
+      : {}),
+    created_at: rec.created_at,
+    started_at: rec.started_at,
+    deadline_at: rec.deadline_at,
+    completed_at: rec.completed_at,
+    cancel_requested_at: rec.cancel_requested_at,
+    links: { self, cancel: `${self}/cancel`, assets: `${self}/assets` },
+  };
+}
+export type Envelope = ReturnType<typeof envelope>;
