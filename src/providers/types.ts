@@ -29,9 +29,10 @@ export interface Progress {
   message: string;
 }
 
+/** `poll_after_ms`: when the provider suggests asking again (its own estimate or Retry-After). */
 export type PollResult =
-  | { state: "queued"; progress: Progress }
-  | { state: "running"; progress: Progress }
+  | { state: "queued"; progress: Progress; poll_after_ms?: number }
+  | { state: "running"; progress: Progress; poll_after_ms?: number }
   | { state: "succeeded" }
   | { state: "failed"; error: { code: ErrorCode; message: string } };
 

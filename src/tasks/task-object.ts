@@ -392,7 +392,7 @@ export class TaskObject extends DurableObject<Env> {
           if (result.state === "queued" || result.state === "running") {
             rec.poll_attempts++;
             rec.progress = { ...result.progress, percent: Math.max(rec.progress.percent, Math.min(95, result.progress.percent)) };
-            rec.next_poll_at = now + backoff(rec.poll_attempts);
+            rec.next_poll_at = now + (result.poll_after_ms ?? backoff(rec.poll_attempts));
             this.save(rec);
             return;
           }
