@@ -30,13 +30,18 @@ function worker(environment?: string) {
         RECEIVER_URL: inject("receiverUrl"),
         // The sandbox finishes at once in tests; progress and queues are exercised by faults.
         SANDBOX_LATENCY_SCALE: "0",
+        SANDBOX_MUSIC_SECONDS: "4",
+        // Chat cards routed to `openai-compatible` go to the fake upstream of test/chat/fake-upstream.ts.
+        PROVIDER_OPENAI_COMPATIBLE_BASE_URL: `${inject("fakeOpenAiUrl")}/v1`,
+        PROVIDER_OPENAI_COMPATIBLE_API_KEY: "fake-upstream-key-0123456789",
+        PROVIDER_OPENAI_COMPATIBLE_TIMEOUT_MS: "2000",
       },
     },
   }));
 }
 
 const shared = {
-  globalSetup: ["./test/global-setup.ts"],
+  globalSetup: ["./test/global-setup.ts", "./test/chat/fake-upstream.ts"],
   setupFiles: ["./test/setup.ts"],
   testTimeout: 30_000,
 };

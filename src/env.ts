@@ -20,8 +20,16 @@ export interface Env {
   SANDBOX_ENABLED?: string;
   /** "true" lets a task's `metadata.sandbox_fault` inject faults into the sandbox (tests, drills). */
   SANDBOX_FAULT_INJECTION?: string;
+  /** Fixes the length of sandbox songs in seconds (tests); by default 60 to 150 s. */
+  SANDBOX_MUSIC_SECONDS?: string;
   /** Multiplies the sandbox's latency profile; "0" makes it finish at once. */
   SANDBOX_LATENCY_SCALE?: string;
   /** Base URL used in links and artifact URLs; defaults to the origin of the creating request. */
   PUBLIC_BASE_URL?: string;
+  /** Base URL (up to the version, e.g. https://api.example.com/v1) of an OpenAI-compatible chat upstream. */
+  PROVIDER_OPENAI_COMPATIBLE_BASE_URL?: string;
+  /** Its API key; with the base URL, chat cards that route to `openai-compatible` are served there. */
+  PROVIDER_OPENAI_COMPATIBLE_API_KEY?: string;
+  /** Longest wait, in milliseconds, for its response headers and between pieces of its body (default 120000). */
+  PROVIDER_OPENAI_COMPATIBLE_TIMEOUT_MS?: string;
 }

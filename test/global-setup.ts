@@ -7,9 +7,20 @@
  *   POST /hook/redirect/<name>      302 to /hook/ok/<name>
  *   POST /hook/busy/<name>          503 with Retry-After: 120
  *   GET  /deliveries/<name>         what <name> received, as JSON
+ * and a media server for the fetcher of media inputs (always `application/octet-stream`, so the
+ * tests show that the bytes, not the declared type, decide):
+ *   GET  /media/<fixture>           a fixture of test/media/fixtures.ts, e.g. /media/png
+ *   GET  /media/redirect?to=<url>   302 to <url> (relative or absolute)
+ *   GET  /media/redirect-private    302 to http://10.0.0.1/x
+ *   GET  /media/loop                302 to itself
+ *   GET  /media/status/<code>       that status, empty body
+ *   GET  /media/big                 8 MB streamed without Content-Length
+ *   GET  /media/big-declared        the same with Content-Length
+ *   GET  /media/slow                headers and a few bytes, then nothing for 10 s
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { TestProject } from "vitest/node";
+import { buildFixtures } from "./media/fixtures";
 
 interface Delivery {
   path: string;
@@ -32,13 +43,62 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+const BIG_BYTES = 8 * 1024 * 1024;
+const CHUNK = new Uint8Array(64 * 1024).fill(0x41);
+
+/** Writes `total` bytes in chunks, honouring back-pressure, and stops when the client goes away. */
+async function stream(res: ServerResponse, total: number): Promise<void> {
+  for (let sent = 0; sent < total && !res.destroyed; sent += CHUNK.length) {
+    if (!res.write(CHUNK.subarray(0, Math.min(CHUNK.length, total - sent)))) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off("drain", done);
+          res.off("close", done);
+          resolve();
+        };
+        res.on("drain", done);
+        res.on("close", done);
+      });
+    }
+  }
+  res.end();
+}
+
+function serveMedia(parts: string[], url: URL, res: ServerResponse, fixtures: Record<string, Uint8Array>): void {
+  const [, name = "", arg] = parts;
+  const fixture = fixtures[name];
+  const octets = { "Content-Type": "application/octet-stream" };
+  if (name === "redirect") res.writeHead(302, { Location: url.searchParams.get("to") ?? "/" }).end();
+  else if (name === "redirect-private") res.writeHead(302, { Location: "http://10.0.0.1/x" }).end();
+  else if (name === "loop") res.writeHead(302, { Location: "/media/loop" }).end();
+  else if (name === "status") res.writeHead(Number(arg) || 500).end();
+  else if (name === "big") {
+    res.writeHead(200, octets);
+    void stream(res, BIG_BYTES);
+  } else if (name === "big-declared") {
+    res.writeHead(200, { ...octets, "Content-Length": String(BIG_BYTES) });
+    void stream(res, BIG_BYTES);
+  } else if (name === "slow") {
+    res.writeHead(200, octets);
+    res.write("slow");
+    const timer = setTimeout(() => res.end(), 10_000);
+    res.once("close", () => clearTimeout(timer));
+  } else if (fixture) res.writeHead(200, { ...octets, "Content-Length": String(fixture.length) }).end(fixture);
+  else res.writeHead(404).end();
+}
+
 let server: Server;
 
 export async function setup(project: TestProject) {
   const deliveries = new Map<string, Delivery[]>();
+  const fixtures = await buildFixtures();
   server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const parts = url.pathname.split("/").filter(Boolean);
+    if (req.method === "GET" && parts[0] === "media") {
+      serveMedia(parts, url, res, fixtures);
+      return;
+    }
     if (req.method === "GET" && parts[0] === "deliveries") {
       res.writeHead(200, { "Content-Type": "application/json" });
       res.end(JSON.stringify(deliveries.get(parts[1] ?? "") ?? []));
@@ -65,5 +125,8 @@ export async function setup(project: TestProject) {
 }
 
 export async function teardown() {
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  const closed = new Promise<void>((resolve) => server?.close(() => resolve()));
+  // Held-open media responses (slow, big) must not keep the server from closing.
+  server?.closeAllConnections();
+  await closed;
 }

@@ -11,6 +11,31 @@ import { type CatalogContext, interfacesOf, isSelectable } from "./views";
 
 export type Canvas = { type: "preset"; tier: string; aspect: string } | { type: "target"; width: number; height: number };
 
+/** What the service learned about one media input (from its bytes, not its declared type). */
+export interface MediaFacts {
+  kind: "image" | "video" | "audio";
+  mime: string;
+  bytes: number;
+  width?: number;
+  height?: number;
+  alpha?: boolean;
+  animated?: boolean;
+  duration_seconds?: number;
+}
+
+export interface RequestMedia {
+  /** The body field that carries it (images, image, video, audio, first_frame, references, …). */
+  field: string;
+  kind: "image" | "video" | "audio";
+  /** JSON Pointer to the input in the body. */
+  param: string;
+  transport: "url" | "artifact" | "data_uri";
+  /** For url inputs: whether the URL is https. */
+  https: boolean;
+  encoded_length?: number;
+  facts: MediaFacts;
+}
+
 export interface SelectionRequest {
   capability: Capability;
   model: string;
@@ -19,6 +44,12 @@ export interface SelectionRequest {
   /** Body fields that map to card controls, as sent (undefined = omitted). */
   controls: Record<string, unknown>;
   canvas?: Canvas;
+  /** Media inputs, already fetched and probed. */
+  media?: RequestMedia[];
+  /** The voice of a speech request and the models it resolves on. */
+  voice?: { voice_id: string; compatible_models: string[] };
+  /** Every body field by dotted path, for card rules. */
+  fields?: Record<string, unknown>;
 }
 
 export interface CandidateFailure {
@@ -29,7 +60,15 @@ export interface CandidateFailure {
   received?: unknown;
   supported?: unknown;
   /** Which public error this failure is, when the model is requested by name. */
-  error: Extract<ErrorCode, "unsupported_option" | "unsupported_input_modality" | "context_length_exceeded">;
+  error: Extract<
+    ErrorCode,
+    | "unsupported_option"
+    | "unsupported_input_modality"
+    | "context_length_exceeded"
+    | "unsupported_media_type"
+    | "media_too_large"
+    | "voice_model_incompatible"
+  >;
 }
 
 export interface Selection {
@@ -197,6 +236,221 @@ function resolveCanvas(
   return { dimensions: { width, height } };
 }
 
+/**
+ * A `source` aspect takes the ratio of an input image — the first for edits, the last for
+ * image-to-image, as the card's anchor says — and becomes the nearest preset aspect of the tier.
+ */
+function sourceCanvas(card: InterfaceFile, canvas: Canvas, media: RequestMedia[]): Canvas {
+  if (canvas.type !== "preset" || canvas.aspect !== "source") return canvas;
+  const images = media.filter((m) => m.kind === "image" && m.facts.width && m.facts.height);
+  const anchor =
+    card.canvas?.source_aspect_anchor ?? card.inputs.find((i) => i.kind === "image")?.source_aspect_anchor ?? "first";
+  const src = anchor === "last" ? images[images.length - 1] : images[0];
+  const byAspect = card.canvas?.presets[canvas.tier];
+  if (!src || !byAspect) return canvas;
+  const want = (src.facts.width as number) / (src.facts.height as number);
+  let best = canvas.aspect;
+  let bestDiff = Number.POSITIVE_INFINITY;
+  for (const [aspect, [w, h]] of Object.entries(byAspect)) {
+    const diff = Math.abs(Math.log(w / h / want));
+    if (diff < bestDiff) {
+      best = aspect;
+      bestDiff = diff;
+    }
+  }
+  return { ...canvas, aspect: best };
+}
+
+/** Media inputs against the card's input specs: kinds, counts, transports, formats, sizes, shapes, durations. */
+function checkMedia(model: ModelFile, card: InterfaceFile, media: RequestMedia[]): CandidateFailure[] {
+  const failures: CandidateFailure[] = [];
+  const id = model.model;
+  const groups = new Map<string, RequestMedia[]>();
+  for (const m of media) groups.set(`${m.field}|${m.kind}`, [...(groups.get(`${m.field}|${m.kind}`) ?? []), m]);
+  for (const [key, items] of groups) {
+    const [field, kind] = key.split("|") as [string, string];
+    const spec = card.inputs.find((s) => s.field === field && s.kind === kind);
+    const first = items[0] as RequestMedia;
+    if (!spec) {
+      failures.push({
+        model: id,
+        code: `unsupported_${kind}_input`,
+        param: first.param,
+        message: `${id} does not take ${kind} input in '${field}'.`,
+        received: kind,
+        supported: card.inputs.filter((s) => s.field === field).map((s) => s.kind),
+        error: "unsupported_input_modality",
+      });
+      continue;
+    }
+    if (items.length > spec.public_max_count || items.length < spec.minimum_count) {
+      failures.push({
+        model: id,
+        code: "unsupported_input_count",
+        param: `/${field}`,
+        message: `${id} takes ${spec.minimum_count} to ${spec.public_max_count} ${kind} inputs in '${field}'; got ${items.length}.`,
+        received: items.length,
+        supported: { minimum: spec.minimum_count, maximum: spec.public_max_count },
+        error: "unsupported_option",
+      });
+    }
+    for (const m of items) {
+      const f = m.facts;
+      const fail = (code: string, error: CandidateFailure["error"], message: string, received: unknown, supported: unknown) =>
+        failures.push({ model: id, code, param: m.param, message, received, supported, error });
+      const h = spec.hard_constraints;
+      if (!spec.transport.accepted_kinds.includes(m.transport)) {
+        fail(
+          "unsupported_transport",
+          "unsupported_option",
+          `${id} does not accept ${m.transport} inputs.`,
+          m.transport,
+          spec.transport.accepted_kinds,
+        );
+      } else if (m.transport === "url" && spec.transport.https_only && !m.https) {
+        fail("https_required", "unsupported_option", `${id} takes https URLs only.`, "http", "https");
+      } else if (
+        m.transport === "data_uri" &&
+        spec.transport.data_uri_max_encoded_length &&
+        (m.encoded_length ?? 0) > spec.transport.data_uri_max_encoded_length
+      ) {
+        fail("data_uri_too_long", "media_too_large", `The data URI is longer than ${id} accepts.`, m.encoded_length, {
+          max: spec.transport.data_uri_max_encoded_length,
+        });
+      }
+      if (!spec.formats.includes(f.mime)) {
+        fail("unsupported_media_type", "unsupported_media_type", `${id} does not accept ${f.mime}.`, f.mime, spec.formats);
+        continue;
+      }
+      if (f.bytes > h.max_bytes)
+        fail("media_too_large", "media_too_large", `The input is larger than ${id} accepts.`, f.bytes, {
+          max_bytes: h.max_bytes,
+        });
+      if (f.width && f.height) {
+        const lo = Math.min(f.width, f.height);
+        const hi = Math.max(f.width, f.height);
+        if (h.edge_pixels && (lo < h.edge_pixels.minimum || hi > h.edge_pixels.maximum)) {
+          fail(
+            "unsupported_edge_pixels",
+            "unsupported_option",
+            `${f.width}x${f.height} is outside ${id}'s edge limits.`,
+            `${f.width}x${f.height}`,
+            h.edge_pixels,
+          );
+        }
+        const r = f.width / f.height;
+        if (h.aspect_ratio && (r < ratio(h.aspect_ratio.minimum) - 1e-9 || r > ratio(h.aspect_ratio.maximum) + 1e-9)) {
+          fail(
+            "unsupported_aspect_ratio",
+            "unsupported_option",
+            `${f.width}:${f.height} is outside ${id}'s input aspect bounds.`,
+            `${f.width}:${f.height}`,
+            h.aspect_ratio,
+          );
+        }
+      }
+      if (h.alpha === "rejected" && f.alpha)
+        fail("unsupported_alpha", "unsupported_option", `${id} does not accept images with transparency.`, true, false);
+      if (f.animated && spec.animation?.[f.mime] === "rejected") {
+        fail("unsupported_animation", "unsupported_option", `${id} does not accept animated ${f.mime}.`, "animated", "still");
+      }
+      const d = f.duration_seconds;
+      if (
+        d !== undefined &&
+        ((h.min_duration_seconds && d < h.min_duration_seconds) || (h.max_duration_seconds && d > h.max_duration_seconds))
+      ) {
+        fail("unsupported_duration", "unsupported_option", `A ${d.toFixed(2)} s input is outside ${id}'s limits.`, d, {
+          minimum: h.min_duration_seconds,
+          maximum: h.max_duration_seconds,
+        });
+      }
+    }
+  }
+  for (const spec of card.inputs) {
+    if (spec.minimum_count > 0 && !media.some((m) => m.field === spec.field && m.kind === spec.kind)) {
+      failures.push({
+        model: id,
+        code: `missing_${spec.field}`,
+        param: `/${spec.field}`,
+        message: `${id} needs at least ${spec.minimum_count} ${spec.kind} input(s) in '${spec.field}'.`,
+        received: 0,
+        supported: { minimum: spec.minimum_count },
+        error: "unsupported_option",
+      });
+    }
+  }
+  return failures;
+}
+
+function matches(cond: { operator: string; value?: unknown }, actual: unknown): boolean {
+  switch (cond.operator) {
+    case "equals":
+      return actual === cond.value;
+    case "not_equals":
+      return actual !== undefined && actual !== cond.value;
+    case "in":
+      return Array.isArray(cond.value) && cond.value.includes(actual);
+    case "not_in":
+      return actual !== undefined && Array.isArray(cond.value) && !cond.value.includes(actual);
+    case "present":
+      return actual !== undefined && actual !== null;
+    case "absent":
+      return actual === undefined || actual === null;
+    case "greater_than":
+      return typeof actual === "number" && typeof cond.value === "number" && actual > cond.value;
+    case "less_than":
+      return typeof actual === "number" && typeof cond.value === "number" && actual < cond.value;
+    default:
+      return false;
+  }
+}
+
+/** Card rules: when every condition holds, the effect applies (reject, require or restrict a field). */
+function checkRules(model: ModelFile, card: InterfaceFile, fields: Record<string, unknown>): CandidateFailure[] {
+  const failures: CandidateFailure[] = [];
+  for (const rule of card.rules) {
+    if (!rule.when.every((c) => matches(c, fields[c.field]))) continue;
+    const { type, field, value, message } = rule.effect;
+    const actual = fields[field];
+    const base = {
+      model: model.model,
+      code: `rule_${rule.id}`,
+      param: pointer(field),
+      received: actual,
+      error: "unsupported_option" as const,
+    };
+    const say = message ?? rule.description ?? `${model.model}: rule ${rule.id} applies to '${field}'.`;
+    // A reject fails when its field is sent, or when the condition itself is about that field
+    // (e.g. "references absent → reject references").
+    const conditionIsTheField = rule.when.some((c) => c.field === field);
+    if (type === "reject" && (conditionIsTheField || (actual !== undefined && actual !== null))) {
+      failures.push({ ...base, message: say, supported: null });
+    }
+    if (type === "require" && (actual === undefined || actual === null || (value !== undefined && actual !== value))) {
+      failures.push({ ...base, message: say, supported: value ?? "required" });
+    }
+    if (type === "restrict" && actual !== undefined && actual !== null) {
+      const r = (value ?? {}) as {
+        allowed_values?: unknown[];
+        max_length?: number;
+        max_count?: number;
+        maximum?: number;
+        minimum?: number;
+      };
+      const bad =
+        (Array.isArray(value) && !value.includes(actual)) ||
+        (r.allowed_values && !r.allowed_values.includes(actual)) ||
+        (r.max_length !== undefined && typeof actual === "string" && unicodeLength(actual) > r.max_length) ||
+        (r.max_count !== undefined && Array.isArray(actual) && actual.length > r.max_count) ||
+        (r.max_count !== undefined && typeof actual === "number" && actual > r.max_count) ||
+        (r.maximum !== undefined && typeof actual === "number" && actual > r.maximum) ||
+        (r.minimum !== undefined && typeof actual === "number" && actual < r.minimum);
+      if (bad) failures.push({ ...base, message: say, supported: value });
+    }
+  }
+  return failures;
+}
+
 /** Every reason this card cannot honour the request (empty when it can), and what it would do. */
 export function checkCard(
   model: ModelFile,
@@ -246,9 +500,22 @@ export function checkCard(
       });
     }
   }
+  failures.push(...checkMedia(model, card, req.media ?? []));
+  if (req.voice && !req.voice.compatible_models.includes(model.model)) {
+    failures.push({
+      model: model.model,
+      code: "voice_model_incompatible",
+      param: "/voice",
+      message: `Voice '${req.voice.voice_id}' does not resolve on ${model.model}.`,
+      received: req.voice.voice_id,
+      supported: req.voice.compatible_models,
+      error: "voice_model_incompatible",
+    });
+  }
+  failures.push(...checkRules(model, card, req.fields ?? req.controls));
   let dimensions: { width: number; height: number } | undefined;
   if (req.canvas) {
-    const canvas = resolveCanvas(model, card, req.canvas);
+    const canvas = resolveCanvas(model, card, sourceCanvas(card, req.canvas, req.media ?? []));
     if ("failure" in canvas) failures.push(canvas.failure);
     else dimensions = canvas.dimensions;
   }

@@ -7,7 +7,8 @@ import { jsonBody } from "./json-body";
 import { requestId } from "./request-id";
 import { adminRoutes } from "./routes/admin";
 import { catalogRoutes } from "./routes/catalog";
-import { imageRoutes } from "./routes/images";
+import { chatRoutes } from "./routes/chat";
+import { operationRoutes } from "./routes/operations";
 import { taskRoutes } from "./routes/tasks";
 
 function respondWithError(c: Context<AppEnv>, error: ApiError) {
@@ -36,8 +37,9 @@ export function createApp() {
   app.get("/healthz", (c) => c.json({ status: "ok", region: c.env.REGION }));
   app.route("/", catalogRoutes);
   app.route("/", adminRoutes);
-  app.route("/", imageRoutes);
+  app.route("/", operationRoutes);
   app.route("/", taskRoutes);
+  app.route("/", chatRoutes);
   mountDocs(app);
 
   app.notFound((c) =>

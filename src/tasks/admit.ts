@@ -1,40 +1,27 @@
 /**
- * Admission of a task-creating request: Idempotency-Key, callback checks, model selection,
- * the estimate, then the task object (which reserves credits and commits). Every operation
- * goes through here; operations differ only in how they describe their request.
+ * Admission of a task-creating request, the same for every operation: Idempotency-Key,
+ * callback checks, media fetched and probed once, model selection against the cards, the
+ * estimate, then the task object (which reserves credits and commits).
  */
 import { accountFor, type Caller } from "../accounts/service";
-import { unitPrice } from "../catalog/pricing";
+import type { CatalogBundle } from "../catalog/build";
+import { type Estimate, estimateCredits, pricedMeters } from "../catalog/pricing";
 import { configuredProviders } from "../catalog/providers-configured";
-import type { Capability } from "../catalog/schema";
-import { type Selection, type SelectionRequest, select } from "../catalog/select";
+import { select } from "../catalog/select";
 import { loadCatalog } from "../catalog/store";
+import { interfacesOf, isSelectable } from "../catalog/views";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
-import { dec, fmt } from "../lib/decimal";
+import { sha256Hex } from "../lib/crypto";
+import { flatten, getPath } from "../lib/paths";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
+import { resolveMediaInput } from "../media/resolve-input";
+import type { MediaRef, OperationContext, OperationSpec, StoredMedia } from "../operations/types";
 import { chooseRoute } from "../providers/registry";
 import { deadlineSeconds } from "./deadlines";
 import { requestHash, requireIdempotencyKey } from "./idempotency";
 import type { Envelope, TaskPlan } from "./record";
 import type { CreateResult } from "./task-object";
-
-export interface OperationRequest {
-  /** The operation's name, part of the idempotency hash (the same body on two operations differs). */
-  operation: string;
-  capability: Capability;
-  /** The body as the client sent it (hashed for idempotency). */
-  rawBody: unknown;
-  metadata?: Record<string, string>;
-  callback_url?: string;
-  callback_signing_key_id?: string;
-  selection: SelectionRequest;
-  input: Record<string, unknown>;
-  /** The normalized request the provider receives, from the selection's resolved controls. */
-  providerRequest: (selection: Selection) => Record<string, unknown>;
-  /** Pricing dimensions and billed quantity for the estimate. */
-  estimate: (selection: Selection) => { dimensions: Record<string, string>; quantity: number };
-}
 
 export interface AdmissionContext {
   env: Env;
@@ -44,87 +31,204 @@ export interface AdmissionContext {
   idempotencyKey: string | undefined;
 }
 
+/** Caps on fetched media before any card is consulted (cards then apply their own limits). */
+const FETCH_CAP_BYTES: Record<MediaRef["kind"], number> = {
+  image: 50 * 1024 * 1024,
+  video: 200 * 1024 * 1024,
+  audio: 100 * 1024 * 1024,
+};
+const COMMON_FIELDS = new Set(["metadata", "callback_url", "callback_signing_key_id"]);
+
 export function taskObjectFor(env: Env, tenantId: string, idempotencyKey: string) {
   return env.TASKS.getByName(`${tenantId}:${idempotencyKey}`);
 }
 
-async function checkCallback(ctx: AdmissionContext, req: OperationRequest): Promise<TaskPlan["callback"]> {
-  if (req.callback_signing_key_id !== undefined && req.callback_url === undefined) {
+interface CommonFields {
+  metadata?: Record<string, string>;
+  callback_url?: string;
+  callback_signing_key_id?: string;
+}
+
+async function checkCallback(ctx: AdmissionContext, body: CommonFields): Promise<TaskPlan["callback"]> {
+  if (body.callback_signing_key_id !== undefined && body.callback_url === undefined) {
     throw new ApiError("callback_url_required", "callback_signing_key_id needs a callback_url to sign deliveries to.", {
       param: "/callback_signing_key_id",
     });
   }
-  if (req.callback_url === undefined) return null;
-  const verdict = checkOutsideUrl(req.callback_url, policyFrom(ctx.env));
+  if (body.callback_url === undefined) return null;
+  const verdict = checkOutsideUrl(body.callback_url, policyFrom(ctx.env));
   if (!verdict.ok) {
     throw new ApiError("invalid_request", `callback_url ${verdict.reason}.`, {
       param: "/callback_url",
       details: { errors: [{ loc: ["body", "callback_url"], reason: verdict.reason }] },
     });
   }
-  if (req.callback_signing_key_id !== undefined) {
-    const key = await accountFor(ctx.env, ctx.caller.tenant_id).signingKey(req.callback_signing_key_id);
+  if (body.callback_signing_key_id !== undefined) {
+    const key = await accountFor(ctx.env, ctx.caller.tenant_id).signingKey(body.callback_signing_key_id);
     if (!key) {
       throw new ApiError(
         "callback_signing_key_not_found",
-        `Callback signing key '${req.callback_signing_key_id}' does not exist.`,
+        `Callback signing key '${body.callback_signing_key_id}' does not exist.`,
         {
           param: "/callback_signing_key_id",
         },
       );
     }
     if (key.status !== "active") {
-      throw new ApiError("callback_signing_key_inactive", `Callback signing key '${req.callback_signing_key_id}' is retired.`, {
+      throw new ApiError("callback_signing_key_inactive", `Callback signing key '${body.callback_signing_key_id}' is retired.`, {
         param: "/callback_signing_key_id",
       });
     }
   }
-  return { url: verdict.url.toString(), signing_key_id: req.callback_signing_key_id ?? null };
+  return { url: verdict.url.toString(), signing_key_id: body.callback_signing_key_id ?? null };
 }
 
-export async function admitTask(
+/** Fetches and probes every media input once, and keeps its bytes where the provider can read them. */
+async function resolveMedia(ctx: AdmissionContext, refs: MediaRef[]): Promise<StoredMedia[]> {
+  return Promise.all(
+    refs.map(async (ref) => {
+      const resolved = await resolveMediaInput(ref.input, {
+        env: ctx.env,
+        tenantId: ctx.caller.tenant_id,
+        param: ref.param,
+        maxBytes: FETCH_CAP_BYTES[ref.kind],
+      });
+      if (resolved.probe.kind !== ref.kind) {
+        throw new ApiError("unsupported_media_type", `Expected ${ref.kind} media at ${ref.param}, got ${resolved.probe.mime}.`, {
+          param: ref.param,
+          details: { expected_kind: ref.kind, detected: resolved.probe.mime },
+        });
+      }
+      const key = `inputs/${ctx.caller.tenant_id}/${await sha256Hex(Array.from(resolved.data.subarray(0, 4096)).join(",") + resolved.data.byteLength)}-${resolved.data.byteLength}`;
+      await ctx.env.ARTIFACTS.put(key, resolved.data, {
+        httpMetadata: { contentType: resolved.probe.mime },
+        customMetadata: { tenant_id: ctx.caller.tenant_id, kind: "input" },
+      });
+      const stored: StoredMedia = {
+        field: ref.field,
+        kind: ref.kind,
+        param: ref.param,
+        transport: resolved.transport,
+        https: ref.input.type === "url" ? ref.input.url.startsWith("https:") : true,
+        ...(resolved.encoded_length !== undefined ? { encoded_length: resolved.encoded_length } : {}),
+        facts: resolved.probe,
+        key,
+        ...(ref.role !== undefined ? { role: ref.role } : {}),
+      };
+      return stored;
+    }),
+  );
+}
+
+/**
+ * The model to validate against: as sent; `auto` when omitted. Prompt enhancement ignores the
+ * field (compatibility only) and always runs on the service's enhancer, validated as concrete.
+ */
+function modelFor(spec: OperationSpec, raw: Record<string, unknown>, bundle: CatalogBundle, providers: Set<string>): string {
+  if (spec.capability === "video_prompt_enhance") {
+    const live = interfacesOf({ bundle, providers }, spec.capability).find(({ model, card }) =>
+      isSelectable(model, card, providers),
+    );
+    return live?.model.model ?? "auto";
+  }
+  return typeof raw.model === "string" ? raw.model : "auto";
+}
+
+/** The body's values for the card's controls, as sent: leaves of `model_options` included. */
+function controlValues(spec: OperationSpec, raw: Record<string, unknown>): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const field of spec.controls) values[field] = getPath(raw, field);
+  const options = raw.model_options;
+  if (options && typeof options === "object") {
+    for (const [path, value] of Object.entries(flatten(options, "model_options"))) {
+      if (value === null || typeof value !== "object" || Array.isArray(value)) values[path] = value;
+    }
+  }
+  return values;
+}
+
+export async function admitOperation<B extends CommonFields>(
   ctx: AdmissionContext,
-  req: OperationRequest,
-): Promise<{ status: 202; envelope: Envelope; replayed: boolean }> {
+  spec: OperationSpec,
+  body: B,
+  raw: Record<string, unknown>,
+): Promise<{ envelope: Envelope; replayed: boolean }> {
   const idempotencyKey = requireIdempotencyKey(ctx.idempotencyKey);
-  const callback = await checkCallback(ctx, req);
+  const hash = await requestHash(spec.name, raw);
+  const stub = taskObjectFor(ctx.env, ctx.caller.tenant_id, idempotencyKey);
+  const refs = spec.media?.(body) ?? [];
+  if (refs.length > 0) {
+    // A replay is answered before media are fetched again.
+    const seen = (await stub.replay(hash)) as unknown as CreateResult | null;
+    if (seen) return outcome(seen);
+  }
+  const callback = await checkCallback(ctx, body);
   const providers = configuredProviders(ctx.env);
   const bundle = await loadCatalog(ctx.env.CATALOG);
-  const selection = select({ bundle, providers }, req.selection);
+
+  let voice: { voice_id: string; compatible_models: string[] } | undefined;
+  const voiceId = spec.voice?.(body);
+  if (voiceId !== undefined) {
+    const found = bundle.voices.find((v) => v.voice_id === voiceId);
+    if (!found) throw new ApiError("voice_not_found", `Voice '${voiceId}' does not exist.`, { param: "/voice" });
+    voice = { voice_id: found.voice_id, compatible_models: found.compatible_models };
+  }
+  const media = await resolveMedia(ctx, refs);
+  const selection = select(
+    { bundle, providers },
+    {
+      capability: spec.capability,
+      model: modelFor(spec, raw, bundle, providers),
+      prompt: spec.prompt?.(body),
+      controls: controlValues(spec, spec.normalize ? spec.normalize(raw) : raw),
+      canvas: spec.canvas?.(body),
+      media,
+      voice,
+      fields: Object.fromEntries(Object.entries(flatten(raw)).filter(([k]) => !COMMON_FIELDS.has(k.split(".")[0] as string))),
+    },
+  );
+  const opCtx: OperationContext<B> = { body, raw, selection, media };
+  spec.check?.(opCtx);
   const route = chooseRoute(selection.model.routes, providers);
   if (!route)
     throw new ApiError("model_unavailable", `No provider can serve ${selection.model.model} right now.`, { param: "/model" });
-  const { dimensions, quantity } = req.estimate(selection);
-  const unitCredits = unitPrice(selection.card, dimensions);
+  const estimate: Estimate = {
+    meters: pricedMeters(selection.card, spec.dimensions?.(opCtx) ?? {}, spec.usageKey),
+    quantities: spec.quantities(opCtx),
+  };
+  const input = Object.fromEntries(Object.entries(raw).filter(([k]) => !COMMON_FIELDS.has(k)));
   const plan: TaskPlan = {
     tenant_id: ctx.caller.tenant_id,
-    capability: req.capability,
-    model: req.selection.model,
+    capability: spec.capability,
+    model: typeof raw.model === "string" ? raw.model : "auto",
     resolved_model: selection.model.model,
     route: { provider: route.provider, upstream_model: route.upstream_model },
     card: selection.card,
-    request: req.providerRequest(selection),
-    input: req.input,
-    metadata: req.metadata ?? {},
+    request: {
+      ...spec.providerRequest(opCtx),
+      inputs: media.map((m) => ({ field: m.field, key: m.key, role: m.role, ...m.facts })),
+    },
+    input,
+    metadata: body.metadata ?? {},
     warnings: [],
-    estimate: fmt(dec(unitCredits).times(quantity)),
-    pricing: { meter: selection.card.pricing.meter, unit: selection.card.pricing.unit, unit_credits: unitCredits },
+    estimate: estimateCredits(estimate),
+    pricing: estimate.meters,
     callback,
-    deadline_seconds: deadlineSeconds(req.capability),
+    deadline_seconds: deadlineSeconds(spec.capability),
     origin: ctx.env.PUBLIC_BASE_URL ?? ctx.origin,
     request_id: ctx.requestId,
   };
-  const hash = await requestHash(req.operation, req.rawBody);
   // RPC typing cannot express the free-form parts of the envelope; the object returns CreateResult.
-  const result = (await taskObjectFor(ctx.env, ctx.caller.tenant_id, idempotencyKey).create({
-    request_hash: hash,
-    plan,
-  })) as unknown as CreateResult;
+  const result = (await stub.create({ request_hash: hash, plan })) as unknown as CreateResult;
+  return outcome(result);
+}
+
+function outcome(result: CreateResult): { envelope: Envelope; replayed: boolean } {
   switch (result.kind) {
     case "created":
-      return { status: 202, envelope: result.envelope, replayed: false };
+      return { envelope: result.envelope, replayed: false };
     case "replay":
-      return { status: 202, envelope: result.envelope, replayed: true };
+      return { envelope: result.envelope, replayed: true };
     case "in_progress":
       throw new ApiError(
         "request_in_progress",

@@ -3,7 +3,7 @@
  * the envelope is the spec's view of it, the same for reads, cancel and callbacks.
  */
 
-import type { UsageLine } from "../catalog/pricing";
+import type { PricedMeter, UsageLine } from "../catalog/pricing";
 import type { Capability, InterfaceFile } from "../catalog/schema";
 import type { ErrorCode } from "../errors/codes";
 import { ERROR_CODES } from "../errors/codes";
@@ -82,8 +82,8 @@ export interface TaskPlan {
   metadata: Record<string, string>;
   warnings: { code: string; message: string; field: string }[];
   estimate: string;
-  /** How to price the actual usage at the end: meter, unit and unit price. */
-  pricing: { meter: string; unit: string; unit_credits: string };
+  /** How to price the actual usage at the end: the meters and their unit prices. */
+  pricing: PricedMeter[];
   callback: { url: string; signing_key_id: string | null } | null;
   deadline_seconds: number;
   origin: string;

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { accountFor } from "../accounts/service";
 import { attemptDelivery, RETRY_SCHEDULE_MS } from "../callbacks/delivery";
-import { line } from "../catalog/pricing";
+import { usageLines } from "../catalog/pricing";
 import type { Env } from "../env";
 import type { ErrorCode } from "../errors/codes";
 import { dec, fmt } from "../lib/decimal";
@@ -99,6 +99,15 @@ export class TaskObject extends DurableObject<Env> {
   }
 
   // ---------------------------------------------------------------- admission
+
+  /** The committed answer for this body, if there is one (so a replay needs no more work). */
+  replay(requestHash: string): CreateResult | null {
+    const adm = this.admission();
+    if (adm?.state !== "committed") return null;
+    return adm.request_hash === requestHash
+      ? { kind: "replay", envelope: envelope(this.load() as TaskRecord) }
+      : { kind: "conflict" };
+  }
 
   async create(input: { request_hash: string; plan: TaskPlan }): Promise<CreateResult> {
     const { plan } = input;
@@ -459,10 +468,8 @@ export class TaskObject extends DurableObject<Env> {
     }
     const usage = emptyUsage();
     for (const [k, v] of Object.entries(result.usage)) if (k in usage && k !== "lines" && k !== "credits") (usage as any)[k] = v;
-    const quantity = result.usage[rec.pricing.meter] ?? 0;
-    const billed = line(rec.pricing.meter, rec.pricing.unit, quantity, rec.pricing.unit_credits);
-    usage.lines = [billed];
-    usage.credits = billed.billed_amount_credits;
+    usage.lines = usageLines(rec.pricing, result.usage);
+    usage.credits = fmt(usage.lines.reduce((acc, l) => acc.plus(l.billed_amount_credits), dec(0)));
     rec.usage = usage;
     rec.output = {
       ...(files.some((f) => f.content_type.startsWith("image/"))

@@ -37,6 +37,18 @@ const paths = [
   "/v1/tasks/{task}/assets",
   "/v1/artifacts/art_00000000000000000000000000000000",
   "/v1/images/generations",
+  "/v1/images/image-to-image",
+  "/v1/images/edits",
+  "/v1/images/responses",
+  "/v1/videos/prompts/enhance",
+  "/v1/videos/text-to-video",
+  "/v1/videos/image-to-video",
+  "/v1/videos/reference-to-video",
+  "/v1/videos/frames-to-video",
+  "/v1/videos/extend",
+  "/v1/videos/responses",
+  "/v1/music/text-to-music",
+  "/v1/audio/speech",
   "/healthz",
 ];
 
@@ -59,6 +71,26 @@ const pathArb = fc.oneof(
 );
 
 const jsonValue = fc.jsonValue({ maxDepth: 4 });
+const media = fc.oneof(
+  fc.record({
+    type: fc.constant("url"),
+    url: fc.constantFrom("http://127.0.0.1:1/x.png", "https://10.0.0.1/x", "https://169.254.169.254/latest", "nope"),
+  }),
+  fc.record({ type: fc.constant("artifact"), artifact_id: fc.constantFrom("art_0123456789abcdef0123456789abcdef", "art_x", "") }),
+  fc.record({
+    type: fc.constant("data_uri"),
+    data_uri: fc.oneof(
+      fc.constantFrom(
+        "data:image/png;base64,iVBORw0KGgo=",
+        "data:,hello",
+        "data:image/png;base64,@@@",
+        "data:image/gif;base64,R0lGODlhAQABAAAAACw=",
+      ),
+      fc.uint8Array({ maxLength: 64 }).map((b) => `data:application/octet-stream;base64,${btoa(String.fromCharCode(...b))}`),
+    ),
+  }),
+  fc.jsonValue(),
+);
 const bodyArb = fc.oneof(
   fc.constant(undefined),
   jsonValue.map((v) => JSON.stringify(v)),
@@ -98,6 +130,40 @@ const bodyArb = fc.oneof(
         callback_url: fc.constantFrom("https://example.com/h", "http://10.0.0.1/", "javascript:alert(1)", "https://[::1]/"),
         callback_signing_key_id: fc.constantFrom("whk_x", ""),
         reason: fc.oneof(fc.string(), fc.integer()),
+        images: fc.oneof(fc.array(fc.oneof(media, fc.jsonValue()), { maxLength: 6 }), fc.jsonValue()),
+        image: media,
+        video: media,
+        audio: media,
+        first_frame: media,
+        last_frame: media,
+        driving_audio: media,
+        references: fc.array(fc.record({ kind: fc.constantFrom("image", "video", "audio", "smell"), media, role: fc.string() }), {
+          maxLength: 4,
+        }),
+        edit_regions: fc.array(
+          fc.record({
+            image_index: fc.integer({ min: -1, max: 5 }),
+            x: fc.double(),
+            y: fc.double(),
+            width: fc.double(),
+            height: fc.double(),
+          }),
+          { maxLength: 3 },
+        ),
+        duration: fc.oneof(fc.integer({ min: -5, max: 100 }), fc.constant("auto"), fc.string()),
+        resolution: fc.constantFrom("480p", "720p", "1080p", "8k", ""),
+        direction: fc.constantFrom("before", "after", "sideways"),
+        instruction: fc.string(),
+        voice: fc.constantFrom("alloy", "English_radiant_girl", "nope", ""),
+        input: fc.oneof(fc.string(), fc.integer()),
+        speed: fc.oneof(fc.double(), fc.constant(3)),
+        format: fc.constantFrom("mp3", "wav", "opus", "aiff"),
+        lyrics: fc.string(),
+        instrumental: fc.oneof(fc.boolean(), fc.string()),
+        model_options: fc.oneof(
+          fc.jsonValue(),
+          fc.record({ family_a: fc.record({ style_weight: fc.double(), custom_mode: fc.boolean() }), family_b: fc.jsonValue() }),
+        ),
         __proto__: fc.jsonValue(),
       },
       { requiredKeys: [] },

@@ -28,6 +28,24 @@ describe("OpenAPI document", () => {
       "POST /admin/v1/api-keys/{key_id}/revoke",
       "POST /admin/v1/tenants/{tenant_id}/callback-signing-keys",
       "POST /admin/v1/callback-signing-keys/{id}/retire",
+      "POST /v1/images/generations",
+      "POST /v1/images/image-to-image",
+      "POST /v1/images/edits",
+      "POST /v1/images/responses",
+      "POST /v1/videos/prompts/enhance",
+      "POST /v1/videos/text-to-video",
+      "POST /v1/videos/image-to-video",
+      "POST /v1/videos/reference-to-video",
+      "POST /v1/videos/frames-to-video",
+      "POST /v1/videos/extend",
+      "POST /v1/videos/responses",
+      "POST /v1/music/text-to-music",
+      "POST /v1/audio/speech",
+      "GET /v1/tasks",
+      "GET /v1/tasks/{task_id}",
+      "POST /v1/tasks/{task_id}/cancel",
+      "GET /v1/tasks/{task_id}/assets",
+      "GET /v1/artifacts/{artifact_id}",
     ]) {
       expect(ops).toContain(op);
     }
@@ -35,6 +53,20 @@ describe("OpenAPI document", () => {
     expect(doc.components.schemas.ErrorEnvelope).toBeDefined();
     // Public operations carry their lifecycle marker.
     expect(doc.paths["/v1/models"].get["x-lifecycle"]).toBe("preview");
+    // Every task-creating operation documents its body, the Idempotency-Key header and 202.
+    for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
+      const post = item.post;
+      if (!post?.responses?.["202"]) continue;
+      expect(post.requestBody.content["application/json"].schema, path).toBeDefined();
+      expect(
+        post.parameters.some((p: any) => p.in === "header" && p.name === "idempotency-key"),
+        path,
+      ).toBe(true);
+      expect(post["x-lifecycle"], path).toBe("preview");
+    }
+    for (const name of ["MediaInput", "VideoReference", "EditRegion", "Canvas", "PaletteEntry", "TaskEnvelope", "Usage"]) {
+      expect(doc.components.schemas[name], name).toBeDefined();
+    }
   });
 
   it("serves an API reference page that loads its viewer from this deployment", async () => {

@@ -5,13 +5,18 @@ import { createImage, expectLedgerBalanced, getTask, newKey, waitFor } from "../
 
 let t: TestTenant;
 let model: { model: string; card: any };
+let extra: Record<string, unknown> = {};
 beforeAll(async () => {
   t = await newTenant({ credits: "100000" });
   const detail = await call("/v1/catalog/capabilities/text_to_image", { key: t.api_key });
-  const card = detail.json.models.find((m: any) =>
-    m.controls.some((c: any) => c.field === "count" && (c.allowed_values ?? []).includes(2)),
+  const card = detail.json.models.find(
+    (m: any) =>
+      m.controls.some((c: any) => c.field === "seed") &&
+      m.controls.some((c: any) => c.field === "count" && (c.allowed_values ?? []).includes(2)),
   );
   model = { model: card.model, card };
+  // Some models make several images only as a sequence (a card rule): ask for what the card allows.
+  extra = card.rules.some((r: any) => r.effect.field === "output_relationship") ? { output_relationship: "sequence" } : {};
 });
 
 const ENVELOPE_FIELDS = [
@@ -44,6 +49,7 @@ describe("POST /v1/images/generations", () => {
       count: 2,
       seed: 7,
       metadata: { order: "42" },
+      ...extra,
     });
     expect(res.status, res.text).toBe(202);
     const task = res.json;

@@ -6,11 +6,17 @@
  * Fault injection (only where SANDBOX_FAULT_INJECTION is "true", as in local development and
  * tests): a task whose metadata has `sandbox_fault` naming FAULTS (comma-separated) behaves accordingly.
  */
+
+import { decode } from "fast-png";
 import type { Capability } from "../../catalog/schema";
+import type { Env } from "../../env";
+import { encodePng } from "../../media/png";
 import type { ProviderAdapter, ProviderContext, ProviderHandle, ProviderJob, ProviderResult } from "../types";
 import { ProviderError } from "../types";
-import { renderPng } from "./images";
+import { deriveImage, type Region, renderPng } from "./images";
+import { music, speech, video } from "./media";
 import { hash32 } from "./random";
+import { enhancePrompt, imageToText, type StoredInput, videoToText } from "./understanding";
 
 export const FAULTS = [
   "provider_error",
@@ -49,12 +55,32 @@ function seedOf(job: ProviderJob): number {
   return typeof seed === "number" ? seed >>> 0 : hash32(job.task_id);
 }
 
-async function images(job: ProviderJob): Promise<ProviderResult> {
+function inputsOf(job: ProviderJob): StoredInput[] {
+  return (job.request.inputs as StoredInput[] | undefined) ?? [];
+}
+
+/** The picture an image-to-image or edit output derives from, decoded when it is a PNG. */
+async function basePicture(job: ProviderJob, env: Env) {
+  const images = inputsOf(job).filter((i) => i.kind === "image");
+  const base = job.capability === "image_edit" ? images[0] : images[images.length - 1];
+  if (base?.mime !== "image/png") return null;
+  const object = await env.ARTIFACTS.get(base.key);
+  if (!object) return null;
+  const png = decode(new Uint8Array(await object.arrayBuffer()));
+  const data = png.depth === 16 ? Uint8Array.from(png.data as Uint16Array, (v) => v >> 8) : (png.data as Uint8Array);
+  return { width: png.width, height: png.height, channels: png.channels, data };
+}
+
+async function images(job: ProviderJob, env: Env): Promise<ProviderResult> {
   const dims = job.request.dimensions as { width: number; height: number };
   const count = Number(job.request.count ?? 1);
+  const base = job.capability === "text_to_image" ? null : await basePicture(job, env);
+  const regions = ((job.request.edit_regions as (Region & { image_index: number })[] | undefined) ?? []).filter(
+    (r) => r.image_index === 0,
+  );
   const outputs = [];
   for (let index = 0; index < count; index++) {
-    const bytes = await renderPng({
+    const spec = {
       width: dims.width,
       height: dims.height,
       seed: seedOf(job),
@@ -63,13 +89,19 @@ async function images(job: ProviderJob): Promise<ProviderResult> {
       count,
       palette: job.request.palette as { color: string; weight: number }[] | undefined,
       sequence: job.request.output_relationship === "sequence",
-    });
+    };
+    const bytes = base ? await encodePng(dims.width, dims.height, deriveImage(base, spec, regions), 3) : await renderPng(spec);
     outputs.push({ kind: "image" as const, content_type: "image/png", bytes, width: dims.width, height: dims.height, index });
   }
   return {
     outputs,
     usage: { image_count: count, image_pixels: dims.width * dims.height * count },
-    metadata: { simulated: true, provider: "sandbox", note: "built-in simulator output, not a real model" },
+    metadata: {
+      simulated: true,
+      provider: "sandbox",
+      note: "built-in simulator output, not a real model",
+      ...(job.capability !== "text_to_image" ? { derived_from_input: base !== null } : {}),
+    },
   };
 }
 
@@ -121,7 +153,23 @@ export const sandboxAdapter: ProviderAdapter = {
       case "text_to_image":
       case "image_to_image":
       case "image_edit":
-        return images(job);
+        return images(job, ctx.env);
+      case "image_to_text":
+        return imageToText(ctx.env, job.request, inputsOf(job));
+      case "video_prompt_enhance":
+        return enhancePrompt(job.request);
+      case "video_to_text":
+        return videoToText(job.request, inputsOf(job));
+      case "text_to_video":
+      case "image_to_video":
+      case "reference_to_video":
+      case "frames_to_video":
+      case "video_extend":
+        return video(ctx.env, job.capability, job.request, inputsOf(job), seedOf(job));
+      case "text_to_music":
+        return music(job.request, seedOf(job), ctx.env.SANDBOX_MUSIC_SECONDS ? Number(ctx.env.SANDBOX_MUSIC_SECONDS) : undefined);
+      case "text_to_speech":
+        return speech(job.request, seedOf(job));
       default:
         throw new ProviderError("model_unavailable", `sandbox: ${job.capability} is not simulated yet`);
     }

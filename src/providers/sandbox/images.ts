@@ -82,3 +82,57 @@ export function renderImage(spec: ImageSpec): Uint8Array {
 export async function renderPng(spec: ImageSpec): Promise<Uint8Array> {
   return encodePng(spec.width, spec.height, renderImage(spec), 3);
 }
+
+export interface RgbImage {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+/** Nearest-neighbour resize to exactly width×height, RGB out (alpha dropped onto white). */
+export function resizeRgb(src: RgbImage & { channels?: number }, width: number, height: number): Uint8Array {
+  const ch = src.channels ?? 3;
+  const out = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    const sy = Math.min(src.height - 1, Math.floor((y * src.height) / height));
+    for (let x = 0; x < width; x++) {
+      const sx = Math.min(src.width - 1, Math.floor((x * src.width) / width));
+      const i = (sy * src.width + sx) * ch;
+      const o = (y * width + x) * 3;
+      const a = ch === 4 ? (src.data[i + 3] as number) / 255 : 1;
+      for (let c = 0; c < 3; c++) out[o + c] = Math.round((src.data[i + (ch >= 3 ? c : 0)] as number) * a + 255 * (1 - a));
+    }
+  }
+  return out;
+}
+
+export interface Region {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * An output derived from an input picture: the base resized to the canvas and tinted toward the
+ * request's colours. With regions, only the pixels inside them change (an edit mask).
+ */
+export function deriveImage(base: RgbImage & { channels?: number }, spec: ImageSpec, regions: Region[] = []): Uint8Array {
+  const { width, height } = spec;
+  const px = resizeRgb(base, width, height);
+  const [tr, tg, tb] = colorsFor(spec)[spec.index % colorsFor(spec).length] as [number, number, number];
+  const strength = 0.35 + 0.1 * (spec.index % 3);
+  const inside = (x: number, y: number) =>
+    regions.length === 0 ||
+    regions.some((r) => x >= r.x * width && x < (r.x + r.width) * width && y >= r.y * height && y < (r.y + r.height) * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (!inside(x, y)) continue;
+      const o = (y * width + x) * 3;
+      px[o] = (px[o] as number) * (1 - strength) + tr * strength;
+      px[o + 1] = (px[o + 1] as number) * (1 - strength) + tg * strength;
+      px[o + 2] = (px[o + 2] as number) * (1 - strength) + tb * strength;
+    }
+  }
+  return px;
+}

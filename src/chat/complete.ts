@@ -1,0 +1,100 @@
+/**
+ * One chat completion, end to end: choose the card, reserve the most it can cost, call the
+ * upstream, answer (whole or streamed), and settle the reservation exactly once.
+ */
+import { configuredProviders } from "../catalog/providers-configured";
+import { loadCatalog } from "../catalog/store";
+import type { Env } from "../env";
+import { randomToken } from "../lib/ids";
+import { type ChatCharge, reserveChat } from "./billing";
+import { estimateCredits, estimatePromptTokens, tokenPrices, usageCredits } from "./pricing";
+import { ChatRelay } from "./relay";
+import { chatRouteFor } from "./routing";
+import type { ChatCompletionRequest } from "./schema";
+import { type ChatSelection, selectChatModel } from "./select";
+import { eventStream } from "./stream";
+import type { ChatObject, ChatUpstreamResult } from "./upstream";
+
+export interface ChatCall {
+  env: Env;
+  tenantId: string;
+  requestId: string;
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/** What the relay's usage costs on the card, captured against the reservation. */
+function charge(selection: ChatSelection, relay: ChatRelay, ledger: ChatCharge): Promise<string> {
+  const usage = relay.used();
+  return ledger.capture(usageCredits(tokenPrices(selection.card, usage.prompt_tokens), usage));
+}
+
+export async function chatCompletion(
+  call: ChatCall,
+  body: ChatCompletionRequest,
+  raw: Record<string, unknown>,
+): Promise<Response> {
+  const { env } = call;
+  const ctx = { bundle: await loadCatalog(env.CATALOG), providers: configuredProviders(env) };
+  const promptTokens = estimatePromptTokens(body);
+  const selection = selectChatModel(ctx, body, promptTokens);
+  const route = chatRouteFor(env, selection.model);
+  const stream = body.stream === true;
+  const reserve = estimateCredits(
+    tokenPrices(selection.card, promptTokens),
+    promptTokens,
+    selection.maxCompletionTokens * (body.n ?? 1),
+  );
+  const ledger = await reserveChat(env, call.tenantId, call.requestId, reserve);
+  const includeUsage = stream && body.stream_options?.include_usage === true;
+  const relay = new ChatRelay(`chatcmpl-${randomToken(16)}`, selection.model.model, promptTokens, includeUsage);
+  const upstreamBody: Record<string, unknown> = { ...raw, model: route.upstreamModel };
+  // The service needs the upstream's count to charge a stream, whether or not the client asked for it.
+  if (stream) upstreamBody.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
+  const abort = new AbortController();
+
+  // Settlement must not depend on the client staying connected.
+  const work = (async (): Promise<Response> => {
+    let result: ChatUpstreamResult;
+    let first: ChatObject | null = null;
+    try {
+      result = await route.upstream.complete(
+        { body: upstreamBody, stream, maxCompletionTokens: selection.maxCompletionTokens, requestId: call.requestId },
+        abort.signal,
+      );
+      if (!result.stream) {
+        const completion = relay.completion(result.completion);
+        const charged = await charge(selection, relay, ledger);
+        return Response.json(completion, { headers: { "X-Credits-Charged": charged } });
+      }
+      // Failures up to the first forwardable chunk are still answered as JSON errors.
+      for (;;) {
+        const next = await result.chunks.next();
+        if (next.done) break;
+        first = relay.chunk(next.value);
+        if (first) break;
+      }
+    } catch (e) {
+      abort.abort();
+      await ledger.release();
+      throw e;
+    }
+    const body = eventStream({
+      relay,
+      first,
+      chunks: result.chunks,
+      includeUsage,
+      requestId: call.requestId,
+      abort,
+      waitUntil: call.waitUntil,
+      settlement: {
+        complete: () => charge(selection, relay, ledger).then(() => {}),
+        cutShort: () => (relay.hasDelivered ? charge(selection, relay, ledger).then(() => {}) : ledger.release()),
+      },
+    });
+    return new Response(body, {
+      headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache" },
+    });
+  })();
+  call.waitUntil(work.catch(() => {}));
+  return work;
+}

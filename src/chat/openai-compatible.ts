@@ -1,0 +1,185 @@
+/**
+ * Adapter for any upstream that speaks the OpenAI chat-completions wire format. Retries happen
+ * only before the first byte: a retryable status or a network error, at most `maxRetries` times,
+ * waiting as Retry-After says (or an exponential backoff). Once the upstream has answered, its
+ * answer is final: a stream that breaks is reported, never replayed.
+ */
+import type { Env } from "../env";
+import { ApiError } from "../errors/api-error";
+import { IdleTimeout, readText, readWithin, sseData } from "./sse";
+import type { ChatObject, ChatUpstream, ChatUpstreamRequest, ChatUpstreamResult } from "./upstream";
+import { fromUpstreamErrorObject, fromUpstreamStatus, timedOut, unreachable } from "./upstream-errors";
+
+export interface OpenAiCompatibleConfig {
+  /** Up to and including the version, e.g. `https://api.example.com/v1`. */
+  baseUrl: string;
+  apiKey: string;
+  /** Longest wait for the response headers, and then between any two pieces of the body. */
+  timeoutMs: number;
+  maxRetries: number;
+  /** First backoff step; doubled per attempt, plus jitter. */
+  backoffMs: number;
+  /** A Retry-After longer than this is not waited for: the failure goes back to the client with it. */
+  maxRetryAfterMs: number;
+}
+
+const RETRYABLE = new Set([429, 500, 502, 503, 504]);
+const DEFAULTS = { timeoutMs: 120_000, maxRetries: 2, backoffMs: 250, maxRetryAfterMs: 10_000 };
+
+export function openAiCompatibleFromEnv(env: Env): ChatUpstream | null {
+  const baseUrl = env.PROVIDER_OPENAI_COMPATIBLE_BASE_URL;
+  const apiKey = env.PROVIDER_OPENAI_COMPATIBLE_API_KEY;
+  if (!baseUrl || !apiKey) return null;
+  const timeout = Number(env.PROVIDER_OPENAI_COMPATIBLE_TIMEOUT_MS);
+  return openAiCompatible({
+    ...DEFAULTS,
+    baseUrl,
+    apiKey,
+    ...(Number.isFinite(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}),
+  });
+}
+
+/** Retry-After (seconds or an HTTP date) or OpenAI's retry-after-ms, in milliseconds. */
+export function retryAfterMs(headers: Headers, now = Date.now()): number | undefined {
+  const ms = Number(headers.get("retry-after-ms"));
+  if (headers.has("retry-after-ms") && Number.isFinite(ms) && ms >= 0) return ms;
+  const value = headers.get("retry-after");
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+async function* chunksOf(body: ReadableStream<Uint8Array>, config: OpenAiCompatibleConfig): AsyncGenerator<ChatObject> {
+  let finished = false;
+  try {
+    for await (const data of sseData(body, config.timeoutMs)) {
+      if (data === "[DONE]") return;
+      let chunk: ChatObject;
+      try {
+        chunk = JSON.parse(data) as ChatObject;
+      } catch {
+        throw new ApiError("model_request_failed", "The model sent a stream event that is not JSON.");
+      }
+      if (chunk.error) throw fromUpstreamErrorObject(chunk.error, config.apiKey);
+      if (Array.isArray(chunk.choices) && chunk.choices.some((c: ChatObject) => c?.finish_reason)) finished = true;
+      yield chunk;
+    }
+  } catch (e) {
+    if (e instanceof IdleTimeout) throw timedOut(config.timeoutMs / 1000);
+    if (e instanceof ApiError) throw e;
+    throw new ApiError("model_request_failed", "The connection to the model broke while it was streaming.");
+  }
+  // Some servers omit [DONE]; an answer that reached its finish_reason is still whole.
+  if (!finished) throw new ApiError("model_request_failed", "The model's stream ended before the answer was finished.");
+}
+
+export function openAiCompatible(config: OpenAiCompatibleConfig): ChatUpstream {
+  const url = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+
+  async function attempt(req: ChatUpstreamRequest, signal: AbortSignal): Promise<Response> {
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new IdleTimeout()), config.timeoutMs);
+    try {
+      return await fetch(url, {
+        method: "POST",
+        headers: {
+          Authorization: `Bearer ${config.apiKey}`,
+          "Content-Type": "application/json",
+          Accept: req.stream ? "text/event-stream" : "application/json",
+          "X-Request-Id": req.requestId,
+        },
+        body: JSON.stringify(req.body),
+        signal: AbortSignal.any([signal, timeout.signal]),
+      });
+    } catch (e) {
+      if (signal.aborted) throw signal.reason;
+      if (timeout.signal.aborted) throw timedOut(config.timeoutMs / 1000);
+      throw unreachable(e instanceof Error ? e.message : String(e));
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function answer(res: Response, req: ChatUpstreamRequest): Promise<ChatUpstreamResult> {
+    const type = res.headers.get("content-type") ?? "";
+    if (req.stream && res.body && type.includes("text/event-stream")) {
+      return { stream: true, chunks: chunksOf(res.body, config) };
+    }
+    let text: string;
+    try {
+      text = await readText(res.body, config.timeoutMs);
+    } catch (e) {
+      if (e instanceof IdleTimeout) throw timedOut(config.timeoutMs / 1000);
+      throw new ApiError("model_request_failed", "The connection to the model broke while it was answering.");
+    }
+    let parsed: ChatObject;
+    try {
+      parsed = JSON.parse(text) as ChatObject;
+    } catch {
+      throw new ApiError("model_request_failed", "The model's answer is not JSON.");
+    }
+    if (parsed.error) throw fromUpstreamErrorObject(parsed.error, config.apiKey);
+    if (!Array.isArray(parsed.choices)) throw new ApiError("model_request_failed", "The model's answer has no choices.");
+    if (!req.stream) return { stream: false, completion: parsed };
+    // A stream was asked for but a whole completion came back: replay it as one chunk per choice.
+    return { stream: true, chunks: asChunks(parsed) };
+  }
+
+  return {
+    name: "openai-compatible",
+    async complete(req, signal) {
+      for (let n = 0; ; n++) {
+        let res: Response;
+        try {
+          res = await attempt(req, signal);
+        } catch (e) {
+          const retryable = e instanceof ApiError && e.code === "model_unavailable";
+          if (!retryable || n >= config.maxRetries) throw e;
+          await sleep(backoff(n), signal);
+          continue;
+        }
+        if (res.ok) return answer(res, req);
+        const wait = retryAfterMs(res.headers);
+        const body = await readWithin(res.text(), config.timeoutMs).catch(() => "");
+        const giveUp = !RETRYABLE.has(res.status) || n >= config.maxRetries || (wait ?? 0) > config.maxRetryAfterMs;
+        if (giveUp) {
+          throw fromUpstreamStatus(res.status, body, wait !== undefined ? Math.ceil(wait / 1000) : undefined, config.apiKey);
+        }
+        await sleep(wait ?? backoff(n), signal);
+      }
+    },
+  };
+
+  function backoff(n: number): number {
+    return config.backoffMs * 2 ** n + Math.random() * config.backoffMs;
+  }
+}
+
+async function* asChunks(completion: ChatObject): AsyncGenerator<ChatObject> {
+  for (const choice of completion.choices as ChatObject[]) {
+    yield {
+      ...completion,
+      object: "chat.completion.chunk",
+      choices: [{ index: choice.index ?? 0, delta: choice.message ?? {}, finish_reason: choice.finish_reason ?? "stop" }],
+      usage: undefined,
+    };
+  }
+  if (completion.usage) yield { ...completion, object: "chat.completion.chunk", choices: [], usage: completion.usage };
+}

@@ -1,0 +1,96 @@
+/**
+ * Which chat card answers a request. A concrete id is checked exactly as asked; `auto` takes the
+ * live card with the lowest auto_rank that accepts every control and fits the context window.
+ */
+
+import type { InterfaceFile, ModelFile } from "../catalog/schema";
+import { type CandidateFailure, checkCard } from "../catalog/select";
+import { type CatalogContext, interfacesOf, isSelectable } from "../catalog/views";
+import { ApiError } from "../errors/api-error";
+import type { ChatCompletionRequest } from "./schema";
+
+export interface ChatSelection {
+  model: ModelFile;
+  card: InterfaceFile;
+  /** What the answer may use: the request's limit, or what the card and the window leave. */
+  maxCompletionTokens: number;
+}
+
+/** Request fields that a chat card must list among its controls to accept them. */
+function controlsOf(body: ChatCompletionRequest): { controls: Record<string, unknown>; maxParam: string } {
+  const max = body.max_completion_tokens ?? body.max_tokens ?? undefined;
+  return {
+    controls: {
+      temperature: body.temperature ?? undefined,
+      top_p: body.top_p ?? undefined,
+      max_tokens: max,
+      tools: body.tools?.length ? body.tools : undefined,
+      response_format: body.response_format,
+      seed: body.seed ?? undefined,
+    },
+    maxParam: body.max_completion_tokens != null ? "/max_completion_tokens" : "/max_tokens",
+  };
+}
+
+function check(
+  model: ModelFile,
+  card: InterfaceFile,
+  body: ChatCompletionRequest,
+  promptTokens: number,
+): { failures: CandidateFailure[]; maxCompletionTokens: number } {
+  const { controls, maxParam } = controlsOf(body);
+  const failures = checkCard(model, card, { capability: "chat_completion", model: model.model, controls }).failures.map((f) =>
+    f.param === "/max_tokens" ? { ...f, param: maxParam } : f,
+  );
+  const window = card.context_window ?? Number.POSITIVE_INFINITY;
+  const cardMax = card.max_output_tokens ?? window;
+  const asked = controls.max_tokens as number | undefined;
+  const room = window - promptTokens;
+  if (promptTokens >= window || (asked !== undefined && asked > room)) {
+    failures.push({
+      model: model.model,
+      code: "context_length_exceeded",
+      param: promptTokens >= window ? "/messages" : maxParam,
+      message: `About ${promptTokens} prompt tokens${asked ? ` plus ${asked} output tokens` : ""} exceed ${model.model}'s context window of ${window} tokens.`,
+      received: { prompt_tokens_estimate: promptTokens, max_tokens: asked ?? null },
+      supported: { context_window: window, max_output_tokens: cardMax },
+      error: "context_length_exceeded",
+    });
+  }
+  const maxCompletionTokens = Math.max(1, Math.min(asked ?? cardMax, cardMax, room));
+  return { failures, maxCompletionTokens };
+}
+
+export function selectChatModel(ctx: CatalogContext, body: ChatCompletionRequest, promptTokens: number): ChatSelection {
+  const candidates = interfacesOf(ctx, "chat_completion");
+  const selectable = candidates.filter(({ model, card }) => isSelectable(model, card, ctx.providers));
+  if (body.model !== "auto") {
+    const found = selectable.find(({ model }) => model.model === body.model);
+    if (!found) {
+      throw new ApiError("unsupported_model", `Model '${body.model}' is not a chat model available on this deployment.`, {
+        param: "/model",
+        details: { supported_models: ["auto", ...selectable.map((c) => c.model.model)] },
+      });
+    }
+    const { failures, maxCompletionTokens } = check(found.model, found.card, body, promptTokens);
+    const first = failures[0];
+    if (first) {
+      throw new ApiError(first.error, first.message, {
+        param: first.param,
+        details: { candidate_failures: failures.map(({ error: _e, ...f }) => f) },
+      });
+    }
+    return { ...found, maxCompletionTokens };
+  }
+  const firstFailures: CandidateFailure[] = [];
+  for (const { model, card } of selectable) {
+    if ((card.status ?? model.status) !== "live") continue;
+    const { failures, maxCompletionTokens } = check(model, card, body, promptTokens);
+    if (failures.length === 0) return { model, card, maxCompletionTokens };
+    firstFailures.push(failures[0] as CandidateFailure);
+  }
+  throw new ApiError("no_eligible_model", "No live chat model can honour this request as sent.", {
+    param: firstFailures[0]?.param,
+    details: { candidate_failures: firstFailures.map(({ error: _e, ...f }) => f) },
+  });
+}

@@ -1,0 +1,105 @@
+/**
+ * The event stream sent to the client. Each upstream chunk is written as soon as it arrives (the
+ * client's reads pull the upstream, so nothing piles up here). The end is, in order: the charge,
+ * the usage chunk when asked for, `[DONE]`. A failure after the first byte becomes one
+ * `data: {"error": …}` event before `[DONE]`; a client that goes away aborts the upstream call.
+ */
+import { ApiError, errorEnvelope } from "../errors/api-error";
+import type { ChatRelay } from "./relay";
+import type { ChatObject } from "./upstream";
+
+export interface StreamSettlement {
+  /** The stream ended normally: charge the upstream's usage. */
+  complete(): Promise<void>;
+  /** The stream ended early (failure or disconnect): charge only what the client received. */
+  cutShort(): Promise<void>;
+}
+
+export interface StreamOptions {
+  relay: ChatRelay;
+  /** The first forwardable chunk, already pulled so that earlier failures could still be JSON errors. */
+  first: ChatObject | null;
+  chunks: AsyncIterator<ChatObject>;
+  includeUsage: boolean;
+  requestId: string;
+  abort: AbortController;
+  settlement: StreamSettlement;
+  /** Keeps settlement running after the client has gone. */
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/** A settlement the runtime must see through even if the client leaves meanwhile. */
+function kept<T>(o: Pick<StreamOptions, "waitUntil">, p: Promise<T>): Promise<T> {
+  o.waitUntil(p.catch(() => {}));
+  return p;
+}
+
+const encoder = new TextEncoder();
+const event = (data: unknown) => encoder.encode(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+
+export function eventStream(o: StreamOptions): ReadableStream<Uint8Array> {
+  let ended = false;
+  let created = Math.floor(Date.now() / 1000);
+
+  async function finish(controller: ReadableStreamDefaultController<Uint8Array>) {
+    ended = true;
+    try {
+      await kept(o, o.settlement.complete());
+      if (o.includeUsage) controller.enqueue(event(o.relay.usageChunk(created)));
+    } catch (e) {
+      const api =
+        e instanceof ApiError ? e : new ApiError("billing_failed", "The charge for this completion could not be recorded.");
+      controller.enqueue(event(errorEnvelope(api, o.requestId)));
+    }
+    controller.enqueue(event("[DONE]"));
+    controller.close();
+  }
+
+  async function fail(controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) {
+    ended = true;
+    o.abort.abort();
+    const api = error instanceof ApiError ? error : new ApiError("model_request_failed", "The model stream failed unexpectedly.");
+    if (!(error instanceof ApiError))
+      console.error(JSON.stringify({ level: "error", request_id: o.requestId, message: String(error) }));
+    controller.enqueue(event(errorEnvelope(api, o.requestId)));
+    await kept(o, o.settlement.cutShort()).catch(() => {});
+    controller.enqueue(event("[DONE]"));
+    controller.close();
+  }
+
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        if (o.first) {
+          if (typeof o.first.created === "number") created = o.first.created;
+          controller.enqueue(event(o.first));
+        }
+      },
+      async pull(controller) {
+        if (ended) return;
+        try {
+          for (;;) {
+            const next = await o.chunks.next();
+            if (ended) return;
+            if (next.done) return await finish(controller);
+            const out = o.relay.chunk(next.value);
+            if (out) {
+              controller.enqueue(event(out));
+              return;
+            }
+          }
+        } catch (e) {
+          if (!ended) await fail(controller, e);
+        }
+      },
+      cancel() {
+        if (ended) return;
+        ended = true;
+        o.abort.abort();
+        o.chunks.return?.().catch(() => {});
+        kept(o, o.settlement.cutShort()).catch(() => {});
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

@@ -1,0 +1,140 @@
+/**
+ * The one fetcher for user-supplied media URLs. The outside-URL policy is applied to the first
+ * URL and again to every redirect hop (redirects are followed here, never by the runtime), one
+ * deadline covers the whole exchange, and the body is read under a byte cap so an endless or
+ * oversized response costs at most `maxBytes` of memory.
+ */
+import { ApiError } from "../errors/api-error";
+import { checkOutsideUrl, type UrlPolicy } from "../lib/url-policy";
+
+export interface GuardedFetchOptions {
+  policy: UrlPolicy;
+  maxBytes: number;
+  /** For the whole exchange, redirects and body included; 15 s unless told. */
+  timeoutMs?: number;
+  maxRedirects?: number;
+  /** JSON Pointer of the URL field, carried by every error. */
+  param: string;
+}
+
+export interface FetchedMedia {
+  bytes: Uint8Array;
+  finalUrl: string;
+  contentType: string | null;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const DEFAULT_TIMEOUT_MS = 15_000;
+const DEFAULT_MAX_REDIRECTS = 5;
+
+/** `/images/0/url` → `["body", "images", 0, "url"]`, the `loc` convention of validation errors. */
+function locOf(param: string): (string | number)[] {
+  const tokens = param
+    .split("/")
+    .slice(1)
+    .map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
+  return ["body", ...tokens.map((t) => (/^(0|[1-9]\d*)$/.test(t) ? Number(t) : t))];
+}
+
+function refused(param: string, reason: string): ApiError {
+  return new ApiError("invalid_request", `The media URL at ${param} ${reason}.`, {
+    param,
+    details: { errors: [{ loc: locOf(param), reason }] },
+  });
+}
+
+function fetchFailed(param: string, why: string, details?: Record<string, unknown>): ApiError {
+  return new ApiError("media_fetch_failed", `The media at ${param} could not be fetched: ${why}.`, {
+    param,
+    ...(details ? { details } : {}),
+  });
+}
+
+function tooLarge(param: string, maxBytes: number): ApiError {
+  return new ApiError("media_too_large", `The media at ${param} is larger than ${maxBytes} bytes.`, {
+    param,
+    details: { max_bytes: maxBytes },
+  });
+}
+
+function isTimeout(e: unknown): boolean {
+  return e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
+}
+
+export async function guardedFetch(url: string, opts: GuardedFetchOptions): Promise<FetchedMedia> {
+  const { param, maxBytes } = opts;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxRedirects = opts.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  const signal = AbortSignal.timeout(timeoutMs);
+  const timedOut = () => fetchFailed(param, `no complete answer within ${timeoutMs} ms`);
+  let current = url;
+  for (let hop = 0; ; hop++) {
+    const verdict = checkOutsideUrl(current, opts.policy);
+    if (!verdict.ok) throw refused(param, hop === 0 ? verdict.reason : `redirects to a URL that ${verdict.reason}`);
+    let res: Response;
+    try {
+      res = await fetch(verdict.url.toString(), {
+        method: "GET",
+        redirect: "manual",
+        signal,
+        headers: { Accept: "image/*, video/*, audio/*, */*;q=0.1", "User-Agent": "media-gateway-fetcher/1" },
+      });
+    } catch (e) {
+      throw isTimeout(e) ? timedOut() : fetchFailed(param, "could not connect");
+    }
+    if (REDIRECT_STATUSES.has(res.status)) {
+      await res.body?.cancel().catch(() => {});
+      const location = res.headers.get("Location");
+      if (!location) throw fetchFailed(param, `HTTP ${res.status} without a Location`, { status: res.status });
+      if (hop >= maxRedirects) throw fetchFailed(param, `more than ${maxRedirects} redirects`);
+      try {
+        current = new URL(location, verdict.url).toString();
+      } catch {
+        throw fetchFailed(param, "the redirect Location is not a valid URL");
+      }
+      continue;
+    }
+    if (res.status < 200 || res.status > 299) {
+      await res.body?.cancel().catch(() => {});
+      throw fetchFailed(param, `the server answered HTTP ${res.status}`, { status: res.status });
+    }
+    const declared = Number(res.headers.get("Content-Length") ?? Number.NaN);
+    if (Number.isFinite(declared) && declared > maxBytes) {
+      await res.body?.cancel().catch(() => {});
+      throw tooLarge(param, maxBytes);
+    }
+    const bytes = await readCapped(res, maxBytes, param, timedOut);
+    return { bytes, finalUrl: verdict.url.toString(), contentType: res.headers.get("Content-Type") };
+  }
+}
+
+/** The body, refused as soon as it passes `maxBytes` (the rest is never read). */
+async function readCapped(res: Response, maxBytes: number, param: string, timedOut: () => ApiError): Promise<Uint8Array> {
+  if (!res.body) return new Uint8Array();
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => {});
+        throw tooLarge(param, maxBytes);
+      }
+      chunks.push(value);
+    }
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    await reader.cancel().catch(() => {});
+    throw isTimeout(e) ? timedOut() : fetchFailed(param, "the connection broke while reading the body");
+  }
+  const out = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.byteLength;
+  }
+  return out;
+}

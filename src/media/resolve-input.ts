@@ -1,0 +1,84 @@
+/**
+ * The media input of the API (a URL, an artifact of the caller's, or a data URI) and its
+ * resolution to probed bytes. Transport faults point at the field that carries the reference
+ * (`…/url`, `…/artifact_id`, `…/data_uri`); faults of the media itself point at the input.
+ */
+import { z } from "@hono/zod-openapi";
+import type { Env } from "../env";
+import { ApiError } from "../errors/api-error";
+import { policyFrom } from "../lib/url-policy";
+import { getArtifact } from "./artifacts";
+import { decodeDataUri } from "./data-uri";
+import { guardedFetch } from "./guarded-fetch";
+import { type ProbedMedia, probeMedia } from "./probe";
+
+export const MediaInput = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("url"), url: z.string().min(1).max(4096) }).strict(),
+    z.object({ type: z.literal("artifact"), artifact_id: z.string().min(1).max(128) }).strict(),
+    z.object({ type: z.literal("data_uri"), data_uri: z.string().min(5) }).strict(),
+  ])
+  .openapi("MediaInput");
+
+export type MediaInputT = z.infer<typeof MediaInput>;
+
+export interface ResolvedMedia {
+  transport: "url" | "artifact" | "data_uri";
+  data: Uint8Array;
+  probe: ProbedMedia;
+  encoded_length?: number;
+}
+
+export interface ResolveOptions {
+  env: Env;
+  tenantId: string;
+  /** JSON Pointer of the input, e.g. `/images/0`. */
+  param: string;
+  maxBytes: number;
+  maxEncodedLength?: number;
+}
+
+export async function resolveMediaInput(input: MediaInputT, opts: ResolveOptions): Promise<ResolvedMedia> {
+  const { param } = opts;
+  switch (input.type) {
+    case "data_uri": {
+      const decoded = decodeDataUri(input.data_uri, {
+        param: `${param}/data_uri`,
+        maxBytes: opts.maxBytes,
+        ...(opts.maxEncodedLength !== undefined ? { maxEncodedLength: opts.maxEncodedLength } : {}),
+      });
+      return {
+        transport: "data_uri",
+        data: decoded.bytes,
+        probe: probeMedia(decoded.bytes, param),
+        encoded_length: decoded.encoded_length,
+      };
+    }
+    case "artifact": {
+      const data = await readArtifact(opts.env, opts.tenantId, input.artifact_id, `${param}/artifact_id`, opts.maxBytes);
+      return { transport: "artifact", data, probe: probeMedia(data, param) };
+    }
+    case "url": {
+      const fetched = await guardedFetch(input.url, {
+        policy: policyFrom(opts.env),
+        maxBytes: opts.maxBytes,
+        param: `${param}/url`,
+      });
+      return { transport: "url", data: fetched.bytes, probe: probeMedia(fetched.bytes, param) };
+    }
+  }
+}
+
+async function readArtifact(env: Env, tenantId: string, id: string, param: string, maxBytes: number): Promise<Uint8Array> {
+  // Another tenant's artifact answers exactly as an unknown one, so ids reveal nothing.
+  const object = await getArtifact(env.ARTIFACTS, id, tenantId);
+  if (!object) throw new ApiError("artifact_not_found", `No artifact '${id}' exists for this account.`, { param });
+  if (object.size > maxBytes) {
+    await object.body.cancel().catch(() => {});
+    throw new ApiError("media_too_large", `The artifact is ${object.size} bytes; at most ${maxBytes} are allowed.`, {
+      param,
+      details: { max_bytes: maxBytes },
+    });
+  }
+  return new Uint8Array(await object.arrayBuffer());
+}

@@ -1,0 +1,119 @@
+/** Audio operations: music and text-to-speech. */
+import { z } from "@hono/zod-openapi";
+import { unicodeLength } from "../catalog/select";
+import { commonTaskFields, ModelField } from "../http/task-body";
+import { resolved } from "./shared";
+import { operation } from "./types";
+
+const FamilyA = z
+  .object({
+    custom_mode: z.boolean().optional(),
+    negative_tags: z.string().max(1000).optional(),
+    vocal_gender: z.string().max(16).optional().openapi({ example: "m" }),
+    style_weight: z.number().optional(),
+    weirdness_constraint: z.number().optional(),
+    audio_weight: z.number().optional(),
+  })
+  .strict();
+const FamilyB = z
+  .object({
+    lyrics_optimizer: z.boolean().optional(),
+    aigc_watermark: z.boolean().optional(),
+    audio_setting: z
+      .object({
+        sample_rate: z.number().int().optional().openapi({ example: 16000 }),
+        bitrate: z.number().int().optional().openapi({ example: 32000 }),
+        format: z.string().max(16).optional().openapi({ example: "mp3" }),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export const textToMusic = operation({
+  name: "music.text-to-music",
+  path: "/v1/music/text-to-music",
+  capability: "text_to_music",
+  tag: "Music",
+  summary: "Music from a prompt and/or lyrics",
+  description: "The prompt describes style, mood, genre and instrumentation; it is not an instruction field.",
+  schema: z
+    .object({
+      model: z.string().min(1).max(128).openapi({ description: "`auto` or a concrete music model" }),
+      prompt: z.string().min(1).max(2000),
+      lyrics: z.string().min(1).max(10_000).optional().openapi({ description: "Words to be sung; omit for instrumental music" }),
+      instrumental: z.boolean().optional().openapi({ description: "Default false" }),
+      title: z.string().min(1).max(200).optional(),
+      model_options: z.object({ family_a: FamilyA.optional(), family_b: FamilyB.optional() }).strict().optional(),
+      ...commonTaskFields,
+    })
+    .strict()
+    .superRefine((b, ctx) => {
+      if (b.instrumental === true && b.lyrics !== undefined) {
+        ctx.addIssue({ code: "custom", path: ["lyrics"], message: "must be omitted for instrumental music" });
+      }
+    })
+    .openapi("TextToMusicRequest"),
+  prompt: (b) => ({ field: "prompt", text: b.prompt }),
+  controls: ["lyrics", "instrumental", "title"],
+  usageKey: "tracks",
+  quantities: ({ selection }) => ({ tracks: selection.card.outputs?.supported_counts?.[0] ?? 1 }),
+  providerRequest: ({ body, selection }) => ({
+    prompt: body.prompt,
+    lyrics: body.lyrics,
+    instrumental: body.instrumental ?? false,
+    title: body.title,
+    model_options: body.model_options,
+    tracks: selection.card.outputs?.supported_counts?.[0] ?? 1,
+    format: body.model_options?.family_b?.audio_setting?.format ?? selection.card.outputs?.format ?? "audio/mpeg",
+    sample_rate: body.model_options?.family_b?.audio_setting?.sample_rate,
+    bitrate: body.model_options?.family_b?.audio_setting?.bitrate,
+  }),
+});
+
+export const textToSpeech = operation({
+  name: "audio.speech",
+  path: "/v1/audio/speech",
+  capability: "text_to_speech",
+  tag: "Audio",
+  summary: "Text-to-speech with catalog voices",
+  schema: z
+    .object({
+      voice: z.string().min(1).max(128).openapi({ description: "A voice_id from GET /v1/voices" }),
+      input: z.string().min(1).max(50_000),
+      model: ModelField("auto").openapi({ description: "`auto` picks a model compatible with the voice" }),
+      language: z
+        .string()
+        .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a BCP-47 tag such as zh-CN")
+        .optional(),
+      format: z.enum(["mp3", "wav", "flac", "opus", "pcm"]).optional().openapi({ description: "Default mp3" }),
+      sample_rate: z.number().int().min(8000).max(192_000).optional(),
+      speed: z.number().min(0.5).max(2).optional().openapi({ description: "Default 1" }),
+      volume: z.number().gt(0).max(10).optional().openapi({ description: "Default 1" }),
+      pitch: z.number().min(-1).max(1).optional().openapi({ description: "Default 0 keeps the original pitch" }),
+      emotion: z.string().min(1).max(32).optional().openapi({ example: "happy" }),
+      model_options: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .openapi({ description: "Per-model passthrough, validated per model" }),
+      ...commonTaskFields,
+    })
+    .strict()
+    .openapi("SpeechRequest"),
+  prompt: (b) => ({ field: "input", text: b.input }),
+  controls: ["language", "format", "sample_rate", "speed", "volume", "pitch", "emotion"],
+  voice: (b) => b.voice,
+  usageKey: "characters",
+  quantities: ({ body }) => ({ characters: unicodeLength(body.input) }),
+  providerRequest: ({ body, selection }) => ({
+    input: body.input,
+    voice: body.voice,
+    language: body.language,
+    format: body.format ?? resolved(selection, "format") ?? "mp3",
+    sample_rate: body.sample_rate ?? resolved(selection, "sample_rate"),
+    speed: body.speed ?? 1,
+    volume: body.volume ?? 1,
+    pitch: body.pitch ?? 0,
+    emotion: body.emotion,
+  }),
+});

@@ -1,0 +1,208 @@
+/** Image operations: generation, image-to-image, edits and image understanding. */
+import { z } from "@hono/zod-openapi";
+import { Canvas, commonTaskFields, ModelField, Palette, Prompt } from "../http/task-body";
+import { MediaInput } from "../media/resolve-input";
+import { maxOutputTokens, promptTokens, refs, resolved, tierOf } from "./shared";
+import { operation } from "./types";
+
+const DEFAULT_CANVAS = { type: "preset", tier: "2K", aspect: "16:9" } as const;
+
+const imageControls = {
+  count: z
+    .number()
+    .int()
+    .min(1)
+    .max(4)
+    .default(1)
+    .openapi({ description: "1 to 4; the model must support the exact count; never split" }),
+  seed: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  negative_prompt: z.string().min(1).max(20_000).optional(),
+  enhance_prompt: z.boolean().nullable().optional().openapi({ description: "null or omitted keeps the prompt as written" }),
+  palette: Palette.optional(),
+};
+
+const IMAGE_CONTROL_FIELDS = [
+  "count",
+  "seed",
+  "negative_prompt",
+  "enhance_prompt",
+  "palette",
+  "output_relationship",
+  "reasoning",
+] as const;
+
+function imageRequest(
+  body: Record<string, any>,
+  s: { dimensions?: { width: number; height: number }; controls: Record<string, unknown> },
+) {
+  return {
+    prompt: body.prompt,
+    count: body.count,
+    dimensions: s.dimensions,
+    canvas: body.canvas,
+    seed: body.seed,
+    negative_prompt: body.negative_prompt,
+    enhance_prompt: s.controls.enhance_prompt,
+    palette: body.palette,
+    output_relationship: body.output_relationship ?? "independent",
+    reasoning: s.controls.reasoning,
+    edit_regions: body.edit_regions,
+  };
+}
+
+export const imageGeneration = operation({
+  name: "images.generations",
+  path: "/v1/images/generations",
+  capability: "text_to_image",
+  tag: "Images",
+  summary: "Text to 1 to 4 images",
+  schema: z
+    .object({
+      model: ModelField("auto"),
+      prompt: Prompt(100_000).openapi({ example: "A lighthouse on a cliff at dawn, oil painting" }),
+      ...imageControls,
+      canvas: Canvas.default(DEFAULT_CANVAS),
+      output_relationship: z.enum(["independent", "sequence"]).optional(),
+      reasoning: z.boolean().nullable().optional(),
+      ...commonTaskFields,
+    })
+    .strict()
+    .openapi("ImageGenerationRequest"),
+  prompt: (b) => ({ field: "prompt", text: b.prompt }),
+  controls: IMAGE_CONTROL_FIELDS,
+  canvas: (b) => b.canvas,
+  usageKey: "image_count",
+  quantities: ({ body }) => ({ image_count: body.count }),
+  dimensions: ({ body, selection }) => ({
+    tier: tierOf(selection, body.canvas.type === "preset" ? body.canvas.tier : undefined),
+  }),
+  providerRequest: ({ body, selection }) => imageRequest(body, selection),
+});
+
+const Images = (max: number) => z.array(MediaInput).min(1).max(max);
+
+export const imageToImage = operation({
+  name: "images.image-to-image",
+  path: "/v1/images/image-to-image",
+  capability: "image_to_image",
+  tag: "Images",
+  summary: "1 to 4 ordered reference images to a new result",
+  schema: z
+    .object({
+      model: ModelField("auto"),
+      prompt: Prompt(100_000),
+      images: Images(4).openapi({ description: "1 to 4 ordered inputs (artifact, HTTPS URL or data URI)" }),
+      ...imageControls,
+      canvas: Canvas.default(DEFAULT_CANVAS).openapi({ description: "Aspect `source` inherits the last input image's ratio" }),
+      output_relationship: z.enum(["independent", "sequence"]).optional(),
+      ...commonTaskFields,
+    })
+    .strict()
+    .openapi("ImageToImageRequest"),
+  prompt: (b) => ({ field: "prompt", text: b.prompt }),
+  controls: IMAGE_CONTROL_FIELDS,
+  media: (b) => refs("images", "image", b.images),
+  canvas: (b) => b.canvas,
+  usageKey: "image_count",
+  quantities: ({ body }) => ({ image_count: body.count }),
+  dimensions: ({ body, selection }) => ({
+    tier: tierOf(selection, body.canvas.type === "preset" ? body.canvas.tier : undefined),
+  }),
+  providerRequest: ({ body, selection }) => imageRequest(body, selection),
+});
+
+export const EditRegion = z
+  .object({
+    image_index: z.number().int().min(0),
+    x: z.number().min(0).max(1),
+    y: z.number().min(0).max(1),
+    width: z.number().gt(0).max(1),
+    height: z.number().gt(0).max(1),
+  })
+  .strict()
+  .superRefine((r, ctx) => {
+    if (r.x + r.width > 1 + 1e-9)
+      ctx.addIssue({ code: "custom", path: ["width"], message: "x + width must stay inside the unit square" });
+    if (r.y + r.height > 1 + 1e-9)
+      ctx.addIssue({ code: "custom", path: ["height"], message: "y + height must stay inside the unit square" });
+  })
+  .openapi("EditRegion");
+
+export const imageEdit = operation({
+  name: "images.edits",
+  path: "/v1/images/edits",
+  capability: "image_edit",
+  tag: "Images",
+  summary: "Edit a base image with references and regions",
+  description:
+    "`images[0]` is the base image; later entries are ordered references. Canvas aspect `source` (the default) follows the base image.",
+  schema: z
+    .object({
+      model: ModelField("auto"),
+      prompt: Prompt(100_000),
+      images: Images(16),
+      ...imageControls,
+      canvas: Canvas.default({ type: "preset", tier: "2K", aspect: "source" }),
+      edit_regions: z.array(EditRegion).min(1).max(16).optional(),
+      ...commonTaskFields,
+    })
+    .strict()
+    .superRefine((b, ctx) => {
+      b.edit_regions?.forEach((r, i) => {
+        if (r.image_index >= b.images.length) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["edit_regions", i, "image_index"],
+            message: `image_index must be below ${b.images.length}`,
+          });
+        }
+      });
+    })
+    .openapi("ImageEditRequest"),
+  prompt: (b) => ({ field: "prompt", text: b.prompt }),
+  controls: [...IMAGE_CONTROL_FIELDS, "edit_regions"],
+  media: (b) => refs("images", "image", b.images),
+  canvas: (b) => b.canvas,
+  usageKey: "image_count",
+  quantities: ({ body }) => ({ image_count: body.count }),
+  dimensions: ({ body, selection }) => ({
+    tier: tierOf(selection, body.canvas.type === "preset" ? body.canvas.tier : undefined),
+  }),
+  providerRequest: ({ body, selection }) => imageRequest(body, selection),
+});
+
+export const imageUnderstanding = operation({
+  name: "images.responses",
+  path: "/v1/images/responses",
+  capability: "image_to_text",
+  tag: "Images",
+  summary: "Image understanding: answer a prompt about one or more images",
+  schema: z
+    .object({
+      model: ModelField("auto"),
+      prompt: Prompt(32_000).openapi({ example: "What is in this picture?" }),
+      images: z.array(MediaInput).min(1).max(16),
+      detail: z.enum(["auto", "low", "high"]).optional(),
+      response_format: z.enum(["text", "json"]).optional(),
+      temperature: z.number().min(0).max(2).optional(),
+      max_output_tokens: z.number().int().min(1).max(65_536).optional(),
+      ...commonTaskFields,
+    })
+    .strict()
+    .openapi("ImageToTextRequest"),
+  prompt: (b) => ({ field: "prompt", text: b.prompt }),
+  controls: ["detail", "response_format", "temperature", "max_output_tokens"],
+  media: (b) => refs("images", "image", b.images),
+  usageKey: "input_tokens",
+  quantities: ({ body, selection }) => ({
+    input_tokens: promptTokens(body.prompt, body.images.length),
+    output_tokens: maxOutputTokens(selection, body.max_output_tokens),
+  }),
+  providerRequest: ({ body, selection }) => ({
+    prompt: body.prompt,
+    detail: resolved(selection, "detail") ?? "auto",
+    response_format: body.response_format ?? "text",
+    temperature: body.temperature,
+    max_output_tokens: maxOutputTokens(selection, body.max_output_tokens),
+  }),
+});

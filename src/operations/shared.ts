@@ -1,0 +1,37 @@
+/** Pieces several operations share: estimates and control defaults. */
+import type { Selection } from "../catalog/select";
+import { unicodeLength } from "../catalog/select";
+import type { MediaInputT } from "../media/resolve-input";
+import type { MediaKind, MediaRef } from "./types";
+
+/** A control's value as it applies: sent, else the card's default. */
+export function resolved(selection: Selection, field: string): unknown {
+  const v = selection.controls[field];
+  if (v === "model_default" || v === undefined) return selection.card.controls.find((c) => c.field === field)?.default;
+  return v;
+}
+
+/** One media input (or a list) of a body field as media refs with their pointers. */
+export function refs(field: string, kind: MediaKind, value: MediaInputT | MediaInputT[] | undefined): MediaRef[] {
+  if (value === undefined) return [];
+  if (Array.isArray(value)) return value.map((input, i) => ({ field, kind, input, param: `/${field}/${i}` }));
+  return [{ field, kind, input: value, param: `/${field}` }];
+}
+
+/** Prompt tokens as a budget: about four characters a token, and a fixed allowance per image. */
+export function promptTokens(text: string, images = 0): number {
+  return Math.ceil(unicodeLength(text) / 4) + images * 1100;
+}
+
+export function maxOutputTokens(selection: Selection, asked: number | undefined): number {
+  return asked ?? selection.card.max_output_tokens ?? 2048;
+}
+
+/** Image tier of the selection's output dimensions, for cards priced by tier. */
+export function tierOf(selection: Selection, asked?: string): string {
+  if (asked && asked !== "source") return asked;
+  const d = selection.dimensions;
+  if (!d) return "2K";
+  const mp = (d.width * d.height) / 1_000_000;
+  return mp <= 1.3 ? "1K" : mp <= 4.5 ? "2K" : "4K";
+}

@@ -1,0 +1,201 @@
+/**
+ * Sandbox video, music and speech: real files from the encoders in src/media/encode, shaped by
+ * the request (duration, resolution tier, aspect ratio, container, audio, first and last frames,
+ * formats and sample rates). Deterministic for a request and seed.
+ */
+import { decode } from "fast-png";
+import type { Env } from "../../env";
+import { encodeFlac, encodeMp3, encodePcm, encodeWav, synthesize } from "../../media/encode/audio";
+import { type RGBImage, renderClip } from "../../media/encode/video";
+import { encodePng } from "../../media/png";
+import { ProviderError, type ProviderOutput, type ProviderResult } from "../types";
+import { hash32 } from "./random";
+import type { StoredInput } from "./understanding";
+
+/** Keyframes are raw samples: keep a clip's bytes bounded; the encoder spaces keyframes to fit. */
+const CLIP_MAX_BYTES = 24 * 1024 * 1024;
+
+/** Output size for a tier (short edge) and an aspect ratio; even numbers for 4:2:0. */
+export function videoSize(resolution: string, aspect: string): { width: number; height: number } {
+  const m = /^(\d+)(p|k)$/i.exec(resolution.trim());
+  const short = m ? (m[2]?.toLowerCase() === "k" ? Number(m[1]) * 540 : Number(m[1])) : 720;
+  const [a, b] = aspect.split(":").map(Number) as [number, number];
+  const ratio = a > 0 && b > 0 ? a / b : 16 / 9;
+  const even = (x: number) => Math.max(2, Math.round(x / 2) * 2);
+  return ratio >= 1 ? { width: even(short * ratio), height: even(short) } : { width: even(short), height: even(short / ratio) };
+}
+
+async function picture(env: Env, input: StoredInput | undefined): Promise<RGBImage | undefined> {
+  if (input?.mime !== "image/png") return undefined;
+  const object = await env.ARTIFACTS.get(input.key);
+  if (!object) return undefined;
+  const png = decode(new Uint8Array(await object.arrayBuffer()));
+  const src = png.depth === 16 ? Uint8Array.from(png.data as Uint16Array, (v) => v >> 8) : (png.data as Uint8Array);
+  const rgb = new Uint8Array(png.width * png.height * 3);
+  for (let i = 0; i < png.width * png.height; i++) {
+    for (let c = 0; c < 3; c++) rgb[i * 3 + c] = src[i * png.channels + (png.channels >= 3 ? c : 0)] as number;
+  }
+  return { width: png.width, height: png.height, data: rgb };
+}
+
+export async function video(
+  env: Env,
+  capability: string,
+  request: Record<string, any>,
+  inputs: StoredInput[],
+  seed: number,
+): Promise<ProviderResult> {
+  const seconds = Number(request.duration ?? 5);
+  const { width, height } = videoSize(String(request.resolution ?? "720p"), String(request.aspect_ratio ?? "16:9"));
+  const container = request.output_format === "mov" ? "mov" : "mp4";
+  const find = (field: string) => inputs.find((i) => i.field === field && i.kind === "image");
+  const firstFrame =
+    capability === "image_to_video"
+      ? await picture(env, find("image"))
+      : capability === "frames_to_video"
+        ? await picture(env, find("first_frame"))
+        : undefined;
+  const lastFrame = capability === "frames_to_video" ? await picture(env, find("last_frame")) : undefined;
+  const clip = await renderClip({
+    width,
+    height,
+    seconds,
+    seed,
+    container,
+    firstFrame,
+    lastFrame,
+    withAudio: Boolean(request.generate_audio),
+    maxBytes: CLIP_MAX_BYTES,
+  });
+  const outputs: ProviderOutput[] = [
+    {
+      kind: "video",
+      content_type: container === "mov" ? "video/quicktime" : "video/mp4",
+      bytes: clip.bytes,
+      width: clip.width,
+      height: clip.height,
+      duration_seconds: clip.frameCount / clip.fps,
+      index: 0,
+    },
+  ];
+  if (request.return_last_frame) {
+    outputs.push({
+      kind: "image",
+      content_type: "image/png",
+      bytes: await encodePng(clip.width, clip.height, clip.lastFrameRgb, 3),
+      width: clip.width,
+      height: clip.height,
+      index: 1,
+    });
+  }
+  const source = Number(request.source_duration ?? 0);
+  return {
+    outputs,
+    usage: {
+      output_video_seconds: seconds,
+      video_seconds: seconds,
+      ...(capability === "video_extend" ? { generated_video_seconds: Math.max(1, Math.ceil(seconds - source)) } : {}),
+    },
+    metadata: {
+      simulated: true,
+      provider: "sandbox",
+      fps: clip.fps,
+      frames: clip.frameCount,
+      keyframe_interval: clip.keyframeInterval,
+      has_audio: Boolean(request.generate_audio),
+      ...(capability === "video_extend" ? { direction: request.direction, source_duration_seconds: source } : {}),
+    },
+  };
+}
+
+const FORMATS: Record<string, { mime: string; encode: (s: Int16Array, rate: number, ch: number, kbps: number) => Uint8Array }> = {
+  mp3: { mime: "audio/mpeg", encode: (s, r, c, k) => encodeMp3(s, r, c, k) },
+  wav: { mime: "audio/wav", encode: (s, r, c) => encodeWav(s, r, c) },
+  flac: { mime: "audio/flac", encode: (s, r, c) => encodeFlac(s, r, c) },
+  pcm: { mime: "audio/pcm", encode: (s) => encodePcm(s) },
+};
+
+function formatOf(value: unknown): string {
+  const f = String(value ?? "mp3").toLowerCase();
+  if (f.includes("mpeg") || f === "mp3") return "mp3";
+  if (f.includes("wav")) return "wav";
+  if (f.includes("flac")) return "flac";
+  if (f.includes("pcm") || f === "raw") return "pcm";
+  if (f.includes("opus") || f.includes("ogg")) return "opus";
+  return f;
+}
+
+/** MP3 encoders take these rates; other rates are served as the nearest one. */
+const MP3_RATES = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000];
+
+function audioFile(format: string, samples: Int16Array, sampleRate: number, channels: number, kbps: number) {
+  const enc = FORMATS[format];
+  if (!enc)
+    throw new ProviderError("model_unavailable", `sandbox: ${format} output is not simulated (mp3, wav, flac and pcm are)`);
+  return { mime: enc.mime, bytes: enc.encode(samples, sampleRate, channels, kbps) };
+}
+
+export function music(request: Record<string, any>, seed: number, fixedSeconds?: number): ProviderResult {
+  const format = formatOf(request.format);
+  const rate = Number(request.sample_rate ?? 44100);
+  const sampleRate = format === "mp3" ? MP3_RATES.reduce((a, b) => (Math.abs(b - rate) < Math.abs(a - rate) ? b : a)) : rate;
+  const kbps = Math.max(32, Math.min(320, Math.round(Number(request.bitrate ?? 128000) / 1000)));
+  const tracks = Math.max(1, Number(request.tracks ?? 1));
+  const outputs: ProviderOutput[] = [];
+  let total = 0;
+  for (let index = 0; index < tracks; index++) {
+    // A plausible song: 60 to 150 s, fixed by the prompt and seed (SANDBOX_MUSIC_SECONDS overrides).
+    const seconds = fixedSeconds ?? 60 + (hash32(`${seed}|${request.prompt}|${index}`) % 91);
+    const samples = synthesize({ seconds, sampleRate, channels: 2, seed: seed + index, voice: !request.instrumental });
+    const file = audioFile(format, samples, sampleRate, 2, kbps);
+    outputs.push({ kind: "audio", content_type: file.mime, bytes: file.bytes, duration_seconds: seconds, index });
+    total += seconds;
+  }
+  return {
+    outputs,
+    usage: { audio_seconds: total, tracks },
+    metadata: {
+      simulated: true,
+      provider: "sandbox",
+      instrumental: Boolean(request.instrumental),
+      title: request.title ?? null,
+      sample_rate: sampleRate,
+    },
+  };
+}
+
+export function speech(request: Record<string, any>, seed: number): ProviderResult {
+  const format = formatOf(request.format);
+  const input = String(request.input ?? "");
+  const characters = [...input].length;
+  const speed = Number(request.speed ?? 1);
+  // About 15 characters a second at speed 1, never under half a second.
+  const seconds = Math.max(0.5, Math.round((characters / (15 * speed)) * 100) / 100);
+  const rate = Number(request.sample_rate ?? 24000);
+  const sampleRate = format === "mp3" ? MP3_RATES.reduce((a, b) => (Math.abs(b - rate) < Math.abs(a - rate) ? b : a)) : rate;
+  const samples = synthesize({
+    seconds,
+    sampleRate,
+    channels: 1,
+    seed: seed ^ hash32(String(request.voice)),
+    voice: true,
+    pitch: Number(request.pitch ?? 0),
+  });
+  const volume = Number(request.volume ?? 1);
+  if (volume !== 1)
+    for (let i = 0; i < samples.length; i++)
+      samples[i] = Math.max(-32768, Math.min(32767, Math.round((samples[i] as number) * Math.min(volume, 4))));
+  const file = audioFile(format, samples, sampleRate, 1, 64);
+  return {
+    outputs: [{ kind: "audio", content_type: file.mime, bytes: file.bytes, duration_seconds: seconds, index: 0 }],
+    usage: { characters, audio_seconds: Math.ceil(seconds) },
+    metadata: {
+      simulated: true,
+      provider: "sandbox",
+      voice: request.voice,
+      sample_rate: sampleRate,
+      speed,
+      pitch: Number(request.pitch ?? 0),
+    },
+  };
+}
