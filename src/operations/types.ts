@@ -59,6 +59,14 @@ export interface OperationSpec<S extends z.ZodType = z.ZodType> {
   /** Pricing dimensions (resolution, tier, …) matched against the card's options. */
   dimensions?: (ctx: OperationContext<z.output<S>>) => Record<string, string>;
   providerRequest: (ctx: OperationContext<z.output<S>>) => Record<string, unknown>;
+  /** Non-fatal notes for the envelope's `warnings`. */
+  warnings?: (ctx: OperationContext<z.output<S>>) => Warning[];
+}
+
+export interface Warning {
+  code: string;
+  message: string;
+  field: string;
 }
 
 /** Declares a spec with its body type inferred from the schema. */

@@ -142,6 +142,16 @@ export const videoPromptEnhance = operation({
     language: body.language,
     style: body.style,
   }),
+  warnings: ({ body, selection }) =>
+    body.model !== undefined && body.model !== selection.model.model
+      ? [
+          {
+            code: "model_ignored",
+            message: `This operation always runs on ${selection.model.model}; 'model' is accepted for compatibility only.`,
+            field: "/model",
+          },
+        ]
+      : [],
 });
 
 export const textToVideo = operation({

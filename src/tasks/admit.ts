@@ -210,7 +210,7 @@ export async function admitOperation<B extends CommonFields>(
     },
     input,
     metadata: body.metadata ?? {},
-    warnings: [],
+    warnings: [...(spec.warnings?.(opCtx) ?? []), ...canvasWarnings(opCtx)],
     estimate: estimateCredits(estimate),
     pricing: estimate.meters,
     callback,
@@ -221,6 +221,20 @@ export async function admitOperation<B extends CommonFields>(
   // RPC typing cannot express the free-form parts of the envelope; the object returns CreateResult.
   const result = (await stub.create({ request_hash: hash, plan })) as unknown as CreateResult;
   return outcome(result);
+}
+
+/** A target canvas is normalised to the model's multiple and bounds: say so when it moved. */
+function canvasWarnings(ctx: OperationContext<any>): { code: string; message: string; field: string }[] {
+  const canvas = ctx.body?.canvas;
+  const d = ctx.selection.dimensions;
+  if (!canvas || canvas.type !== "target" || !d || (d.width === canvas.width && d.height === canvas.height)) return [];
+  return [
+    {
+      code: "canvas_normalized",
+      message: `${canvas.width}x${canvas.height} becomes ${d.width}x${d.height} on ${ctx.selection.model.model}; the output reports its actual size.`,
+      field: "/canvas",
+    },
+  ];
 }
 
 function outcome(result: CreateResult): { envelope: Envelope; replayed: boolean } {

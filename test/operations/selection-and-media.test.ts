@@ -291,3 +291,25 @@ describe("pricing", () => {
     expect(Number(r.json.billing.charged_credits)).toBeCloseTo(unit * 7, 9);
   });
 });
+
+describe("warnings", () => {
+  it("prompt enhancement notes that `model` is ignored", async () => {
+    const res = await post("video_prompt_enhance", { model: "some-video-model", prompt: "a fox" });
+    expect(res.status).toBe(202);
+    expect(res.json.warnings).toEqual([expect.objectContaining({ code: "model_ignored", field: "/model" })]);
+  });
+
+  it("a target canvas that the model normalises is reported", async () => {
+    const card = detail.text_to_image.models.find(
+      (m: any) => m.canvas.target.supported && m.canvas.target.normalization_multiple > 1,
+    );
+    if (!card) return;
+    const res = await post("text_to_image", {
+      model: card.model,
+      prompt: "x",
+      canvas: { type: "target", width: 1001, height: 1001 },
+    });
+    expect(res.status, res.text).toBe(202);
+    expect(res.json.warnings[0]).toMatchObject({ code: "canvas_normalized", field: "/canvas" });
+  });
+});

@@ -1,4 +1,5 @@
 import { decode } from "fast-png";
+import jpeg from "jpeg-js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, call, expectError, newTenant, type TestTenant } from "../helpers/api";
 import { createImage, expectLedgerBalanced, getTask, newKey, waitFor } from "../helpers/tasks";
@@ -78,14 +79,14 @@ describe("POST /v1/images/generations", () => {
     const [w, h] = model.card.canvas.presets["2K"]["16:9"];
     expect(done.output.images).toHaveLength(2);
     for (const img of done.output.images) {
-      expect(img).toMatchObject({ content_type: "image/png", width: w, height: h });
+      expect(img).toMatchObject({ content_type: model.card.outputs.format, width: w, height: h });
       const file = await call(new URL(img.url).pathname, { key: t.api_key });
       expect(file.status).toBe(200);
-      expect(file.headers.get("content-type")).toBe("image/png");
+      expect(file.headers.get("content-type")).toBe(model.card.outputs.format);
     }
     const bytes = new Uint8Array(await (await fetchArtifact(done.output.images[0].url)).arrayBuffer());
     expect(bytes.byteLength).toBe(done.output.images[0].bytes);
-    const png = decode(bytes);
+    const png = model.card.outputs.format === "image/jpeg" ? jpeg.decode(bytes) : decode(bytes);
     expect([png.width, png.height]).toEqual([w, h]);
     expect(done.output.provider).toMatchObject({ name: "sandbox", simulated: true });
     expect(done.usage).toMatchObject({ image_count: 2, image_pixels: 2 * w * h });

@@ -5,6 +5,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { decode } from "fast-png";
+import jpeg from "jpeg-js";
 import { parseBuffer } from "music-metadata";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, newTenant, type TestTenant } from "../helpers/api";
@@ -257,6 +258,73 @@ describe("audio", () => {
       const m = await parseBuffer((await download(d.output.artifacts[0].url)).bytes);
       expect(m.format.duration).toBeGreaterThan(0.3);
     }
+  });
+});
+
+describe("images", () => {
+  it("JPEG where the card's output format says so, PNG otherwise, at the card's exact dimensions", async () => {
+    for (const format of ["image/jpeg", "image/png"]) {
+      const card = detail.text_to_image.models.find((m: any) => m.outputs.format === format && m.canvas.presets["1K"]?.["1:1"]);
+      if (!card) continue;
+      const done = await run("text_to_image", {
+        model: card.model,
+        prompt: "a kite",
+        canvas: { type: "preset", tier: "1K", aspect: "1:1" },
+      });
+      const { bytes, type } = await download(done.output.images[0].url);
+      expect(type).toBe(format);
+      const img = format === "image/jpeg" ? jpeg.decode(bytes) : decode(bytes);
+      expect([img.width, img.height]).toEqual(card.canvas.presets["1K"]["1:1"]);
+    }
+  });
+
+  it("an edit region changes only its rectangle of the base image", async () => {
+    const card =
+      detail.image_edit.models.find(
+        (m: any) => m.outputs.format === "image/png" && m.controls.some((c: any) => c.field === "edit_regions"),
+      ) ?? detail.image_edit.models.find((m: any) => m.controls.some((c: any) => c.field === "edit_regions"));
+    const size = card.canvas.presets["1K"]["1:1"] as [number, number];
+    const base = await pngInput(512, 512);
+    const done = await run("image_edit", {
+      model: card.model,
+      prompt: "paint the corner red",
+      images: [base],
+      canvas: { type: "preset", tier: "1K", aspect: "1:1" },
+      edit_regions: [{ image_index: 0, x: 0, y: 0, width: 0.5, height: 0.5 }],
+    });
+    const { bytes } = await download(done.output.images[0].url);
+    const out = card.outputs.format === "image/jpeg" ? jpeg.decode(bytes) : decode(bytes);
+    const ch = (out.data.length / (out.width * out.height)) | 0;
+    const src = decode(await png(512, 512));
+    // Compare with the base resized the same way, well inside and well outside the region.
+    const at = (x: number, y: number) => Array.from(out.data.subarray((y * out.width + x) * ch, (y * out.width + x) * ch + 3));
+    const baseAt = (x: number, y: number) => {
+      const sx = Math.floor((x * 512) / size[0]);
+      const sy = Math.floor((y * 512) / size[1]);
+      return Array.from(src.data.subarray((sy * 512 + sx) * 3, (sy * 512 + sx) * 3 + 3) as Uint8Array);
+    };
+    const diff = (a: number[], b: number[]) => Math.max(...a.map((v, i) => Math.abs(v - (b[i] as number))));
+    const tol = card.outputs.format === "image/jpeg" ? 24 : 0;
+    expect(diff(at(size[0] - 10, size[1] - 10), baseAt(size[0] - 10, size[1] - 10))).toBeLessThanOrEqual(tol);
+    expect(diff(at(10, 10), baseAt(10, 10))).toBeGreaterThan(tol);
+  });
+
+  it("image-to-image derives from the input and uses the palette", async () => {
+    const card = detail.image_to_image.models.find((m: any) => m.controls.some((c: any) => c.field === "palette"));
+    if (!card) return;
+    const palette = [
+      { color: "#ff0000", weight: 0.5 },
+      { color: "#00ff00", weight: 0.3 },
+      { color: "#0000ff", weight: 0.2 },
+    ];
+    const done = await run("image_to_image", {
+      model: card.model,
+      prompt: "recolour",
+      images: [await pngInput(512, 512)],
+      palette,
+      canvas: { type: "preset", tier: "1K", aspect: "1:1" },
+    });
+    expect(done.output.provider.derived_from_input).toBe(true);
   });
 });
 

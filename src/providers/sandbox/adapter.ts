@@ -10,10 +10,9 @@
 import { decode } from "fast-png";
 import type { Capability } from "../../catalog/schema";
 import type { Env } from "../../env";
-import { encodePng } from "../../media/png";
 import type { ProviderAdapter, ProviderContext, ProviderHandle, ProviderJob, ProviderResult } from "../types";
 import { ProviderError } from "../types";
-import { deriveImage, type Region, renderPng } from "./images";
+import { deriveImage, encodeImage, type Region, renderImage } from "./images";
 import { music, speech, video } from "./media";
 import { hash32 } from "./random";
 import { enhancePrompt, imageToText, type StoredInput, videoToText } from "./understanding";
@@ -33,8 +32,17 @@ export type Fault = (typeof FAULTS)[number];
 const LATENCY_MS: Partial<Record<Capability, number>> = {
   text_to_image: 4000,
   image_to_image: 4000,
-  image_edit: 4000,
+  image_edit: 5000,
+  image_to_text: 2000,
+  video_prompt_enhance: 2000,
   text_to_video: 12000,
+  image_to_video: 12000,
+  reference_to_video: 15000,
+  frames_to_video: 12000,
+  video_extend: 10000,
+  video_to_text: 4000,
+  text_to_music: 10000,
+  text_to_speech: 3000,
 };
 const DEFAULT_LATENCY_MS = 3000;
 
@@ -78,6 +86,8 @@ async function images(job: ProviderJob, env: Env): Promise<ProviderResult> {
   const regions = ((job.request.edit_regions as (Region & { image_index: number })[] | undefined) ?? []).filter(
     (r) => r.image_index === 0,
   );
+  // The card's output format: JPEG where it says so; PNG otherwise (no WebP encoder runs here).
+  const format = job.card.outputs?.format === "image/jpeg" ? "image/jpeg" : "image/png";
   const outputs = [];
   for (let index = 0; index < count; index++) {
     const spec = {
@@ -90,8 +100,16 @@ async function images(job: ProviderJob, env: Env): Promise<ProviderResult> {
       palette: job.request.palette as { color: string; weight: number }[] | undefined,
       sequence: job.request.output_relationship === "sequence",
     };
-    const bytes = base ? await encodePng(dims.width, dims.height, deriveImage(base, spec, regions), 3) : await renderPng(spec);
-    outputs.push({ kind: "image" as const, content_type: "image/png", bytes, width: dims.width, height: dims.height, index });
+    const pixels = base ? deriveImage(base, spec, regions) : renderImage(spec);
+    const file = await encodeImage(format, dims.width, dims.height, pixels);
+    outputs.push({
+      kind: "image" as const,
+      content_type: file.type,
+      bytes: file.bytes,
+      width: dims.width,
+      height: dims.height,
+      index,
+    });
   }
   return {
     outputs,

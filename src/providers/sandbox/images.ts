@@ -2,6 +2,7 @@
  * Sandbox images: real PNGs at exactly the requested dimensions, drawn from the prompt, seed and
  * palette — a gradient with shapes, so different requests give visibly different pictures.
  */
+import jpeg from "jpeg-js";
 import { encodePng } from "../../media/png";
 import { hash32, seededRandom } from "./random";
 
@@ -81,6 +82,19 @@ export function renderImage(spec: ImageSpec): Uint8Array {
 
 export async function renderPng(spec: ImageSpec): Promise<Uint8Array> {
   return encodePng(spec.width, spec.height, renderImage(spec), 3);
+}
+
+/** RGB pixels as PNG or JPEG (quality 90). */
+export async function encodeImage(type: "image/png" | "image/jpeg", width: number, height: number, rgb: Uint8Array) {
+  if (type === "image/png") return { type, bytes: await encodePng(width, height, rgb, 3) };
+  const rgba = new Uint8Array(width * height * 4);
+  for (let i = 0, j = 0; i < rgb.length; i += 3, j += 4) {
+    rgba[j] = rgb[i] as number;
+    rgba[j + 1] = rgb[i + 1] as number;
+    rgba[j + 2] = rgb[i + 2] as number;
+    rgba[j + 3] = 255;
+  }
+  return { type, bytes: new Uint8Array(jpeg.encode({ data: rgba, width, height }, 90).data) };
 }
 
 export interface RgbImage {
