@@ -14,7 +14,7 @@ json() { python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.arg
 # A small PNG to use as an input, served as a data URI.
 PNG=$(python3 - <<'PY'
 import base64, struct, zlib
-w, h = 640, 480
+w, h = 480, 360
 rows = b"".join(b"\x00" + bytes(v for x in range(w) for v in (x * 255 // w, y * 255 // h, 160)) for y in range(h))
 def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
 png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
@@ -23,8 +23,10 @@ PY
 )
 IMG="{\"type\":\"data_uri\",\"data_uri\":\"$PNG\"}"
 
-create() { # path body → task id
-  curl -sS -X POST "${auth[@]}" -H "Idempotency-Key: try-$1-$RANDOM$RANDOM" -H 'Content-Type: application/json' -d "$3" "$BASE$2" | json "d.get('task_id') or d"
+create() { # name path body → task id (the body goes through a file: data URIs are long)
+  printf '%s' "$3" > "$OUT/$1.request.json"
+  curl -sS -X POST "${auth[@]}" -H "Idempotency-Key: try-$1-$RANDOM$RANDOM" -H 'Content-Type: application/json' \
+    --data-binary "@$OUT/$1.request.json" "$BASE$2" | json "d.get('task_id') or d"
 }
 
 wait_for() { # task id → final envelope (file)

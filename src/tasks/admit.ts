@@ -227,7 +227,7 @@ export async function admitOperation<B extends CommonFields>(
 function canvasWarnings(ctx: OperationContext<any>): { code: string; message: string; field: string }[] {
   const canvas = ctx.body?.canvas;
   const d = ctx.selection.dimensions;
-  if (!canvas || canvas.type !== "target" || !d || (d.width === canvas.width && d.height === canvas.height)) return [];
+  if (canvas?.type !== "target" || !d || (d.width === canvas.width && d.height === canvas.height)) return [];
   return [
     {
       code: "canvas_normalized",
