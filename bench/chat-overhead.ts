@@ -7,17 +7,13 @@
  * fake directly and through the service, whole and streamed; it prints p50 and p99 of the total
  * latency and of the time to the first streamed event, with the service's difference and ratio.
  */
-import { execSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import { FAKE_UPSTREAM_KEY, startFakeUpstream } from "../test/chat/fake-upstream.ts";
+import { percentile, startLocalServer } from "./lib/local-server.ts";
 
-const root = new URL("..", import.meta.url).pathname;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
 const FIRST_BYTE_MS = Number(process.env.BENCH_FIRST_BYTE_MS ?? 0);
 const INTERVAL_MS = Number(process.env.BENCH_INTERVAL_MS ?? 0);
-const ADMIN = `bench-admin-${Date.now()}-token`;
 
 interface Timing {
   total: number;
@@ -48,55 +44,6 @@ async function timed(url: string, headers: Record<string, string>, body: unknown
   return { total: performance.now() - t0, ttfb };
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
-
-async function waitUp(base: string) {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error("server did not start");
-}
-
-/** Process ids under `pid`, so that only this run's workerd is measured. */
-function descendants(pid: number): Set<number> {
-  const out = new Set<number>([pid]);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const line of execSync("ps -e -o pid=,ppid=", { encoding: "utf8" }).split("\n")) {
-      const [p, pp] = line.trim().split(/\s+/).map(Number) as [number, number];
-      if (out.has(pp) && !out.has(p)) {
-        out.add(p);
-        grew = true;
-      }
-    }
-  }
-  return out;
-}
-
-/** wrangler dev proxies to an inner workerd; measure there when it can be found. */
-async function innerBase(outer: number, parent: number): Promise<{ base: string; where: string }> {
-  try {
-    const ours = descendants(parent);
-    const ports = [...execSync("ss -ltnp", { encoding: "utf8" }).matchAll(/127\.0\.0\.1:(\d+)\s.*workerd",pid=(\d+)/g)]
-      .filter((m) => ours.has(Number(m[2])))
-      .map((m) => Number(m[1]));
-    for (const port of ports.filter((p) => p !== outer)) {
-      try {
-        const r = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(500) });
-        if (r.ok && ((await r.json()) as { status?: string }).status === "ok")
-          return { base: `http://127.0.0.1:${port}`, where: `inner workerd port ${port}` };
-      } catch {}
-    }
-  } catch {}
-  return { base: `http://127.0.0.1:${outer}`, where: `wrangler dev port ${outer} (through its proxy)` };
-}
-
 function summary(name: string, direct: number[], service: number[]) {
   const d = [...direct].sort((a, b) => a - b);
   const s = [...service].sort((a, b) => a - b);
@@ -111,48 +58,14 @@ function summary(name: string, direct: number[], service: number[]) {
 
 async function main() {
   const fake = await startFakeUpstream();
-  const state = mkdtempSync(join(existsShm() ? "/dev/shm" : "/tmp", "bench-chat-state-"));
-  const child = spawn(
-    join(root, "node_modules/.bin/wrangler"),
-    [
-      "dev",
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(PORT),
-      "--persist-to",
-      state,
-      "--log-level",
-      "warn",
-      "--var",
-      `ADMIN_TOKEN:${ADMIN}`,
-      "--var",
-      `PROVIDER_OPENAI_COMPATIBLE_BASE_URL:${fake.url}/v1`,
-      "--var",
-      `PROVIDER_OPENAI_COMPATIBLE_API_KEY:${FAKE_UPSTREAM_KEY}`,
-    ],
-    {
-      cwd: root,
-      env: { ...process.env, X_LOCAL_OBSERVABILITY: "false", WRANGLER_SEND_METRICS: "false" },
-      stdio: ["ignore", "ignore", "inherit"],
-    },
-  );
+  const server = await startLocalServer({
+    port: PORT,
+    permissions: ["chat"],
+    vars: { PROVIDER_OPENAI_COMPATIBLE_BASE_URL: `${fake.url}/v1`, PROVIDER_OPENAI_COMPATIBLE_API_KEY: FAKE_UPSTREAM_KEY },
+  });
   try {
-    execSync(`npx tsx scripts/build-catalog.ts --out ${state}/entries.json`, { cwd: root, stdio: "ignore" });
-    execSync(`npx wrangler kv bulk put ${state}/entries.json --binding CATALOG --local --persist-to ${state}`, {
-      cwd: root,
-      stdio: "ignore",
-    });
-    await waitUp(`http://127.0.0.1:${PORT}`);
-    const { base, where } = await innerBase(PORT, child.pid as number);
-    const admin = (path: string, body: unknown) =>
-      fetch(`${base}${path}`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${ADMIN}`, "Content-Type": "application/json" },
-        body: JSON.stringify(body),
-      }).then((r) => r.json() as Promise<any>);
-    const tenant = await admin("/admin/v1/tenants", { name: "bench", credits: "100000000" });
-    const key = (await admin(`/admin/v1/tenants/${tenant.tenant_id}/api-keys`, { permissions: ["chat"] })).api_key as string;
+    const { base, where } = server;
+    const key = server.apiKey;
 
     const behaviour = {
       first_byte_ms: FIRST_BYTE_MS,
@@ -215,18 +128,8 @@ async function main() {
       `reference: bare GET /healthz on the same server, p50 ${percentile(b, 50).toFixed(2)} ms, p99 ${percentile(b, 99).toFixed(2)} ms`,
     );
   } finally {
-    child.kill("SIGTERM");
+    server.stop();
     await fake.close();
-    rmSync(state, { recursive: true, force: true });
-  }
-}
-
-function existsShm(): boolean {
-  try {
-    execSync("test -d /dev/shm");
-    return true;
-  } catch {
-    return false;
   }
 }
 

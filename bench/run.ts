@@ -7,25 +7,17 @@
  * The sandbox is slowed (SANDBOX_LATENCY_SCALE=1000) so that created tasks wait instead of
  * rendering images during the measurement.
  */
-import { execSync, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { percentile, startLocalServer } from "./lib/local-server.ts";
 
-const root = new URL("..", import.meta.url).pathname;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PORT = Number(process.env.BENCH_PORT ?? 8799);
-const ADMIN = `bench-admin-${Date.now()}-token`;
 
 interface Sample {
   rps: number;
   p50: number;
   p99: number;
   errors: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
 async function load(total: number, concurrency: number, make: (i: number) => [string, RequestInit]): Promise<Sample> {
@@ -51,76 +43,11 @@ async function load(total: number, concurrency: number, make: (i: number) => [st
   return { rps: total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
 }
 
-async function waitUp(base: string) {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error("server did not start");
-}
-
-/** wrangler dev proxies to an inner workerd; measure there when it can be found. */
-async function innerBase(outer: number): Promise<{ base: string; where: string }> {
-  try {
-    const ports = [...execSync("ss -ltnp", { encoding: "utf8" }).matchAll(/127\.0\.0\.1:(\d+)\s.*workerd/g)].map((m) =>
-      Number(m[1]),
-    );
-    for (const port of ports.filter((p) => p !== outer)) {
-      try {
-        const r = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(500) });
-        if (r.ok && ((await r.json()) as { status?: string }).status === "ok")
-          return { base: `http://127.0.0.1:${port}`, where: `inner workerd port ${port}` };
-      } catch {}
-    }
-  } catch {}
-  return { base: `http://127.0.0.1:${outer}`, where: `wrangler dev port ${outer} (through its proxy)` };
-}
-
 async function main() {
-  const state = mkdtempSync(join(existsShm() ? "/dev/shm" : "/tmp", "bench-state-"));
-  const child = spawn(
-    join(root, "node_modules/.bin/wrangler"),
-    [
-      "dev",
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(PORT),
-      "--persist-to",
-      state,
-      "--log-level",
-      "warn",
-      "--var",
-      `ADMIN_TOKEN:${ADMIN}`,
-      "--var",
-      "SANDBOX_LATENCY_SCALE:1000",
-    ],
-    {
-      cwd: root,
-      env: { ...process.env, X_LOCAL_OBSERVABILITY: "false", WRANGLER_SEND_METRICS: "false" },
-      stdio: ["ignore", "ignore", "inherit"],
-    },
-  );
+  const server = await startLocalServer({ port: PORT, vars: { SANDBOX_LATENCY_SCALE: "1000" } });
   try {
-    execSync(`npx tsx scripts/build-catalog.ts --out ${state}/entries.json`, { cwd: root, stdio: "ignore" });
-    execSync(`npx wrangler kv bulk put ${state}/entries.json --binding CATALOG --local --persist-to ${state}`, {
-      cwd: root,
-      stdio: "ignore",
-    });
-    const outer = `http://127.0.0.1:${PORT}`;
-    await waitUp(outer);
-    const { base, where } = await innerBase(PORT);
-    const admin = (path: string, body: unknown) =>
-      fetch(`${base}${path}`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${ADMIN}`, "Content-Type": "application/json" },
-        body: JSON.stringify(body),
-      }).then((r) => r.json() as Promise<any>);
-    const tenant = await admin("/admin/v1/tenants", { name: "bench", credits: "100000000" });
-    const key = (await admin(`/admin/v1/tenants/${tenant.tenant_id}/api-keys`, {})).api_key as string;
-    const auth = { Authorization: `Bearer ${key}` };
+    const { base, where, state } = server;
+    const auth = { Authorization: `Bearer ${server.apiKey}` };
     const body = JSON.stringify({ prompt: "bench", canvas: { type: "preset", tier: "1K", aspect: "1:1" } });
     const seed = (await (
       await fetch(`${base}/v1/images/generations`, {
@@ -174,17 +101,7 @@ async function main() {
       }
     }
   } finally {
-    child.kill("SIGTERM");
-    rmSync(state, { recursive: true, force: true });
-  }
-}
-
-function existsShm(): boolean {
-  try {
-    execSync("test -d /dev/shm");
-    return true;
-  } catch {
-    return false;
+    server.stop();
   }
 }
 

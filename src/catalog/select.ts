@@ -6,22 +6,14 @@
 
 import { ApiError } from "../errors/api-error";
 import type { ErrorCode } from "../errors/codes";
+import type { ProbedMedia } from "../media/probe";
 import type { Capability, Control, InterfaceFile, ModelFile } from "./schema";
 import { type CatalogContext, interfacesOf, isSelectable } from "./views";
 
 export type Canvas = { type: "preset"; tier: string; aspect: string } | { type: "target"; width: number; height: number };
 
-/** What the service learned about one media input (from its bytes, not its declared type). */
-export interface MediaFacts {
-  kind: "image" | "video" | "audio";
-  mime: string;
-  bytes: number;
-  width?: number;
-  height?: number;
-  alpha?: boolean;
-  animated?: boolean;
-  duration_seconds?: number;
-}
+/** What the service learned about one media input, from its bytes (src/media/probe.ts). */
+export type MediaFacts = ProbedMedia;
 
 export interface RequestMedia {
   /** The body field that carries it (images, image, video, audio, first_frame, references, …). */

@@ -100,7 +100,7 @@ export const imageToImage = operation({
     .strict()
     .openapi("ImageToImageRequest"),
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
-  controls: IMAGE_CONTROL_FIELDS,
+  controls: IMAGE_CONTROL_FIELDS.filter((f) => f !== "reasoning"),
   media: (b) => refs("images", "image", b.images),
   canvas: (b) => b.canvas,
   usageKey: "image_count",
@@ -160,7 +160,7 @@ export const imageEdit = operation({
     })
     .openapi("ImageEditRequest"),
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
-  controls: [...IMAGE_CONTROL_FIELDS, "edit_regions"],
+  controls: [...IMAGE_CONTROL_FIELDS.filter((f) => f !== "reasoning" && f !== "output_relationship"), "edit_regions"],
   media: (b) => refs("images", "image", b.images),
   canvas: (b) => b.canvas,
   usageKey: "image_count",

@@ -91,25 +91,31 @@ export interface TaskPlan {
   request_id: string;
 }
 
-export interface TaskRecord {
+/** The stored task: the plan it was admitted with, and everything execution has learned since. */
+export interface TaskRecord
+  extends Pick<
+    TaskPlan,
+    | "tenant_id"
+    | "capability"
+    | "model"
+    | "resolved_model"
+    | "route"
+    | "card"
+    | "request"
+    | "input"
+    | "metadata"
+    | "warnings"
+    | "pricing"
+    | "origin"
+    | "request_id"
+  > {
   task_id: string;
-  tenant_id: string;
-  capability: Capability;
-  model: string;
-  resolved_model: string;
-  route: { provider: string; upstream_model: string };
-  card: InterfaceFile;
-  request: Record<string, unknown>;
-  input: Record<string, unknown>;
-  metadata: Record<string, string>;
-  warnings: { code: string; message: string; field: string }[];
   status: TaskStatus;
   step: Step;
   progress: Progress;
   output: Record<string, unknown> | null;
   error: TaskError | null;
   usage: Usage;
-  pricing: TaskPlan["pricing"];
   billing: { reserved: string; captured: string; refunded: string; settled: boolean };
   /** The ledger entry this task holds: `<task_id>:<admission epoch>`. */
   reservation_id: string;
@@ -126,8 +132,6 @@ export interface TaskRecord {
   completed_at: string | null;
   cancel_requested_at: string | null;
   cancel_reason: string | null;
-  origin: string;
-  request_id: string;
 }
 
 function errorObject(e: TaskError, requestId: string) {

@@ -4,6 +4,7 @@
  * pointer; a control a card does not list is refused as unsupported_option.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { OPERATIONS } from "../../src/operations";
 import { call, newTenant, type TestTenant } from "../helpers/api";
 import { newKey } from "../helpers/tasks";
 import { held, minimalRequest, PATHS, PLAUSIBLE } from "./requests";
@@ -24,80 +25,10 @@ beforeAll(async () => {
 const post = (capability: string, body: unknown) =>
   call(PATHS[capability] as string, { key: t.api_key, body: held(body), headers: { "Idempotency-Key": newKey() } });
 
-/** Body fields each operation maps to card controls (as src/operations declares them). */
-const OPERATION_CONTROLS: Record<string, string[]> = {
-  text_to_image: ["count", "seed", "negative_prompt", "enhance_prompt", "palette", "output_relationship", "reasoning"],
-  image_to_image: ["count", "seed", "negative_prompt", "enhance_prompt", "palette", "output_relationship"],
-  image_edit: ["count", "seed", "negative_prompt", "enhance_prompt", "palette", "edit_regions"],
-  image_to_text: ["detail", "response_format", "temperature", "max_output_tokens"],
-  video_prompt_enhance: ["target_model", "language", "style"],
-  text_to_video: [
-    "negative_prompt",
-    "duration",
-    "aspect_ratio",
-    "resolution",
-    "seed",
-    "enhance_prompt",
-    "watermark",
-    "generate_audio",
-    "web_search",
-    "return_last_frame",
-    "output_format",
-  ],
-  image_to_video: [
-    "negative_prompt",
-    "duration",
-    "aspect_ratio",
-    "resolution",
-    "seed",
-    "enhance_prompt",
-    "watermark",
-    "generate_audio",
-    "web_search",
-    "return_last_frame",
-    "output_format",
-  ],
-  reference_to_video: [
-    "negative_prompt",
-    "duration",
-    "aspect_ratio",
-    "resolution",
-    "seed",
-    "enhance_prompt",
-    "watermark",
-    "generate_audio",
-    "web_search",
-    "return_last_frame",
-    "output_format",
-  ],
-  frames_to_video: [
-    "negative_prompt",
-    "duration",
-    "aspect_ratio",
-    "resolution",
-    "seed",
-    "enhance_prompt",
-    "watermark",
-    "generate_audio",
-    "web_search",
-    "return_last_frame",
-  ],
-  video_extend: [
-    "negative_prompt",
-    "aspect_ratio",
-    "resolution",
-    "seed",
-    "enhance_prompt",
-    "watermark",
-    "generate_audio",
-    "web_search",
-    "return_last_frame",
-    "output_format",
-  ],
-  video_to_text: ["detail", "response_format", "temperature"],
-  text_to_music: ["title"],
-  text_to_speech: ["language", "format", "sample_rate", "speed", "volume", "pitch", "emotion"],
-};
+/** Body fields each operation maps to card controls, as src/operations declares them. */
+const OPERATION_CONTROLS: Record<string, readonly string[]> = Object.fromEntries(
+  OPERATIONS.map((o) => [o.capability, o.controls]),
+);
 
 function palette(n: number) {
   const w = Math.floor(10000 / n) / 10000;

@@ -3,6 +3,7 @@
  * sung-sounding line (a gliding harmonic carrier shaped by vowel formants, cut into syllables).
  * The same options always produce the same samples, so outputs can be compared byte for byte.
  */
+import { seededRandom } from "../../lib/random";
 export interface SynthOptions {
   seconds: number;
   sampleRate: number;
@@ -14,17 +15,8 @@ export interface SynthOptions {
   pitch?: number;
 }
 
-/** Mulberry32: small, fast and identical on every engine. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Mulberry32 (src/lib/random.ts): small, fast and identical on every engine. */
+export const mulberry32 = seededRandom;
 
 // A table sine: exact across runs, and several times faster than Math.sin per partial.
 const TABLE_BITS = 12;

@@ -10,11 +10,11 @@
 import { decode } from "fast-png";
 import type { Capability } from "../../catalog/schema";
 import type { Env } from "../../env";
+import { hash32 } from "../../lib/random";
 import type { ProviderAdapter, ProviderContext, ProviderHandle, ProviderJob, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { deriveImage, encodeImage, type Region, renderImage } from "./images";
 import { music, speech, video } from "./media";
-import { hash32 } from "./random";
 import { enhancePrompt, imageToText, type StoredInput, videoToText } from "./understanding";
 
 export const FAULTS = [

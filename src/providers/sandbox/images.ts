@@ -3,8 +3,8 @@
  * palette — a gradient with shapes, so different requests give visibly different pictures.
  */
 import jpeg from "jpeg-js";
+import { hash32, seededRandom } from "../../lib/random";
 import { encodePng } from "../../media/png";
-import { hash32, seededRandom } from "./random";
 
 export interface ImageSpec {
   width: number;

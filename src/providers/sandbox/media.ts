@@ -5,11 +5,11 @@
  */
 import { decode } from "fast-png";
 import type { Env } from "../../env";
+import { hash32 } from "../../lib/random";
 import { encodeFlac, encodeMp3, encodePcm, encodeWav, synthesize } from "../../media/encode/audio";
 import { type RGBImage, renderClip } from "../../media/encode/video";
 import { encodePng } from "../../media/png";
 import { ProviderError, type ProviderOutput, type ProviderResult } from "../types";
-import { hash32 } from "./random";
 import type { StoredInput } from "./understanding";
 
 /** Keyframes are raw samples: keep a clip's bytes bounded; the encoder spaces keyframes to fit. */

@@ -1,4 +1,4 @@
-/** A small seeded generator (mulberry32): the sandbox is deterministic for a request and seed. */
+/** A small seeded generator (mulberry32): identical on every engine, so simulated media are deterministic. */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
