@@ -31,6 +31,8 @@ function worker(environment?: string) {
         // The sandbox finishes at once in tests; progress and queues are exercised by faults.
         SANDBOX_LATENCY_SCALE: "0",
         SANDBOX_MUSIC_SECONDS: "4",
+        // Tests make thousands of requests a minute; the rate-limit test sets a tenant's own limit.
+        RATE_LIMIT_PER_MINUTE: "0",
         // Chat cards routed to `openai-compatible` go to the fake upstream of test/chat/fake-upstream.ts.
         PROVIDER_OPENAI_COMPATIBLE_BASE_URL: `${inject("fakeOpenAiUrl")}/v1`,
         PROVIDER_OPENAI_COMPATIBLE_API_KEY: "fake-upstream-key-0123456789",

@@ -16,6 +16,8 @@ export interface Env {
   ADMIN_TOKEN?: string;
   /** "true" only in local development: lets callbacks and media URLs reach 127.0.0.1/localhost. */
   ALLOW_LOOPBACK_URLS?: string;
+  /** Requests per minute per API key for tenants without their own limit (default 600; "0" = none). */
+  RATE_LIMIT_PER_MINUTE?: string;
   /** "false" removes the built-in sandbox provider (it is on by default). */
   SANDBOX_ENABLED?: string;
   /** "true" lets a task's `metadata.sandbox_fault` inject faults into the sandbox (tests, drills). */

@@ -13,6 +13,8 @@ export interface TenantView {
   status: TenantStatus;
   balance: string;
   created_at: string;
+  /** Requests per minute per API key; null follows the deployment's default. */
+  rate_limit_per_minute: number | null;
 }
 
 export interface ApiKeyRecord {
@@ -38,9 +40,20 @@ export type SigningKeyView = {
   retired_at: string | null;
 };
 
+/** The caller's rate-limit window, reported in `X-RateLimit-*` headers. */
+export interface RateState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  reset: number;
+}
+
 export type AuthResult =
-  | { ok: true; tenant_id: string; key_id: string; permissions: Permission[] }
-  | { ok: false; code: "invalid_api_key" | "tenant_disabled" };
+  | { ok: true; tenant_id: string; key_id: string; permissions: Permission[]; rate: RateState | null }
+  | { ok: false; code: "invalid_api_key" | "tenant_disabled" }
+  | { ok: false; code: "rate_limited"; rate: RateState };
+
+const RATE_WINDOW_MS = 60_000;
 
 /**
  * One per tenant (named by tenant id). Holds the tenant row, its API keys (hashes only),
@@ -48,6 +61,11 @@ export type AuthResult =
  */
 export class AccountObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /**
+   * Fixed one-minute windows per API key. Kept in memory: a limit is a soft guard, and the
+   * object is single-threaded, so counts are exact while it lives.
+   */
+  private readonly windows = new Map<string, { start: number; count: number }>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -75,12 +93,16 @@ export class AccountObject extends DurableObject<Env> {
         capability TEXT NOT NULL, model TEXT NOT NULL, updated_at TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS tasks_by_created ON tasks (created_at DESC, task_id DESC);
     `);
+    // Added after the first schema: a per-tenant rate limit (requests per minute per key).
+    const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(tenant)").toArray();
+    if (!columns.some((c) => c.name === "rate_limit_per_minute"))
+      this.sql.exec("ALTER TABLE tenant ADD COLUMN rate_limit_per_minute INTEGER");
   }
 
   private tenantRow() {
     return this.sql
-      .exec<{ tenant_id: string; name: string; status: TenantStatus; created_at: string }>(
-        "SELECT tenant_id, name, status, created_at FROM tenant LIMIT 1",
+      .exec<{ tenant_id: string; name: string; status: TenantStatus; created_at: string; rate_limit_per_minute: number | null }>(
+        "SELECT tenant_id, name, status, created_at, rate_limit_per_minute FROM tenant LIMIT 1",
       )
       .toArray()[0];
   }
@@ -193,8 +215,34 @@ export class AccountObject extends DurableObject<Env> {
     return this.apiKey(keyId);
   }
 
-  /** Checked on every request: key active, hash equal (constant time), tenant enabled. */
-  authenticate(keyId: string, keyHash: string): AuthResult {
+  setRateLimit(perMinute: number | null): TenantView | null {
+    if (!this.tenantRow()) return null;
+    this.sql.exec("UPDATE tenant SET rate_limit_per_minute = ?, updated_at = ?", perMinute, new Date().toISOString());
+    return this.view();
+  }
+
+  private rate(keyId: string, limit: number): RateState & { allowed: boolean } {
+    const now = Date.now();
+    let w = this.windows.get(keyId);
+    if (!w || now - w.start >= RATE_WINDOW_MS) {
+      w = { start: now, count: 0 };
+      this.windows.set(keyId, w);
+    }
+    const allowed = w.count < limit;
+    if (allowed) w.count++;
+    return {
+      allowed,
+      limit,
+      remaining: Math.max(0, limit - w.count),
+      reset: Math.max(1, Math.ceil((w.start + RATE_WINDOW_MS - now) / 1000)),
+    };
+  }
+
+  /**
+   * Checked on every request: key active, hash equal (constant time), tenant enabled, and the
+   * key's rate window (the tenant's own limit, else `defaultLimit`; 0 means none).
+   */
+  authenticate(keyId: string, keyHash: string, defaultLimit = 0): AuthResult {
     const row = this.sql
       .exec<{ key_hash: string; permissions: string; status: string }>(
         "SELECT key_hash, permissions, status FROM api_keys WHERE key_id = ?",
@@ -206,7 +254,20 @@ export class AccountObject extends DurableObject<Env> {
       return { ok: false, code: "invalid_api_key" };
     }
     if (tenant.status !== "active") return { ok: false, code: "tenant_disabled" };
-    return { ok: true, tenant_id: tenant.tenant_id, key_id: keyId, permissions: JSON.parse(row.permissions) as Permission[] };
+    const limit = tenant.rate_limit_per_minute ?? defaultLimit;
+    let rate: RateState | null = null;
+    if (limit > 0) {
+      const { allowed, ...state } = this.rate(keyId, limit);
+      if (!allowed) return { ok: false, code: "rate_limited", rate: state };
+      rate = state;
+    }
+    return {
+      ok: true,
+      tenant_id: tenant.tenant_id,
+      key_id: keyId,
+      permissions: JSON.parse(row.permissions) as Permission[],
+      rate,
+    };
   }
 
   createSigningKey(id: string): { id: string; secret: string; created_at: string } | null {

@@ -5,7 +5,7 @@
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { newId } from "../lib/ids";
-import type { AccountObject, ApiKeyRecord, AuthResult } from "./account-object";
+import type { AccountObject, ApiKeyRecord, AuthResult, RateState } from "./account-object";
 import { newTenantId } from "./account-object";
 import { generateApiKey, hashApiKey, type Permission, parseApiKey } from "./api-keys";
 import { directoryFor } from "./directory-object";
@@ -87,6 +87,22 @@ export interface Caller {
   key_id: string;
   permissions: Permission[];
   region: string;
+  rate: RateState | null;
+}
+
+/** Requests per minute per key when the tenant sets none (RATE_LIMIT_PER_MINUTE; "0" turns it off). */
+function defaultRateLimit(env: Env): number {
+  const n = Number(env.RATE_LIMIT_PER_MINUTE ?? "600");
+  return Number.isInteger(n) && n >= 0 ? n : 600;
+}
+
+/** `X-RateLimit-Reset` is seconds until the window resets (no clock skew between client and service). */
+export function rateHeaders(rate: RateState): Record<string, string> {
+  return {
+    "X-RateLimit-Limit": String(rate.limit),
+    "X-RateLimit-Remaining": String(rate.remaining),
+    "X-RateLimit-Reset": String(rate.reset),
+  };
 }
 
 /**
@@ -119,11 +135,28 @@ export async function authenticate(env: Env, authorization: string | undefined):
   }
   if (!pointer) throw new ApiError("invalid_api_key", "The API key is not valid.");
   const [tenantId, keyId] = pointer.split(" ") as [string, string];
-  const result: AuthResult = await accountFor(env, tenantId).authenticate(keyId, keyHash);
+  const result: AuthResult = await accountFor(env, tenantId).authenticate(keyId, keyHash, defaultRateLimit(env));
   if (!result.ok) {
+    if (result.code === "rate_limited") {
+      throw new ApiError(
+        "rate_limited",
+        `This key made ${result.rate.limit} requests this minute; retry after ${result.rate.reset} s.`,
+        {
+          retryAfter: result.rate.reset,
+          headers: rateHeaders(result.rate),
+          details: { limit: result.rate.limit, window_seconds: 60 },
+        },
+      );
+    }
     throw result.code === "tenant_disabled"
       ? new ApiError("tenant_disabled", "The tenant of this key is disabled.")
       : new ApiError("invalid_api_key", "The API key is not valid.");
   }
-  return { tenant_id: result.tenant_id, key_id: result.key_id, permissions: result.permissions, region: parsed.region };
+  return {
+    tenant_id: result.tenant_id,
+    key_id: result.key_id,
+    permissions: result.permissions,
+    region: parsed.region,
+    rate: result.rate,
+  };
 }

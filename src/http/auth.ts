@@ -1,10 +1,20 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { Permission } from "../accounts/api-keys";
-import { authenticate } from "../accounts/service";
+import { authenticate, rateHeaders } from "../accounts/service";
 import { ApiError } from "../errors/api-error";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { requireIdempotencyKey } from "../tasks/idempotency";
 import type { AppEnv } from "./context";
+
+/** Adds headers to the response, copying it first when its headers are immutable (a proxied one). */
+export function setHeaders(c: Context<AppEnv>, headers: Record<string, string>) {
+  try {
+    for (const [k, v] of Object.entries(headers)) c.res.headers.set(k, v);
+  } catch {
+    c.res = new Response(c.res.body, c.res);
+    for (const [k, v] of Object.entries(headers)) c.res.headers.set(k, v);
+  }
+}
 
 /** API-key authentication plus the permission the route needs. Runs before any validation. */
 export function requireKey(permission: Permission): MiddlewareHandler<AppEnv> {
@@ -17,6 +27,7 @@ export function requireKey(permission: Permission): MiddlewareHandler<AppEnv> {
     }
     c.set("caller", caller);
     await next();
+    if (caller.rate) setHeaders(c, rateHeaders(caller.rate));
   };
 }
 

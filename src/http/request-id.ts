@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { newId } from "../lib/ids";
+import { setHeaders } from "./auth";
 import type { AppEnv } from "./context";
 
 /** Visible ASCII, up to 128 characters; anything else is replaced by an id of our own. */
@@ -10,5 +11,5 @@ export const requestId: MiddlewareHandler<AppEnv> = async (c, next) => {
   const id = given && ACCEPTABLE.test(given) ? given : newId("req");
   c.set("requestId", id);
   await next();
-  c.res.headers.set("X-Request-Id", id);
+  setHeaders(c, { "X-Request-Id": id });
 };

@@ -49,6 +49,7 @@ const paths = [
   "/v1/videos/responses",
   "/v1/music/text-to-music",
   "/v1/audio/speech",
+  "/v1/chat/completions",
   "/healthz",
 ];
 
@@ -160,6 +161,19 @@ const bodyArb = fc.oneof(
         format: fc.constantFrom("mp3", "wav", "opus", "aiff"),
         lyrics: fc.string(),
         instrumental: fc.oneof(fc.boolean(), fc.string()),
+        messages: fc.oneof(
+          fc.array(
+            fc.record({
+              role: fc.constantFrom("user", "system", "assistant", "tool", "robot"),
+              content: fc.oneof(fc.string(), fc.jsonValue()),
+            }),
+            { maxLength: 3 },
+          ),
+          fc.jsonValue(),
+        ),
+        stream: fc.oneof(fc.boolean(), fc.string()),
+        max_tokens: fc.oneof(fc.integer({ min: -5, max: 10_000_000 }), fc.string()),
+        tools: fc.jsonValue(),
         model_options: fc.oneof(
           fc.jsonValue(),
           fc.record({ family_a: fc.record({ style_weight: fc.double(), custom_mode: fc.boolean() }), family_b: fc.jsonValue() }),

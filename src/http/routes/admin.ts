@@ -29,8 +29,14 @@ const Tenant = z
     status: z.enum(["active", "disabled"]),
     balance: z.string(),
     created_at: z.string(),
+    rate_limit_per_minute: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Requests per minute per API key; null follows the deployment default" }),
   })
   .openapi("Tenant");
+const RateLimit = z.number().int().min(1).max(1_000_000).nullable();
 const TenantId = z.object({ tenant_id: z.string().openapi({ example: "ten_0123456789abcdefghjkmnpqrs" }) });
 const json = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
@@ -49,12 +55,40 @@ adminRoutes.openapi(
     tags: ["Operator"],
     summary: "Create a tenant",
     security,
-    request: body(z.object({ name: z.string().trim().min(1).max(200), credits: Amount.optional() }).strict()),
+    request: body(
+      z
+        .object({
+          name: z.string().trim().min(1).max(200),
+          credits: Amount.optional(),
+          rate_limit_per_minute: RateLimit.optional(),
+        })
+        .strict(),
+    ),
     responses: { 201: json(Tenant, "The new tenant"), ...errors },
   }),
   async (c) => {
     const input = c.req.valid("json");
-    return c.json(await createTenant(c.env, { name: input.name, credits: input.credits, source: "opening_balance" }), 201);
+    const tenant = await createTenant(c.env, { name: input.name, credits: input.credits, source: "opening_balance" });
+    if (input.rate_limit_per_minute === undefined) return c.json(tenant, 201);
+    return c.json((await tenantAccount(c.env, tenant.tenant_id).setRateLimit(input.rate_limit_per_minute)) ?? tenant, 201);
+  },
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/tenants/{tenant_id}/rate-limit",
+    tags: ["Operator"],
+    summary: "Set a tenant's rate limit (requests per minute per API key; null for the default)",
+    security,
+    request: { params: TenantId, ...body(z.object({ rate_limit_per_minute: RateLimit }).strict()) },
+    responses: { 200: json(Tenant, "The tenant"), ...errors },
+  }),
+  async (c) => {
+    const { tenant_id } = c.req.valid("param");
+    const tenant = await tenantAccount(c.env, tenant_id).setRateLimit(c.req.valid("json").rate_limit_per_minute);
+    if (!tenant) throw new ApiError("not_found", `Tenant ${tenant_id} does not exist.`);
+    return c.json(tenant, 200);
   },
 );
 
