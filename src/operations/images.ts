@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { Canvas, commonTaskFields, ModelField, Palette, Prompt } from "../http/task-body";
 import { MediaInput } from "../media/resolve-input";
 import { maxOutputTokens, promptTokens, refs, resolved, tierOf } from "./shared";
-import { operation } from "./types";
+import { type OperationContext, operation } from "./types";
 
 const DEFAULT_CANVAS = { type: "preset", tier: "2K", aspect: "16:9" } as const;
 
@@ -50,6 +50,16 @@ function imageRequest(
   };
 }
 
+/** Images are billed per image at the price of the output tier. */
+const imagePricing = {
+  usageKey: "image_count",
+  quantities: ({ body }: OperationContext<any>) => ({ image_count: body.count }),
+  dimensions: ({ body, selection }: OperationContext<any>) => ({
+    tier: tierOf(selection, body.canvas.type === "preset" ? body.canvas.tier : undefined),
+  }),
+  providerRequest: ({ body, selection }: OperationContext<any>) => imageRequest(body, selection),
+};
+
 export const imageGeneration = operation({
   name: "images.generations",
   path: "/v1/images/generations",
@@ -71,12 +81,7 @@ export const imageGeneration = operation({
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
   controls: IMAGE_CONTROL_FIELDS,
   canvas: (b) => b.canvas,
-  usageKey: "image_count",
-  quantities: ({ body }) => ({ image_count: body.count }),
-  dimensions: ({ body, selection }) => ({
-    tier: tierOf(selection, body.canvas.type === "preset" ? body.canvas.tier : undefined),
-  }),
-  providerRequest: ({ body, selection }) => imageRequest(body, selection),
+  ...imagePricing,
 });
 
 const Images = (max: number) => z.array(MediaInput).min(1).max(max);
@@ -103,12 +108,7 @@ export const imageToImage = operation({
   controls: IMAGE_CONTROL_FIELDS.filter((f) => f !== "reasoning"),
   media: (b) => refs("images", "image", b.images),
   canvas: (b) => b.canvas,
-  usageKey: "image_count",
-  quantities: ({ body }) => ({ image_count: body.count }),
-  dimensions: ({ body, selection }) => ({
-    tier: tierOf(selection, body.canvas.type === "preset" ? body.canvas.tier : undefined),
-  }),
-  providerRequest: ({ body, selection }) => imageRequest(body, selection),
+  ...imagePricing,
 });
 
 export const EditRegion = z
@@ -163,12 +163,7 @@ export const imageEdit = operation({
   controls: [...IMAGE_CONTROL_FIELDS.filter((f) => f !== "reasoning" && f !== "output_relationship"), "edit_regions"],
   media: (b) => refs("images", "image", b.images),
   canvas: (b) => b.canvas,
-  usageKey: "image_count",
-  quantities: ({ body }) => ({ image_count: body.count }),
-  dimensions: ({ body, selection }) => ({
-    tier: tierOf(selection, body.canvas.type === "preset" ? body.canvas.tier : undefined),
-  }),
-  providerRequest: ({ body, selection }) => imageRequest(body, selection),
+  ...imagePricing,
 });
 
 export const imageUnderstanding = operation({

@@ -5,8 +5,8 @@
 
 import type { PricedMeter, UsageLine } from "../catalog/pricing";
 import type { Capability, InterfaceFile } from "../catalog/schema";
+import { ApiError } from "../errors/api-error";
 import type { ErrorCode } from "../errors/codes";
-import { ERROR_CODES } from "../errors/codes";
 import type { Progress, ProviderHandle } from "../providers/types";
 
 export type TaskStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
@@ -134,17 +134,9 @@ export interface TaskRecord
   cancel_reason: string | null;
 }
 
+/** The same error object a synchronous failure would carry (one builder: ApiError). */
 function errorObject(e: TaskError, requestId: string) {
-  const info = ERROR_CODES[e.code];
-  return {
-    code: e.code,
-    type: info.type,
-    message: e.message,
-    retryable: info.retryable,
-    ...(e.param ? { param: e.param } : {}),
-    ...(e.details ? { details: e.details } : {}),
-    request_id: requestId,
-  };
+  return new ApiError(e.code, e.message, { param: e.param, details: e.details }).toBody(requestId);
 }
 
 /** The spec's task envelope. */
