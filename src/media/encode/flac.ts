@@ -2,9 +2,9 @@
  * FLAC with VERBATIM subframes: a valid, seekable, lossless stream with no prediction, so it is
  * slightly larger than the WAV. Fixed 4096-sample blocks, 16-bit samples, independent channels.
  */
-import { BitWriter } from "./bits.ts";
-import { md5 } from "./md5.ts";
-import { encodePcm } from "./wav.ts";
+import { BitWriter } from "./bits";
+import { md5 } from "./md5";
+import { encodePcm } from "./wav";
 
 const BLOCK = 4096;
 

@@ -4,9 +4,9 @@
  * P frames whose macroblocks are all P_Skip (a copy of the previous frame in a few bytes). It suits
  * synthetic clips that change only at keyframes; it is not a compressor.
  */
-import { BitWriter } from "./bits.ts";
-import { frameRate } from "./timing.ts";
-import { rgbToYuv420 } from "./yuv.ts";
+import { BitWriter } from "./bits";
+import { frameRate } from "./timing";
+import { rgbToYuv420 } from "./yuv";
 
 export interface VideoFrameSource {
   /** Both must be even: 4:2:0 cropping works in steps of two pixels. */

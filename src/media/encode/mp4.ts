@@ -2,9 +2,9 @@
  * An ISO BMFF (MP4) / QuickTime (MOV) muxer for one H.264 track and an optional MP3 track, written
  * box by box. The moov comes before the mdat so that players can start before the download ends.
  */
-import { ByteWriter } from "./bytes.ts";
-import type { H264Stream } from "./h264.ts";
-import { frameRate, videoTimescale } from "./timing.ts";
+import { ByteWriter } from "./bytes";
+import type { H264Stream } from "./h264";
+import { frameRate, videoTimescale } from "./timing";
 
 export interface Mp4AudioTrack {
   sampleRate: number;

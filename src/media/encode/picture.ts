@@ -1,6 +1,6 @@
 /** Deterministic RGB pictures for synthetic clips, and the image helpers the clip renderer needs. */
-import { mulberry32 } from "./synth.ts";
-import { pixelStride } from "./yuv.ts";
+import { mulberry32 } from "./synth";
+import { pixelStride } from "./yuv";
 
 export interface RGBImage {
   width: number;

@@ -4,13 +4,13 @@
  * 1.5 bytes per pixel and the frames between are nearly free, so the size grows with the number
  * of keyframes; a byte budget stretches the keyframe interval when a clip would be too large.
  */
-import { encodeH264 } from "./h264.ts";
-import { mp3Frames } from "./mp3.ts";
-import { muxMp4 } from "./mp4.ts";
-import { crossFade, type RGBImage, resizeRgb, scene } from "./picture.ts";
-import { synthesize } from "./synth.ts";
+import { encodeH264 } from "./h264";
+import { mp3Frames } from "./mp3";
+import { muxMp4 } from "./mp4";
+import { crossFade, type RGBImage, resizeRgb, scene } from "./picture";
+import { synthesize } from "./synth";
 
-export { type RGBImage, resizeRgb } from "./picture.ts";
+export { type RGBImage, resizeRgb } from "./picture";
 
 export interface ClipOptions {
   /** Odd sizes are rounded down to even (4:2:0 needs whole chroma samples). */
