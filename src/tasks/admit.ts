@@ -99,7 +99,8 @@ async function resolveMedia(ctx: AdmissionContext, refs: MediaRef[]): Promise<St
           details: { expected_kind: ref.kind, detected: resolved.probe.mime },
         });
       }
-      const key = `inputs/${ctx.caller.tenant_id}/${await sha256Hex(Array.from(resolved.data.subarray(0, 4096)).join(",") + resolved.data.byteLength)}-${resolved.data.byteLength}`;
+      // Content-addressed over every byte: two inputs share a key only when they are the same file.
+      const key = `inputs/${ctx.caller.tenant_id}/${await sha256Hex(resolved.data)}`;
       await ctx.env.ARTIFACTS.put(key, resolved.data, {
         httpMetadata: { contentType: resolved.probe.mime },
         customMetadata: { tenant_id: ctx.caller.tenant_id, kind: "input" },

@@ -1,6 +1,7 @@
 /** Minimal valid requests per capability and model card, built from the card itself. */
 import { env } from "cloudflare:workers";
 import { artifactId, putArtifact } from "../../src/media/artifacts";
+import { call } from "../helpers/api";
 import { mp4, pngInput } from "../helpers/media-fixtures";
 
 export const PATHS: Record<string, string> = {
@@ -18,6 +19,13 @@ export const PATHS: Record<string, string> = {
   text_to_music: "/v1/music/text-to-music",
   text_to_speech: "/v1/audio/speech",
 };
+
+/** Every capability's detail (cards ranked as `auto` ranks them) and the voice list, as a client sees them. */
+export async function catalogView(apiKey: string): Promise<{ detail: Record<string, any>; voices: any[] }> {
+  const detail: Record<string, any> = {};
+  for (const cap of Object.keys(PATHS)) detail[cap] = (await call(`/v1/catalog/capabilities/${cap}`, { key: apiKey })).json;
+  return { detail, voices: (await call("/v1/voices", { key: apiKey })).json.data };
+}
 
 let n = 0;
 /** Stores bytes as an artifact of the tenant and returns a media input that references it. */

@@ -3,15 +3,14 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, expectError, newTenant, type TestTenant } from "../helpers/api";
 import { dataUri, mp4, pngInput, wavInput } from "../helpers/media-fixtures";
 import { newKey } from "../helpers/tasks";
-import { artifactInput, held, PATHS } from "./requests";
+import { artifactInput, catalogView, held, PATHS } from "./requests";
 
 let t: TestTenant;
-const detail: Record<string, any> = {};
+let detail: Record<string, any> = {};
 let voices: any[];
 beforeAll(async () => {
   t = await newTenant({ credits: "100000000" });
-  for (const cap of Object.keys(PATHS)) detail[cap] = (await call(`/v1/catalog/capabilities/${cap}`, { key: t.api_key })).json;
-  voices = (await call("/v1/voices", { key: t.api_key })).json.data;
+  ({ detail, voices } = await catalogView(t.api_key));
 });
 const post = (cap: string, body: unknown) =>
   call(PATHS[cap] as string, { key: t.api_key, body: held(body), headers: { "Idempotency-Key": newKey() } });

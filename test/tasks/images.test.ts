@@ -98,39 +98,12 @@ describe("POST /v1/images/generations", () => {
   });
 
   it("is deterministic for a seed", async () => {
-    const a = await waitFor(
-      t,
-      (
-        await createImage(t, {
-          model: model.model,
-          prompt: "same",
-          seed: 1,
-          canvas: { type: "preset", tier: "1K", aspect: "1:1" },
-        })
-      ).json.task_id,
-    );
-    const b = await waitFor(
-      t,
-      (
-        await createImage(t, {
-          model: model.model,
-          prompt: "same",
-          seed: 1,
-          canvas: { type: "preset", tier: "1K", aspect: "1:1" },
-        })
-      ).json.task_id,
-    );
-    const c = await waitFor(
-      t,
-      (
-        await createImage(t, {
-          model: model.model,
-          prompt: "same",
-          seed: 2,
-          canvas: { type: "preset", tier: "1K", aspect: "1:1" },
-        })
-      ).json.task_id,
-    );
+    const square = { type: "preset", tier: "1K", aspect: "1:1" };
+    const seeded = async (seed: number) =>
+      waitFor(t, (await createImage(t, { model: model.model, prompt: "same", seed, canvas: square })).json.task_id);
+    const a = await seeded(1);
+    const b = await seeded(1);
+    const c = await seeded(2);
     const bytes = async (task: any) => new Uint8Array(await (await fetchArtifact(task.output.images[0].url)).arrayBuffer());
     expect(await bytes(a)).toEqual(await bytes(b));
     expect(await bytes(a)).not.toEqual(await bytes(c));

@@ -14,15 +14,14 @@ import { newKey, waitFor } from "../helpers/tasks";
 import { expectedYuv, maxDifference } from "../media/encode/expected-yuv";
 import { avccNalUnits, nalHeader, parsePps, parseSps, readPcmPicture } from "../media/encode/h264-reader";
 import { majorBrand, probe } from "../media/encode/mp4-probe";
-import { artifactInput, PATHS } from "../operations/requests";
+import { artifactInput, catalogView, PATHS } from "../operations/requests";
 
 let t: TestTenant;
-const detail: Record<string, any> = {};
+let detail: Record<string, any> = {};
 let voices: any[];
 beforeAll(async () => {
   t = await newTenant({ credits: "100000000" });
-  for (const cap of Object.keys(PATHS)) detail[cap] = (await call(`/v1/catalog/capabilities/${cap}`, { key: t.api_key })).json;
-  voices = (await call("/v1/voices", { key: t.api_key })).json.data;
+  ({ detail, voices } = await catalogView(t.api_key));
 });
 
 async function run(cap: string, body: Record<string, unknown>) {
