@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { readCatalogFiles } from "./scripts/lib/catalog-files.ts";
+import { fakeKey } from "./test/providers/fakes/kit.ts";
+import { fakeProviders } from "./test/providers/fakes/setup.ts";
 
 // The tests run against the real catalog-data/, handed to the Worker as raw files so that the
 // Worker-side builder (and its refusals) is what loads it.
@@ -18,8 +20,26 @@ const specErrorRows = existsSync(specPath)
     }))
   : [];
 
-/** The Worker under test: the local configuration, or one region's production environment. */
-function worker(environment?: string) {
+/** PROVIDER_<NAME>_* for every fake upstream: its key, its URL as the base URL, and its own extras. */
+function providerBindings(inject: (key: string) => unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of fakeProviders()) {
+    const url = inject(`fake:${name}`);
+    if (typeof url !== "string") continue;
+    const prefix = `PROVIDER_${name.toUpperCase().replaceAll("-", "_")}_`;
+    out[`${prefix}API_KEY`] = fakeKey(name);
+    out[`${prefix}BASE_URL`] = url;
+    out[`${prefix}TIMEOUT_MS`] = "5000";
+    Object.assign(out, JSON.parse(String(inject(`fake:${name}:bindings`) ?? "{}")));
+  }
+  return out;
+}
+
+/**
+ * The Worker under test: the local configuration, or one region's production environment.
+ * `providers`: real adapters configured against the fake upstreams (the conformance suite).
+ */
+function worker(environment?: string, providers = false) {
   return cloudflareTest(({ inject }) => ({
     wrangler: { configPath: "./wrangler.toml", ...(environment ? { environment } : {}) },
     miniflare: {
@@ -33,10 +53,22 @@ function worker(environment?: string) {
         SANDBOX_MUSIC_SECONDS: "4",
         // Tests make thousands of requests a minute; the rate-limit test sets a tenant's own limit.
         RATE_LIMIT_PER_MINUTE: "0",
-        // Chat cards routed to `openai-compatible` go to the fake upstream of test/chat/fake-upstream.ts.
-        PROVIDER_OPENAI_COMPATIBLE_BASE_URL: `${inject("fakeOpenAiUrl")}/v1`,
-        PROVIDER_OPENAI_COMPATIBLE_API_KEY: "fake-upstream-key-0123456789",
-        PROVIDER_OPENAI_COMPATIBLE_TIMEOUT_MS: "2000",
+        // Locally, chat cards routed to `openai-compatible` go to the fake of test/chat/fake-upstream.ts;
+        // a region's project configures no provider at all.
+        ...(environment
+          ? {}
+          : {
+              PROVIDER_OPENAI_COMPATIBLE_BASE_URL: `${inject("fakeOpenAiUrl")}/v1`,
+              PROVIDER_OPENAI_COMPATIBLE_API_KEY: "fake-upstream-key-0123456789",
+              PROVIDER_OPENAI_COMPATIBLE_TIMEOUT_MS: "2000",
+            }),
+        ...(providers
+          ? {
+              ...providerBindings(inject as (key: string) => unknown),
+              // Provider webhooks are offered only where the service has a public address.
+              PUBLIC_BASE_URL: "https://gateway.test",
+            }
+          : {}),
       },
     },
   }));
@@ -51,7 +83,20 @@ const shared = {
 export default defineConfig({
   test: {
     projects: [
-      { plugins: [worker()], test: { ...shared, name: "local", include: ["test/**/*.test.ts"], exclude: ["test/regional/**"] } },
+      {
+        plugins: [worker()],
+        test: { ...shared, name: "local", include: ["test/**/*.test.ts"], exclude: ["test/regional/**", "test/providers/**"] },
+      },
+      // Real adapters against fake upstreams that speak each provider's documented wire format.
+      {
+        plugins: [worker(undefined, true)],
+        test: {
+          ...shared,
+          name: "providers",
+          include: ["test/providers/**/*.test.ts"],
+          globalSetup: [...shared.globalSetup, "./test/providers/fakes/setup.ts"],
+        },
+      },
       // The production configuration of a region, as deployed: proves what local development relaxes.
       { plugins: [worker("us")], test: { ...shared, name: "region-us", include: ["test/regional/**/*.test.ts"] } },
     ],

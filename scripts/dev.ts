@@ -4,6 +4,9 @@
  * 2. catalog-data/ checked and loaded into the local KV.
  * 3. wrangler dev on 127.0.0.1:$PORT (default 8787); state persists in .wrangler/state.
  * 4. On first run, a dev tenant with credits and an API key (kept in .wrangler/dev-tenant.json).
+ * Every PROVIDER_* variable of this process's environment reaches the Worker (as do those in
+ * .dev.vars), so `PROVIDER_FAL_API_KEY=… PROVIDER_FAL_BASE_URL=http://127.0.0.1:9999 npm start`
+ * runs the local service against that upstream.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -81,11 +84,33 @@ async function devTenant(token: string): Promise<{ tenant_id: string; api_key: s
   return saved;
 }
 
+/**
+ * .dev.vars plus the PROVIDER_* variables of this environment, in one env file for wrangler (a
+ * file, not --var flags, so keys do not show in the process list). The environment wins.
+ */
+function workerVars(): { file: string; providers: string[] } {
+  const lines = existsSync(devVars) ? readFileSync(devVars, "utf8").split("\n") : [];
+  const providers = Object.keys(process.env)
+    .filter((k) => /^PROVIDER_[A-Z0-9_]+$/.test(k))
+    .sort();
+  const kept = lines.filter((l) => !providers.some((k) => new RegExp(`^\\s*${k}\\s*=`).test(l)));
+  const added = providers.map((k) => `${k}=${JSON.stringify(process.env[k] ?? "")}`);
+  mkdirSync(stateDir, { recursive: true });
+  const file = join(stateDir, "worker.env");
+  writeFileSync(file, `${[...kept, ...added].filter((l) => l.trim()).join("\n")}\n`, { mode: 0o600 });
+  const configured = [...kept, ...added]
+    .map((l) => /^\s*PROVIDER_([A-Z0-9_]+)_API_KEY\s*=\s*"?[^"\s]/.exec(l)?.[1])
+    .filter((n): n is string => !!n)
+    .map((n) => n.toLowerCase().replaceAll("_", "-"));
+  return { file, providers: configured };
+}
+
 const token = adminToken();
 loadCatalog();
+const vars = workerVars();
 const child = spawn(
   wrangler,
-  ["dev", "--ip", "127.0.0.1", "--port", String(port), "--log-level", process.env.LOG_LEVEL ?? "info"],
+  ["dev", "--ip", "127.0.0.1", "--port", String(port), "--env-file", vars.file, "--log-level", process.env.LOG_LEVEL ?? "info"],
   {
     cwd: root,
     stdio: ["inherit", "inherit", "inherit"],
@@ -107,6 +132,7 @@ waitForServer()
         `  Tenant:       ${tenant.tenant_id}`,
         `  Admin token:  ADMIN_TOKEN in ${devVars}`,
         `  API docs:     ${base}/docs  (OpenAPI: ${base}/openapi.json)`,
+        `  Providers:    ${vars.providers.length ? vars.providers.join(", ") : "none configured"}; the sandbox serves every other card (simulated_output)`,
         "",
         `  curl -H "Authorization: Bearer ${tenant.api_key}" ${base}/v1/models`,
         "",

@@ -18,8 +18,15 @@ export interface Env {
   ALLOW_LOOPBACK_URLS?: string;
   /** Requests per minute per API key for tenants without their own limit (default 600; "0" = none). */
   RATE_LIMIT_PER_MINUTE?: string;
-  /** "false" removes the built-in sandbox provider (it is on by default). */
+  /** "false" removes the built-in sandbox provider (it is on by default and serves test-mode keys). */
   SANDBOX_ENABLED?: string;
+  /**
+   * "true" only in the local configuration: live keys get the sandbox for cards that no configured
+   * real provider serves (marked `simulated_output`). In the regions a live key never gets simulated output.
+   */
+  SANDBOX_FOR_LIVE_KEYS?: string;
+  /** Signs the short-lived URLs that upstreams read inputs from (default: derived from ADMIN_TOKEN). */
+  INPUT_URL_SECRET?: string;
   /** "true" lets a task's `metadata.sandbox_fault` inject faults into the sandbox (tests, drills). */
   SANDBOX_FAULT_INJECTION?: string;
   /** Fixes the length of sandbox songs in seconds (tests); by default 60 to 150 s. */
@@ -28,10 +35,9 @@ export interface Env {
   SANDBOX_LATENCY_SCALE?: string;
   /** Base URL used in links and artifact URLs; defaults to the origin of the creating request. */
   PUBLIC_BASE_URL?: string;
-  /** Base URL (up to the version, e.g. https://api.example.com/v1) of an OpenAI-compatible chat upstream. */
-  PROVIDER_OPENAI_COMPATIBLE_BASE_URL?: string;
-  /** Its API key; with the base URL, chat cards that route to `openai-compatible` are served there. */
-  PROVIDER_OPENAI_COMPATIBLE_API_KEY?: string;
-  /** Longest wait, in milliseconds, for its response headers and between pieces of its body (default 120000). */
-  PROVIDER_OPENAI_COMPATIBLE_TIMEOUT_MS?: string;
+  /**
+   * Upstream providers: PROVIDER_<NAME>_API_KEY, PROVIDER_<NAME>_BASE_URL, PROVIDER_<NAME>_TIMEOUT_MS,
+   * PROVIDER_<NAME>_WEBHOOK_SECRET, … (src/providers/config.ts; docs/providers.md).
+   */
+  [providerVariable: `PROVIDER_${string}`]: string | undefined;
 }

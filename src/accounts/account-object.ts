@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { dec, fmt, sum } from "../lib/decimal";
 import { newId, randomToken } from "../lib/ids";
-import type { Permission } from "./api-keys";
+import type { KeyMode, Permission } from "./api-keys";
 
 export type TenantStatus = "active" | "disabled";
 
@@ -20,6 +20,7 @@ export interface TenantView {
 export interface ApiKeyRecord {
   key_id: string;
   region: string;
+  mode: KeyMode;
   permissions: Permission[];
   status: "active" | "revoked";
   created_at: string;
@@ -97,6 +98,10 @@ export class AccountObject extends DurableObject<Env> {
     const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(tenant)").toArray();
     if (!columns.some((c) => c.name === "rate_limit_per_minute"))
       this.sql.exec("ALTER TABLE tenant ADD COLUMN rate_limit_per_minute INTEGER");
+    // Added with key modes: keys made before are live.
+    const keyColumns = this.sql.exec<{ name: string }>("PRAGMA table_info(api_keys)").toArray();
+    if (!keyColumns.some((c) => c.name === "mode"))
+      this.sql.exec("ALTER TABLE api_keys ADD COLUMN mode TEXT NOT NULL DEFAULT 'live'");
   }
 
   private tenantRow() {
@@ -178,14 +183,21 @@ export class AccountObject extends DurableObject<Env> {
     return { grant, balance: this.balance() };
   }
 
-  addApiKey(input: { key_id: string; key_hash: string; region: string; permissions: Permission[] }): ApiKeyRecord | null {
+  addApiKey(input: {
+    key_id: string;
+    key_hash: string;
+    region: string;
+    mode: KeyMode;
+    permissions: Permission[];
+  }): ApiKeyRecord | null {
     if (!this.tenantRow()) return null;
     const now = new Date().toISOString();
     this.sql.exec(
-      "INSERT INTO api_keys (key_id, key_hash, region, permissions, status, created_at) VALUES (?, ?, ?, ?, 'active', ?)",
+      "INSERT INTO api_keys (key_id, key_hash, region, mode, permissions, status, created_at) VALUES (?, ?, ?, ?, ?, 'active', ?)",
       input.key_id,
       input.key_hash,
       input.region,
+      input.mode,
       JSON.stringify(input.permissions),
       now,
     );
@@ -197,11 +209,12 @@ export class AccountObject extends DurableObject<Env> {
       .exec<{
         key_id: string;
         region: string;
+        mode: KeyMode;
         permissions: string;
         status: "active" | "revoked";
         created_at: string;
         revoked_at: string | null;
-      }>("SELECT key_id, region, permissions, status, created_at, revoked_at FROM api_keys WHERE key_id = ?", keyId)
+      }>("SELECT key_id, region, mode, permissions, status, created_at, revoked_at FROM api_keys WHERE key_id = ?", keyId)
       .toArray()[0];
     return row ? { ...row, permissions: JSON.parse(row.permissions) as Permission[] } : null;
   }

@@ -6,22 +6,29 @@ export type Permission = (typeof PERMISSIONS)[number];
 
 /** 32 random bytes in base62 are 43 characters. */
 const SECRET_BYTES = 32;
-const KEY_PATTERN = /^sk_([a-z]{2,8})_([0-9A-Za-z]{43})$/;
+/** `sk_<region>_<mode>_<secret>`; keys made before modes existed (`sk_<region>_<secret>`) are live. */
+const KEY_PATTERN = /^sk_([a-z]{2,8})_(?:(live|test)_)?([0-9A-Za-z]{43})$/;
 export const REGION_PATTERN = /^[a-z]{2,8}$/;
+
+/** `live` keys reach real models and pay; `test` keys run on the sandbox only and pay nothing. */
+export const KEY_MODES = ["live", "test"] as const;
+export type KeyMode = (typeof KEY_MODES)[number];
 
 export interface ParsedKey {
   region: string;
+  mode: KeyMode;
   secret: string;
 }
 
-/** `sk_<region>_<secret>`; anything else is a malformed credential. */
+/** Anything that is not a key of this shape is a malformed credential. */
 export function parseApiKey(token: string): ParsedKey | null {
   const m = KEY_PATTERN.exec(token);
-  return m ? { region: m[1] as string, secret: m[2] as string } : null;
+  return m ? { region: m[1] as string, mode: (m[2] as KeyMode | undefined) ?? "live", secret: m[3] as string } : null;
 }
 
-export function generateApiKey(region: string): string {
-  return `sk_${region}_${randomBase62(SECRET_BYTES)}`;
+/** The mode is part of the key (and of its hash), so it cannot be changed without a new key. */
+export function generateApiKey(region: string, mode: KeyMode = "live"): string {
+  return `sk_${region}_${mode}_${randomBase62(SECRET_BYTES)}`;
 }
 
 /** Only this hash is stored; the key itself is shown once, at creation. */

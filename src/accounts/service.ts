@@ -7,7 +7,7 @@ import { ApiError } from "../errors/api-error";
 import { newId } from "../lib/ids";
 import type { AccountObject, ApiKeyRecord, AuthResult, RateState } from "./account-object";
 import { newTenantId } from "./account-object";
-import { generateApiKey, hashApiKey, type Permission, parseApiKey } from "./api-keys";
+import { generateApiKey, hashApiKey, type KeyMode, type Permission, parseApiKey } from "./api-keys";
 import { directoryFor } from "./directory-object";
 
 const TENANT_ID = /^ten_[0-9a-z]{26}$/;
@@ -38,15 +38,16 @@ export async function issueApiKey(
   tenantId: string,
   region: string,
   permissions: Permission[],
+  mode: KeyMode = "live",
 ): Promise<{ record: ApiKeyRecord; api_key: string }> {
   await getTenantOr404(env, tenantId);
-  const apiKey = generateApiKey(region);
+  const apiKey = generateApiKey(region, mode);
   const keyHash = await hashApiKey(apiKey);
   const keyId = newId("key");
   // Pointers first: a key whose pointers exist but whose record does not is simply unknown.
   await directoryFor(env, `api-key-hash:${keyHash}`).put(`api-key-hash:${keyHash}`, `${tenantId} ${keyId}`);
   await directoryFor(env, `api-key:${keyId}`).put(`api-key:${keyId}`, tenantId);
-  const record = await accountFor(env, tenantId).addApiKey({ key_id: keyId, key_hash: keyHash, region, permissions });
+  const record = await accountFor(env, tenantId).addApiKey({ key_id: keyId, key_hash: keyHash, region, mode, permissions });
   if (!record) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
   return { record, api_key: apiKey };
 }
@@ -87,6 +88,8 @@ export interface Caller {
   key_id: string;
   permissions: Permission[];
   region: string;
+  /** From the key itself: `test` keys run on the sandbox only and are charged nothing. */
+  mode: KeyMode;
   rate: RateState | null;
 }
 
@@ -113,7 +116,10 @@ export async function authenticate(env: Env, authorization: string | undefined):
   const match = authorization ? /^Bearer[ ]+(\S+)[ ]*$/i.exec(authorization) : null;
   const parsed = match ? parseApiKey(match[1] as string) : null;
   if (!match || !parsed) {
-    throw new ApiError("unauthorized", "Send `Authorization: Bearer <API key>` with a key of the form sk_<region>_<secret>.");
+    throw new ApiError(
+      "unauthorized",
+      "Send `Authorization: Bearer <API key>` with a key of the form sk_<region>_<live|test>_<secret>.",
+    );
   }
   if (parsed.region !== env.REGION) {
     throw new ApiError(
@@ -157,6 +163,7 @@ export async function authenticate(env: Env, authorization: string | undefined):
     key_id: result.key_id,
     permissions: result.permissions,
     region: parsed.region,
+    mode: parsed.mode,
     rate: result.rate,
   };
 }

@@ -2,8 +2,10 @@
  * Builds the catalog bundle from the files of `catalog-data/`. Runs in Node (start and deploy
  * scripts) and in the Worker (tests); a bad file fails the whole build, naming file and field.
  */
+
 import type { z } from "zod";
 import { toJsonPointer } from "../lib/json-pointer";
+import { PROVIDERS, serves } from "../providers/names";
 import {
   CAPABILITIES,
   type Capability,
@@ -87,6 +89,7 @@ export function buildCatalog(files: CatalogFiles, builtAt = new Date().toISOStri
     if (!capabilities[cap]) throw new CatalogLoadError(`capabilities/${cap}.json`, "", "missing capability file");
   }
   for (const model of Object.values(models)) {
+    checkRoutes(model);
     model.interfaces.forEach((card, i) => {
       const file = `models/${model.model}.json`;
       const speechVoices = voices.filter((v) => v.compatible_models.includes(model.model));
@@ -118,6 +121,33 @@ export function buildCatalog(files: CatalogFiles, builtAt = new Date().toISOStri
   });
 
   return { version: catalogVersion(files), built_at: builtAt, capabilities, models, voices };
+}
+
+/**
+ * The catalog never promises what the code cannot do: every route names a provider the code has an
+ * adapter for, serving at least one of the model's capabilities, and per-capability upstream ids
+ * name capabilities the model offers.
+ */
+function checkRoutes(model: ModelFileT): void {
+  const file = `models/${model.model}.json`;
+  const offered = new Set(model.interfaces.map((i) => i.capability));
+  model.routes.forEach((route, r) => {
+    if (!Object.hasOwn(PROVIDERS, route.provider)) {
+      throw new CatalogLoadError(
+        file,
+        `/routes/${r}/provider`,
+        `no adapter for provider '${route.provider}' (known: ${Object.keys(PROVIDERS).join(", ")})`,
+      );
+    }
+    if (![...offered].some((c) => serves(route.provider, c))) {
+      throw new CatalogLoadError(file, `/routes/${r}/provider`, `'${route.provider}' serves none of this model's capabilities`);
+    }
+    for (const cap of Object.keys(route.upstream_models ?? {})) {
+      if (!offered.has(cap as Capability)) {
+        throw new CatalogLoadError(file, `/routes/${r}/upstream_models/${cap}`, "the model does not offer this capability");
+      }
+    }
+  });
 }
 
 /** A content hash of the files: the same data always yields the same version. */

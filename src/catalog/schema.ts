@@ -226,6 +226,8 @@ export const Route = z
   .object({
     provider: z.string().regex(/^[a-z][a-z0-9-]*$/),
     upstream_model: z.string().min(1),
+    /** The upstream's id per capability where it differs (fal's `…/image-to-video` endpoints, for one). */
+    upstream_models: z.partialRecord(Capability, z.string().min(1)).optional(),
     note: z.string().optional(),
   })
   .strict();

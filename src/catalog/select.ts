@@ -8,7 +8,7 @@ import { ApiError } from "../errors/api-error";
 import type { ErrorCode } from "../errors/codes";
 import type { ProbedMedia } from "../media/probe";
 import type { Capability, Control, InterfaceFile, ModelFile } from "./schema";
-import { type CatalogContext, interfacesOf, isSelectable } from "./views";
+import { type CatalogContext, interfacesOf, isOffered, isSelectable } from "./views";
 
 export type Canvas = { type: "preset"; tier: string; aspect: string } | { type: "target"; width: number; height: number };
 
@@ -519,6 +519,9 @@ export function select(ctx: CatalogContext, req: SelectionRequest): Selection {
   const candidates = interfacesOf(ctx, req.capability);
   if (req.model !== "auto") {
     const found = candidates.find(({ model }) => model.model === req.model);
+    if (found && isOffered(found.model, found.card) && !isSelectable(found.model, found.card, ctx.providers)) {
+      throw noLiveRoute(found.model.model, req.capability);
+    }
     if (!found || !isSelectable(found.model, found.card, ctx.providers)) {
       throw new ApiError(
         "unsupported_model",
@@ -546,9 +549,13 @@ export function select(ctx: CatalogContext, req: SelectionRequest): Selection {
     }
     return selection;
   }
-  const live = candidates.filter(({ model, card }) => isSelectable(model, card, ctx.providers));
   const allFailures: CandidateFailure[] = [];
-  for (const { model, card } of live) {
+  for (const { model, card } of candidates) {
+    if (!isOffered(model, card)) continue;
+    if (!isSelectable(model, card, ctx.providers)) {
+      allFailures.push(noLiveRouteFailure(model.model, req.capability));
+      continue;
+    }
     const { failures, selection } = checkCard(model, card, req);
     if (failures.length === 0) return selection;
     allFailures.push(failures[0] as CandidateFailure);
@@ -557,4 +564,24 @@ export function select(ctx: CatalogContext, req: SelectionRequest): Selection {
     param: allFailures[0]?.param,
     details: { candidate_failures: allFailures.map(({ error: _e, ...f }) => f) },
   });
+}
+
+/** A concrete model whose card is offered but that no configured provider serves for this caller. */
+export function noLiveRoute(model: string, capability: Capability): ApiError {
+  return new ApiError(
+    "model_unavailable",
+    `No provider configured on this deployment serves ${model} for ${capability} with this key; try again later or choose another model.`,
+    { param: "/model", details: { model, reason: "no_live_route" } },
+  );
+}
+
+/** The same reason as an `auto` candidate failure. */
+export function noLiveRouteFailure(model: string, capability: Capability): CandidateFailure {
+  return {
+    model,
+    code: "no_live_route",
+    param: "/model",
+    message: `No provider configured on this deployment serves ${model} for ${capability} with this key.`,
+    error: "unsupported_option",
+  };
 }

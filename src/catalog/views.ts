@@ -3,6 +3,7 @@
  * Internal fields of the data files (ranking, routes' credentials) never leave through here.
  */
 import { dec, fmt } from "../lib/decimal";
+import { hasLiveRoute, routesFor, upstreamModel } from "../providers/routing";
 import type { CatalogBundle } from "./build";
 import type { Capability, CapabilityFile, InterfaceFile, ModelFile } from "./schema";
 
@@ -13,16 +14,23 @@ export interface CatalogContext {
   providers: Set<string>;
 }
 
-export function isSelectable(model: ModelFile, card: InterfaceFile, providers: Set<string>): boolean {
-  const status = card.status ?? model.status;
-  return SELECTABLE.has(status) && model.routes.some((r) => providers.has(r.provider));
+/** Whether the card's status lets it be chosen at all (live, preview, deprecated). */
+export function isOffered(model: ModelFile, card: InterfaceFile): boolean {
+  return SELECTABLE.has(card.status ?? model.status);
 }
 
-function routesView(model: ModelFile, providers: Set<string>) {
+/** Offered, and a route serves it for this caller on this deployment. */
+export function isSelectable(model: ModelFile, card: InterfaceFile, providers: Set<string>): boolean {
+  return isOffered(model, card) && hasLiveRoute(model, card.capability, providers);
+}
+
+/** Each route, and whether it serves this caller now (the sandbox only where no real route does). */
+function routesView(model: ModelFile, card: InterfaceFile, providers: Set<string>) {
+  const live = new Set(routesFor(model, card.capability, providers).map((r) => r.provider));
   return model.routes.map((r) => ({
     provider: r.provider,
-    upstream_model: r.upstream_model,
-    live: providers.has(r.provider),
+    upstream_model: upstreamModel(r, card.capability),
+    live: live.has(r.provider),
     ...(r.provider === "sandbox" ? { simulated: true, note: r.note ?? "built-in simulator" } : {}),
   }));
 }
@@ -64,7 +72,7 @@ export function cardView(ctx: CatalogContext, model: ModelFile, card: InterfaceF
     rules: card.rules,
     pricing,
     auto: capability.auto,
-    routes: routesView(model, ctx.providers),
+    routes: routesView(model, card, ctx.providers),
   };
 }
 

@@ -2,30 +2,41 @@
  * One chat completion, end to end: choose the card, reserve the most it can cost, call the
  * upstream, answer (whole or streamed), and settle the reservation exactly once.
  */
-import { configuredProviders } from "../catalog/providers-configured";
+
+import type { KeyMode } from "../accounts/api-keys";
 import { loadCatalog } from "../catalog/store";
 import type { Env } from "../env";
 import { randomToken } from "../lib/ids";
+import { chatRoutesFor, completeOnRoutes } from "../providers/chat";
+import type { ChatObject, ChatUpstreamResult } from "../providers/chat-upstream";
+import { liveProviders } from "../providers/routing";
 import { type ChatCharge, reserveChat } from "./billing";
 import { estimateCredits, estimatePromptTokens, tokenPrices, usageCredits } from "./pricing";
 import { ChatRelay } from "./relay";
-import { chatRouteFor } from "./routing";
 import type { ChatCompletionRequest } from "./schema";
 import { type ChatSelection, selectChatModel } from "./select";
 import { eventStream } from "./stream";
-import type { ChatObject, ChatUpstreamResult } from "./upstream";
 
 export interface ChatCall {
   env: Env;
   tenantId: string;
+  /** `test` keys are answered by the sandbox and charged nothing. */
+  mode: KeyMode;
   requestId: string;
   waitUntil(promise: Promise<unknown>): void;
 }
 
+const FREE = { input: "0", output: "0", cache_read: "0", reasoning: "0" };
+
+/** The card's token prices; nothing for a test-mode key. */
+function prices(mode: KeyMode, selection: ChatSelection, promptTokens: number) {
+  return mode === "test" ? FREE : tokenPrices(selection.card, promptTokens);
+}
+
 /** What the relay's usage costs on the card, captured against the reservation. */
-function charge(selection: ChatSelection, relay: ChatRelay, ledger: ChatCharge): Promise<string> {
+function charge(mode: KeyMode, selection: ChatSelection, relay: ChatRelay, ledger: ChatCharge): Promise<string> {
   const usage = relay.used();
-  return ledger.capture(usageCredits(tokenPrices(selection.card, usage.prompt_tokens), usage));
+  return ledger.capture(usageCredits(prices(mode, selection, usage.prompt_tokens), usage));
 }
 
 export async function chatCompletion(
@@ -34,22 +45,25 @@ export async function chatCompletion(
   raw: Record<string, unknown>,
 ): Promise<Response> {
   const { env } = call;
-  const ctx = { bundle: await loadCatalog(env.CATALOG), providers: configuredProviders(env) };
+  const ctx = { bundle: await loadCatalog(env.CATALOG), providers: liveProviders(env, call.mode) };
   const promptTokens = estimatePromptTokens(body);
   const selection = selectChatModel(ctx, body, promptTokens);
-  const route = chatRouteFor(env, selection.model);
+  const routes = chatRoutesFor(env, selection.model, ctx.providers);
   const stream = body.stream === true;
   const reserve = estimateCredits(
-    tokenPrices(selection.card, promptTokens),
+    prices(call.mode, selection, promptTokens),
     promptTokens,
     selection.maxCompletionTokens * (body.n ?? 1),
   );
   const ledger = await reserveChat(env, call.tenantId, call.requestId, reserve);
   const includeUsage = stream && body.stream_options?.include_usage === true;
   const relay = new ChatRelay(`chatcmpl-${randomToken(16)}`, selection.model.model, promptTokens, includeUsage);
-  const upstreamBody: Record<string, unknown> = { ...raw, model: route.upstreamModel };
-  // The service needs the upstream's count to charge a stream, whether or not the client asked for it.
-  if (stream) upstreamBody.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
+  const upstreamBody = (upstreamModel: string): Record<string, unknown> => ({
+    ...raw,
+    model: upstreamModel,
+    // The service needs the upstream's count to charge a stream, whether or not the client asked for it.
+    ...(stream ? { stream_options: { ...(body.stream_options ?? {}), include_usage: true } } : {}),
+  });
   const abort = new AbortController();
 
   // Settlement must not depend on the client staying connected.
@@ -57,13 +71,19 @@ export async function chatCompletion(
     let result: ChatUpstreamResult;
     let first: ChatObject | null = null;
     try {
-      result = await route.upstream.complete(
-        { body: upstreamBody, stream, maxCompletionTokens: selection.maxCompletionTokens, requestId: call.requestId },
+      ({ result } = await completeOnRoutes(
+        routes,
+        (route) => ({
+          body: upstreamBody(route.upstreamModel),
+          stream,
+          maxCompletionTokens: selection.maxCompletionTokens,
+          requestId: call.requestId,
+        }),
         abort.signal,
-      );
+      ));
       if (!result.stream) {
         const completion = relay.completion(result.completion);
-        const charged = await charge(selection, relay, ledger);
+        const charged = await charge(call.mode, selection, relay, ledger);
         return Response.json(completion, { headers: { "X-Credits-Charged": charged } });
       }
       // Failures up to the first forwardable chunk are still answered as JSON errors.
@@ -87,8 +107,8 @@ export async function chatCompletion(
       abort,
       waitUntil: call.waitUntil,
       settlement: {
-        complete: () => charge(selection, relay, ledger).then(() => {}),
-        cutShort: () => (relay.hasDelivered ? charge(selection, relay, ledger).then(() => {}) : ledger.release()),
+        complete: () => charge(call.mode, selection, relay, ledger).then(() => {}),
+        cutShort: () => (relay.hasDelivered ? charge(call.mode, selection, relay, ledger).then(() => {}) : ledger.release()),
       },
     });
     return new Response(body, {

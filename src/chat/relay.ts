@@ -4,9 +4,9 @@
  * was delivered, so that a stream cut short is charged for what the client received.
  */
 
+import { contentFiltered } from "../providers/chat-errors";
+import type { ChatObject } from "../providers/chat-upstream";
 import { type ChatUsage, normalizeUsage, textTokens, usageOf } from "./pricing";
-import type { ChatObject } from "./upstream";
-import { contentFiltered } from "./upstream-errors";
 
 const filtered = (choices: unknown) => Array.isArray(choices) && choices.some((c) => c?.finish_reason === "content_filter");
 

@@ -4,8 +4,8 @@
  */
 
 import type { InterfaceFile, ModelFile } from "../catalog/schema";
-import { type CandidateFailure, checkCard } from "../catalog/select";
-import { type CatalogContext, interfacesOf, isSelectable } from "../catalog/views";
+import { type CandidateFailure, checkCard, noLiveRoute, noLiveRouteFailure } from "../catalog/select";
+import { type CatalogContext, interfacesOf, isOffered, isSelectable } from "../catalog/views";
 import { ApiError } from "../errors/api-error";
 import type { ChatCompletionRequest } from "./schema";
 
@@ -65,6 +65,8 @@ export function selectChatModel(ctx: CatalogContext, body: ChatCompletionRequest
   const candidates = interfacesOf(ctx, "chat_completion");
   const selectable = candidates.filter(({ model, card }) => isSelectable(model, card, ctx.providers));
   if (body.model !== "auto") {
+    const offered = candidates.find(({ model, card }) => model.model === body.model && isOffered(model, card));
+    if (offered && !isSelectable(offered.model, offered.card, ctx.providers)) throw noLiveRoute(body.model, "chat_completion");
     const found = selectable.find(({ model }) => model.model === body.model);
     if (!found) {
       throw new ApiError("unsupported_model", `Model '${body.model}' is not a chat model available on this deployment.`, {
@@ -83,8 +85,12 @@ export function selectChatModel(ctx: CatalogContext, body: ChatCompletionRequest
     return { ...found, maxCompletionTokens };
   }
   const firstFailures: CandidateFailure[] = [];
-  for (const { model, card } of selectable) {
+  for (const { model, card } of candidates) {
     if ((card.status ?? model.status) !== "live") continue;
+    if (!isSelectable(model, card, ctx.providers)) {
+      firstFailures.push(noLiveRouteFailure(model.model, "chat_completion"));
+      continue;
+    }
     const { failures, maxCompletionTokens } = check(model, card, body, promptTokens);
     if (failures.length === 0) return { model, card, maxCompletionTokens };
     firstFailures.push(failures[0] as CandidateFailure);

@@ -5,8 +5,8 @@
  * `data: {"error": …}` event before `[DONE]`; a client that goes away aborts the upstream call.
  */
 import { ApiError, errorEnvelope } from "../errors/api-error";
+import type { ChatObject } from "../providers/chat-upstream";
 import type { ChatRelay } from "./relay";
-import type { ChatObject } from "./upstream";
 
 export interface StreamSettlement {
   /** The stream ended normally: charge the upstream's usage. */

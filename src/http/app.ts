@@ -10,6 +10,7 @@ import { catalogRoutes } from "./routes/catalog";
 import { chatRoutes } from "./routes/chat";
 import { operationRoutes } from "./routes/operations";
 import { taskRoutes } from "./routes/tasks";
+import { upstreamRoutes } from "./routes/upstream";
 
 function respondWithError(c: Context<AppEnv>, error: ApiError) {
   const headers: Record<string, string> = { ...(error.headers ?? {}) };
@@ -40,6 +41,7 @@ export function createApp() {
   app.route("/", operationRoutes);
   app.route("/", taskRoutes);
   app.route("/", chatRoutes);
+  app.route("/", upstreamRoutes);
   mountDocs(app);
 
   app.notFound((c) =>

@@ -16,3 +16,10 @@ export function timingSafeEqualStrings(a: string, b: string): boolean {
   }
   return crypto.subtle.timingSafeEqual(ab, bb);
 }
+
+/** HMAC-SHA256 of `message` under `secret`, as lowercase hex. */
+export async function hmacSha256Hex(secret: string, message: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(message));
+  return [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}

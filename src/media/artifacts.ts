@@ -9,7 +9,8 @@ export async function artifactId(taskId: string, index: number, name = "output")
   return `art_${(await sha256Hex(`${taskId}:${name}:${index}`)).slice(0, 32)}`;
 }
 
-const key = (id: string) => `artifacts/${id}`;
+export const artifactKey = (id: string) => `artifacts/${id}`;
+const key = artifactKey;
 
 export async function putArtifact(
   bucket: R2Bucket,

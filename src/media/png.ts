@@ -32,32 +32,28 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
   return out;
 }
 
-async function deflate(data: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([data]).stream().pipeThrough(new CompressionStream("deflate"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
-}
-
-/** `pixels` is RGB or RGBA, row-major, `channels` bytes per pixel. */
-export async function encodePng(width: number, height: number, pixels: Uint8Array, channels: 3 | 4): Promise<Uint8Array> {
-  const stride = width * channels;
-  // Filter type 1 (Sub) per row: smooth synthetic images compress far better than with no filter.
-  const raw = new Uint8Array((stride + 1) * height);
-  for (let y = 0; y < height; y++) {
-    const o = y * (stride + 1);
-    raw[o] = 1;
-    const row = y * stride;
-    for (let x = 0; x < stride; x++) {
-      const left = x >= channels ? (pixels[row + x - channels] as number) : 0;
-      raw[o + 1 + x] = ((pixels[row + x] as number) - left) & 0xff;
-    }
-  }
+/**
+ * A PNG whose filtered rows (each with its filter byte) are made one at a time and deflated as
+ * they come, so a large image never needs its whole raster in memory. `colorType`: 2 RGB, 6 RGBA.
+ */
+export async function pngFromRows(
+  width: number,
+  height: number,
+  colorType: 2 | 6,
+  rowAt: (y: number) => Uint8Array<ArrayBuffer>,
+): Promise<Uint8Array> {
+  const zlib = new CompressionStream("deflate");
+  const compressed = new Response(zlib.readable).arrayBuffer();
+  const writer = zlib.writable.getWriter();
+  for (let y = 0; y < height; y++) await writer.write(rowAt(y));
+  await writer.close();
+  const idat = new Uint8Array(await compressed);
   const ihdr = new Uint8Array(13);
   const v = new DataView(ihdr.buffer);
   v.setUint32(0, width);
   v.setUint32(4, height);
   ihdr[8] = 8;
-  ihdr[9] = channels === 4 ? 6 : 2;
-  const idat = await deflate(raw);
+  ihdr[9] = colorType;
   const parts = [SIGNATURE, chunk("IHDR", ihdr), chunk("IDAT", idat), chunk("IEND", new Uint8Array())];
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let off = 0;
@@ -66,4 +62,20 @@ export async function encodePng(width: number, height: number, pixels: Uint8Arra
     off += p.length;
   }
   return out;
+}
+
+/** `pixels` is RGB or RGBA, row-major, `channels` bytes per pixel. */
+export async function encodePng(width: number, height: number, pixels: Uint8Array, channels: 3 | 4): Promise<Uint8Array> {
+  const stride = width * channels;
+  // Filter type 1 (Sub) per row: smooth synthetic images compress far better than with no filter.
+  return pngFromRows(width, height, channels === 4 ? 6 : 2, (y) => {
+    const out = new Uint8Array(stride + 1);
+    out[0] = 1;
+    const row = y * stride;
+    for (let x = 0; x < stride; x++) {
+      const left = x >= channels ? (pixels[row + x - channels] as number) : 0;
+      out[1 + x] = ((pixels[row + x] as number) - left) & 0xff;
+    }
+    return out;
+  });
 }

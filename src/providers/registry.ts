@@ -1,19 +1,24 @@
-import type { z } from "zod";
-import type { Route } from "../catalog/schema";
+/**
+ * Adapters by provider name. Adding a provider is one folder under src/providers/ and one line
+ * here (and its entry in names.ts, which a test holds to this map).
+ */
+import { falAdapter } from "./fal/index";
+import { openaiAdapter } from "./openai/index";
+import { replicateAdapter } from "./replicate/index";
 import { sandboxAdapter } from "./sandbox/adapter";
 import type { ProviderAdapter } from "./types";
 
-/** Adapters by provider name; a route is usable when its provider has an adapter and is configured. */
 const ADAPTERS: Record<string, ProviderAdapter> = {
   sandbox: sandboxAdapter,
+  fal: falAdapter,
+  openai: openaiAdapter,
+  replicate: replicateAdapter,
 };
 
 export function adapterFor(provider: string): ProviderAdapter | null {
   return Object.hasOwn(ADAPTERS, provider) ? (ADAPTERS[provider] as ProviderAdapter) : null;
 }
 
-/** The route a task runs on: a configured real upstream first, the sandbox otherwise. */
-export function chooseRoute(routes: z.infer<typeof Route>[], configured: Set<string>): z.infer<typeof Route> | null {
-  const usable = routes.filter((r) => configured.has(r.provider) && adapterFor(r.provider));
-  return usable.find((r) => r.provider !== "sandbox") ?? usable[0] ?? null;
+export function adapterNames(): string[] {
+  return Object.keys(ADAPTERS);
 }

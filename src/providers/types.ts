@@ -1,26 +1,22 @@
 /**
- * The one interface every upstream adapter implements. The task object drives it: submit once,
- * poll until done, fetch the result, cancel on request. Adapters are stateless; whatever they
- * need between calls is in the handle the task object stores.
+ * The one interface every upstream implements. The task object drives a media job: submit once,
+ * poll until done, fetch the result, cancel on request. Adapters are stateless; whatever they need
+ * between calls is in the handle the task object stores the moment `submit` returns.
+ * Chat is the other half: an upstream that can answer chat completions exposes `chat`.
  */
-import type { Capability, InterfaceFile } from "../catalog/schema";
 import type { Env } from "../env";
 import type { ErrorCode } from "../errors/codes";
+import type { ProviderConfig } from "./config";
+import type { JobInput, MediaCapability, ProviderJob } from "./jobs";
 
-export interface ProviderJob {
-  task_id: string;
-  tenant_id: string;
-  capability: Capability;
-  upstream_model: string;
-  card: InterfaceFile;
-  /** The normalized request: prompt, resolved controls, dimensions, counts. */
-  request: Record<string, unknown>;
-  metadata: Record<string, string>;
-}
+export type { JobFor, JobInput, MediaCapability, ProviderJob } from "./jobs";
 
 export interface ProviderHandle {
+  /** The upstream's own id for the job (prediction id, request id, …). */
   job_id: string;
   submitted_at: number;
+  /** Whatever else the adapter needs later (status and result URLs, the endpoint it used). */
+  data?: Record<string, string>;
 }
 
 export interface Progress {
@@ -36,44 +32,100 @@ export type PollResult =
   | { state: "succeeded" }
   | { state: "failed"; error: { code: ErrorCode; message: string } };
 
-export interface ProviderOutput {
+/** An output: bytes the adapter already holds, or a URL the service downloads (with a size cap) into R2. */
+export type OutputSource = { bytes: Uint8Array } | { url: string; headers?: Record<string, string> };
+
+export type ProviderOutput = {
   kind: "image" | "video" | "audio" | "text";
-  content_type: string;
-  bytes: Uint8Array;
+  /** Required with bytes; with a URL the downloaded bytes decide (their probed type wins). */
+  content_type?: string;
   width?: number;
   height?: number;
   duration_seconds?: number;
   index: number;
-}
+} & OutputSource;
 
 export interface ProviderResult {
   outputs: ProviderOutput[];
-  /** Usage counters as the upstream reports them (images, seconds, characters, tokens). */
+  /**
+   * Usage as the upstream reports it (tokens, characters, seconds). Image counts and pixels, and
+   * seconds of audio and video, are measured by the service from the stored outputs when absent.
+   */
   usage: Record<string, number>;
   text?: string;
   metadata?: Record<string, unknown>;
 }
 
+/** How an adapter reaches the job's inputs: a short-lived signed URL served by this service, or the bytes. */
+export interface InputAccess {
+  url(input: JobInput): Promise<string>;
+  bytes(input: JobInput): Promise<Uint8Array>;
+}
+
 export interface ProviderContext {
   env: Env;
   now: number;
+  config: ProviderConfig;
+  inputs: InputAccess;
+  /** Where this provider may call back to wake the task, when the deployment has a public URL. */
+  webhookUrl: string | null;
 }
 
 export interface ProviderAdapter {
   readonly name: string;
+  /** The provider's documented API base (PROVIDER_<NAME>_BASE_URL overrides it). */
+  readonly defaultBaseUrl: string;
+  /** The media capabilities it serves (a card's route to it is live for these only). */
+  readonly capabilities: readonly MediaCapability[];
+  /** Whether it answers chat completions (`chatUpstream` in src/providers/chat.ts). */
+  readonly chat?: boolean;
   submit(job: ProviderJob, ctx: ProviderContext): Promise<ProviderHandle>;
   poll(handle: ProviderHandle, job: ProviderJob, ctx: ProviderContext): Promise<PollResult>;
-  /** Throws when the result cannot be downloaded; the task object retries (3 attempts in all). */
+  /** Throws when the result cannot be read; the task object retries (3 attempts in all). */
   fetchResult(handle: ProviderHandle, job: ProviderJob, ctx: ProviderContext): Promise<ProviderResult>;
   cancel(handle: ProviderHandle, job: ProviderJob, ctx: ProviderContext): Promise<"canceled" | "not_cancelable">;
+  /**
+   * After a crash between a submission and the write of its handle: the job this task submitted,
+   * found by the tag the adapter put on it, or null when there is none. Adapters whose upstream
+   * cannot tag or list jobs leave it out (the rule for them is in docs/providers.md).
+   */
+  reconcile?(job: ProviderJob, ctx: ProviderContext, since: number): Promise<ProviderHandle | null>;
+  /**
+   * Checks a webhook the provider sent to /webhooks/providers/<name>/<task_id>. Returns the upstream
+   * job id it is about when it is authentic, null otherwise. A webhook only wakes the task early:
+   * polling still decides the outcome, so a lost or forged one changes nothing.
+   */
+  verifyWebhook?(request: Request, body: Uint8Array, config: ProviderConfig): Promise<{ job_id: string } | null>;
 }
 
+/**
+ * Whether the upstream may have accepted the job when a submission failed:
+ * - "no": it answered with a refusal (an HTTP error status): safe to retry or move to another route;
+ * - "unknown": no answer (timeout, broken connection): it may be running; never moved to another route.
+ */
+export type Accepted = "no" | "unknown";
+
 export class ProviderError extends Error {
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+  readonly accepted: Accepted;
+  readonly upstreamStatus: number | undefined;
+  /** The upstream answered, but not in its documented shape (the task gives up after a few in a row). */
+  readonly malformed: boolean;
   constructor(
     readonly code: ErrorCode,
     message: string,
+    opts: { retryable?: boolean; retryAfterMs?: number; accepted?: Accepted; status?: number; malformed?: boolean } = {},
   ) {
     super(message);
     this.name = "ProviderError";
+    this.retryable = opts.retryable ?? false;
+    this.retryAfterMs = opts.retryAfterMs;
+    this.accepted = opts.accepted ?? "no";
+    this.upstreamStatus = opts.status;
+    this.malformed = opts.malformed ?? false;
   }
 }
+
+/** Safety outcomes end the task at once: refunded, never retried, never moved to another route. */
+export const SAFETY_CODES: ReadonlySet<ErrorCode> = new Set(["safety_rejected", "content_filtered"]);

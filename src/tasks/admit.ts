@@ -6,8 +6,7 @@
 import { accountFor, type Caller } from "../accounts/service";
 import type { CatalogBundle } from "../catalog/build";
 import { type Estimate, estimateCredits, pricedMeters } from "../catalog/pricing";
-import { configuredProviders } from "../catalog/providers-configured";
-import { select } from "../catalog/select";
+import { noLiveRoute, select } from "../catalog/select";
 import { loadCatalog } from "../catalog/store";
 import { interfacesOf, isSelectable } from "../catalog/views";
 import type { Env } from "../env";
@@ -17,7 +16,7 @@ import { flatten, getPath } from "../lib/paths";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import { resolveMediaInput } from "../media/resolve-input";
 import type { MediaRef, OperationContext, OperationSpec, StoredMedia } from "../operations/types";
-import { chooseRoute } from "../providers/registry";
+import { liveProviders, type RoutePlan, routesFor } from "../providers/routing";
 import { deadlineSeconds } from "./deadlines";
 import { requestHash, requireIdempotencyKey } from "./idempotency";
 import type { Envelope, TaskPlan } from "./record";
@@ -164,7 +163,7 @@ export async function admitOperation<B extends CommonFields>(
     if (seen) return outcome(seen);
   }
   const callback = await checkCallback(ctx, body);
-  const providers = configuredProviders(ctx.env);
+  const providers = liveProviders(ctx.env, ctx.caller.mode);
   const bundle = await loadCatalog(ctx.env.CATALOG);
 
   let voice: { voice_id: string; compatible_models: string[] } | undefined;
@@ -190,11 +189,13 @@ export async function admitOperation<B extends CommonFields>(
   );
   const opCtx: OperationContext<B> = { body, raw, selection, media };
   spec.check?.(opCtx);
-  const route = chooseRoute(selection.model.routes, providers);
-  if (!route)
-    throw new ApiError("model_unavailable", `No provider can serve ${selection.model.model} right now.`, { param: "/model" });
+  const routes = drillRouteOrder(ctx.env, body.metadata, routesFor(selection.model, spec.capability, providers));
+  const route = routes[0];
+  if (!route) throw noLiveRoute(selection.model.model, spec.capability);
+  const meters = pricedMeters(selection.card, spec.dimensions?.(opCtx) ?? {}, spec.usageKey);
   const estimate: Estimate = {
-    meters: pricedMeters(selection.card, spec.dimensions?.(opCtx) ?? {}, spec.usageKey),
+    // Test-mode keys are charged nothing: their usage is measured and priced at zero.
+    meters: ctx.caller.mode === "test" ? meters.map((m) => ({ ...m, unit_credits: "0" })) : meters,
     quantities: spec.quantities(opCtx),
   };
   const input = Object.fromEntries(Object.entries(raw).filter(([k]) => !COMMON_FIELDS.has(k)));
@@ -203,7 +204,9 @@ export async function admitOperation<B extends CommonFields>(
     capability: spec.capability,
     model: typeof raw.model === "string" ? raw.model : "auto",
     resolved_model: selection.model.model,
-    route: { provider: route.provider, upstream_model: route.upstream_model },
+    route,
+    routes,
+    mode: ctx.caller.mode,
     card: selection.card,
     request: {
       ...spec.providerRequest(opCtx),
@@ -211,7 +214,11 @@ export async function admitOperation<B extends CommonFields>(
     },
     input,
     metadata: body.metadata ?? {},
-    warnings: [...(spec.warnings?.(opCtx) ?? []), ...canvasWarnings(opCtx)],
+    warnings: [
+      ...(spec.warnings?.(opCtx) ?? []),
+      ...canvasWarnings(opCtx),
+      ...simulatedWarning(ctx, selection.model.model, route.provider),
+    ],
     estimate: estimateCredits(estimate),
     pricing: estimate.meters,
     callback,
@@ -234,6 +241,31 @@ function canvasWarnings(ctx: OperationContext<any>): { code: string; message: st
       code: "canvas_normalized",
       message: `${canvas.width}x${canvas.height} becomes ${d.width}x${d.height} on ${ctx.selection.model.model}; the output reports its actual size.`,
       field: "/canvas",
+    },
+  ];
+}
+
+/**
+ * A drill (fault injection only, never in the regions): `metadata.drill_route` names the provider
+ * to try first, so the conformance suite can hold each route of a model to the same cases.
+ */
+function drillRouteOrder(env: Env, metadata: Record<string, string> | undefined, routes: RoutePlan[]): RoutePlan[] {
+  const first = metadata?.drill_route;
+  if (env.SANDBOX_FAULT_INJECTION !== "true" || !first) return routes;
+  return [...routes.filter((r) => r.provider === first), ...routes.filter((r) => r.provider !== first)];
+}
+
+/** Sandbox output is never silent: the envelope says so, and why. */
+function simulatedWarning(ctx: AdmissionContext, model: string, provider: string) {
+  if (provider !== "sandbox") return [];
+  return [
+    {
+      code: "simulated_output",
+      message:
+        ctx.caller.mode === "test"
+          ? "Test-mode key: the built-in sandbox produces this task's output (simulated, not the real model) and nothing is charged."
+          : `No real provider serving ${model} is configured on this deployment: the built-in sandbox produces this output (simulated, not the real model).`,
+      field: "/model",
     },
   ];
 }

@@ -3,10 +3,12 @@
  * the envelope is the spec's view of it, the same for reads, cancel and callbacks.
  */
 
+import type { KeyMode } from "../accounts/api-keys";
 import type { PricedMeter, UsageLine } from "../catalog/pricing";
 import type { Capability, InterfaceFile } from "../catalog/schema";
 import { ApiError } from "../errors/api-error";
 import type { ErrorCode } from "../errors/codes";
+import type { RoutePlan } from "../providers/routing";
 import type { Progress, ProviderHandle } from "../providers/types";
 
 export type TaskStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
@@ -75,7 +77,11 @@ export interface TaskPlan {
   capability: Capability;
   model: string;
   resolved_model: string;
-  route: { provider: string; upstream_model: string };
+  /** The route tried first, and every route of the same model the task may move to, in order. */
+  route: RoutePlan;
+  routes: RoutePlan[];
+  /** The key's mode: `test` tasks run on the sandbox and are charged nothing. */
+  mode: KeyMode;
   card: InterfaceFile;
   request: Record<string, unknown>;
   input: Record<string, unknown>;
@@ -100,6 +106,8 @@ export interface TaskRecord
     | "model"
     | "resolved_model"
     | "route"
+    | "routes"
+    | "mode"
     | "card"
     | "request"
     | "input"
@@ -123,6 +131,17 @@ export interface TaskRecord
   pending_outcome: { status: "succeeded" | "failed" | "canceled"; error?: TaskError } | null;
   callback: CallbackState | null;
   provider_handle: ProviderHandle | null;
+  /** Which of `routes` the task is on, and the submissions made on it. */
+  route_index: number;
+  submit_attempts: number;
+  /** Written before a submission goes out, cleared when its answer is stored: a crash leaves it set. */
+  submitting: { route_index: number; at: number } | null;
+  /** An attempt on this route got no answer and may have been accepted: the task stays on this route. */
+  route_uncertain: boolean;
+  /** Failed submissions, oldest first (the envelope's `provider.attempts`). */
+  route_failures: { provider: string; code: string; message: string; at: string }[];
+  /** Consecutive status answers in an undocumented shape. */
+  malformed_polls: number;
   poll_attempts: number;
   fetch_attempts: number;
   next_poll_at: number | null;
@@ -156,6 +175,18 @@ export function envelope(rec: TaskRecord) {
     progress: rec.progress,
     output: rec.output,
     warnings: rec.warnings,
+    provider: {
+      name: rec.route.provider,
+      upstream_model: rec.route.upstream_model,
+      simulated: rec.route.provider === "sandbox",
+      mode: rec.mode ?? "live",
+      failed_attempts: (rec.route_failures ?? []).map((f) => ({
+        provider: f.provider,
+        code: f.code,
+        message: f.message,
+        at: f.at,
+      })),
+    },
     ...(rec.error ? { error: errorObject(rec.error, rec.request_id) } : {}),
     usage: rec.usage,
     billing: {

@@ -6,16 +6,39 @@ import type { Env } from "../env";
 import type { ErrorCode } from "../errors/codes";
 import { dec, fmt } from "../lib/decimal";
 import { policyFrom } from "../lib/url-policy";
-import { artifactId, putArtifact } from "../media/artifacts";
+import { artifactId, artifactKey, putArtifact } from "../media/artifacts";
+import { type ProbedMedia, probeMedia } from "../media/probe";
+import { configFor, providerContext } from "../providers/context";
+import { DownloadError, downloadToR2, OUTPUT_CAP_BYTES } from "../providers/download";
+import type { JobInput } from "../providers/jobs";
+import { providerMessage } from "../providers/messages";
 import { adapterFor } from "../providers/registry";
-import { ProviderError, type ProviderJob, type ProviderResult } from "../providers/types";
-import { type Envelope, emptyUsage, envelope, type TaskError, type TaskPlan, type TaskRecord, TERMINAL } from "./record";
+import {
+  type PollResult,
+  type ProviderAdapter,
+  type ProviderContext,
+  ProviderError,
+  type ProviderHandle,
+  type ProviderJob,
+  type ProviderOutput,
+  type ProviderResult,
+  SAFETY_CODES,
+} from "../providers/types";
+import { type Envelope, emptyUsage, envelope, type TaskPlan, type TaskRecord, TERMINAL } from "./record";
 
 /** How long a crashed admission keeps its Idempotency-Key before another request may take it. */
 export const ADMISSION_LEASE_MS = 30_000;
 const POLL_DELAYS_MS = [250, 500, 1000, 2000, 3000, 5000, 10000, 15000];
 const FETCH_ATTEMPTS = 3;
 const FETCH_RETRY_MS = 1000;
+/** Attempts on one route before the task moves to the model's next route. */
+const SUBMIT_ATTEMPTS_PER_ROUTE = 3;
+/** A route that asks to wait longer than this is treated as failing now. */
+const MAX_SUBMIT_WAIT_MS = 60_000;
+/** Consecutive status answers in an undocumented shape before the task gives up on the job. */
+const MALFORMED_POLLS = 5;
+/** Clock difference allowed when looking for an earlier submission. */
+const RECONCILE_SLACK_MS = 60_000;
 
 export type CreateResult =
   | { kind: "created"; envelope: Envelope }
@@ -74,7 +97,7 @@ export class TaskObject extends DurableObject<Env> {
 
   private load(): TaskRecord | null {
     const row = this.sql.exec<{ record: string }>("SELECT record FROM task WHERE id = 1").toArray()[0];
-    return row ? (JSON.parse(row.record) as TaskRecord) : null;
+    return row ? withDefaults(JSON.parse(row.record) as TaskRecord) : null;
   }
 
   private save(rec: TaskRecord): void {
@@ -157,6 +180,8 @@ export class TaskObject extends DurableObject<Env> {
       model: plan.model,
       resolved_model: plan.resolved_model,
       route: plan.route,
+      routes: plan.routes,
+      mode: plan.mode,
       card: plan.card,
       request: plan.request,
       input: plan.input,
@@ -185,6 +210,12 @@ export class TaskObject extends DurableObject<Env> {
           }
         : null,
       provider_handle: null,
+      route_index: 0,
+      submit_attempts: 0,
+      submitting: null,
+      route_uncertain: false,
+      route_failures: [],
+      malformed_polls: 0,
       poll_attempts: 0,
       fetch_attempts: 0,
       next_poll_at: null,
@@ -271,9 +302,13 @@ export class TaskObject extends DurableObject<Env> {
     }
     if (rec.provider_handle) {
       const adapter = adapterFor(rec.route.provider);
-      const answer = adapter
-        ? await adapter.cancel(rec.provider_handle, this.job(rec), { env: this.env, now: Date.now() })
-        : "not_cancelable";
+      const config = adapter ? configFor(this.env, adapter) : null;
+      const answer =
+        adapter && config
+          ? await adapter
+              .cancel(rec.provider_handle, this.job(rec), providerContext(this.env, adapter, config, rec))
+              .catch(() => "not_cancelable" as const)
+          : "not_cancelable";
       rec = this.load() as TaskRecord;
       if (TERMINAL.has(rec.status)) return { kind: "ok", envelope: envelope(rec) };
       if (answer !== "canceled" || rec.pending_outcome) return { kind: "conflict", envelope: envelope(rec) };
@@ -297,16 +332,34 @@ export class TaskObject extends DurableObject<Env> {
     await this.scheduleNext();
   }
 
+  /**
+   * A provider's webhook said the job moved: poll now rather than at the next scheduled time.
+   * It decides nothing itself, so a forged or stale one costs one early poll at most.
+   */
+  async wake(provider: string, jobId: string): Promise<boolean> {
+    const rec = this.load();
+    if (rec?.step !== "poll" || rec.route.provider !== provider || rec.provider_handle?.job_id !== jobId) return false;
+    this.event("provider_webhook", { provider, job_id: jobId });
+    rec.next_poll_at = Date.now();
+    this.save(rec);
+    await this.ctx.storage.setAlarm(Date.now());
+    return true;
+  }
+
   private job(rec: TaskRecord): ProviderJob {
+    const { inputs = [], ...request } = rec.request as { inputs?: JobInput[] } & Record<string, unknown>;
     return {
       task_id: rec.task_id,
       tenant_id: rec.tenant_id,
       capability: rec.capability,
+      model: rec.resolved_model,
       upstream_model: rec.route.upstream_model,
       card: rec.card,
-      request: rec.request,
+      // Built by the capability's operation at admission (src/operations), so it has that capability's shape.
+      request,
+      inputs,
       metadata: rec.metadata,
-    };
+    } as unknown as ProviderJob;
   }
 
   /**
@@ -344,138 +397,234 @@ export class TaskObject extends DurableObject<Env> {
         this.fail(rec, "model_timeout", `The task did not finish before its deadline (${rec.deadline_at}).`);
         continue;
       }
-      const adapter = adapterFor(rec.route.provider);
-      const ctx = { env: this.env, now };
-      if (!adapter && rec.step !== "settle") {
-        this.fail(rec, "model_unavailable", `Provider ${rec.route.provider} is not available.`);
+      if (rec.step === "settle") {
+        await this.settle(rec);
         continue;
       }
-      switch (rec.step) {
-        case "submit": {
-          rec.progress = { percent: 0, stage: "submitting", message: `Submitting to ${rec.route.provider}` };
-          this.save(rec);
-          this.event("provider_submit", { provider: rec.route.provider });
-          let handle: NonNullable<TaskRecord["provider_handle"]>;
-          try {
-            handle = await adapter!.submit(this.job(rec), ctx);
-          } catch (e) {
-            if (this.stillCurrent(rec))
-              this.fail(rec, e instanceof ProviderError ? e.code : "model_request_failed", providerMessage(e));
-            continue;
-          }
-          if (!this.stillCurrent(rec)) {
-            // Canceled while submitting: stop the job we just started rather than orphan it.
-            await adapter!.cancel(handle, this.job(rec), ctx).catch(() => "not_cancelable");
-            continue;
-          }
-          rec.provider_handle = handle;
-          rec.step = "poll";
-          rec.progress = { percent: 1, stage: "submitted", message: "Accepted by the provider" };
-          rec.next_poll_at = now;
-          this.save(rec);
-          await this.drill(rec, "submit");
+      if (rec.step === "done") return;
+      const adapter = adapterFor(rec.route.provider);
+      const config = adapter ? configFor(this.env, adapter) : null;
+      if (!adapter || !config) {
+        // The provider's credential was removed after admission: another route may still serve.
+        if (
+          rec.step === "submit" &&
+          this.moveToNextRoute(rec, "model_unavailable", `${rec.route.provider} is not configured.`, now)
+        )
           continue;
-        }
-        case "poll": {
-          if (rec.next_poll_at && rec.next_poll_at > now) return;
-          let result: Awaited<ReturnType<NonNullable<typeof adapter>["poll"]>>;
-          try {
-            result = await adapter!.poll(rec.provider_handle!, this.job(rec), ctx);
-          } catch (e) {
-            if (!this.stillCurrent(rec)) continue;
-            // A failed poll is not a failed job: try again later, within the deadline.
-            rec.poll_attempts++;
-            rec.next_poll_at = now + backoff(rec.poll_attempts);
-            rec.progress = { ...rec.progress, message: `Provider status unavailable: ${providerMessage(e)}` };
-            this.save(rec);
-            return;
-          }
-          if (!this.stillCurrent(rec)) continue;
-          if (result.state !== "failed" && result.state !== "queued" && rec.status === "queued") {
-            // The provider has started: the task is running from now.
-            rec.status = "running";
-            rec.started_at = new Date(now).toISOString();
-            this.save(rec);
-            await this.index(rec);
-          }
-          if (result.state === "queued" || result.state === "running") {
-            rec.poll_attempts++;
-            rec.progress = { ...result.progress, percent: Math.max(rec.progress.percent, Math.min(95, result.progress.percent)) };
-            rec.next_poll_at = now + (result.poll_after_ms ?? backoff(rec.poll_attempts));
-            this.save(rec);
-            return;
-          }
-          if (result.state === "failed") {
-            this.fail(rec, result.error.code, result.error.message);
-            continue;
-          }
-          rec.step = "fetch";
-          rec.progress = { percent: 96, stage: "storing_outputs", message: "Storing outputs" };
-          rec.next_poll_at = null;
-          this.save(rec);
-          continue;
-        }
-        case "fetch": {
-          if (rec.next_poll_at && rec.next_poll_at > now) return;
-          rec.fetch_attempts++;
-          this.save(rec);
-          try {
-            const result = await adapter!.fetchResult(rec.provider_handle!, this.job(rec), ctx);
-            await this.storeOutputs(rec, result);
-          } catch (e) {
-            if (!this.stillCurrent(rec)) continue;
-            if (rec.fetch_attempts >= FETCH_ATTEMPTS) {
-              this.fail(
-                rec,
-                "model_output_invalid",
-                `The output could not be downloaded after ${FETCH_ATTEMPTS} attempts: ${providerMessage(e)}`,
-              );
-              continue;
-            }
-            rec.next_poll_at = now + FETCH_RETRY_MS * rec.fetch_attempts;
-            this.save(rec);
-            return;
-          }
-          continue;
-        }
-        case "settle":
-          await this.settle(rec);
-          continue;
-        case "done":
-          return;
+        this.fail(rec, "model_unavailable", `Provider ${rec.route.provider} is not available on this deployment.`);
+        continue;
       }
+      const ctx = providerContext(this.env, adapter, config, rec);
+      const wait =
+        rec.step === "submit"
+          ? await this.submitStep(rec, adapter, ctx)
+          : rec.step === "poll"
+            ? await this.pollStep(rec, adapter, ctx)
+            : await this.fetchStep(rec, adapter, ctx);
+      if (wait) return;
     }
   }
 
-  private async storeOutputs(rec: TaskRecord, result: ProviderResult): Promise<void> {
-    const files = [];
-    for (const out of result.outputs) {
-      const id = await artifactId(rec.task_id, out.index, out.kind);
-      await putArtifact(this.env.ARTIFACTS, id, out.bytes, {
-        tenant_id: rec.tenant_id,
-        task_id: rec.task_id,
-        content_type: out.content_type,
-      });
-      files.push({
-        artifact_id: id,
-        url: `${rec.origin}/v1/artifacts/${id}`,
-        content_type: out.content_type,
-        bytes: out.bytes.byteLength,
-        index: out.index,
-        ...(out.width !== undefined ? { width: out.width, height: out.height } : {}),
-        ...(out.duration_seconds !== undefined ? { duration_seconds: out.duration_seconds } : {}),
-      });
+  /** Returns true when the task now waits (a backoff); false to run the next step at once. */
+  private async submitStep(rec: TaskRecord, adapter: ProviderAdapter, ctx: ProviderContext): Promise<boolean> {
+    if (rec.next_poll_at && rec.next_poll_at > ctx.now) return true;
+    const job = this.job(rec);
+    if (rec.submitting && adapter.reconcile) {
+      // An earlier attempt went out and its answer was never stored (a crash, or no answer at all):
+      // find that job by its tag rather than submit a second one.
+      let found: ProviderHandle | null;
+      try {
+        found = await adapter.reconcile(job, ctx, rec.submitting.at - RECONCILE_SLACK_MS);
+      } catch (e) {
+        if (!this.stillCurrent(rec)) return false;
+        rec.next_poll_at = ctx.now + backoff(++rec.poll_attempts);
+        rec.progress = {
+          ...rec.progress,
+          message: `Checking ${rec.route.provider} for an earlier submission: ${providerMessage(e)}`,
+        };
+        this.save(rec);
+        return true;
+      }
+      if (!this.stillCurrent(rec)) return false;
+      if (found) {
+        this.event("provider_reconciled", { provider: rec.route.provider, job_id: found.job_id });
+        this.accept(rec, found, ctx.now);
+        await this.drill(rec, "submit");
+        return false;
+      }
     }
+    rec.submit_attempts++;
+    rec.submitting = { route_index: rec.route_index, at: ctx.now };
+    rec.progress = { percent: 0, stage: "submitting", message: `Submitting to ${rec.route.provider}` };
+    this.save(rec);
+    this.event("provider_submit", { provider: rec.route.provider, attempt: rec.submit_attempts });
+    let handle: ProviderHandle;
+    try {
+      handle = await adapter.submit(job, ctx);
+    } catch (e) {
+      if (this.stillCurrent(rec)) this.submitFailed(rec, asProviderError(e), ctx.now);
+      return false;
+    }
+    if (!this.stillCurrent(rec)) {
+      // Canceled while submitting: stop the job we just started rather than orphan it.
+      await adapter.cancel(handle, job, ctx).catch(() => "not_cancelable");
+      return false;
+    }
+    this.accept(rec, handle, ctx.now);
+    await this.drill(rec, "submit");
+    return false;
+  }
+
+  /** The upstream holds the job: its id is written before anything else happens. */
+  private accept(rec: TaskRecord, handle: ProviderHandle, now: number): void {
+    rec.provider_handle = handle;
+    rec.submitting = null;
+    rec.step = "poll";
+    rec.progress = { percent: 1, stage: "submitted", message: `Accepted by ${rec.route.provider}` };
+    rec.next_poll_at = now;
+    rec.poll_attempts = 0;
+    this.save(rec);
+  }
+
+  /**
+   * A submission failed. Safety refusals and permanent refusals end the task. Retryable ones are
+   * tried again on the same route with backoff (Retry-After honoured); when a route keeps refusing
+   * (never having accepted the job), the task moves to the model's next route. A route that may
+   * have accepted the job (no answer) is never left for another: that could run it twice.
+   */
+  private submitFailed(rec: TaskRecord, e: ProviderError, now: number): void {
+    const message = providerMessage(e);
+    rec.route_failures.push({ provider: rec.route.provider, code: e.code, message, at: new Date(now).toISOString() });
+    if (e.accepted === "no") rec.submitting = null;
+    else rec.route_uncertain = true;
+    if (SAFETY_CODES.has(e.code) || !e.retryable) {
+      this.fail(rec, e.code, message);
+      return;
+    }
+    const wait = Math.max(e.retryAfterMs ?? 0, backoff(rec.submit_attempts));
+    const routeExhausted = rec.submit_attempts >= SUBMIT_ATTEMPTS_PER_ROUTE || wait > MAX_SUBMIT_WAIT_MS;
+    if (!routeExhausted) {
+      rec.next_poll_at = now + wait;
+      rec.progress = { ...rec.progress, stage: "queued", message: `Retrying ${rec.route.provider} after: ${message}` };
+      this.save(rec);
+      return;
+    }
+    if (!rec.route_uncertain && this.moveToNextRoute(rec, e.code, message, now)) return;
+    this.fail(rec, e.code, message);
+  }
+
+  /** Moves to the next configured route of the same model, if there is one. */
+  private moveToNextRoute(rec: TaskRecord, code: string, message: string, now: number): boolean {
+    const next = rec.routes[rec.route_index + 1];
+    if (!next) return false;
+    this.event("provider_failover", { from: rec.route.provider, to: next.provider, code, message });
+    rec.route_index++;
+    rec.route = next;
+    rec.submit_attempts = 0;
+    rec.submitting = null;
+    rec.route_uncertain = false;
+    rec.next_poll_at = now;
+    rec.progress = { ...rec.progress, stage: "queued", message: `Moving to ${next.provider} after: ${message}` };
+    this.save(rec);
+    return true;
+  }
+
+  private async pollStep(rec: TaskRecord, adapter: ProviderAdapter, ctx: ProviderContext): Promise<boolean> {
+    if (rec.next_poll_at && rec.next_poll_at > ctx.now) return true;
+    let result: PollResult;
+    try {
+      result = await adapter.poll(rec.provider_handle!, this.job(rec), ctx);
+    } catch (e) {
+      if (!this.stillCurrent(rec)) return false;
+      const pe = asProviderError(e);
+      // A failed poll is not a failed job: ask again later, within the deadline. Only an upstream
+      // that keeps answering in a shape it does not document is given up on.
+      rec.malformed_polls = pe.malformed ? rec.malformed_polls + 1 : 0;
+      if (rec.malformed_polls >= MALFORMED_POLLS) {
+        this.fail(
+          rec,
+          "model_request_failed",
+          `${rec.route.provider} kept sending malformed status answers: ${providerMessage(pe)}`,
+        );
+        return false;
+      }
+      rec.poll_attempts++;
+      rec.next_poll_at = ctx.now + Math.max(pe.retryAfterMs ?? 0, backoff(rec.poll_attempts));
+      rec.progress = { ...rec.progress, message: `Provider status unavailable: ${providerMessage(pe)}` };
+      this.save(rec);
+      return true;
+    }
+    if (!this.stillCurrent(rec)) return false;
+    rec.malformed_polls = 0;
+    if (result.state !== "failed" && result.state !== "queued" && rec.status === "queued") {
+      // The provider has started: the task is running from now.
+      rec.status = "running";
+      rec.started_at = new Date(ctx.now).toISOString();
+      this.save(rec);
+      await this.index(rec);
+    }
+    if (result.state === "queued" || result.state === "running") {
+      rec.poll_attempts++;
+      rec.progress = { ...result.progress, percent: Math.max(rec.progress.percent, Math.min(95, result.progress.percent)) };
+      rec.next_poll_at = ctx.now + (result.poll_after_ms ?? backoff(rec.poll_attempts));
+      this.save(rec);
+      return true;
+    }
+    if (result.state === "failed") {
+      this.fail(rec, result.error.code, providerMessage(result.error.message));
+      return false;
+    }
+    rec.step = "fetch";
+    rec.progress = { percent: 96, stage: "storing_outputs", message: "Storing outputs" };
+    rec.next_poll_at = null;
+    this.save(rec);
+    return false;
+  }
+
+  private async fetchStep(rec: TaskRecord, adapter: ProviderAdapter, ctx: ProviderContext): Promise<boolean> {
+    if (rec.next_poll_at && rec.next_poll_at > ctx.now) return true;
+    rec.fetch_attempts++;
+    this.save(rec);
+    try {
+      const result = await adapter.fetchResult(rec.provider_handle!, this.job(rec), ctx);
+      await this.storeOutputs(rec, result);
+    } catch (e) {
+      if (!this.stillCurrent(rec)) return false;
+      const pe = e instanceof ProviderError ? e : null;
+      if (pe && SAFETY_CODES.has(pe.code)) {
+        // A filtered output is an answer, not a failed download: refund now, never try elsewhere.
+        this.fail(rec, pe.code, providerMessage(pe));
+        return false;
+      }
+      if (rec.fetch_attempts >= FETCH_ATTEMPTS) {
+        this.fail(
+          rec,
+          "model_output_invalid",
+          `The output could not be downloaded after ${FETCH_ATTEMPTS} attempts: ${providerMessage(e)}`,
+        );
+        return false;
+      }
+      rec.next_poll_at = ctx.now + Math.max(pe?.retryAfterMs ?? 0, FETCH_RETRY_MS * rec.fetch_attempts);
+      this.save(rec);
+      return true;
+    }
+    return false;
+  }
+
+  /** Copies every output into R2 (downloading URLs under a cap), measures it, then decides success. */
+  private async storeOutputs(rec: TaskRecord, result: ProviderResult): Promise<void> {
+    const files: StoredOutput[] = [];
+    for (const out of result.outputs) files.push(await this.storeOutput(rec, out));
+    const measured = measureUsage(files, result.usage, rec.request);
     const usage = emptyUsage();
-    for (const [k, v] of Object.entries(result.usage)) if (k in usage && k !== "lines" && k !== "credits") (usage as any)[k] = v;
-    usage.lines = usageLines(rec.pricing, result.usage);
+    for (const [k, v] of Object.entries(measured)) if (k in usage && k !== "lines" && k !== "credits") (usage as any)[k] = v;
+    usage.lines = usageLines(rec.pricing, measured);
     usage.credits = fmt(usage.lines.reduce((acc, l) => acc.plus(l.billed_amount_credits), dec(0)));
     rec.usage = usage;
+    const views = files.map(({ kind: _k, ...f }) => f);
     rec.output = {
-      ...(files.some((f) => f.content_type.startsWith("image/"))
-        ? { images: files.filter((f) => f.content_type.startsWith("image/")) }
-        : {}),
-      artifacts: files,
+      ...(files.some((f) => f.kind === "image") ? { images: views.filter((_, i) => files[i]?.kind === "image") } : {}),
+      artifacts: views,
       ...(result.text !== undefined ? { text: result.text } : {}),
       provider: { name: rec.route.provider, model: rec.route.upstream_model, ...(result.metadata ?? {}) },
     };
@@ -484,6 +633,51 @@ export class TaskObject extends DurableObject<Env> {
       this.decide(rec, { status: "succeeded" });
       await this.drill(rec, "store");
     }
+  }
+
+  private async storeOutput(rec: TaskRecord, out: ProviderOutput): Promise<StoredOutput> {
+    const id = await artifactId(rec.task_id, out.index, out.kind);
+    const meta = { tenant_id: rec.tenant_id, task_id: rec.task_id };
+    let contentType = out.content_type ?? "application/octet-stream";
+    let bytes: number;
+    let facts: ProbedMedia | null = null;
+    if ("bytes" in out) {
+      await putArtifact(this.env.ARTIFACTS, id, out.bytes, { ...meta, content_type: contentType });
+      bytes = out.bytes.byteLength;
+      if (out.kind !== "text" && (out.width === undefined || out.duration_seconds === undefined)) facts = probeOrNull(out.bytes);
+    } else {
+      // What the bytes are decides, not what the upstream declared.
+      const inspect = (data: Uint8Array): string | undefined => {
+        if (out.kind === "text") return undefined;
+        const probed = probeOrNull(data);
+        if (!probed) throw new DownloadError(`output ${out.index} is not a readable ${out.kind} file`);
+        if (probed.kind !== out.kind) throw new DownloadError(`output ${out.index} is ${probed.mime}, not ${out.kind}`);
+        return probed.mime;
+      };
+      const got = await downloadToR2(this.env.ARTIFACTS, artifactKey(id), out, {
+        policy: policyFrom(this.env),
+        maxBytes: OUTPUT_CAP_BYTES[out.kind],
+        contentType: out.content_type,
+        customMetadata: meta,
+        inspect,
+      });
+      bytes = got.bytes;
+      facts = out.kind === "text" ? null : probeOrNull(got.probeBytes);
+      contentType = facts?.mime ?? out.content_type ?? got.declaredType ?? contentType;
+    }
+    const width = facts?.width ?? out.width;
+    const height = facts?.height ?? out.height;
+    const duration = facts?.duration_seconds ?? out.duration_seconds;
+    return {
+      kind: out.kind,
+      artifact_id: id,
+      url: `${rec.origin}/v1/artifacts/${id}`,
+      content_type: contentType,
+      bytes,
+      index: out.index,
+      ...(width !== undefined && height !== undefined ? { width, height } : {}),
+      ...(duration !== undefined ? { duration_seconds: duration } : {}),
+    };
   }
 
   /** Captures (success) or releases (anything else) at the account, then shows the outcome. */
@@ -523,6 +717,17 @@ export class TaskObject extends DurableObject<Env> {
     if (rec.callback) rec.callback.next_attempt_at = Date.now();
     this.save(rec);
     await this.index(rec);
+    await this.dropStaging(rec);
+  }
+
+  /** Raw upstream answers an adapter staged (src/providers/openai/staging.ts) are not needed once settled. */
+  private async dropStaging(rec: TaskRecord): Promise<void> {
+    try {
+      const listed = await this.env.ARTIFACTS.list({ prefix: `staging/${rec.task_id}/` });
+      if (listed.objects.length > 0) await this.env.ARTIFACTS.delete(listed.objects.map((o) => o.key));
+    } catch {
+      // Best effort: a leftover is only storage, and the bucket's lifecycle rule removes it.
+    }
   }
 
   private async deliverCallbackIfDue(rec: TaskRecord, now: number): Promise<void> {
@@ -574,7 +779,7 @@ export class TaskObject extends DurableObject<Env> {
     if (!rec) return;
     let at: number | null = null;
     if (!TERMINAL.has(rec.status)) {
-      at = rec.step === "poll" || rec.step === "fetch" ? (rec.next_poll_at ?? Date.now()) : Date.now();
+      at = rec.step === "settle" ? Date.now() : (rec.next_poll_at ?? Date.now());
       at = Math.min(at, Date.parse(rec.deadline_at));
     } else if (rec.callback && (rec.callback.status === "pending" || rec.callback.status === "delivering")) {
       at = rec.callback.next_attempt_at ?? Date.now();
@@ -589,21 +794,70 @@ function envelopeForCallback(rec: TaskRecord): Envelope {
   return envelope(rec);
 }
 
+/** Records stored before routes and key modes existed: one route, live, nothing tried yet. */
+function withDefaults(rec: TaskRecord): TaskRecord {
+  rec.routes ??= [rec.route];
+  rec.mode ??= "live";
+  rec.route_index ??= 0;
+  rec.submit_attempts ??= 0;
+  rec.submitting ??= null;
+  rec.route_uncertain ??= false;
+  rec.route_failures ??= [];
+  rec.malformed_polls ??= 0;
+  return rec;
+}
+
 function backoff(attempt: number): number {
-  return POLL_DELAYS_MS[Math.min(attempt - 1, POLL_DELAYS_MS.length - 1)] as number;
+  return POLL_DELAYS_MS[Math.min(Math.max(attempt, 1) - 1, POLL_DELAYS_MS.length - 1)] as number;
 }
 
-/** Provider wording, kept but made safe: no credentials, signed URLs or control characters, bounded length. */
-export function providerMessage(e: unknown): string {
-  const raw = e instanceof Error ? e.message : String(e);
-  return (
-    raw
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
-      .replace(/[\u0000-\u001f\u007f]/g, " ")
-      .replace(/\b(sk|key|token|bearer)[-_ ]?[A-Za-z0-9_-]{12,}/gi, "$1_[redacted]")
-      .replace(/([?&](?:sig|signature|token|x-amz-signature|x-goog-signature|key)=)[^&\s]+/gi, "$1[redacted]")
-      .slice(0, 1000)
-  );
+/** Anything an adapter throws, in the provider vocabulary: an unexpected error may pass, and may have reached the upstream. */
+function asProviderError(e: unknown): ProviderError {
+  return e instanceof ProviderError
+    ? e
+    : new ProviderError("model_request_failed", providerMessage(e), { retryable: true, accepted: "unknown" });
 }
 
-export type { TaskError };
+function probeOrNull(bytes: Uint8Array): ProbedMedia | null {
+  try {
+    return probeMedia(bytes, "/output");
+  } catch {
+    return null;
+  }
+}
+
+interface StoredOutput {
+  kind: ProviderOutput["kind"];
+  artifact_id: string;
+  url: string;
+  content_type: string;
+  bytes: number;
+  index: number;
+  width?: number;
+  height?: number;
+  duration_seconds?: number;
+}
+
+/**
+ * Usage as billed: what the upstream reported, completed by what the stored outputs measure
+ * (images and their pixels, seconds of video and audio), so a price never rests on the request alone.
+ */
+export function measureUsage(files: StoredOutput[], reported: Record<string, number>, request: Record<string, unknown>) {
+  const usage: Record<string, number> = { ...reported };
+  const images = files.filter((f) => f.kind === "image");
+  if (images.length > 0) {
+    usage.image_count ??= images.length;
+    usage.image_pixels ??= images.reduce((n, f) => n + (f.width ?? 0) * (f.height ?? 0), 0);
+  }
+  const seconds = (kind: StoredOutput["kind"]) =>
+    files.filter((f) => f.kind === kind).reduce((n, f) => n + (f.duration_seconds ?? 0), 0);
+  const video = files.filter((f) => f.kind === "video");
+  if (video.length > 0 && usage.output_video_seconds === undefined) {
+    const measured = Math.round(seconds("video"));
+    // A clip too large to probe whole is billed at the requested duration.
+    usage.output_video_seconds = measured > 0 ? measured : Number(request.duration ?? 0);
+  }
+  if (video.length > 0) usage.video_seconds ??= usage.output_video_seconds as number;
+  if (files.some((f) => f.kind === "audio")) usage.audio_seconds ??= Math.round(seconds("audio"));
+  return usage;
+}

@@ -56,7 +56,8 @@ describe("operator API", () => {
     const k = await admin(`/admin/v1/tenants/${t.json.tenant_id}/api-keys`, { permissions: ["catalog:read", "chat"] });
     expect(k.status).toBe(201);
     expect(k.json).toMatchObject({ region: "us", permissions: ["catalog:read", "chat"] });
-    expect(k.json.api_key).toMatch(/^sk_us_[0-9A-Za-z]{43}$/);
+    expect(k.json.api_key).toMatch(/^sk_us_live_[0-9A-Za-z]{43}$/);
+    expect(k.json.mode).toBe("live");
     const all = await admin(`/admin/v1/tenants/${t.json.tenant_id}/api-keys`, {});
     expect(all.json.permissions).toEqual(["catalog:read", "tasks:read", "tasks:write", "chat"]);
   });

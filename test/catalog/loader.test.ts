@@ -71,6 +71,35 @@ describe("catalog loader", () => {
     expect(e.field).toBe("/routes");
   });
 
+  it("refuses a route whose provider has no adapter in the code (the catalog never promises more)", () => {
+    const e = refusal((f) =>
+      editJson(f, "models/flux-2-pro.json", (m) => {
+        m.routes.unshift({ provider: "bfl", upstream_model: "flux-2-pro" });
+      }),
+    );
+    expect(e.message).toContain("models/flux-2-pro.json");
+    expect(e.message).toContain("/routes/0/provider");
+    expect(e.message).toContain("no adapter for provider 'bfl'");
+  });
+
+  it("refuses a route to a provider that serves none of the model's capabilities", () => {
+    const e = refusal((f) =>
+      editJson(f, "models/gpt-4o-mini-tts.json", (m) => {
+        m.routes.unshift({ provider: "replicate", upstream_model: "x/y" });
+      }),
+    );
+    expect(e.message).toContain("serves none of this model's capabilities");
+  });
+
+  it("refuses a per-capability upstream id for a capability the model does not offer", () => {
+    const e = refusal((f) =>
+      editJson(f, "models/kling-4.0.json", (m) => {
+        m.routes[0].upstream_models = { text_to_speech: "nope" };
+      }),
+    );
+    expect(e.message).toContain("/routes/0/upstream_models/text_to_speech");
+  });
+
   it("refuses a model whose id differs from its file name", () => {
     const e = refusal((f) =>
       editJson(f, firstModel, (m) => {

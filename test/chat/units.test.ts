@@ -1,12 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { buildCatalog } from "../../src/catalog/build";
-import { openAiCompatible, retryAfterMs } from "../../src/chat/openai-compatible";
 import { estimatePromptTokens, normalizeUsage, textTokens, tokenPrices, usageCredits } from "../../src/chat/pricing";
-import { sandboxChat, sandboxTokens } from "../../src/chat/sandbox-chat";
-import { sseData } from "../../src/chat/sse";
-import { fromUpstreamStatus, safeMessage } from "../../src/chat/upstream-errors";
 import { ApiError } from "../../src/errors/api-error";
+import { fromUpstreamStatus, safeMessage } from "../../src/providers/chat-errors";
+import { retryAfterMs } from "../../src/providers/http";
+import { openAiCompatible } from "../../src/providers/openai-compatible/chat";
+import { sseData } from "../../src/providers/openai-compatible/sse";
+import { sandboxChat, sandboxTokens } from "../../src/providers/sandbox/chat";
 import { FAKE_UPSTREAM_KEY } from "./fake-upstream";
 import { fake, fakeRequests, uniqueTag } from "./helpers";
 

@@ -46,13 +46,15 @@ export interface TestTenant {
 }
 
 /** A fresh tenant with credits and one API key holding every permission unless told otherwise. */
-export async function newTenant(options: { credits?: string; permissions?: string[] } = {}): Promise<TestTenant> {
+export async function newTenant(
+  options: { credits?: string; permissions?: string[]; mode?: "live" | "test" } = {},
+): Promise<TestTenant> {
   const t = await admin("/admin/v1/tenants", { name: "test tenant", credits: options.credits ?? "1000" });
   expect(t.status).toBe(201);
-  const k = await admin(
-    `/admin/v1/tenants/${t.json.tenant_id}/api-keys`,
-    options.permissions ? { permissions: options.permissions } : {},
-  );
+  const k = await admin(`/admin/v1/tenants/${t.json.tenant_id}/api-keys`, {
+    ...(options.permissions ? { permissions: options.permissions } : {}),
+    ...(options.mode ? { mode: options.mode } : {}),
+  });
   expect(k.status).toBe(201);
   return { tenant_id: t.json.tenant_id, api_key: k.json.api_key, key_id: k.json.key_id };
 }

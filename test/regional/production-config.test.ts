@@ -17,13 +17,13 @@ describe("regional production configuration", () => {
   it.each(["http://127.0.0.1:9/hook", "http://localhost:9/hook", "https://127.0.0.1/hook", `${env.RECEIVER_URL}/hook/ok/prod`])(
     "refuses the loopback callback %s",
     async (url) => {
-      const t = await newTenant();
+      const t = await newTenant({ mode: "test" });
       expectError(await createImage(t, { prompt: "x", callback_url: url }), 422, "invalid_request", "/callback_url");
     },
   );
 
   it("ignores sandbox fault injection", async () => {
-    const t = await newTenant();
+    const t = await newTenant({ mode: "test" });
     const created = await createImage(t, {
       prompt: "x",
       canvas: { type: "preset", tier: "1K", aspect: "1:1" },

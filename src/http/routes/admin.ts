@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { PERMISSIONS, REGION_PATTERN } from "../../accounts/api-keys";
+import { KEY_MODES, PERMISSIONS, REGION_PATTERN } from "../../accounts/api-keys";
 import {
   createSigningKey,
   createTenant,
@@ -172,6 +172,7 @@ const IssuedKey = z
     key_id: z.string(),
     api_key: z.string().openapi({ description: "Shown only in this response" }),
     region: z.string(),
+    mode: z.enum(KEY_MODES),
     permissions: z.array(z.enum(PERMISSIONS)),
     created_at: z.string(),
   })
@@ -191,6 +192,10 @@ adminRoutes.openapi(
           .object({
             region: z.string().regex(REGION_PATTERN, "must be 2 to 8 lowercase letters").optional(),
             permissions: z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length).optional(),
+            mode: z.enum(KEY_MODES).default("live").openapi({
+              description:
+                "`live` (default) reaches real models and is charged; `test` runs on the sandbox only and is charged nothing",
+            }),
           })
           .strict(),
       ),
@@ -209,9 +214,16 @@ adminRoutes.openapi(
       });
     }
     const permissions = [...new Set(input.permissions ?? PERMISSIONS)];
-    const { record, api_key } = await issueApiKey(c.env, tenant_id, region, permissions);
+    const { record, api_key } = await issueApiKey(c.env, tenant_id, region, permissions, input.mode);
     return c.json(
-      { key_id: record.key_id, api_key, region: record.region, permissions: record.permissions, created_at: record.created_at },
+      {
+        key_id: record.key_id,
+        api_key,
+        region: record.region,
+        mode: record.mode,
+        permissions: record.permissions,
+        created_at: record.created_at,
+      },
       201,
     );
   },
@@ -221,6 +233,7 @@ const KeyRecord = z
   .object({
     key_id: z.string(),
     region: z.string(),
+    mode: z.enum(KEY_MODES),
     permissions: z.array(z.enum(PERMISSIONS)),
     status: z.enum(["active", "revoked"]),
     created_at: z.string(),

@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { configuredProviders } from "../../catalog/providers-configured";
 import { CAPABILITIES } from "../../catalog/schema";
 import { loadCatalog } from "../../catalog/store";
 import { type CatalogContext, capabilityDetail, capabilityList, modelDetail, modelList } from "../../catalog/views";
 import { filterVoices, voiceView } from "../../catalog/voices";
 import { ApiError } from "../../errors/api-error";
+import { liveProviders } from "../../providers/routing";
 import { requireKey } from "../auth";
 import { type AppEnv, newRouter } from "../context";
 import { CapabilityDetail, CapabilityList, errorResponses, ModelDetail, ModelList, Voice, VoiceList } from "../schemas";
@@ -14,7 +14,8 @@ const security = [{ bearerAuth: [] }];
 const authErrors = errorResponses(400, 401, 403, 422);
 
 async function catalogContext(c: Context<AppEnv>): Promise<CatalogContext> {
-  return { bundle: await loadCatalog(c.env.CATALOG), providers: configuredProviders(c.env) };
+  // What is live depends on who asks: a test-mode key sees the sandbox, a live key the real routes.
+  return { bundle: await loadCatalog(c.env.CATALOG), providers: liveProviders(c.env, c.get("caller")?.mode ?? "live") };
 }
 
 function modelListRoute(path: string, summary: string) {

@@ -37,6 +37,7 @@ chatRoutes.openapi(
       {
         env: c.env,
         tenantId: c.get("caller").tenant_id,
+        mode: c.get("caller").mode,
         requestId: c.get("requestId"),
         waitUntil: (p) => c.executionCtx.waitUntil(p),
       },

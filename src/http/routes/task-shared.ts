@@ -57,6 +57,19 @@ export const TaskEnvelope = z
     progress: z.object({ percent: z.number().int(), stage: z.string(), message: z.string() }),
     output: z.record(z.string(), z.unknown()).nullable(),
     warnings: z.array(z.object({ code: z.string(), message: z.string(), field: z.string() })),
+    provider: z
+      .object({
+        name: z
+          .string()
+          .openapi({ description: "The upstream that serves (or served) the task; `sandbox` is the built-in simulator" }),
+        upstream_model: z.string(),
+        simulated: z.boolean().openapi({ description: "True when the output is the sandbox's, not the real model's" }),
+        mode: z.enum(["live", "test"]).openapi({ description: "The mode of the key that created the task" }),
+        failed_attempts: z
+          .array(z.object({ provider: z.string(), code: z.string(), message: z.string(), at: z.string() }))
+          .openapi({ description: "Submissions refused before the task was accepted (retries and failover), oldest first" }),
+      })
+      .optional(),
     error: ErrorObject.optional(),
     usage: Usage,
     billing: z.object({

@@ -11,6 +11,8 @@ import { decode } from "fast-png";
 import type { Capability } from "../../catalog/schema";
 import type { Env } from "../../env";
 import { hash32 } from "../../lib/random";
+import type { ImageCapability, JobFor } from "../jobs";
+import { PROVIDERS } from "../names";
 import type { ProviderAdapter, ProviderContext, ProviderHandle, ProviderJob, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { deriveImage, encodeImage, type Region, renderImage } from "./images";
@@ -58,13 +60,18 @@ function latency(job: ProviderJob, ctx: ProviderContext): number {
   return (LATENCY_MS[job.capability] ?? DEFAULT_LATENCY_MS) * (Number.isFinite(scale) && scale >= 0 ? scale : 1);
 }
 
+/** The simulators read requests field by field, whatever the capability. */
+function loose(request: object): Record<string, unknown> {
+  return request as Record<string, unknown>;
+}
+
 function seedOf(job: ProviderJob): number {
-  const seed = job.request.seed;
+  const seed = (job.request as { seed?: unknown }).seed;
   return typeof seed === "number" ? seed >>> 0 : hash32(job.task_id);
 }
 
 function inputsOf(job: ProviderJob): StoredInput[] {
-  return (job.request.inputs as StoredInput[] | undefined) ?? [];
+  return job.inputs;
 }
 
 /** The picture an image-to-image or edit output derives from, decoded when it is a PNG. */
@@ -79,11 +86,12 @@ async function basePicture(job: ProviderJob, env: Env) {
   return { width: png.width, height: png.height, channels: png.channels, data };
 }
 
-async function images(job: ProviderJob, env: Env): Promise<ProviderResult> {
-  const dims = job.request.dimensions as { width: number; height: number };
-  const count = Number(job.request.count ?? 1);
+async function images(job: JobFor<ImageCapability>, env: Env): Promise<ProviderResult> {
+  const request = job.request;
+  const dims = request.dimensions;
+  const count = Number(request.count ?? 1);
   const base = job.capability === "text_to_image" ? null : await basePicture(job, env);
-  const regions = ((job.request.edit_regions as (Region & { image_index: number })[] | undefined) ?? []).filter(
+  const regions = ((request.edit_regions as (Region & { image_index: number })[] | undefined) ?? []).filter(
     (r) => r.image_index === 0,
   );
   // The card's output format: JPEG where it says so; PNG otherwise (no WebP encoder runs here).
@@ -94,11 +102,11 @@ async function images(job: ProviderJob, env: Env): Promise<ProviderResult> {
       width: dims.width,
       height: dims.height,
       seed: seedOf(job),
-      prompt: String(job.request.prompt ?? ""),
+      prompt: String(request.prompt ?? ""),
       index,
       count,
-      palette: job.request.palette as { color: string; weight: number }[] | undefined,
-      sequence: job.request.output_relationship === "sequence",
+      palette: request.palette,
+      sequence: request.output_relationship === "sequence",
     };
     const pixels = base ? deriveImage(base, spec, regions) : renderImage(spec);
     const file = await encodeImage(format, dims.width, dims.height, pixels);
@@ -125,6 +133,9 @@ async function images(job: ProviderJob, env: Env): Promise<ProviderResult> {
 
 export const sandboxAdapter: ProviderAdapter = {
   name: "sandbox",
+  defaultBaseUrl: "",
+  capabilities: PROVIDERS.sandbox?.media ?? [],
+  chat: true,
 
   async submit(job, ctx) {
     return { job_id: `sbx_${hash32(job.task_id).toString(16)}`, submitted_at: ctx.now };
@@ -173,23 +184,25 @@ export const sandboxAdapter: ProviderAdapter = {
       case "image_edit":
         return images(job, ctx.env);
       case "image_to_text":
-        return imageToText(ctx.env, job.request, inputsOf(job));
+        return imageToText(ctx.env, loose(job.request), inputsOf(job));
       case "video_prompt_enhance":
-        return enhancePrompt(job.request);
+        return enhancePrompt(loose(job.request));
       case "video_to_text":
-        return videoToText(job.request, inputsOf(job));
+        return videoToText(loose(job.request), inputsOf(job));
       case "text_to_video":
       case "image_to_video":
       case "reference_to_video":
       case "frames_to_video":
       case "video_extend":
-        return video(ctx.env, job.capability, job.request, inputsOf(job), seedOf(job));
+        return video(ctx.env, job.capability, loose(job.request), inputsOf(job), seedOf(job));
       case "text_to_music":
-        return music(job.request, seedOf(job), ctx.env.SANDBOX_MUSIC_SECONDS ? Number(ctx.env.SANDBOX_MUSIC_SECONDS) : undefined);
+        return music(
+          loose(job.request),
+          seedOf(job),
+          ctx.env.SANDBOX_MUSIC_SECONDS ? Number(ctx.env.SANDBOX_MUSIC_SECONDS) : undefined,
+        );
       case "text_to_speech":
-        return speech(job.request, seedOf(job));
-      default:
-        throw new ProviderError("model_unavailable", `sandbox: ${job.capability} is not simulated yet`);
+        return speech(loose(job.request), seedOf(job));
     }
   },
 

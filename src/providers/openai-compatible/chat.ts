@@ -4,11 +4,14 @@
  * waiting as Retry-After says (or an exponential backoff). Once the upstream has answered, its
  * answer is final: a stream that breaks is reported, never replayed.
  */
-import type { Env } from "../env";
-import { ApiError } from "../errors/api-error";
+
+import { ApiError } from "../../errors/api-error";
+import { fromUpstreamErrorObject, fromUpstreamStatus, timedOut, unreachable } from "../chat-errors";
+import type { ChatObject, ChatUpstream, ChatUpstreamRequest, ChatUpstreamResult } from "../chat-upstream";
+import type { ProviderConfig } from "../config";
+import { DEFAULT_TIMEOUT_MS } from "../config";
+import { retryAfterMs } from "../http";
 import { IdleTimeout, readText, readWithin, sseData } from "./sse";
-import type { ChatObject, ChatUpstream, ChatUpstreamRequest, ChatUpstreamResult } from "./upstream";
-import { fromUpstreamErrorObject, fromUpstreamStatus, timedOut, unreachable } from "./upstream-errors";
 
 export interface OpenAiCompatibleConfig {
   /** Up to and including the version, e.g. `https://api.example.com/v1`. */
@@ -26,29 +29,11 @@ export interface OpenAiCompatibleConfig {
 const RETRYABLE = new Set([429, 500, 502, 503, 504]);
 const DEFAULTS = { timeoutMs: 120_000, maxRetries: 2, backoffMs: 250, maxRetryAfterMs: 10_000 };
 
-export function openAiCompatibleFromEnv(env: Env): ChatUpstream | null {
-  const baseUrl = env.PROVIDER_OPENAI_COMPATIBLE_BASE_URL;
-  const apiKey = env.PROVIDER_OPENAI_COMPATIBLE_API_KEY;
-  if (!baseUrl || !apiKey) return null;
-  const timeout = Number(env.PROVIDER_OPENAI_COMPATIBLE_TIMEOUT_MS);
-  return openAiCompatible({
-    ...DEFAULTS,
-    baseUrl,
-    apiKey,
-    ...(Number.isFinite(timeout) && timeout > 0 ? { timeoutMs: timeout } : {}),
-  });
-}
-
-/** Retry-After (seconds or an HTTP date) or OpenAI's retry-after-ms, in milliseconds. */
-export function retryAfterMs(headers: Headers, now = Date.now()): number | undefined {
-  const ms = Number(headers.get("retry-after-ms"));
-  if (headers.has("retry-after-ms") && Number.isFinite(ms) && ms >= 0) return ms;
-  const value = headers.get("retry-after");
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const at = Date.parse(value);
-  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
+/** The chat upstream of a configured provider that speaks this wire format (openai, openai-compatible, …). */
+export function openAiCompatibleChat(config: ProviderConfig, name = config.name): ChatUpstream {
+  // A timeout set for the provider is the idle limit; chat's own default allows long generations.
+  const timeoutMs = config.timeoutMs === DEFAULT_TIMEOUT_MS ? DEFAULTS.timeoutMs : config.timeoutMs;
+  return openAiCompatible({ ...DEFAULTS, baseUrl: config.baseUrl, apiKey: config.apiKey, timeoutMs }, name);
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -90,7 +75,7 @@ async function* chunksOf(body: ReadableStream<Uint8Array>, config: OpenAiCompati
   if (!finished) throw new ApiError("model_request_failed", "The model's stream ended before the answer was finished.");
 }
 
-export function openAiCompatible(config: OpenAiCompatibleConfig): ChatUpstream {
+export function openAiCompatible(config: OpenAiCompatibleConfig, name = "openai-compatible"): ChatUpstream {
   const url = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`;
 
   async function attempt(req: ChatUpstreamRequest, signal: AbortSignal): Promise<Response> {
@@ -143,7 +128,7 @@ export function openAiCompatible(config: OpenAiCompatibleConfig): ChatUpstream {
   }
 
   return {
-    name: "openai-compatible",
+    name,
     async complete(req, signal) {
       for (let n = 0; ; n++) {
         let res: Response;

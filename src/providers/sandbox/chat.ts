@@ -4,11 +4,12 @@
  * multiplies it; "0" answers at once), calls a tool when tools are offered and the last user
  * message asks for one, and honours `n`, `stop`, the token limit and JSON output.
  */
-import type { Env } from "../env";
-import { randomToken } from "../lib/ids";
-import { estimatePromptTokens, usageOf } from "./pricing";
-import type { ChatCompletionRequest, ChatMessage, Tool } from "./schema";
-import type { ChatObject, ChatUpstream, ChatUpstreamRequest } from "./upstream";
+
+import { estimatePromptTokens, usageOf } from "../../chat/pricing";
+import type { ChatCompletionRequest, ChatMessage, Tool } from "../../chat/schema";
+import type { Env } from "../../env";
+import { randomToken } from "../../lib/ids";
+import type { ChatObject, ChatUpstream, ChatUpstreamRequest } from "../chat-upstream";
 
 /** Time to the first token and between tokens, in milliseconds, before the latency scale. */
 const FIRST_TOKEN_MS = 350;

@@ -1,0 +1,48 @@
+/**
+ * Which upstreams the code can call and what each serves: plain data, so that the catalog check
+ * (which runs outside the Worker) and the catalog views agree with the registry without loading
+ * the adapters. A test holds the registry's adapters to this table.
+ */
+import type { Capability } from "../catalog/schema";
+import type { MediaCapability } from "./jobs";
+
+export interface ProviderServes {
+  media: readonly MediaCapability[];
+  chat: boolean;
+  /** No documented default host: PROVIDER_<NAME>_BASE_URL is required as well as the key. */
+  needsBaseUrl?: boolean;
+}
+
+const IMAGES = ["text_to_image", "image_to_image", "image_edit"] as const;
+
+export const PROVIDERS: Readonly<Record<string, ProviderServes>> = {
+  sandbox: {
+    media: [
+      ...IMAGES,
+      "image_to_text",
+      "video_prompt_enhance",
+      "text_to_video",
+      "image_to_video",
+      "reference_to_video",
+      "frames_to_video",
+      "video_extend",
+      "video_to_text",
+      "text_to_music",
+      "text_to_speech",
+    ],
+    chat: true,
+  },
+  openai: { media: [...IMAGES, "text_to_speech", "video_prompt_enhance"], chat: true },
+  "openai-compatible": { media: [], chat: true, needsBaseUrl: true },
+  fal: { media: [...IMAGES, "text_to_video", "image_to_video", "frames_to_video", "video_extend"], chat: false },
+  replicate: { media: [...IMAGES], chat: false },
+};
+
+export const SANDBOX = "sandbox";
+
+/** Whether the code has an adapter that serves `capability` for `provider`. */
+export function serves(provider: string, capability: Capability): boolean {
+  const p = Object.hasOwn(PROVIDERS, provider) ? PROVIDERS[provider] : undefined;
+  if (!p) return false;
+  return capability === "chat_completion" ? p.chat : (p.media as readonly string[]).includes(capability);
+}

@@ -1,0 +1,88 @@
+/**
+ * The OpenAI media adapter: GPT Image generations and edits, speech, and the video prompt
+ * enhancer (through chat completions). Every one of these calls is synchronous, so `submit` makes
+ * the call and stages the answer in R2 (see staging.ts for the crash rule), `poll` has nothing to
+ * wait for, `fetchResult` reads the staged answer, and there is nothing left to cancel.
+ * Chat completions for the chat endpoint are served elsewhere; `chat: true` only says OpenAI answers them.
+ */
+import { isCapability } from "../jobs";
+import type { ProviderAdapter, ProviderContext, ProviderHandle, ProviderJob } from "../types";
+import { ProviderError } from "../types";
+import { type Answer, OPENAI_BASE_URL } from "./client";
+import { enhanceResult, enhanceVerdict, submitEnhance } from "./enhance";
+import { imageResult, submitImages } from "./images";
+import { speechResult, submitSpeech } from "./speech";
+import { findStaged, readStaged, stage } from "./staging";
+
+async function alreadyStaged(job: ProviderJob, ctx: ProviderContext): Promise<ProviderHandle | null> {
+  try {
+    return await findStaged(ctx, job);
+  } catch (e) {
+    // Without knowing whether an answer is kept, calling again could pay twice: refuse for now.
+    throw new ProviderError(
+      "model_request_failed",
+      `openai: storage could not be checked before the call: ${e instanceof Error ? e.message : String(e)}`,
+      { retryable: true, accepted: "no" },
+    );
+  }
+}
+
+function unsupported(job: ProviderJob): ProviderError {
+  return new ProviderError("model_unavailable", `openai does not serve ${job.capability} here.`);
+}
+
+export const openaiAdapter: ProviderAdapter = {
+  name: "openai",
+  defaultBaseUrl: OPENAI_BASE_URL,
+  capabilities: ["text_to_image", "image_to_image", "image_edit", "text_to_speech", "video_prompt_enhance"],
+  chat: true,
+
+  async submit(job, ctx) {
+    // A crash after the answer was staged but before the handle was kept: reuse it, never pay again.
+    const found = await alreadyStaged(job, ctx);
+    if (found) return found;
+    let answer: Answer;
+    if (isCapability(job, "text_to_image", "image_to_image", "image_edit")) {
+      answer = await submitImages(job, ctx);
+      return stage(ctx, job, answer, "application/json");
+    }
+    if (isCapability(job, "text_to_speech")) {
+      answer = await submitSpeech(job, ctx);
+      return stage(ctx, job, answer, answer.contentType);
+    }
+    if (isCapability(job, "video_prompt_enhance")) {
+      answer = await submitEnhance(job, ctx);
+      return stage(ctx, job, answer, "application/json", enhanceVerdict(answer.bytes) ?? undefined);
+    }
+    throw unsupported(job);
+  },
+
+  async poll(handle) {
+    // The answer is already here; only a verdict found in it at submit can still fail the task.
+    const outcome = handle.data?.outcome;
+    if (outcome === "content_filtered" || outcome === "safety_rejected") {
+      return {
+        state: "failed",
+        error: { code: outcome, message: handle.data?.outcome_message ?? "openai refused the request." },
+      };
+    }
+    return { state: "succeeded" };
+  },
+
+  async fetchResult(handle, job, ctx) {
+    const { bytes } = await readStaged(ctx, handle);
+    if (isCapability(job, "text_to_image", "image_to_image", "image_edit")) return imageResult(bytes);
+    if (isCapability(job, "text_to_speech")) return speechResult(bytes, job);
+    if (isCapability(job, "video_prompt_enhance")) return enhanceResult(bytes, job);
+    throw unsupported(job);
+  },
+
+  async cancel() {
+    // The synchronous call has finished by the time a handle exists.
+    return "not_cancelable";
+  },
+
+  async reconcile(job, ctx, since) {
+    return findStaged(ctx, job, since);
+  },
+};

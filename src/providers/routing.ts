@@ -1,0 +1,58 @@
+/**
+ * The one place that decides which routes serve a request, for chat and media alike.
+ *
+ * A route is live when the code has an adapter that serves the capability and the deployment has
+ * configured its provider. The sandbox is a choice, never a fallback: it serves test-mode keys
+ * everywhere, and live keys only where SANDBOX_FOR_LIVE_KEYS is "true" (the local configuration),
+ * and there only for cards that no configured real provider serves.
+ */
+import type { Capability, ModelFile } from "../catalog/schema";
+import type { Env } from "../env";
+import { envPrefix, providersWithKeys } from "./config";
+import { PROVIDERS, SANDBOX, serves } from "./names";
+
+export type KeyMode = "live" | "test";
+
+export interface RoutePlan {
+  provider: string;
+  upstream_model: string;
+}
+
+function sandboxOn(env: Env): boolean {
+  return env.SANDBOX_ENABLED !== "false";
+}
+
+/** The providers whose routes are live for a caller in `mode` on this deployment. */
+export function liveProviders(env: Env, mode: KeyMode): Set<string> {
+  if (mode === "test") return new Set(sandboxOn(env) ? [SANDBOX] : []);
+  const live = new Set<string>();
+  for (const name of providersWithKeys(env)) {
+    const known = Object.hasOwn(PROVIDERS, name) ? PROVIDERS[name] : undefined;
+    if (!known || name === SANDBOX) continue;
+    if (known.needsBaseUrl && !(env as unknown as Record<string, unknown>)[`${envPrefix(name)}BASE_URL`]) continue;
+    live.add(name);
+  }
+  if (sandboxOn(env) && env.SANDBOX_FOR_LIVE_KEYS === "true") live.add(SANDBOX);
+  return live;
+}
+
+/** The id the upstream knows the model by for this capability. */
+export function upstreamModel(route: ModelFile["routes"][number], capability: Capability): string {
+  return route.upstream_models?.[capability] ?? route.upstream_model;
+}
+
+/**
+ * The routes a request for `capability` of `model` may run on, in the order they are tried:
+ * the live real routes in the card's order; the sandbox only when no real route is live.
+ */
+export function routesFor(model: ModelFile, capability: Capability, providers: Set<string>): RoutePlan[] {
+  const usable = model.routes.filter((r) => providers.has(r.provider) && serves(r.provider, capability));
+  const real = usable.filter((r) => r.provider !== SANDBOX);
+  const chosen = real.length > 0 ? real : usable;
+  return chosen.map((r) => ({ provider: r.provider, upstream_model: upstreamModel(r, capability) }));
+}
+
+/** Whether a model's capability has a live route for these providers. */
+export function hasLiveRoute(model: ModelFile, capability: Capability, providers: Set<string>): boolean {
+  return model.routes.some((r) => providers.has(r.provider) && serves(r.provider, capability));
+}

@@ -1,0 +1,198 @@
+/**
+ * What every fake upstream shares. A fake is a Node HTTP server on 127.0.0.1 that speaks one
+ * provider's documented wire format; the conformance suite (test/providers/conformance.test.ts)
+ * drives it through the text it sends the upstream (a prompt, or speech input):
+ *   `#tag:<id>`        groups the requests of one test case (GET /_fake/requests?tag=<id>)
+ *   `#fake:<scenario>` picks a behaviour; several may be given. See SCENARIOS.
+ * Every fake serves its outputs itself, from /_files/…, so the service really downloads them.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { encode } from "fast-png";
+
+export const SCENARIOS = [
+  /** (default) queued on the first status read, running with progress on the second, done on the third. */
+  "ok",
+  /** The first submission of the tag is refused with 429 and Retry-After: 1; later ones succeed. */
+  "submit_429",
+  /** The first submission of the tag fails with a 500 in the provider's error format; later ones succeed. */
+  "submit_5xx",
+  /** Every submission fails with 503 (a route that is down: the task must move to the next route). */
+  "down",
+  /** The provider's documented refusal of the input on content policy. */
+  "safety_input",
+  /** The provider's documented signal that the output was filtered. */
+  "safety_output",
+  /** Each output URL answers once; afterwards it is gone (as signed upstream URLs expire). */
+  "expiring_output",
+  /** The status answer carries a status the documentation does not list, twice, then goes on as "ok". */
+  "unknown_status",
+  /** The status or result answer is malformed (not JSON, or without the documented fields), every time. */
+  "malformed",
+  /** The job stays queued until it is canceled. */
+  "slow",
+] as const;
+export type Scenario = (typeof SCENARIOS)[number];
+
+export type RequestKind = "submit" | "status" | "result" | "cancel" | "download" | "list" | "other";
+
+export interface Recorded {
+  kind: RequestKind;
+  method: string;
+  path: string;
+  authorization: string | null;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON, or for multipart the field names with file sizes, or null. */
+  body: unknown;
+  at: number;
+}
+
+/**
+ * The scenarios a text asks of `provider`: `#fake:<scenario>` applies to every fake,
+ * `#fake:<scenario>@<provider>` only to that one (a failover case: one route down, the next fine).
+ */
+export function scenariosOf(text: string, provider?: string): Set<Scenario> {
+  const found = new Set<Scenario>();
+  for (const m of text.matchAll(/#fake:([a-z0-9_]+)(?:@([a-z0-9-]+))?/g)) {
+    if (m[2] !== undefined && m[2] !== provider) continue;
+    if ((SCENARIOS as readonly string[]).includes(m[1] as string)) found.add(m[1] as Scenario);
+  }
+  return found;
+}
+
+export function tagOf(text: string): string {
+  return /#tag:([A-Za-z0-9_.-]+)/.exec(text)?.[1] ?? "untagged";
+}
+
+/** Requests by tag, and the control endpoint that reads them. */
+export class RequestLog {
+  private readonly byTag = new Map<string, Recorded[]>();
+  record(tag: string, req: IncomingMessage, kind: RequestKind, body: unknown): void {
+    const list = this.byTag.get(tag) ?? [];
+    list.push({
+      kind,
+      method: req.method ?? "GET",
+      path: req.url ?? "/",
+      authorization: (req.headers.authorization as string | undefined) ?? null,
+      headers: req.headers,
+      body,
+      at: Date.now(),
+    });
+    this.byTag.set(tag, list);
+  }
+  count(tag: string, kind: RequestKind): number {
+    return (this.byTag.get(tag) ?? []).filter((r) => r.kind === kind).length;
+  }
+  /** Serves GET /_fake/requests?tag=<id>; returns true when it answered. */
+  serve(req: IncomingMessage, res: ServerResponse): boolean {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (req.method !== "GET" || url.pathname !== "/_fake/requests") return false;
+    json(res, 200, this.byTag.get(url.searchParams.get("tag") ?? "") ?? []);
+    return true;
+  }
+}
+
+/** Output files the fake serves at /_files/<id>; `once` files answer 404 after their first download. */
+export class FileStore {
+  private readonly files = new Map<string, { bytes: Uint8Array; type: string; once: boolean; served: number; tag: string }>();
+  private n = 0;
+  constructor(
+    private readonly base: () => string,
+    private readonly log: RequestLog,
+  ) {}
+  add(bytes: Uint8Array, type: string, opts: { once?: boolean; tag: string; ext?: string }): string {
+    const id = `f${++this.n}-${Math.random().toString(36).slice(2, 10)}${opts.ext ? `.${opts.ext}` : ""}`;
+    this.files.set(id, { bytes, type, once: opts.once ?? false, served: 0, tag: opts.tag });
+    // Upstreams hand out signed, expiring URLs; the query looks like one.
+    return `${this.base()}/_files/${id}?Expires=${Math.floor(Date.now() / 1000) + 3600}&Signature=fakesig${this.n}`;
+  }
+  /** Serves GET /_files/<id>; returns true when the path was one of its own. */
+  serve(req: IncomingMessage, res: ServerResponse): boolean {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const m = /^\/_files\/([^/]+)$/.exec(url.pathname);
+    if (!m || req.method !== "GET") return false;
+    const file = this.files.get(m[1] as string);
+    if (file) this.log.record(file.tag, req, "download", null);
+    if (!file || (file.once && file.served > 0)) {
+      res.writeHead(404, { "Content-Type": "application/xml" }).end("<Error><Code>NoSuchKey</Code></Error>");
+      return true;
+    }
+    file.served++;
+    res.writeHead(200, { "Content-Type": file.type, "Content-Length": String(file.bytes.length) }).end(file.bytes);
+    return true;
+  }
+}
+
+/** A real PNG of the given size (a gradient), so the service's probe reads true dimensions. */
+export function png(width: number, height: number, seed = 0): Uint8Array {
+  const data = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 3;
+      data[i] = (x * 255) / Math.max(1, width - 1);
+      data[i + 1] = (y * 255) / Math.max(1, height - 1);
+      data[i + 2] = (seed * 37) & 255;
+    }
+  return encode({ width, height, data, channels: 3, depth: 8 });
+}
+
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(JSON.stringify(body));
+}
+
+export interface RunningFake {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts a server on 127.0.0.1 on a free port. `handler` may be async; a throw answers 500. */
+export async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse, base: string) => Promise<void> | void,
+): Promise<RunningFake & { server: Server }> {
+  let base = "";
+  const server = createServer((req, res) => {
+    Promise.resolve(handler(req, res, base)).catch((e) => {
+      if (!res.headersSent) json(res, 500, { error: String(e) });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  base = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  return {
+    url: base,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * A job's life in a fake, counted in status reads: "ok" is queued on read 1, running on read 2,
+ * done on read 3; "unknown_status" answers an unlisted status on reads 1 and 2 first; "slow" stays queued.
+ */
+export function lifeStage(reads: number, scenarios: Set<Scenario>): "unknown" | "queued" | "running" | "done" {
+  let r = reads;
+  if (scenarios.has("unknown_status")) {
+    if (r <= 2) return "unknown";
+    r -= 2;
+  }
+  if (scenarios.has("slow")) return "queued";
+  return r <= 1 ? "queued" : r === 2 ? "running" : "done";
+}
+
+/** The API key a fake accepts for provider `name` (the providers test project configures it). */
+export function fakeKey(name: string): string {
+  return `fake-${name}-key-0123456789abcdef`;
+}
