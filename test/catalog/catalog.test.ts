@@ -81,7 +81,10 @@ describe("capabilities", () => {
       expect(card.pricing.options.length).toBeGreaterThan(0);
       expect(card.auto).toEqual(d.auto);
       const sandbox = card.routes.find((r: { provider: string }) => r.provider === "sandbox");
-      expect(sandbox).toMatchObject({ live: true, simulated: true });
+      // The sandbox serves a card locally only where no configured real route does.
+      const realLive = card.routes.some((r: { provider: string; live: boolean }) => r.provider !== "sandbox" && r.live);
+      expect(sandbox).toMatchObject({ live: !realLive, simulated: true });
+      expect(card.available).toBe(true);
       expect(card.available).toBe(true);
       // Internal ranking never leaves the service.
       expect(card.auto_rank).toBeUndefined();
