@@ -62,13 +62,9 @@ function worker(environment?: string, providers = false) {
               PROVIDER_OPENAI_COMPATIBLE_API_KEY: "fake-upstream-key-0123456789",
               PROVIDER_OPENAI_COMPATIBLE_TIMEOUT_MS: "2000",
             }),
-        ...(providers
-          ? {
-              ...providerBindings(inject as (key: string) => unknown),
-              // Provider webhooks are offered only where the service has a public address.
-              PUBLIC_BASE_URL: "https://gateway.test",
-            }
-          : {}),
+        // Links are built from the configured public address, never from the request's host.
+        PUBLIC_BASE_URL: providers ? "https://gateway.test" : "https://api.test",
+        ...(providers ? providerBindings(inject as (key: string) => unknown) : {}),
       },
     },
   }));

@@ -95,6 +95,9 @@ function workerVars(): { file: string; providers: string[] } {
     .sort();
   const kept = lines.filter((l) => !providers.some((k) => new RegExp(`^\\s*${k}\\s*=`).test(l)));
   const added = providers.map((k) => `${k}=${JSON.stringify(process.env[k] ?? "")}`);
+  // Links and input URLs use the configured public address: locally, this server's.
+  if (!lines.some((l) => /^\s*PUBLIC_BASE_URL\s*=/.test(l)))
+    added.push(`PUBLIC_BASE_URL=${JSON.stringify(process.env.PUBLIC_BASE_URL ?? base)}`);
   mkdirSync(stateDir, { recursive: true });
   const file = join(stateDir, "worker.env");
   writeFileSync(file, `${[...kept, ...added].filter((l) => l.trim()).join("\n")}\n`, { mode: 0o600 });

@@ -33,7 +33,10 @@ export interface Env {
   SANDBOX_MUSIC_SECONDS?: string;
   /** Multiplies the sandbox's latency profile; "0" makes it finish at once. */
   SANDBOX_LATENCY_SCALE?: string;
-  /** Base URL used in links and artifact URLs; defaults to the origin of the creating request. */
+  /**
+   * The deployment's public address (per region): links, artifact URLs, input URLs for upstreams and
+   * webhook URLs are built from it, never from a request's Host. Unset: links are relative paths.
+   */
   PUBLIC_BASE_URL?: string;
   /**
    * Upstream providers: PROVIDER_<NAME>_API_KEY, PROVIDER_<NAME>_BASE_URL, PROVIDER_<NAME>_TIMEOUT_MS,

@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
+import { publicBaseUrl } from "../lib/public-url";
 import type { AppEnv } from "./context";
 
 export const OPENAPI_INFO = {
@@ -27,7 +28,7 @@ export function mountDocs(app: OpenAPIHono<AppEnv>) {
   app.doc31("/openapi.json", (c) => ({
     openapi: "3.1.0",
     info: OPENAPI_INFO,
-    servers: [{ url: new URL(c.req.url).origin, description: `Region ${c.env.REGION}` }],
+    servers: [{ url: publicBaseUrl(c.env) || "/", description: `Region ${c.env.REGION}` }],
     tags: [
       { name: "Catalog", description: "Models, capabilities and their typed interface cards" },
       { name: "Voices", description: "The voice catalog for text-to-speech" },

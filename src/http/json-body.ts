@@ -4,6 +4,8 @@ import type { AppEnv } from "./context";
 
 /** Large enough for data-URI media inputs; larger bodies are refused before parsing. */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** Far deeper than any request of the API needs, far shallower than a stack can hold. */
+export const MAX_JSON_DEPTH = 64;
 const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
 /**
@@ -15,9 +17,7 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (method !== "POST" && method !== "PUT" && method !== "PATCH") return next();
   const declared = Number(c.req.header("Content-Length") ?? "0");
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
-  const bytes = await c.req.arrayBuffer();
-  if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge();
-  const text = new TextDecoder().decode(bytes);
+  const text = new TextDecoder().decode(await readCapped(c.req.raw.body, MAX_BODY_BYTES));
   const contentType = (c.req.header("Content-Type") ?? "").split(";")[0]?.trim() ?? "";
   if (text.trim() === "") {
     // An empty body is an empty object: routes whose fields are all optional accept it.
@@ -29,6 +29,13 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
       details: {
         errors: [{ loc: ["header", "content-type"], reason: `expected application/json, got '${contentType || "none"}'` }],
       },
+    });
+  }
+  const depth = nestingDepth(text, MAX_JSON_DEPTH);
+  if (depth > MAX_JSON_DEPTH) {
+    throw new ApiError("invalid_request", `The request body nests deeper than ${MAX_JSON_DEPTH} levels.`, {
+      param: "",
+      details: { errors: [{ loc: ["body"], reason: `nesting deeper than ${MAX_JSON_DEPTH} levels` }], max_depth: MAX_JSON_DEPTH },
     });
   }
   let parsed: unknown;
@@ -49,8 +56,59 @@ function setParsed(c: Parameters<MiddlewareHandler<AppEnv>>[0], value: unknown) 
   (c.req.bodyCache as { json?: Promise<unknown> }).json = Promise.resolve(value);
 }
 
+/** 413 with the envelope; the body is the media carrier of this API (data URIs), hence the code. */
 function tooLarge(): ApiError {
-  return new ApiError("invalid_request", `The request body exceeds ${MAX_BODY_BYTES} bytes.`, {
-    details: { errors: [{ loc: ["body"], reason: "body too large" }] },
+  return new ApiError("media_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes.`, {
+    param: "",
+    details: { limit_bytes: MAX_BODY_BYTES },
   });
+}
+
+/** Reads a body up to `cap` bytes, refusing as soon as it passes the cap (a missing length included). */
+async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > cap) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+/**
+ * The deepest nesting of arrays and objects in JSON text, counted without recursion before
+ * anything parses or walks it (stops counting past `limit`). Brackets inside strings do not count.
+ */
+export function nestingDepth(text: string, limit: number): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92)
+        i++; // backslash: skip the escaped character
+      else if (ch === 34) inString = false;
+    } else if (ch === 34) inString = true;
+    else if (ch === 123 || ch === 91) {
+      depth++;
+      if (depth > max) max = depth;
+      if (max > limit) return max;
+    } else if (ch === 125 || ch === 93) depth--;
+  }
+  return max;
 }

@@ -1,53 +1,67 @@
 /**
- * The one policy for user-supplied outside URLs (callbacks, media inputs): HTTPS only, no
- * credentials, no private, loopback, link-local or metadata addresses in any spelling. Local
- * development may allow http://127.0.0.1 and http://localhost by explicit configuration.
- * Workers cannot resolve names before connecting, so names are checked as written; literal
- * addresses (including numeric and IPv4-mapped spellings) are parsed and checked by range.
+ * The one policy for outside URLs the service connects to on someone's word (callbacks, media
+ * inputs, provider output URLs): HTTPS only, no credentials, and only hosts that are public.
+ *
+ * Literal addresses are classified by ipaddr.js's range table and only global unicast passes, so
+ * every spelling that embeds or routes to another address (IPv4-mapped in any form, 6to4, Teredo,
+ * NAT64, IPv4-compatible) and every special range (loopback, private, link-local, site-local,
+ * discard-only, documentation, CGNAT, multicast, reserved) is refused. Host names are normalised
+ * (case, every trailing dot) and refused when they name the local machine or an internal zone.
+ *
+ * Names that resolve to private addresses cannot be checked here (Workers cannot resolve before
+ * connecting); the platform guarantees that a Worker's fetch() reaches only the public internet:
+ * RFC 1918, loopback, link-local and other non-routable destinations are not reachable from a
+ * deployed Worker (docs/decisions.md, "Outside URLs"). Local development may allow
+ * http://127.0.0.1 and http://localhost by explicit configuration.
  */
+import ipaddr from "ipaddr.js";
+
 export interface UrlPolicy {
   allowLoopback: boolean;
 }
 
 export type UrlVerdict = { ok: true; url: URL } | { ok: false; reason: string };
 
-const BLOCKED_NAMES = [/^localhost$/, /\.localhost$/, /^metadata(\.google)?\.internal$/, /\.internal$/, /\.local$/, /^metadata$/];
+/** Zones that name the local machine or are never public (RFC 6761, 6762, 8375, cloud metadata). */
+const BLOCKED_ZONES = [
+  "localhost",
+  "localdomain",
+  "internal",
+  "local",
+  "home.arpa",
+  "in-addr.arpa",
+  "ip6.arpa",
+  "invalid",
+  "test",
+  "example",
+];
 
-function parseIpv4(host: string): number[] | null {
-  // WHATWG URL parsing already normalises decimal, octal and hex spellings to dotted quads.
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
-  if (!m) return null;
-  const parts = m.slice(1).map(Number);
-  return parts.every((p) => p <= 255) ? parts : null;
+function blockedName(host: string): boolean {
+  return host === "metadata" || BLOCKED_ZONES.some((zone) => host === zone || host.endsWith(`.${zone}`));
 }
 
-function ipv4Blocked([a, b]: number[]): boolean {
-  return (
-    a === 0 ||
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && (b as number) >= 64 && (b as number) <= 127) ||
-    (a === 169 && b === 254) ||
-    (a === 172 && (b as number) >= 16 && (b as number) <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 192 && b === 0) ||
-    (a === 198 && (b === 18 || b === 19)) ||
-    (a as number) >= 224
-  );
+const PRIVATE = "must not target a private, loopback, link-local or otherwise non-public address";
+
+/** Case folded and every trailing dot removed: `LOCALHOST..` is `localhost`. */
+export function normaliseHost(hostname: string): string {
+  return hostname.toLowerCase().replace(/\.+$/, "");
 }
 
-function ipv6Blocked(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
-  if (h === "::" || h === "::1") return true;
-  if (/^f[cd]/.test(h) || /^fe[89ab]/.test(h) || /^ff/.test(h)) return true;
-  // IPv4-mapped or -compatible (::ffff:a.b.c.d, ::ffff:7f00:1, ::a.b.c.d): judge the IPv4 inside.
-  const mapped = /^::(ffff:)?(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/.exec(h);
-  if (mapped) {
-    if (mapped[2]) return ipv4Blocked(parseIpv4(mapped[2]) ?? [0]);
-    const hi = Number.parseInt(mapped[3] as string, 16);
-    return ipv4Blocked([hi >> 8, hi & 255]);
+/** Whether a literal address (IPv4, or IPv6 without brackets) is global unicast. */
+export function isPublicAddress(literal: string): boolean {
+  let addr: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    addr = ipaddr.parse(literal);
+  } catch {
+    return false;
   }
-  return h.startsWith("64:ff9b:") || h.startsWith("2001:db8:");
+  if (addr.range() !== "unicast") return false;
+  if (addr.kind() === "ipv6") {
+    // ::/96 (IPv4-compatible, deprecated) is "unicast" to the table but embeds an IPv4 address.
+    const parts = (addr as ipaddr.IPv6).parts;
+    if (parts.slice(0, 6).every((p) => p === 0)) return false;
+  }
+  return true;
 }
 
 function isLoopbackName(host: string): boolean {
@@ -62,21 +76,15 @@ export function checkOutsideUrl(raw: string, policy: UrlPolicy): UrlVerdict {
     return { ok: false, reason: "is not a valid absolute URL" };
   }
   if (url.username || url.password) return { ok: false, reason: "must not carry credentials" };
-  const host = url.hostname.toLowerCase().replace(/\.$/, "");
+  const host = normaliseHost(url.hostname);
   if (policy.allowLoopback && isLoopbackName(host) && (url.protocol === "http:" || url.protocol === "https:"))
     return { ok: true, url };
   if (url.protocol !== "https:") return { ok: false, reason: "must use https" };
-  if (host.startsWith("[")) {
-    if (ipv6Blocked(host)) return { ok: false, reason: "must not target a private, loopback or link-local address" };
-    return { ok: true, url };
-  }
-  const v4 = parseIpv4(host);
-  if (v4)
-    return ipv4Blocked(v4)
-      ? { ok: false, reason: "must not target a private, loopback or link-local address" }
-      : { ok: true, url };
+  if (host.startsWith("[")) return isPublicAddress(host.slice(1, -1)) ? { ok: true, url } : { ok: false, reason: PRIVATE };
+  // WHATWG URL parsing has already turned decimal, octal and hex IPv4 spellings into dotted quads.
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(host)) return isPublicAddress(host) ? { ok: true, url } : { ok: false, reason: PRIVATE };
   if (/^[\d.]+$/.test(host) || /^0x/i.test(host)) return { ok: false, reason: "is not a valid host" };
-  if (BLOCKED_NAMES.some((r) => r.test(host)) || !host.includes(".")) {
+  if (!host.includes(".") || blockedName(host)) {
     return { ok: false, reason: "must not target a local or internal host name" };
   }
   return { ok: true, url };

@@ -24,10 +24,14 @@ export async function putArtifact(
   });
 }
 
-/** The artifact if it exists and belongs to the tenant; `null` otherwise (the caller says 404). */
-export async function getArtifact(bucket: R2Bucket, id: string, tenantId: string, range?: R2Range): Promise<R2ObjectBody | null> {
+/** The artifact's metadata if it exists and belongs to the tenant; `null` otherwise (the caller says 404). */
+export async function headArtifact(bucket: R2Bucket, id: string, tenantId: string): Promise<R2Object | null> {
   if (!/^art_[0-9a-f]{32}$/.test(id)) return null;
   const head = await bucket.head(key(id));
-  if (!head || head.customMetadata?.tenant_id !== tenantId) return null;
-  return bucket.get(key(id), range ? { range } : undefined);
+  return head && head.customMetadata?.tenant_id === tenantId ? head : null;
+}
+
+/** The artifact's bytes if it exists and belongs to the tenant; `null` otherwise. */
+export async function getArtifact(bucket: R2Bucket, id: string, tenantId: string): Promise<R2ObjectBody | null> {
+  return (await headArtifact(bucket, id, tenantId)) ? bucket.get(key(id)) : null;
 }

@@ -14,7 +14,8 @@ const CRC_TABLE = (() => {
   return t;
 })();
 
-function crc32(chunks: Uint8Array[]): number {
+/** CRC-32 as PNG chunks carry it, over the concatenation of `chunks`. */
+export function crc32(chunks: Uint8Array[]): number {
   let c = 0xffffffff;
   for (const bytes of chunks)
     for (let i = 0; i < bytes.length; i++) c = (CRC_TABLE[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);

@@ -649,6 +649,22 @@ const MP3_RATES: Record<number, readonly number[]> = {
   0: [11025, 12000, 8000],
 };
 
+/** The length in bytes of the MPEG audio frame whose 32-bit header is `h`; 0 when the header is not valid. */
+export function mpegFrameLength(h: number): number {
+  if (h >>> 21 !== 0x7ff) return 0;
+  const version = (h >>> 19) & 3;
+  const layer = 4 - ((h >>> 17) & 3);
+  if (version === 1 || layer === 4) return 0;
+  const bitrate = MP3_BITRATES[version === 3 ? 0 : 1][layer]?.[(h >>> 12) & 15] ?? 0;
+  const rate = MP3_RATES[version]?.[(h >>> 10) & 3];
+  if (!bitrate || !rate) return 0;
+  const padding = (h >>> 9) & 1;
+  const samplesPerFrame = layer === 1 ? 384 : layer === 3 && version !== 3 ? 576 : 1152;
+  return layer === 1
+    ? (Math.floor((12 * bitrate * 1000) / rate) + padding) * 4
+    : Math.floor(((samplesPerFrame / 8) * bitrate * 1000) / rate) + padding;
+}
+
 function isMpegSync(d: Uint8Array, o: number): boolean {
   // 11 sync bits, a version other than reserved (01) and a layer other than reserved (00).
   if (o + 1 >= d.length || d[o] !== 0xff) return false;
@@ -666,14 +682,9 @@ function probeMp3(d: Uint8Array, start: number): Facts {
   const bitrate = MP3_BITRATES[version === 3 ? 0 : 1][layer]?.[(h >>> 12) & 15] ?? 0;
   const rate = MP3_RATES[version]?.[(h >>> 10) & 3];
   if (!bitrate || !rate) fail("bad bitrate or sample rate index");
-  const padding = (h >>> 9) & 1;
   const mono = ((h >>> 6) & 3) === 3;
   const samplesPerFrame = layer === 1 ? 384 : layer === 3 && version !== 3 ? 576 : 1152;
-  const frameLength =
-    layer === 1
-      ? (Math.floor((12 * bitrate * 1000) / rate) + padding) * 4
-      : Math.floor(((samplesPerFrame / 8) * bitrate * 1000) / rate) + padding;
-  need(d, off, frameLength);
+  need(d, off, mpegFrameLength(h));
   const frames = vbrFrameCount(d, off, version, mono, (h & 0x10000) === 0);
   let audioEnd = d.length;
   if (audioEnd - 128 >= off && at(d, audioEnd - 128, "TAG")) audioEnd -= 128; // ID3v1

@@ -11,6 +11,7 @@ import { getArtifact } from "./artifacts";
 import { decodeDataUri } from "./data-uri";
 import { guardedFetch } from "./guarded-fetch";
 import { type ProbedMedia, probeMedia } from "./probe";
+import { validateMedia } from "./validate";
 
 export const MediaInput = z
   .discriminatedUnion("type", [
@@ -38,7 +39,14 @@ export interface ResolveOptions {
   maxEncodedLength?: number;
 }
 
+/** Fetches or decodes an input, identifies it, and checks that a decoder could read it. */
 export async function resolveMediaInput(input: MediaInputT, opts: ResolveOptions): Promise<ResolvedMedia> {
+  const resolved = await readMediaInput(input, opts);
+  await validateMedia(resolved.data, resolved.probe, opts.param);
+  return resolved;
+}
+
+async function readMediaInput(input: MediaInputT, opts: ResolveOptions): Promise<ResolvedMedia> {
   const { param } = opts;
   switch (input.type) {
     case "data_uri": {

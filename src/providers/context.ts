@@ -1,9 +1,10 @@
 /** What an adapter gets besides the job: its configuration, access to the inputs, its webhook URL. */
 import type { Env } from "../env";
+import { publicBaseUrl } from "../lib/public-url";
 import { signInputUrl } from "../media/signed-inputs";
 import { type ProviderConfig, providerConfig } from "./config";
 import type { JobInput } from "./jobs";
-import type { ProviderAdapter, ProviderContext } from "./types";
+import { type ProviderAdapter, type ProviderContext, ProviderError } from "./types";
 
 /** The sandbox needs no account: a configuration that names it and nothing else. */
 const SANDBOX_CONFIG: ProviderConfig = { name: "sandbox", apiKey: "", baseUrl: "", timeoutMs: 60_000, extra: {} };
@@ -19,13 +20,22 @@ export function providerContext(
   config: ProviderConfig,
   task: { task_id: string; origin: string },
 ): ProviderContext {
-  const base = env.PUBLIC_BASE_URL ?? task.origin;
+  const base = publicBaseUrl(env) || task.origin;
   return {
     env,
     now: Date.now(),
     config,
     inputs: {
-      url: (input: JobInput) => signInputUrl(env, base, input.key),
+      url: (input: JobInput) => {
+        // Upstreams fetch from outside: a relative URL would mean nothing to them.
+        if (!/^https?:\/\//.test(base)) {
+          throw new ProviderError(
+            "model_unavailable",
+            "This deployment has no PUBLIC_BASE_URL, so upstreams cannot read its inputs.",
+          );
+        }
+        return signInputUrl(env, base, input.key);
+      },
       async bytes(input: JobInput) {
         const object = await env.ARTIFACTS.get(input.key);
         if (!object) throw new Error(`input ${input.field} is no longer stored`);
@@ -34,8 +44,8 @@ export function providerContext(
     },
     // Only a deployment with a public address can be called back.
     webhookUrl:
-      env.PUBLIC_BASE_URL && adapter.verifyWebhook
-        ? `${env.PUBLIC_BASE_URL.replace(/\/+$/, "")}/webhooks/providers/${adapter.name}/${task.task_id}`
+      publicBaseUrl(env) && adapter.verifyWebhook
+        ? `${publicBaseUrl(env)}/webhooks/providers/${adapter.name}/${task.task_id}`
         : null,
   };
 }

@@ -13,6 +13,7 @@ import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { sha256Hex } from "../lib/crypto";
 import { flatten, getPath } from "../lib/paths";
+import { publicBaseUrl } from "../lib/public-url";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import { resolveMediaInput } from "../media/resolve-input";
 import type { MediaRef, OperationContext, OperationSpec, StoredMedia } from "../operations/types";
@@ -26,7 +27,6 @@ export interface AdmissionContext {
   env: Env;
   caller: Caller;
   requestId: string;
-  origin: string;
   idempotencyKey: string | undefined;
 }
 
@@ -198,7 +198,7 @@ export async function admitOperation<B extends CommonFields>(
     meters: ctx.caller.mode === "test" ? meters.map((m) => ({ ...m, unit_credits: "0" })) : meters,
     quantities: spec.quantities(opCtx),
   };
-  const input = Object.fromEntries(Object.entries(raw).filter(([k]) => !COMMON_FIELDS.has(k)));
+  const input = echoOf(Object.fromEntries(Object.entries(raw).filter(([k]) => !COMMON_FIELDS.has(k))));
   const plan: TaskPlan = {
     tenant_id: ctx.caller.tenant_id,
     capability: spec.capability,
@@ -223,12 +223,55 @@ export async function admitOperation<B extends CommonFields>(
     pricing: estimate.meters,
     callback,
     deadline_seconds: deadlineSeconds(spec.capability),
-    origin: ctx.env.PUBLIC_BASE_URL ?? ctx.origin,
+    origin: publicBaseUrl(ctx.env),
     request_id: ctx.requestId,
   };
+  checkRecordSize(plan);
   // RPC typing cannot express the free-form parts of the envelope; the object returns CreateResult.
   const result = (await stub.create({ request_hash: hash, plan })) as unknown as CreateResult;
   return outcome(result);
+}
+
+/** Inline media longer than this is not echoed: its bytes are in R2 already, under the task's inputs. */
+const ECHO_INLINE_MAX = 256;
+
+/**
+ * The request as the envelope echoes it, without inline media: a data URI is replaced by its
+ * media type and length, so a task's record never holds an input's bytes.
+ */
+export function echoOf(value: unknown): any {
+  if (typeof value === "string") {
+    if (value.length > ECHO_INLINE_MAX && value.startsWith("data:")) {
+      const head = value.slice(0, Math.min(value.indexOf(",") + 1 || 64, 64));
+      return `${head}[${value.length} characters, stored as an input of this task]`;
+    }
+    return value;
+  }
+  if (Array.isArray(value)) return value.map(echoOf);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, echoOf(v)]));
+  return value;
+}
+
+/** A task record is one SQLite value (at most 2 MB): far below that, with room for what execution adds. */
+export const MAX_TASK_PLAN_BYTES = 1024 * 1024;
+
+/** Refuses at once, before anything is reserved, a request whose task could never be stored. */
+export function checkRecordSize(plan: TaskPlan): void {
+  const bytes = new TextEncoder().encode(JSON.stringify(plan)).length;
+  if (bytes > MAX_TASK_PLAN_BYTES) {
+    throw new ApiError(
+      "invalid_request",
+      `This request would make a task of ${bytes} bytes; the limit is ${MAX_TASK_PLAN_BYTES}.`,
+      {
+        param: "",
+        details: {
+          errors: [{ loc: ["body"], reason: `the stored task would exceed ${MAX_TASK_PLAN_BYTES} bytes` }],
+          limit_bytes: MAX_TASK_PLAN_BYTES,
+          task_bytes: bytes,
+        },
+      },
+    );
+  }
 }
 
 /** A target canvas is normalised to the model's multiple and bounds: say so when it moved. */

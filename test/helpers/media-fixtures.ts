@@ -84,7 +84,27 @@ function trak(id: number, handler: "vide" | "soun", ms: number, width: number, h
   );
   const mdhd = box("mdhd", u32s(0, 0, 0, 1000, ms), new Uint8Array([0x55, 0xc4, 0, 0]));
   const hdlr = box("hdlr", u32s(0, 0), ascii(handler), u32s(0, 0, 0), ascii("h\0"));
-  return box("trak", tkhd, box("mdia", mdhd, hdlr));
+  // The sample tables a player needs, empty, around one sample entry.
+  const entry =
+    handler === "vide"
+      ? box(
+          "avc1",
+          new Uint8Array(6),
+          u32s(1 << 16, 0, 0, 0),
+          new Uint8Array(2),
+          new Uint8Array([width >> 8, width & 255, height >> 8, height & 255]),
+          new Uint8Array(50),
+        )
+      : box("mp4a", new Uint8Array(6), u32s(1 << 16, 0, 0, (2 << 16) | 16, 0, 48000 << 16));
+  const stbl = box(
+    "stbl",
+    box("stsd", u32s(0, 1), entry),
+    box("stts", u32s(0, 0)),
+    box("stsc", u32s(0, 0)),
+    box("stsz", u32s(0, 0, 0)),
+    box("stco", u32s(0, 0)),
+  );
+  return box("trak", tkhd, box("mdia", mdhd, hdlr, box("minf", stbl)));
 }
 
 /** The box tree of an MP4 (or MOV) with a video track (and optionally audio): enough to probe. */

@@ -185,6 +185,19 @@ const bodyArb = fc.oneof(
     .map((v) => JSON.stringify(v)),
   printable,
   fc.constantFrom("{", "[", "null", "true", '"str"', "1e999", "\u0000", '{"a":1,"a":2}'),
+  // Deeper than any parser's recursion should be trusted with, in every place a body nests.
+  fc.integer({ min: 60, max: 6000 }).map((d) => `{"prompt":"x","metadata":${"[".repeat(d)}${"]".repeat(d)}}`),
+  fc.integer({ min: 60, max: 6000 }).map((d) => `${'{"a":'.repeat(d)}1${"}".repeat(d)}`),
+  fc
+    .integer({ min: 60, max: 3000 })
+    .map((d) => `{"model":"auto","messages":[{"role":"user","content":${"[".repeat(d)}"x"${"]".repeat(d)}}]}`),
+  // Larger media than the fetch caps, inline.
+  fc
+    .integer({ min: 1, max: 3 })
+    .map(
+      (mb) =>
+        `{"prompt":"x","images":[{"type":"data_uri","data_uri":"data:image/png;base64,iVBORw0KGgo${"A".repeat(mb * 1024 * 1024)}"}]}`,
+    ),
 );
 
 const authArb = fc.oneof(

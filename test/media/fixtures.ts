@@ -208,15 +208,26 @@ function mdhd(v: 0 | 1, timescale: number, duration: number): Uint8Array {
 
 const hdlr = (handler: string) => box("hdlr", [0, 0, 0, 0], be32(0), handler, zeros(12), "Handler\0");
 
-/** stsd with one visual sample entry carrying the coded size. */
-const videoStbl = (width: number, height: number) =>
+/** The sample tables a player needs (timing, chunking, sizes, offsets), empty, around one sample entry. */
+const sampleTables = (entry: Uint8Array) =>
   box(
     "minf",
     box(
       "stbl",
-      box("stsd", [0, 0, 0, 0], be32(1), box("avc1", zeros(6), be16(1), zeros(16), be16(width), be16(height), zeros(50))),
+      box("stsd", [0, 0, 0, 0], be32(1), entry),
+      box("stts", [0, 0, 0, 0], be32(0)),
+      box("stsc", [0, 0, 0, 0], be32(0)),
+      box("stsz", [0, 0, 0, 0], be32(0), be32(0)),
+      box("stco", [0, 0, 0, 0], be32(0)),
     ),
   );
+
+/** stsd with one visual sample entry carrying the coded size. */
+const videoStbl = (width: number, height: number) =>
+  sampleTables(box("avc1", zeros(6), be16(1), zeros(16), be16(width), be16(height), zeros(50)));
+
+/** stsd with one AAC sample entry. */
+const audioStbl = () => sampleTables(box("mp4a", zeros(6), be16(1), zeros(8), be16(2), be16(16), zeros(4), be32(48000 * 65536)));
 
 export interface TrackSpec {
   handler: "vide" | "soun";
@@ -239,7 +250,7 @@ export function trak(id: number, t: TrackSpec): Uint8Array {
       "mdia",
       mdhd(v, t.timescale, t.duration),
       hdlr(t.handler),
-      t.handler === "vide" ? videoStbl(entry.width, entry.height) : box("minf"),
+      t.handler === "vide" ? videoStbl(entry.width, entry.height) : audioStbl(),
     ),
   );
 }

@@ -8,7 +8,6 @@ export function taskContext(c: Context<AppEnv>): AdmissionContext {
     env: c.env,
     caller: c.get("caller"),
     requestId: c.get("requestId"),
-    origin: new URL(c.req.url).origin,
     idempotencyKey: c.req.header("Idempotency-Key"),
   };
 }

@@ -5,11 +5,12 @@ import { CAPABILITIES } from "../../catalog/schema";
 import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
 import { sha256Hex } from "../../lib/crypto";
-import { getArtifact } from "../../media/artifacts";
+import { artifactKey, headArtifact } from "../../media/artifacts";
 import { type Envelope, TASK_STATUSES } from "../../tasks/record";
 import type { CancelResult } from "../../tasks/task-object";
 import { requireKey } from "../auth";
 import { type AppEnv, newRouter } from "../context";
+import { decideRange } from "../range";
 import { errorResponses } from "../schemas";
 import { TaskEnvelope } from "./task-shared";
 
@@ -239,36 +240,34 @@ taskRoutes.openapi(
   },
 );
 
-/** Parses `Range: bytes=a-b | a- | -n` into R2's range; anything else is ignored (whole object). */
-function parseRange(header: string | undefined): R2Range | undefined {
-  const m = header ? /^bytes=(\d*)-(\d*)$/.exec(header.trim()) : null;
-  if (!m || (m[1] === "" && m[2] === "")) return undefined;
-  if (m[1] === "") return { suffix: Number(m[2]) };
-  const offset = Number(m[1]);
-  return m[2] === "" ? { offset } : { offset, length: Math.max(0, Number(m[2]) - offset + 1) };
-}
-
 async function serveArtifact(c: Context<AppEnv>, id: string) {
   const tenantId = c.get("caller").tenant_id;
-  const range = parseRange(c.req.header("Range"));
-  const object = await getArtifact(c.env.ARTIFACTS, id, tenantId, range);
-  if (!object) throw new ApiError("artifact_not_found", `Artifact '${id}' does not exist.`);
+  const head = await headArtifact(c.env.ARTIFACTS, id, tenantId);
+  if (!head) throw new ApiError("artifact_not_found", `Artifact '${id}' does not exist.`);
   const headers = new Headers({
-    "Content-Type": object.httpMetadata?.contentType ?? "application/octet-stream",
+    "Content-Type": head.httpMetadata?.contentType ?? "application/octet-stream",
     "Accept-Ranges": "bytes",
     "Cache-Control": "private, max-age=3600",
-    ETag: object.httpEtag,
+    ETag: head.httpEtag,
     "X-Request-Id": c.get("requestId"),
   });
-  const r = object.range as { offset?: number; length?: number } | undefined;
-  if (range && r) {
-    const start = r.offset ?? 0;
-    const length = r.length ?? object.size - start;
-    headers.set("Content-Range", `bytes ${start}-${start + length - 1}/${object.size}`);
-    headers.set("Content-Length", String(length));
+  const range = decideRange(c.req.header("Range"), head.size);
+  if (range.kind === "unsatisfiable") {
+    headers.set("Content-Range", `bytes */${head.size}`);
+    headers.delete("Content-Type");
+    return new Response(null, { status: 416, headers });
+  }
+  const object = await c.env.ARTIFACTS.get(
+    artifactKey(id),
+    range.kind === "partial" ? { range: { offset: range.offset, length: range.length } } : undefined,
+  );
+  if (!object) throw new ApiError("artifact_not_found", `Artifact '${id}' does not exist.`);
+  if (range.kind === "partial") {
+    headers.set("Content-Range", `bytes ${range.offset}-${range.offset + range.length - 1}/${head.size}`);
+    headers.set("Content-Length", String(range.length));
     return new Response(object.body, { status: 206, headers });
   }
-  headers.set("Content-Length", String(object.size));
+  headers.set("Content-Length", String(head.size));
   return new Response(object.body, { status: 200, headers });
 }
 
@@ -291,6 +290,7 @@ taskRoutes.openapi(
         description: "Part of the bytes",
         content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } },
       },
+      416: { description: "No byte of the artifact is in the requested range (`Content-Range: bytes */<size>`)" },
       ...errorResponses(401, 403, 404),
     },
   }),

@@ -1,0 +1,71 @@
+/**
+ * Bodies are bounded before any work: over the size limit is 413 with the envelope, refused on
+ * the declared length or as soon as the stream passes the limit; nesting deeper than the limit is
+ * 422 naming it, found without recursion, so no depth can overflow a stack.
+ */
+import { exports } from "cloudflare:workers";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH, nestingDepth } from "../../src/http/json-body";
+import { BASE, call, expectError, newTenant } from "../helpers/api";
+import { newKey } from "../helpers/tasks";
+
+describe("body limits", () => {
+  it("answers 413 on a declared length over the limit, without reading the body", async () => {
+    const t = await newTenant();
+    const res = await call("/v1/images/generations", {
+      key: t.api_key,
+      rawBody: '{"prompt":"x"}',
+      headers: { "Content-Type": "application/json", "Content-Length": String(MAX_BODY_BYTES + 1), "Idempotency-Key": newKey() },
+    });
+    const e = expectError(res, 413, "media_too_large");
+    expect(e.details.limit_bytes).toBe(MAX_BODY_BYTES);
+  });
+
+  it("answers 413 as soon as a body without a length passes the limit, and stops reading it", async () => {
+    const t = await newTenant();
+    const chunk = new Uint8Array(1024 * 1024).fill(0x20);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > MAX_BODY_BYTES * 2) return controller.close();
+        sent += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const res = await exports.default.fetch(
+      new Request(`${BASE}/v1/images/generations`, {
+        method: "POST",
+        body,
+        headers: { Authorization: `Bearer ${t.api_key}`, "Content-Type": "application/json", "Idempotency-Key": newKey() },
+      }),
+    );
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as any).error.code).toBe("media_too_large");
+    expect(sent).toBeLessThan(MAX_BODY_BYTES * 2);
+  });
+
+  it.each([100, 5_000, 50_000])("answers 422 naming the limit for JSON nested %i deep", async (depth) => {
+    const t = await newTenant();
+    const res = await call("/v1/images/generations", {
+      key: t.api_key,
+      rawBody: `{"prompt":"x","metadata":${"[".repeat(depth)}${"]".repeat(depth)}}`,
+      headers: { "Content-Type": "application/json", "Idempotency-Key": newKey() },
+    });
+    const e = expectError(res, 422, "invalid_request", "");
+    expect(e.message).toContain(String(MAX_JSON_DEPTH));
+  });
+
+  it("counts depth like a parser would, ignoring brackets in strings", () => {
+    expect(nestingDepth('{"a":[1,{"b":"[[[[{{{{"}]}', 64)).toBe(3);
+    expect(nestingDepth('"\\"[["', 64)).toBe(0);
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 8 }), (v) => {
+        const depthOf = (x: unknown): number =>
+          x !== null && typeof x === "object" ? 1 + Math.max(0, ...Object.values(x as object).map(depthOf)) : 0;
+        return nestingDepth(JSON.stringify(v), 64) === depthOf(v);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
