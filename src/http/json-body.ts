@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../errors/api-error";
+import { readAtMost, TooLarge } from "../lib/streams";
 import type { AppEnv } from "./context";
 
 /** Large enough for data-URI media inputs; larger bodies are refused before parsing. */
@@ -17,7 +18,13 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (method !== "POST" && method !== "PUT" && method !== "PATCH") return next();
   const declared = Number(c.req.header("Content-Length") ?? "0");
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
-  const text = new TextDecoder().decode(await readCapped(c.req.raw.body, MAX_BODY_BYTES));
+  let bytes: Uint8Array;
+  try {
+    bytes = await readAtMost(c.req.raw.body, MAX_BODY_BYTES);
+  } catch (e) {
+    throw e instanceof TooLarge ? tooLarge() : e;
+  }
+  const text = new TextDecoder().decode(bytes);
   const contentType = (c.req.header("Content-Type") ?? "").split(";")[0]?.trim() ?? "";
   if (text.trim() === "") {
     // An empty body is an empty object: routes whose fields are all optional accept it.
@@ -62,31 +69,6 @@ function tooLarge(): ApiError {
     param: "",
     details: { limit_bytes: MAX_BODY_BYTES },
   });
-}
-
-/** Reads a body up to `cap` bytes, refusing as soon as it passes the cap (a missing length included). */
-async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number): Promise<Uint8Array> {
-  if (!body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > cap) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
 }
 
 /**

@@ -5,6 +5,7 @@
  * oversized response costs at most `maxBytes` of memory.
  */
 import { ApiError } from "../errors/api-error";
+import { readAtMost, TooLarge } from "../lib/streams";
 import { checkOutsideUrl, type UrlPolicy } from "../lib/url-policy";
 
 export interface GuardedFetchOptions {
@@ -110,31 +111,10 @@ export async function guardedFetch(url: string, opts: GuardedFetchOptions): Prom
 
 /** The body, refused as soon as it passes `maxBytes` (the rest is never read). */
 async function readCapped(res: Response, maxBytes: number, param: string, timedOut: () => ApiError): Promise<Uint8Array> {
-  if (!res.body) return new Uint8Array();
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => {});
-        throw tooLarge(param, maxBytes);
-      }
-      chunks.push(value);
-    }
+    return await readAtMost(res.body, maxBytes);
   } catch (e) {
-    if (e instanceof ApiError) throw e;
-    await reader.cancel().catch(() => {});
+    if (e instanceof TooLarge) throw tooLarge(param, maxBytes);
     throw isTimeout(e) ? timedOut() : fetchFailed(param, "the connection broke while reading the body");
   }
-  const out = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.byteLength;
-  }
-  return out;
 }

@@ -4,6 +4,7 @@
  * client URLs, hop by hop. A body with a declared length streams straight into R2 under the cap;
  * one without is read under the cap (R2 needs a known length). The first bytes are kept for probing.
  */
+import { readAtMost, TooLarge } from "../lib/streams";
 import { checkOutsideUrl, type UrlPolicy } from "../lib/url-policy";
 
 /** Per output kind: large enough for real outputs, small enough to bound a bad upstream. */
@@ -105,32 +106,19 @@ export async function downloadToR2(
     return { bytes: declared, probeBytes: head, whole: false, declaredType };
   }
   const cap = Math.min(opts.maxBytes, UNKNOWN_LENGTH_CAP);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = res.body.getReader();
+  let bytes: Uint8Array;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.length;
-      if (total > cap) {
-        await reader.cancel();
-        throw new DownloadError(`the output is larger than the ${cap} bytes allowed`);
-      }
-      chunks.push(value);
-    }
+    bytes = await readAtMost(res.body, cap);
   } catch (e) {
-    if (e instanceof DownloadError) throw e;
-    throw new DownloadError(`the output download broke off: ${e instanceof Error ? e.message : String(e)}`);
+    throw new DownloadError(
+      e instanceof TooLarge
+        ? `the output is larger than the ${cap} bytes allowed`
+        : `the output download broke off: ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
+  const total = bytes.length;
   if (Number.isFinite(declared) && total !== declared)
     throw new DownloadError(`the output ended after ${total} of ${declared} bytes`);
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.length;
-  }
   const inspected = opts.inspect?.(bytes);
   await bucket.put(key, bytes, inspected ? { ...put, httpMetadata: { contentType: inspected } } : put);
   return { bytes: total, probeBytes: bytes, whole: true, declaredType };
