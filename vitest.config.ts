@@ -53,14 +53,14 @@ function worker(environment?: string, providers = false) {
         SANDBOX_MUSIC_SECONDS: "4",
         // Tests make thousands of requests a minute; the rate-limit test sets a tenant's own limit.
         RATE_LIMIT_PER_MINUTE: "0",
-        // Locally, chat cards routed to `openai-compatible` go to the fake of test/chat/fake-upstream.ts;
-        // a region's project configures no provider at all.
+        // Locally, chat cards routed to `deepseek` (an OpenAI-compatible upstream) go to the fake of
+        // test/chat/fake-upstream.ts; a region's project configures no provider at all.
         ...(environment
           ? {}
           : {
-              PROVIDER_OPENAI_COMPATIBLE_BASE_URL: `${inject("fakeOpenAiUrl")}/v1`,
-              PROVIDER_OPENAI_COMPATIBLE_API_KEY: "fake-upstream-key-0123456789",
-              PROVIDER_OPENAI_COMPATIBLE_TIMEOUT_MS: "2000",
+              PROVIDER_DEEPSEEK_BASE_URL: `${inject("fakeOpenAiUrl")}/v1`,
+              PROVIDER_DEEPSEEK_API_KEY: "fake-upstream-key-0123456789",
+              PROVIDER_DEEPSEEK_TIMEOUT_MS: "2000",
             }),
         // Links are built from the configured public address, never from the request's host.
         PUBLIC_BASE_URL: providers ? "https://gateway.test" : "https://api.test",

@@ -61,7 +61,7 @@ async function main() {
   const server = await startLocalServer({
     port: PORT,
     permissions: ["chat"],
-    vars: { PROVIDER_OPENAI_COMPATIBLE_BASE_URL: `${fake.url}/v1`, PROVIDER_OPENAI_COMPATIBLE_API_KEY: FAKE_UPSTREAM_KEY },
+    vars: { PROVIDER_DEEPSEEK_BASE_URL: `${fake.url}/v1`, PROVIDER_DEEPSEEK_API_KEY: FAKE_UPSTREAM_KEY },
   });
   try {
     const { base, where } = server;
@@ -84,18 +84,18 @@ async function main() {
         timed(
           `${fake.url}/v1/chat/completions`,
           { Authorization: `Bearer ${FAKE_UPSTREAM_KEY}` },
-          request("deepseek-chat", false),
+          request("deepseek-flash", false),
         ),
       "service json": () =>
-        timed(`${base}/v1/chat/completions`, { Authorization: `Bearer ${key}` }, request("deepseek-v3.2", false)),
+        timed(`${base}/v1/chat/completions`, { Authorization: `Bearer ${key}` }, request("deepseek-flash", false)),
       "direct stream": () =>
         timed(
           `${fake.url}/v1/chat/completions`,
           { Authorization: `Bearer ${FAKE_UPSTREAM_KEY}` },
-          request("deepseek-chat", true),
+          request("deepseek-flash", true),
         ),
       "service stream": () =>
-        timed(`${base}/v1/chat/completions`, { Authorization: `Bearer ${key}` }, request("deepseek-v3.2", true)),
+        timed(`${base}/v1/chat/completions`, { Authorization: `Bearer ${key}` }, request("deepseek-flash", true)),
     };
     // A bare route of the same Worker: what any request costs on this local server.
     const bare = async (): Promise<Timing> => {

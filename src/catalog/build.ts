@@ -90,6 +90,7 @@ export function buildCatalog(files: CatalogFiles, builtAt = new Date().toISOStri
   }
   for (const model of Object.values(models)) {
     checkRoutes(model);
+    checkDeprecation(model, models, Date.parse(builtAt));
     model.interfaces.forEach((card, i) => {
       const file = `models/${model.model}.json`;
       const speechVoices = voices.filter((v) => v.compatible_models.includes(model.model));
@@ -142,12 +143,45 @@ function checkRoutes(model: ModelFileT): void {
     if (![...offered].some((c) => serves(route.provider, c))) {
       throw new CatalogLoadError(file, `/routes/${r}/provider`, `'${route.provider}' serves none of this model's capabilities`);
     }
+    for (const cap of route.capabilities ?? []) {
+      if (!offered.has(cap) || !serves(route.provider, cap)) {
+        throw new CatalogLoadError(
+          file,
+          `/routes/${r}/capabilities`,
+          `'${cap}' is not a capability of this model that ${route.provider} serves`,
+        );
+      }
+    }
     for (const cap of Object.keys(route.upstream_models ?? {})) {
       if (!offered.has(cap as Capability)) {
         throw new CatalogLoadError(file, `/routes/${r}/upstream_models/${cap}`, "the model does not offer this capability");
       }
     }
   });
+}
+
+/**
+ * A deprecation keeps the catalog honest: the card says `deprecated`, its replacement exists, and
+ * once the shutdown date has passed the catalog does not build until the card is updated
+ * (retired, or the deprecation withdrawn).
+ */
+function checkDeprecation(model: ModelFileT, models: Record<string, ModelFileT>, now: number): void {
+  const d = model.deprecation;
+  if (!d) return;
+  const file = `models/${model.model}.json`;
+  if (model.status !== "deprecated" && model.status !== "retired") {
+    throw new CatalogLoadError(file, "/status", "a model with a deprecation must be 'deprecated' (or 'retired')");
+  }
+  if (d.replacement !== undefined && !models[d.replacement]) {
+    throw new CatalogLoadError(file, "/deprecation/replacement", `'${d.replacement}' is not a model of the catalog`);
+  }
+  if (d.shutdown_at && model.status !== "retired" && Date.parse(`${d.shutdown_at}T00:00:00Z`) <= now) {
+    throw new CatalogLoadError(
+      file,
+      "/deprecation/shutdown_at",
+      `the shutdown date ${d.shutdown_at} has passed: mark the model retired or update its deprecation`,
+    );
+  }
 }
 
 /** A content hash of the files: the same data always yields the same version. */

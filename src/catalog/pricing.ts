@@ -57,6 +57,7 @@ const TOKEN_KEYS: Record<string, string> = {
   input: "input_tokens",
   output: "output_tokens",
   cache_read: "cache_read_tokens",
+  cache_write: "cache_creation_tokens",
   reasoning: "reasoning_tokens",
 };
 

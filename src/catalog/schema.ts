@@ -189,6 +189,8 @@ export const Pricing = z
   })
   .strict();
 
+export type Pricing = z.infer<typeof Pricing>;
+
 export const AutoSpec = z
   .object({
     default_model: z.literal("auto"),
@@ -226,11 +228,37 @@ export const Route = z
   .object({
     provider: z.string().regex(/^[a-z][a-z0-9-]*$/),
     upstream_model: z.string().min(1),
+    /** The capabilities this route serves, when fewer than the model's (default: all the provider serves). */
+    capabilities: z.array(Capability).min(1).optional(),
     /** The upstream's id per capability where it differs (fal's `…/image-to-video` endpoints, for one). */
     upstream_models: z.partialRecord(Capability, z.string().min(1)).optional(),
+    /**
+     * This route's own price per capability, where it differs from the card's (a reseller's price,
+     * a platform's list price): estimates, captures and the catalog use the price of the route that serves.
+     */
+    pricing: z.partialRecord(Capability, Pricing).optional(),
+    /** Where the route's id and price come from. */
+    source: z.string().optional(),
     note: z.string().optional(),
   })
   .strict();
+
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD");
+
+/**
+ * A provider's deprecation of a model: selectable until `shutdown_at` (auto prefers others), not
+ * live from that day, and `catalog:check` fails once the date has passed until the card is updated.
+ */
+export const Deprecation = z
+  .object({
+    announced_at: isoDate,
+    shutdown_at: isoDate.optional(),
+    replacement: z.string().optional(),
+    note: z.string().min(1),
+    source: z.string().min(1),
+  })
+  .strict();
+export type Deprecation = z.infer<typeof Deprecation>;
 
 export const ModelFile = z
   .object({
@@ -240,6 +268,10 @@ export const ModelFile = z
     description: z.string().min(1),
     status: ModelStatus,
     source: z.string().min(1),
+    /** When the card's facts (limits, prices, ids) were last checked against the provider's pages. */
+    checked_at: isoDate,
+    /** The provider's announced deprecation, when there is one. */
+    deprecation: Deprecation.optional(),
     routes: z.array(Route).min(1),
     interfaces: z.array(InterfaceFile).min(1),
   })

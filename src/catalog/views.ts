@@ -5,6 +5,7 @@
 import { dec, fmt } from "../lib/decimal";
 import { hasLiveRoute, routesFor, upstreamModel } from "../providers/routing";
 import type { CatalogBundle } from "./build";
+import { isShutDown } from "./deprecation";
 import type { Capability, CapabilityFile, InterfaceFile, ModelFile } from "./schema";
 
 const SELECTABLE = new Set(["live", "preview", "deprecated"]);
@@ -14,9 +15,9 @@ export interface CatalogContext {
   providers: Set<string>;
 }
 
-/** Whether the card's status lets it be chosen at all (live, preview, deprecated). */
+/** Whether the card's status lets it be chosen at all (live, preview, deprecated), and its shutdown has not come. */
 export function isOffered(model: ModelFile, card: InterfaceFile): boolean {
-  return SELECTABLE.has(card.status ?? model.status);
+  return SELECTABLE.has(card.status ?? model.status) && !isShutDown(model);
 }
 
 /** Offered, and a route serves it for this caller on this deployment. */
@@ -31,26 +32,33 @@ function routesView(model: ModelFile, card: InterfaceFile, providers: Set<string
     provider: r.provider,
     upstream_model: upstreamModel(r, card.capability),
     live: live.has(r.provider),
+    ...(r.pricing?.[card.capability] ? { pricing: r.pricing[card.capability] } : {}),
     ...(r.provider === "sandbox" ? { simulated: true, note: r.note ?? "built-in simulator" } : {}),
   }));
 }
 
-function cheapest(card: InterfaceFile): string {
-  return fmt(card.pricing.options.map((o) => dec(o.unit_credits)).reduce((a, b) => (b.lt(a) ? b : a)));
+function cheapest(pricing: InterfaceFile["pricing"]): string {
+  return fmt(pricing.options.map((o) => dec(o.unit_credits)).reduce((a, b) => (b.lt(a) ? b : a)));
+}
+
+/** The price a caller would pay: that of the route that would serve them (its own, or the card's). */
+export function servingPricing(ctx: CatalogContext, model: ModelFile, card: InterfaceFile): InterfaceFile["pricing"] {
+  return routesFor(model, card.capability, ctx.providers)[0]?.pricing ?? card.pricing;
 }
 
 /** A typed interface card, as it appears in a capability detail and in a model detail. */
 export function cardView(ctx: CatalogContext, model: ModelFile, card: InterfaceFile, form: "capability" | "model") {
   const capability = ctx.bundle.capabilities[card.capability];
+  const serving = servingPricing(ctx, model, card);
   const pricing =
     form === "capability"
-      ? card.pricing
+      ? serving
       : {
-          unit_credits: cheapest(card),
-          unit: card.pricing.unit,
-          billing_basis: card.pricing.billing_basis,
-          meter: card.pricing.meter,
-          options: card.pricing.options,
+          unit_credits: cheapest(serving),
+          unit: serving.unit,
+          billing_basis: serving.billing_basis,
+          meter: serving.meter,
+          options: serving.options,
         };
   return {
     schema_version: card.schema_version,
@@ -60,6 +68,7 @@ export function cardView(ctx: CatalogContext, model: ModelFile, card: InterfaceF
     capability: card.capability,
     status: card.status ?? model.status,
     available: isSelectable(model, card, ctx.providers),
+    ...(model.deprecation ? { deprecation: model.deprecation } : {}),
     quality_tier: card.quality_tier,
     controls: card.controls,
     ...(card.prompt ? { prompt: card.prompt } : {}),
@@ -81,7 +90,12 @@ export function interfacesOf(ctx: CatalogContext, capability: Capability): { mod
   for (const model of Object.values(ctx.bundle.models)) {
     for (const card of model.interfaces) if (card.capability === capability) out.push({ model, card });
   }
-  return out.sort((a, b) => a.card.auto_rank - b.card.auto_rank || a.model.model.localeCompare(b.model.model));
+  // Deprecated models stay selectable, but `auto` (which takes the first that fits) prefers the others.
+  const deprecated = (x: { model: ModelFile; card: InterfaceFile }) =>
+    (x.card.status ?? x.model.status) === "deprecated" || x.model.deprecation ? 1 : 0;
+  return out.sort(
+    (a, b) => deprecated(a) - deprecated(b) || a.card.auto_rank - b.card.auto_rank || a.model.model.localeCompare(b.model.model),
+  );
 }
 
 /** Models in the chat-compatible list shape (`{object: "list", data: [{id, object: "model", …}]}`). */
@@ -106,7 +120,7 @@ export function modelList(ctx: CatalogContext) {
 function startingCredits(ctx: CatalogContext, capability: Capability): string | null {
   const prices = interfacesOf(ctx, capability)
     .filter(({ model, card }) => isSelectable(model, card, ctx.providers))
-    .map(({ card }) => dec(cheapest(card)));
+    .map(({ model, card }) => dec(cheapest(servingPricing(ctx, model, card))));
   if (prices.length === 0) return null;
   return fmt(prices.reduce((a, b) => (b.lt(a) ? b : a)));
 }
@@ -194,6 +208,8 @@ export function modelDetail(ctx: CatalogContext, model: ModelFile) {
     description: model.description,
     status: model.status,
     source: model.source,
+    checked_at: model.checked_at,
+    ...(model.deprecation ? { deprecation: model.deprecation } : {}),
     interfaces: model.interfaces.map((card) => cardView(ctx, model, card, "model")),
   };
 }

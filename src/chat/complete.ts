@@ -4,10 +4,11 @@
  */
 
 import type { KeyMode } from "../accounts/api-keys";
+import { deprecationHeaders } from "../catalog/deprecation";
 import { loadCatalog } from "../catalog/store";
 import type { Env } from "../env";
 import { randomToken } from "../lib/ids";
-import { chatRoutesFor, completeOnRoutes } from "../providers/chat";
+import { type ChatRoute, chatRoutesFor, completeOnRoutes } from "../providers/chat";
 import type { ChatObject, ChatUpstreamResult } from "../providers/chat-upstream";
 import { liveProviders } from "../providers/routing";
 import { type ChatCharge, reserveChat } from "./billing";
@@ -26,17 +27,24 @@ export interface ChatCall {
   waitUntil(promise: Promise<unknown>): void;
 }
 
-const FREE = { input: "0", output: "0", cache_read: "0", reasoning: "0" };
+const FREE = { input: "0", output: "0", cache_read: "0", cache_write: "0", reasoning: "0" };
 
-/** The card's token prices; nothing for a test-mode key. */
-function prices(mode: KeyMode, selection: ChatSelection, promptTokens: number) {
-  return mode === "test" ? FREE : tokenPrices(selection.card, promptTokens);
+/** The token prices of the route (its own, or the card's); nothing for a test-mode key. */
+function prices(mode: KeyMode, selection: ChatSelection, route: ChatRoute, promptTokens: number) {
+  if (mode === "test") return FREE;
+  return tokenPrices(route.pricing ? { ...selection.card, pricing: route.pricing } : selection.card, promptTokens);
 }
 
 /** What the relay's usage costs on the card, captured against the reservation. */
-function charge(mode: KeyMode, selection: ChatSelection, relay: ChatRelay, ledger: ChatCharge): Promise<string> {
+function charge(
+  mode: KeyMode,
+  selection: ChatSelection,
+  route: ChatRoute,
+  relay: ChatRelay,
+  ledger: ChatCharge,
+): Promise<string> {
   const usage = relay.used();
-  return ledger.capture(usageCredits(prices(mode, selection, usage.prompt_tokens), usage));
+  return ledger.capture(usageCredits(prices(mode, selection, route, usage.prompt_tokens), usage));
 }
 
 export async function chatCompletion(
@@ -49,9 +57,10 @@ export async function chatCompletion(
   const promptTokens = estimatePromptTokens(body);
   const selection = selectChatModel(ctx, body, promptTokens);
   const routes = chatRoutesFor(env, selection.model, ctx.providers);
+  const deprecated = deprecationHeaders(selection.model);
   const stream = body.stream === true;
   const reserve = estimateCredits(
-    prices(call.mode, selection, promptTokens),
+    prices(call.mode, selection, routes[0] as ChatRoute, promptTokens),
     promptTokens,
     selection.maxCompletionTokens * (body.n ?? 1),
   );
@@ -69,9 +78,10 @@ export async function chatCompletion(
   // Settlement must not depend on the client staying connected.
   const work = (async (): Promise<Response> => {
     let result: ChatUpstreamResult;
+    let served: ChatRoute = routes[0] as ChatRoute;
     let first: ChatObject | null = null;
     try {
-      ({ result } = await completeOnRoutes(
+      ({ result, route: served } = await completeOnRoutes(
         routes,
         (route) => ({
           body: upstreamBody(route.upstreamModel),
@@ -83,8 +93,8 @@ export async function chatCompletion(
       ));
       if (!result.stream) {
         const completion = relay.completion(result.completion);
-        const charged = await charge(call.mode, selection, relay, ledger);
-        return Response.json(completion, { headers: { "X-Credits-Charged": charged } });
+        const charged = await charge(call.mode, selection, served, relay, ledger);
+        return Response.json(completion, { headers: { ...deprecated, "X-Credits-Charged": charged } });
       }
       // Failures up to the first forwardable chunk are still answered as JSON errors.
       for (;;) {
@@ -107,12 +117,13 @@ export async function chatCompletion(
       abort,
       waitUntil: call.waitUntil,
       settlement: {
-        complete: () => charge(call.mode, selection, relay, ledger).then(() => {}),
-        cutShort: () => (relay.hasDelivered ? charge(call.mode, selection, relay, ledger).then(() => {}) : ledger.release()),
+        complete: () => charge(call.mode, selection, served, relay, ledger).then(() => {}),
+        cutShort: () =>
+          relay.hasDelivered ? charge(call.mode, selection, served, relay, ledger).then(() => {}) : ledger.release(),
       },
     });
     return new Response(body, {
-      headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache" },
+      headers: { ...deprecated, "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache" },
     });
   })();
   call.waitUntil(work.catch(() => {}));

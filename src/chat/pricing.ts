@@ -58,7 +58,8 @@ export interface ChatUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details: { cached_tokens: number };
+  /** `cache_creation_tokens`: prompt tokens written to the upstream's cache (Anthropic bills them apart). */
+  prompt_tokens_details: { cached_tokens: number; cache_creation_tokens?: number };
   completion_tokens_details: { reasoning_tokens: number };
 }
 
@@ -69,11 +70,13 @@ export function normalizeUsage(raw: unknown): ChatUsage {
   const u = (raw ?? {}) as Record<string, any>;
   const prompt = count(u.prompt_tokens);
   const completion = count(u.completion_tokens);
+  const cached = Math.min(prompt, count(u.prompt_tokens_details?.cached_tokens));
+  const written = Math.min(prompt - cached, count(u.prompt_tokens_details?.cache_creation_tokens));
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
-    prompt_tokens_details: { cached_tokens: Math.min(prompt, count(u.prompt_tokens_details?.cached_tokens)) },
+    prompt_tokens_details: { cached_tokens: cached, ...(written > 0 ? { cache_creation_tokens: written } : {}) },
     completion_tokens_details: { reasoning_tokens: Math.min(completion, count(u.completion_tokens_details?.reasoning_tokens)) },
   };
 }
@@ -85,6 +88,8 @@ export function usageOf(promptTokens: number, completionTokens: number): ChatUsa
 export interface TokenPrices {
   input: string;
   cache_read: string;
+  /** Writing to the upstream's prompt cache (falls back to the input price). */
+  cache_write?: string;
   output: string;
   reasoning: string;
 }
@@ -116,6 +121,7 @@ export function tokenPrices(card: InterfaceFile, promptTokens: number): TokenPri
     input,
     output,
     cache_read: has("cache_read") ? price("cache_read") : input,
+    cache_write: has("cache_write") ? price("cache_write") : input,
     reasoning: has("reasoning") ? price("reasoning") : output,
   };
 }
@@ -124,14 +130,16 @@ export function estimateCredits(prices: TokenPrices, promptTokens: number, maxCo
   return fmt(dec(prices.input).times(promptTokens).plus(dec(prices.output).times(maxCompletionTokens)));
 }
 
-/** Credits of what the model reports: uncached input, cached input, visible output, reasoning. */
+/** Credits of what the model reports: uncached input, cache reads, cache writes, visible output, reasoning. */
 export function usageCredits(prices: TokenPrices, usage: ChatUsage): string {
   const cached = usage.prompt_tokens_details.cached_tokens;
+  const written = usage.prompt_tokens_details.cache_creation_tokens ?? 0;
   const reasoning = usage.completion_tokens_details.reasoning_tokens;
   return fmt(
     dec(prices.input)
-      .times(usage.prompt_tokens - cached)
+      .times(usage.prompt_tokens - cached - written)
       .plus(dec(prices.cache_read).times(cached))
+      .plus(dec(prices.cache_write ?? prices.input).times(written))
       .plus(dec(prices.output).times(usage.completion_tokens - reasoning))
       .plus(dec(prices.reasoning).times(reasoning)),
   );

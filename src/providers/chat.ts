@@ -3,40 +3,49 @@
  * card's routes: before the first byte, a retryable failure of one route moves the request to the
  * card's next route (never to another model); once an upstream has answered, its answer is final.
  */
-import type { ModelFile } from "../catalog/schema";
+import type { ModelFile, Pricing } from "../catalog/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { anthropicAdapter, anthropicChat } from "./anthropic/index";
 import type { ChatUpstream, ChatUpstreamRequest, ChatUpstreamResult } from "./chat-upstream";
-import { providerConfig } from "./config";
+import { type ProviderConfig, providerConfig } from "./config";
+import { googleAdapter, googleChat } from "./google/index";
 import { openAiCompatibleChat } from "./openai-compatible/chat";
 import { routesFor } from "./routing";
 import { sandboxChat } from "./sandbox/chat";
 
-/** Providers whose chat speaks the OpenAI wire format, with their documented base URL ("" = none). */
-const OPENAI_WIRE: Record<string, string> = {
-  openai: "https://api.openai.com/v1",
-  "openai-compatible": "",
+/** Chat upstreams by provider: their documented base URL ("" = none) and how to make one from its configuration. */
+const CHAT: Record<string, { defaultBaseUrl: string; make: (config: ProviderConfig) => ChatUpstream }> = {
+  openai: { defaultBaseUrl: "https://api.openai.com/v1", make: (c) => openAiCompatibleChat(c, "openai") },
+  "openai-compatible": { defaultBaseUrl: "", make: (c) => openAiCompatibleChat(c) },
+  deepseek: { defaultBaseUrl: "https://api.deepseek.com", make: (c) => openAiCompatibleChat(c, "deepseek") },
+  anthropic: { defaultBaseUrl: anthropicAdapter.defaultBaseUrl, make: anthropicChat },
+  google: { defaultBaseUrl: googleAdapter.defaultBaseUrl, make: googleChat },
 };
 
 export interface ChatRoute {
   provider: string;
   upstream: ChatUpstream;
   upstreamModel: string;
+  /** The route's own price, where it has one. */
+  pricing?: Pricing;
 }
 
 function chatUpstream(env: Env, provider: string): ChatUpstream | null {
   if (provider === "sandbox") return sandboxChat(env);
-  const base = Object.hasOwn(OPENAI_WIRE, provider) ? OPENAI_WIRE[provider] : undefined;
-  if (base === undefined) return null;
-  const config = providerConfig(env, provider, base);
-  return config?.baseUrl ? openAiCompatibleChat(config, provider) : null;
+  const chat = Object.hasOwn(CHAT, provider) ? CHAT[provider] : undefined;
+  if (!chat) return null;
+  const config = providerConfig(env, provider, chat.defaultBaseUrl);
+  return config?.baseUrl ? chat.make(config) : null;
 }
 
 /** The upstreams that may answer a chat card for this caller, in the order they are tried. */
 export function chatRoutesFor(env: Env, model: ModelFile, providers: Set<string>): ChatRoute[] {
   const routes = routesFor(model, "chat_completion", providers).flatMap((r) => {
     const upstream = chatUpstream(env, r.provider);
-    return upstream ? [{ provider: r.provider, upstream, upstreamModel: r.upstream_model }] : [];
+    return upstream
+      ? [{ provider: r.provider, upstream, upstreamModel: r.upstream_model, ...(r.pricing ? { pricing: r.pricing } : {}) }]
+      : [];
   });
   if (routes.length === 0) {
     throw new ApiError("model_unavailable", `No chat upstream serving ${model.model} is configured on this deployment.`, {

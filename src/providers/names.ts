@@ -34,8 +34,33 @@ export const PROVIDERS: Readonly<Record<string, ProviderServes>> = {
   },
   openai: { media: [...IMAGES, "text_to_speech", "video_prompt_enhance"], chat: true },
   "openai-compatible": { media: [], chat: true, needsBaseUrl: true },
+  deepseek: { media: [], chat: true },
   fal: { media: [...IMAGES, "text_to_video", "image_to_video", "frames_to_video", "video_extend"], chat: false },
   replicate: { media: [...IMAGES], chat: false },
+  google: {
+    media: [
+      ...IMAGES,
+      "image_to_text",
+      "video_to_text",
+      "text_to_video",
+      "image_to_video",
+      "reference_to_video",
+      "frames_to_video",
+      "video_extend",
+    ],
+    chat: true,
+  },
+  anthropic: { media: ["image_to_text"], chat: true },
+  bfl: { media: [...IMAGES], chat: false },
+  // ByteDance Ark: one protocol, two platforms with their own hosts and keys.
+  byteplus: {
+    media: [...IMAGES, "text_to_video", "image_to_video", "reference_to_video", "frames_to_video", "video_extend"],
+    chat: false,
+  },
+  volcengine: {
+    media: [...IMAGES, "text_to_video", "image_to_video", "reference_to_video", "frames_to_video", "video_extend"],
+    chat: false,
+  },
 };
 
 export const SANDBOX = "sandbox";

@@ -2,7 +2,11 @@
  * Adapters by provider name. Adding a provider is one folder under src/providers/ and one line
  * here (and its entry in names.ts, which a test holds to this map).
  */
+import { anthropicAdapter } from "./anthropic/index";
+import { arkAdapter, BYTEPLUS_BASE_URL, VOLCENGINE_BASE_URL } from "./ark/index";
+import { bflAdapter } from "./bfl/index";
 import { falAdapter } from "./fal/index";
+import { googleAdapter } from "./google/index";
 import { openaiAdapter } from "./openai/index";
 import { replicateAdapter } from "./replicate/index";
 import { sandboxAdapter } from "./sandbox/adapter";
@@ -13,6 +17,11 @@ const ADAPTERS: Record<string, ProviderAdapter> = {
   fal: falAdapter,
   openai: openaiAdapter,
   replicate: replicateAdapter,
+  google: googleAdapter,
+  anthropic: anthropicAdapter,
+  bfl: bflAdapter,
+  byteplus: arkAdapter("byteplus", BYTEPLUS_BASE_URL),
+  volcengine: arkAdapter("volcengine", VOLCENGINE_BASE_URL),
 };
 
 export function adapterFor(provider: string): ProviderAdapter | null {

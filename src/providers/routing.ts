@@ -6,7 +6,7 @@
  * everywhere, and live keys only where SANDBOX_FOR_LIVE_KEYS is "true" (the local configuration),
  * and there only for cards that no configured real provider serves.
  */
-import type { Capability, ModelFile } from "../catalog/schema";
+import type { Capability, ModelFile, Pricing } from "../catalog/schema";
 import type { Env } from "../env";
 import { envPrefix, providersWithKeys } from "./config";
 import { PROVIDERS, SANDBOX, serves } from "./names";
@@ -16,6 +16,8 @@ export type KeyMode = "live" | "test";
 export interface RoutePlan {
   provider: string;
   upstream_model: string;
+  /** The route's own price for this capability, when it has one (else the card's). */
+  pricing?: Pricing;
 }
 
 function sandboxOn(env: Env): boolean {
@@ -36,6 +38,11 @@ export function liveProviders(env: Env, mode: KeyMode): Set<string> {
   return live;
 }
 
+/** Whether a route serves a capability: its provider's adapter does, and the route does not exclude it. */
+export function routeServes(route: ModelFile["routes"][number], capability: Capability): boolean {
+  return serves(route.provider, capability) && (!route.capabilities || route.capabilities.includes(capability));
+}
+
 /** The id the upstream knows the model by for this capability. */
 export function upstreamModel(route: ModelFile["routes"][number], capability: Capability): string {
   return route.upstream_models?.[capability] ?? route.upstream_model;
@@ -46,13 +53,16 @@ export function upstreamModel(route: ModelFile["routes"][number], capability: Ca
  * the live real routes in the card's order; the sandbox only when no real route is live.
  */
 export function routesFor(model: ModelFile, capability: Capability, providers: Set<string>): RoutePlan[] {
-  const usable = model.routes.filter((r) => providers.has(r.provider) && serves(r.provider, capability));
+  const usable = model.routes.filter((r) => providers.has(r.provider) && routeServes(r, capability));
   const real = usable.filter((r) => r.provider !== SANDBOX);
   const chosen = real.length > 0 ? real : usable;
-  return chosen.map((r) => ({ provider: r.provider, upstream_model: upstreamModel(r, capability) }));
+  return chosen.map((r) => {
+    const pricing = r.pricing?.[capability];
+    return { provider: r.provider, upstream_model: upstreamModel(r, capability), ...(pricing ? { pricing } : {}) };
+  });
 }
 
 /** Whether a model's capability has a live route for these providers. */
 export function hasLiveRoute(model: ModelFile, capability: Capability, providers: Set<string>): boolean {
-  return model.routes.some((r) => providers.has(r.provider) && serves(r.provider, capability));
+  return model.routes.some((r) => providers.has(r.provider) && routeServes(r, capability));
 }

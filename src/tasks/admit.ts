@@ -5,13 +5,16 @@
  */
 import { accountFor, type Caller } from "../accounts/service";
 import type { CatalogBundle } from "../catalog/build";
-import { type Estimate, estimateCredits, pricedMeters } from "../catalog/pricing";
+import { deprecationHeaders, deprecationWarning } from "../catalog/deprecation";
+import { estimateCredits, type PricedMeter, pricedMeters } from "../catalog/pricing";
+import type { InterfaceFile } from "../catalog/schema";
 import { noLiveRoute, select } from "../catalog/select";
 import { loadCatalog } from "../catalog/store";
 import { interfacesOf, isSelectable } from "../catalog/views";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { sha256Hex } from "../lib/crypto";
+import { dec } from "../lib/decimal";
 import { flatten, getPath } from "../lib/paths";
 import { publicBaseUrl } from "../lib/public-url";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
@@ -152,7 +155,7 @@ export async function admitOperation<B extends CommonFields>(
   spec: OperationSpec,
   body: B,
   raw: Record<string, unknown>,
-): Promise<{ envelope: Envelope; replayed: boolean }> {
+): Promise<{ envelope: Envelope; replayed: boolean; headers?: Record<string, string> }> {
   const idempotencyKey = requireIdempotencyKey(ctx.idempotencyKey);
   const hash = await requestHash(spec.name, raw);
   const stub = taskObjectFor(ctx.env, ctx.caller.tenant_id, idempotencyKey);
@@ -189,15 +192,14 @@ export async function admitOperation<B extends CommonFields>(
   );
   const opCtx: OperationContext<B> = { body, raw, selection, media };
   spec.check?.(opCtx);
-  const routes = drillRouteOrder(ctx.env, body.metadata, routesFor(selection.model, spec.capability, providers));
-  const route = routes[0];
-  if (!route) throw noLiveRoute(selection.model.model, spec.capability);
-  const meters = pricedMeters(selection.card, spec.dimensions?.(opCtx) ?? {}, spec.usageKey);
-  const estimate: Estimate = {
-    // Test-mode keys are charged nothing: their usage is measured and priced at zero.
-    meters: ctx.caller.mode === "test" ? meters.map((m) => ({ ...m, unit_credits: "0" })) : meters,
-    quantities: spec.quantities(opCtx),
-  };
+  const live = drillRouteOrder(ctx.env, body.metadata, routesFor(selection.model, spec.capability, providers));
+  if (live.length === 0) throw noLiveRoute(selection.model.model, spec.capability);
+  const { routes, meters } = pricedRoutes(ctx, live, selection.card, spec.dimensions?.(opCtx) ?? {}, spec.usageKey);
+  const route = routes[0] as RoutePlan;
+  const quantities = spec.quantities(opCtx);
+  // Reserve what the dearest route would cost, so a failover never runs past the reservation.
+  const estimates = meters.map((m) => estimateCredits({ meters: m, quantities }));
+  const estimate = estimates.reduce((a, b) => (dec(b).gt(a) ? b : a));
   const input = echoOf(Object.fromEntries(Object.entries(raw).filter(([k]) => !COMMON_FIELDS.has(k))));
   const plan: TaskPlan = {
     tenant_id: ctx.caller.tenant_id,
@@ -218,9 +220,11 @@ export async function admitOperation<B extends CommonFields>(
       ...(spec.warnings?.(opCtx) ?? []),
       ...canvasWarnings(opCtx),
       ...simulatedWarning(ctx, selection.model.model, route.provider),
+      ...deprecationWarning(selection.model),
     ],
-    estimate: estimateCredits(estimate),
-    pricing: estimate.meters,
+    estimate,
+    pricing: meters[0] as PricedMeter[],
+    route_pricing: meters,
     callback,
     deadline_seconds: deadlineSeconds(spec.capability),
     origin: publicBaseUrl(ctx.env),
@@ -229,7 +233,7 @@ export async function admitOperation<B extends CommonFields>(
   checkRecordSize(plan);
   // RPC typing cannot express the free-form parts of the envelope; the object returns CreateResult.
   const result = (await stub.create({ request_hash: hash, plan })) as unknown as CreateResult;
-  return outcome(result);
+  return { ...outcome(result), headers: deprecationHeaders(selection.model) };
 }
 
 /** Inline media longer than this is not echoed: its bytes are in R2 already, under the task's inputs. */
@@ -286,6 +290,34 @@ function canvasWarnings(ctx: OperationContext<any>): { code: string; message: st
       field: "/canvas",
     },
   ];
+}
+
+/**
+ * Each live route with the meters that price this request on it (its own price, or the card's).
+ * A route whose price list has no option for the request cannot honour it and is left out; when
+ * none is left the pricing refusal stands. Test-mode keys are priced at zero.
+ */
+function pricedRoutes(
+  ctx: AdmissionContext,
+  live: RoutePlan[],
+  card: InterfaceFile,
+  dimensions: Record<string, string>,
+  usageKey: string,
+): { routes: RoutePlan[]; meters: PricedMeter[][] } {
+  const routes: RoutePlan[] = [];
+  const meters: PricedMeter[][] = [];
+  let refusal: unknown;
+  for (const route of live) {
+    try {
+      const m = pricedMeters({ ...card, pricing: route.pricing ?? card.pricing }, dimensions, usageKey);
+      meters.push(ctx.caller.mode === "test" ? m.map((x) => ({ ...x, unit_credits: "0" })) : m);
+      routes.push(route);
+    } catch (e) {
+      refusal ??= e;
+    }
+  }
+  if (routes.length === 0) throw refusal;
+  return { routes, meters };
 }
 
 /**

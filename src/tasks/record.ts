@@ -88,8 +88,10 @@ export interface TaskPlan {
   metadata: Record<string, string>;
   warnings: { code: string; message: string; field: string }[];
   estimate: string;
-  /** How to price the actual usage at the end: the meters and their unit prices. */
+  /** How to price the actual usage at the end: the meters and their unit prices (first route's). */
   pricing: PricedMeter[];
+  /** The meters per route of `routes` (routes may have their own prices): the serving route's apply. */
+  route_pricing?: PricedMeter[][];
   callback: { url: string; signing_key_id: string | null } | null;
   deadline_seconds: number;
   origin: string;
@@ -114,6 +116,7 @@ export interface TaskRecord
     | "metadata"
     | "warnings"
     | "pricing"
+    | "route_pricing"
     | "origin"
     | "request_id"
   > {

@@ -210,6 +210,7 @@ export class TaskObject extends DurableObject<Env> {
           }
         : null,
       provider_handle: null,
+      route_pricing: plan.route_pricing,
       route_index: 0,
       submit_attempts: 0,
       submitting: null,
@@ -618,7 +619,8 @@ export class TaskObject extends DurableObject<Env> {
     const measured = measureUsage(files, result.usage, rec.request);
     const usage = emptyUsage();
     for (const [k, v] of Object.entries(measured)) if (k in usage && k !== "lines" && k !== "credits") (usage as any)[k] = v;
-    usage.lines = usageLines(rec.pricing, measured);
+    // Priced as the route that served the task prices it.
+    usage.lines = usageLines(rec.route_pricing?.[rec.route_index] ?? rec.pricing, measured);
     usage.credits = fmt(usage.lines.reduce((acc, l) => acc.plus(l.billed_amount_credits), dec(0)));
     rec.usage = usage;
     const views = files.map(({ kind: _k, ...f }) => f);

@@ -74,12 +74,12 @@ describe("catalog loader", () => {
   it("refuses a route whose provider has no adapter in the code (the catalog never promises more)", () => {
     const e = refusal((f) =>
       editJson(f, "models/flux-2-pro.json", (m) => {
-        m.routes.unshift({ provider: "bfl", upstream_model: "flux-2-pro" });
+        m.routes.unshift({ provider: "midjourney", upstream_model: "v7" });
       }),
     );
     expect(e.message).toContain("models/flux-2-pro.json");
     expect(e.message).toContain("/routes/0/provider");
-    expect(e.message).toContain("no adapter for provider 'bfl'");
+    expect(e.message).toContain("no adapter for provider 'midjourney'");
   });
 
   it("refuses a route to a provider that serves none of the model's capabilities", () => {

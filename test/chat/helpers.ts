@@ -24,7 +24,7 @@ export function fake(tag: string, behaviour: Record<string, unknown> = {}) {
 }
 
 export async function fakeRequests(tag: string): Promise<FakeRecord[]> {
-  const base = (env.PROVIDER_OPENAI_COMPATIBLE_BASE_URL as string).replace(/\/v1$/, "");
+  const base = (env.PROVIDER_DEEPSEEK_BASE_URL as string).replace(/\/v1$/, "");
   return (await fetch(`${base}/_fake/requests?tag=${encodeURIComponent(tag)}`)).json();
 }
 
@@ -58,6 +58,7 @@ export async function waitUntil<T>(probe: () => Promise<T>, ok: (v: T) => boolea
 export interface Prices {
   input: string;
   cache_read: string;
+  cache_write?: string;
   output: string;
   reasoning: string;
 }
@@ -65,11 +66,13 @@ export interface Prices {
 /** The charge for a usage object, worked out independently of the service's code. */
 export function expectedCredits(p: Prices, u: OpenAI.CompletionUsage): string {
   const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
+  const written = (u.prompt_tokens_details as { cache_creation_tokens?: number } | undefined)?.cache_creation_tokens ?? 0;
   const reasoning = u.completion_tokens_details?.reasoning_tokens ?? 0;
   return fmt(
     dec(p.input)
-      .times(u.prompt_tokens - cached)
+      .times(u.prompt_tokens - cached - written)
       .plus(dec(p.cache_read).times(cached))
+      .plus(dec(p.cache_write ?? p.input).times(written))
       .plus(dec(p.output).times(u.completion_tokens - reasoning))
       .plus(dec(p.reasoning).times(reasoning)),
   );
@@ -77,6 +80,6 @@ export function expectedCredits(p: Prices, u: OpenAI.CompletionUsage): string {
 
 export const minus = (a: string, b: string) => fmt(dec(a).minus(b));
 
-/** From catalog-data: deepseek-v3.2 (routed to the fake) and gpt-6-luna (auto's first choice, sandbox). */
-export const DEEPSEEK: Prices = { input: "0.000028", cache_read: "0.0000028", output: "0.000042", reasoning: "0.000042" };
+/** From catalog-data: deepseek-flash (routed to the fake) and gpt-6-luna (auto's first choice, sandbox). */
+export const DEEPSEEK: Prices = { input: "0.00003", cache_read: "0.0000006", output: "0.00012", reasoning: "0.00012" };
 export const LUNA: Prices = { input: "0.00001", cache_read: "0.000001", output: "0.00005", reasoning: "0.00005" };

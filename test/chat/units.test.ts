@@ -52,10 +52,11 @@ describe("token estimates", () => {
 });
 
 describe("token prices", () => {
-  it("cached and reasoning tokens fall back to the input and output prices when the card has none", () => {
+  it("cached, cache-write and reasoning tokens fall back to the input and output prices when the card has none", () => {
     expect(tokenPrices(chatCard("gemini-3.8-flash"), 10)).toEqual({
       input: "0.000075",
       cache_read: "0.000075",
+      cache_write: "0.000075",
       output: "0.000375",
       reasoning: "0.000375",
     });
@@ -64,7 +65,13 @@ describe("token prices", () => {
   it("a context tier applies above its threshold only", () => {
     const card = chatCard("gpt-6.1-sol");
     expect(tokenPrices(card, 272_000).input).toBe("0.0002");
-    expect(tokenPrices(card, 272_001)).toEqual({ input: "0.0004", cache_read: "0.00002", output: "0.0015", reasoning: "0.0015" });
+    expect(tokenPrices(card, 272_001)).toEqual({
+      input: "0.0004",
+      cache_read: "0.00002",
+      cache_write: "0.0004",
+      output: "0.0015",
+      reasoning: "0.0015",
+    });
   });
 
   it("usage is priced per token type in exact decimals", () => {
@@ -77,6 +84,14 @@ describe("token prices", () => {
     });
     // 2 × 0.1 + 1 × 0.01 + 2 × 0.3 + 1 × 0.7: 1.51 exactly (floats would give 1.5100000000000002).
     expect(usageCredits(prices, usage)).toBe("1.51");
+    // Cache writes at their own price: 1 × 0.1 + 1 × 0.01 + 1 × 0.125 + 2 × 0.3 + 1 × 0.7.
+    const written = normalizeUsage({
+      prompt_tokens: 3,
+      completion_tokens: 3,
+      prompt_tokens_details: { cached_tokens: 1, cache_creation_tokens: 1 },
+      completion_tokens_details: { reasoning_tokens: 1 },
+    });
+    expect(usageCredits({ ...prices, cache_write: "0.125" }, written)).toBe("1.535");
   });
 
   it("usage details never exceed their totals, and missing ones are zero", () => {
@@ -154,7 +169,7 @@ describe("upstream errors", () => {
 
 describe("openai-compatible adapter", () => {
   const config = {
-    baseUrl: env.PROVIDER_OPENAI_COMPATIBLE_BASE_URL as string,
+    baseUrl: env.PROVIDER_DEEPSEEK_BASE_URL as string,
     apiKey: FAKE_UPSTREAM_KEY,
     timeoutMs: 2000,
     maxRetries: 2,

@@ -15,7 +15,7 @@ import {
   waitUntil,
 } from "./helpers";
 
-const MODEL = "deepseek-v3.2";
+const MODEL = "deepseek-flash";
 let t: TestTenant;
 let client: OpenAI;
 beforeAll(async () => {
@@ -66,7 +66,7 @@ describe("OpenAI-compatible upstream", () => {
     expect(more).toHaveLength(0);
     expect(seen?.authorization).toBe(`Bearer ${FAKE_UPSTREAM_KEY}`);
     expect(seen?.body).toMatchObject({
-      model: "deepseek-chat",
+      model: "deepseek-flash",
       max_tokens: 100,
       service_tier: "default",
       logit_bias: { "42": 1 },
@@ -87,15 +87,15 @@ describe("OpenAI-compatible upstream", () => {
       prompt_tokens_details: { cached_tokens: 700 },
       completion_tokens_details: { reasoning_tokens: 33 },
     });
-    // 500 × 0.000028 + 700 × 0.0000028 + 10 × 0.000042 + 33 × 0.000042
-    expect(response.headers.get("X-Credits-Charged")).toBe("0.017766");
+    // 500 × 0.00003 + 700 × 0.0000006 + 10 × 0.00012 + 33 × 0.00012 (deepseek-flash's peak prices)
+    expect(response.headers.get("X-Credits-Charged")).toBe("0.02058");
     const after = await expectSettled(t.tenant_id);
-    expect(after.balance).toBe(minus(before, "0.017766"));
+    expect(after.balance).toBe(minus(before, "0.02058"));
   });
 
   it("usage above the reservation (a prompt longer than estimated) is charged, as far as the balance goes", async () => {
     const small = await newTenant({ credits: "0.01" });
-    // Reserved: about 12 prompt tokens and 10 output tokens. Reported: 100000 prompt tokens (2.8 credits).
+    // Reserved: about 12 prompt tokens and 10 output tokens. Reported: 100000 prompt tokens (3 credits).
     const { data, response } = await openai(small.api_key)
       .chat.completions.create(params(uniqueTag("excess"), { prompt_tokens: 100_000 }, { max_tokens: 10 }))
       .withResponse();
@@ -145,9 +145,9 @@ describe("OpenAI-compatible upstream", () => {
     for await (const c of stream) chunks.push(c);
     expect(chunks.some((c) => c.usage)).toBe(false);
     expect((await fakeRequests(tag))[0]?.body.stream_options).toEqual({ include_usage: true });
-    // 50 input tokens and 10 output tokens, as the fake reported them.
+    // 50 input tokens and 10 output tokens, as the fake reported them: 50 × 0.00003 + 10 × 0.00012.
     const after = await expectSettled(t.tenant_id);
-    expect(after.balance).toBe(minus(before, "0.00182"));
+    expect(after.balance).toBe(minus(before, "0.0027"));
   });
 
   it("relays tool calls, whole and streamed", async () => {
@@ -258,7 +258,7 @@ describe("upstream failures in the spec's vocabulary", () => {
 
   it("a prompt the card's window cannot hold is refused before the upstream is called", async () => {
     const tag = uniqueTag("ctx-local");
-    const res = await post({ ...params(tag), messages: [{ role: "user", content: "語".repeat(130_000) }] });
+    const res = await post({ ...params(tag), messages: [{ role: "user", content: "語".repeat(1_100_000) }] });
     expectError(res, 422, "context_length_exceeded");
     expect(await fakeRequests(tag)).toHaveLength(0);
   });

@@ -248,5 +248,6 @@ for (const subject of SUBJECTS) {
 it("covers the sandbox and every provider with a fake", () => {
   const providers = new Set(SUBJECTS.map((s) => s.provider));
   expect(providers.has("sandbox")).toBe(true);
-  for (const name of ["fal", "replicate", "openai"]) expect(providers.has(name), name).toBe(true);
+  for (const name of ["fal", "replicate", "openai", "bfl", "byteplus", "volcengine", "google", "anthropic"])
+    expect(providers.has(name), name).toBe(true);
 });

@@ -20,20 +20,28 @@ const gptImage = {
 };
 
 describe("failover across a model's routes", () => {
-  it("moves flux-2-pro from a fal that is down to Replicate, once fal's attempts are spent", async () => {
+  it("moves flux-2-pro from a fal that is down, through a BFL that is down, to Replicate", async () => {
     const t = await newTenant({ credits: "1000" });
     const tag = newTag("failover-flux");
-    const created = await create(t, flux, tag, ["#fake:down@fal"]);
+    const created = await create(t, flux, tag, ["#fake:down@fal", "#fake:down@bfl"]);
     expect(created.provider.name).toBe("fal");
     const { task } = await follow(t, created.task_id);
     expect(task.status, JSON.stringify(task.error)).toBe("succeeded");
     expect(task.resolved_model).toBe("flux-2-pro");
     expect(task.provider.name).toBe("replicate");
     expect(task.output.provider.name).toBe("replicate");
-    expect(task.provider.failed_attempts.map((f: { provider: string }) => f.provider)).toEqual(["fal", "fal", "fal"]);
+    expect(task.provider.failed_attempts.map((f: { provider: string }) => f.provider)).toEqual([
+      "fal",
+      "fal",
+      "fal",
+      "bfl",
+      "bfl",
+      "bfl",
+    ]);
     expect(task.provider.failed_attempts[0].code).toBe("model_unavailable");
-    // Exactly one accepted submission in all: fal refused every time, Replicate took it once.
+    // Exactly one accepted submission in all: fal and BFL refused every time, Replicate took it once.
     expect(count(await fakeRequests("fal", tag), "submit")).toBe(3);
+    expect(count(await fakeRequests("bfl", tag), "submit")).toBe(3);
     expect(count(await fakeRequests("replicate", tag), "submit")).toBe(1);
     expect(task.billing.net_charged_credits).toBe(task.usage.credits);
   });
@@ -57,7 +65,7 @@ describe("failover across a model's routes", () => {
     expect(task.status).toBe("failed");
     expect(task.error.code).toBe("model_unavailable");
     expect(task.error.retryable).toBe(true);
-    expect(task.provider.failed_attempts).toHaveLength(6);
+    expect(task.provider.failed_attempts).toHaveLength(9);
     await expectRefunded(t, task, "1000");
   });
 
@@ -70,6 +78,7 @@ describe("failover across a model's routes", () => {
     expect(task.error.code).toBe("safety_rejected");
     expect(task.provider.name).toBe("fal");
     expect(count(await fakeRequests("replicate", tag), "submit")).toBe(0);
+    expect(count(await fakeRequests("bfl", tag), "submit")).toBe(0);
     await expectRefunded(t, task, "1000");
   });
 });

@@ -31,7 +31,7 @@ describe("key modes with real providers configured", () => {
     expect(task.status).toBe("succeeded");
     expect(task.usage.image_count).toBe(1);
     expect(task.usage.credits).toBe("0");
-    expect(count(await fakeRequests("fal", tag), "submit") + count(await fakeRequests("replicate", tag), "submit")).toBe(0);
+    for (const p of ["bfl", "fal", "replicate"]) expect(count(await fakeRequests(p, tag), "submit"), p).toBe(0);
     expect(((await ledger(t.tenant_id)) as any).balance).toBe("10");
   });
 
@@ -44,11 +44,11 @@ describe("key modes with real providers configured", () => {
       headers: { "Idempotency-Key": newKey() },
     });
     expect(res.status).toBe(202);
-    expect(res.json.provider).toMatchObject({ name: "fal", simulated: false, mode: "live" });
+    expect(res.json.provider).toMatchObject({ name: "bfl", simulated: false, mode: "live" });
     expect(res.json.warnings.map((w: { code: string }) => w.code)).not.toContain("simulated_output");
     const { task } = await follow(t, res.json.task_id);
     expect(task.status).toBe("succeeded");
-    expect(count(await fakeRequests("fal", tag), "submit")).toBe(1);
+    expect(count(await fakeRequests("bfl", tag), "submit")).toBe(1);
   });
 
   it("reads keys made before modes existed as live", () => {

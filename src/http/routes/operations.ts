@@ -34,7 +34,7 @@ for (const spec of OPERATIONS) {
       const body = c.req.valid("json") as Record<string, unknown>;
       const raw = (await c.req.json()) as Record<string, unknown>;
       const result = await admitOperation(taskContext(c), spec, body, raw);
-      return c.json(result.envelope as z.infer<typeof TaskEnvelope>, 202);
+      return c.json(result.envelope as z.infer<typeof TaskEnvelope>, 202, result.headers ?? {});
     },
   );
 }

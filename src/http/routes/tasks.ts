@@ -1,7 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { accountFor } from "../../accounts/service";
+import { deprecationHeaders } from "../../catalog/deprecation";
 import { CAPABILITIES } from "../../catalog/schema";
+import { loadCatalog } from "../../catalog/store";
 import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
 import { sha256Hex } from "../../lib/crypto";
@@ -19,6 +21,13 @@ const TASK_ID = /^task_([0-9a-f]{64})$/;
 /** RPC typing cannot express the envelope's free-form parts; these are the object's real results. */
 async function readTask(env: Env, taskId: string, tenantId: string): Promise<Envelope | null> {
   return (await taskStub(env, taskId).read(tenantId)) as unknown as Envelope | null;
+}
+
+/** Deprecation headers for a task on a deprecated model (looked up only when its envelope says so). */
+async function modelHeaders(env: Env, envelope: Envelope): Promise<Record<string, string>> {
+  if (!envelope.warnings.some((w) => w.code === "model_deprecated")) return {};
+  const model = (await loadCatalog(env.CATALOG)).models[envelope.resolved_model];
+  return model ? deprecationHeaders(model) : {};
 }
 
 /** The task object behind a public id, or 404 for an id that cannot exist. */
@@ -56,7 +65,7 @@ taskRoutes.openapi(
     const { task_id } = c.req.valid("param");
     const env = await readTask(c.env, task_id, c.get("caller").tenant_id);
     if (!env) throw new ApiError("task_not_found", `Task '${task_id}' does not exist.`);
-    return c.json(env as z.infer<typeof TaskEnvelope>, 200);
+    return c.json(env as z.infer<typeof TaskEnvelope>, 200, await modelHeaders(c.env, env));
   },
 );
 

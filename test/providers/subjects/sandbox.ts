@@ -11,12 +11,13 @@ const FAULTS: Record<string, string> = {
 
 export const subjects: Subject[] = [
   {
-    name: "sandbox seedream-4.5 text_to_image",
+    // A model no provider configured in this project serves: locally, the sandbox answers it.
+    name: "sandbox speech-2.8-hd text_to_speech",
     provider: "sandbox",
-    model: "seedream-4.5",
-    path: "/v1/images/generations",
-    body: (text) => ({ model: "seedream-4.5", prompt: text, canvas: { type: "preset", tier: "2K", aspect: "1:1" } }),
-    output: { kind: "image", count: 1, width: 2048, height: 2048 },
+    model: "speech-2.8-hd",
+    path: "/v1/audio/speech",
+    body: (text) => ({ model: "speech-2.8-hd", voice: "English_radiant_girl", input: text }),
+    output: { kind: "audio", count: 1 },
     scenarioMetadata: (scenario) => (FAULTS[scenario] ? { sandbox_fault: FAULTS[scenario] } : null),
     skip: {
       progress: "the sandbox finishes at once in tests (SANDBOX_LATENCY_SCALE=0)",
@@ -26,7 +27,7 @@ export const subjects: Subject[] = [
       expiring_output: "the sandbox's outputs are bytes, not URLs",
       unknown_status: "the sandbox reports only its own statuses",
       malformed: "the sandbox has no wire format",
-      signed_inputs: "text-to-image takes no input media",
+      signed_inputs: "text-to-speech takes no input media",
     },
   },
 ];

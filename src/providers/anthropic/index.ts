@@ -1,0 +1,80 @@
+/**
+ * The Anthropic adapter: Claude through the Messages API (`POST /v1/messages`, `x-api-key`,
+ * `anthropic-version`). Media: image understanding, a synchronous call whose answer `submit`
+ * stages in R2 (staging.ts) so that `poll` has nothing to wait for, `fetchResult` reads the staged
+ * answer, and nothing is left to cancel. Chat: completions in the OpenAI wire format, translated
+ * to and from Messages (chat.ts).
+ */
+import type { ChatUpstream } from "../chat-upstream";
+import type { ProviderConfig } from "../config";
+import { isCapability } from "../jobs";
+import type { ProviderAdapter, ProviderContext, ProviderHandle, ProviderJob } from "../types";
+import { ProviderError } from "../types";
+import { anthropicChat as chatUpstream } from "./chat";
+import { ANTHROPIC_BASE_URL } from "./client";
+import { findStaged, readStaged, stage } from "./staging";
+import { messageId, submitUnderstanding, understandingResult, understandingVerdict } from "./understanding";
+
+async function alreadyStaged(job: ProviderJob, ctx: ProviderContext): Promise<ProviderHandle | null> {
+  try {
+    return await findStaged(ctx, job);
+  } catch (e) {
+    // Without knowing whether an answer is kept, calling again could pay twice: refuse for now.
+    throw new ProviderError(
+      "model_request_failed",
+      `anthropic: storage could not be checked before the call: ${e instanceof Error ? e.message : String(e)}`,
+      { retryable: true, accepted: "no" },
+    );
+  }
+}
+
+function unsupported(job: ProviderJob): ProviderError {
+  return new ProviderError("model_unavailable", `anthropic does not serve ${job.capability} here.`);
+}
+
+export const anthropicAdapter: ProviderAdapter = {
+  name: "anthropic",
+  defaultBaseUrl: ANTHROPIC_BASE_URL,
+  capabilities: ["image_to_text"],
+  chat: true,
+
+  async submit(job, ctx) {
+    if (!isCapability(job, "image_to_text")) throw unsupported(job);
+    // A crash after the answer was staged but before the handle was kept: reuse it, never pay again.
+    const found = await alreadyStaged(job, ctx);
+    if (found) return found;
+    const answer = await submitUnderstanding(job, ctx);
+    const verdict = understandingVerdict(answer.bytes) ?? undefined;
+    return stage(ctx, job, answer.bytes, messageId(answer.bytes) ?? answer.requestId, verdict);
+  },
+
+  async poll(handle) {
+    // The answer is already here; only a verdict found in it at submit can still fail the task.
+    const outcome = handle.data?.outcome;
+    if (outcome === "safety_rejected" || outcome === "content_filtered" || outcome === "model_output_invalid") {
+      return {
+        state: "failed",
+        error: { code: outcome, message: handle.data?.outcome_message || "anthropic refused the request." },
+      };
+    }
+    return { state: "succeeded" };
+  },
+
+  async fetchResult(handle, job, ctx) {
+    if (!isCapability(job, "image_to_text")) throw unsupported(job);
+    return understandingResult(await readStaged(ctx, handle), job);
+  },
+
+  async cancel() {
+    // The synchronous call has finished by the time a handle exists.
+    return "not_cancelable";
+  },
+
+  async reconcile(job, ctx, since) {
+    return findStaged(ctx, job, since);
+  },
+};
+
+export function anthropicChat(config: ProviderConfig): ChatUpstream {
+  return chatUpstream(config);
+}
