@@ -86,7 +86,7 @@ function imageRequest(prompt: string, extra: Partial<ImageRequest> = {}): ImageR
   return {
     prompt,
     count: 1,
-    dimensions: { width: 1344, height: 768 },
+    dimensions: { width: 1376, height: 768 },
     canvas: { type: "preset", tier: "1K", aspect: "16:9" },
     output_relationship: "independent",
     ...extra,
@@ -187,7 +187,7 @@ describe("google images", () => {
     const result = await googleAdapter.fetchResult(handle, j, ctx);
     // The fake's 64x64 draft (a `thought` part) is not an output.
     expect(result.outputs).toHaveLength(1);
-    expect(result.outputs[0]).toMatchObject({ kind: "image", content_type: "image/png", width: 1344, height: 768, index: 0 });
+    expect(result.outputs[0]).toMatchObject({ kind: "image", content_type: "image/png", width: 1376, height: 768, index: 0 });
     expect(result.usage.input_tokens).toBeGreaterThan(0);
     expect(result.usage.output_tokens).toBeGreaterThan(1000);
     expect(result.usage.reasoning_tokens).toBe(180);

@@ -11,7 +11,9 @@
  * times, waiting as retry-after says (or an exponential backoff). A retry-after longer than
  * `maxRetryAfterMs` is not waited for: the failure goes back with it.
  */
+
 import { ApiError } from "../../errors/api-error";
+import { sleep } from "../../lib/sleep";
 import { timedOut, unreachable } from "../chat-errors";
 import type { ChatObject, ChatUpstream, ChatUpstreamRequest, ChatUpstreamResult } from "../chat-upstream";
 import { DEFAULT_TIMEOUT_MS, type ProviderConfig } from "../config";
@@ -34,21 +36,6 @@ const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504, 529]);
 /** Error types an `error` event may carry that a fresh attempt can cure. */
 const RETRYABLE_TYPES = new Set(["overloaded_error", "api_error", "rate_limit_error", "timeout_error"]);
 const DEFAULTS: AnthropicChatOptions = { timeoutMs: 120_000, maxRetries: 2, backoffMs: 250, maxRetryAfterMs: 10_000 };
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 /** A failed attempt that may be tried again (before the first byte only). */
 class Retryable extends Error {

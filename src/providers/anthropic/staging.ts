@@ -1,20 +1,6 @@
-/**
- * Image understanding is one synchronous Messages call: the answer is the result, paid for the
- * moment it arrives. The task engine runs submit → poll → fetchResult and may crash between any
- * two steps, so `submit` writes the raw answer into R2 before it returns and later steps read it
- * from there (the same rule as OpenAI's synchronous calls, src/providers/openai/staging.ts):
- * a crash during the call may repeat it once (there is no upstream job to reconcile with); a crash
- * after staging repeats nothing, as the staged answer is found under the task's prefix and reused.
- * Staged answers are left to the bucket's lifecycle rule for the `staging/` prefix.
- */
+/** Image understanding answers kept in R2 the moment they arrive (the rule: src/providers/staging.ts). */
+import { findStagedAnswer, readStagedAnswer, stageAnswer } from "../staging";
 import type { ProviderContext, ProviderHandle, ProviderJob } from "../types";
-import { ProviderError } from "../types";
-
-/** Other adapters may stage under the same task prefix (a task that moved routes): only Anthropic's answers are ours. */
-const PROVIDER = "anthropic";
-
-const prefixOf = (taskId: string) => `staging/${taskId}/`;
-const randomId = () => crypto.randomUUID().replaceAll("-", "");
 
 /** A final outcome read from the answer at submit, reported by poll. */
 export interface Verdict {
@@ -22,74 +8,18 @@ export interface Verdict {
   message: string;
 }
 
-function handleOf(key: string, jobId: string, submittedAt: number, verdict?: Verdict): ProviderHandle {
-  const data: Record<string, string> = { staging_key: key };
-  if (verdict) {
-    data.outcome = verdict.outcome;
-    data.outcome_message = verdict.message.slice(0, 500);
-  }
-  return { job_id: jobId, submitted_at: submittedAt, data };
-}
-
-/** Writes the answer; a transient R2 failure is retried, as losing a paid answer is the worst outcome. */
-export async function stage(
+export function stage(
   ctx: ProviderContext,
   job: ProviderJob,
   bytes: Uint8Array,
   jobId: string | null,
   verdict?: Verdict,
 ): Promise<ProviderHandle> {
-  const key = `${prefixOf(job.task_id)}${randomId()}`;
-  const id = jobId ?? `anthropic_${randomId()}`;
-  let last: unknown;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      await ctx.env.ARTIFACTS.put(key, bytes, {
-        httpMetadata: { contentType: "application/json" },
-        customMetadata: {
-          provider: PROVIDER,
-          job_id: id,
-          submitted_at: String(ctx.now),
-          ...(verdict ? { outcome: verdict.outcome, outcome_message: verdict.message.slice(0, 500) } : {}),
-        },
-      });
-      return handleOf(key, id, ctx.now, verdict);
-    } catch (e) {
-      last = e;
-      await new Promise((r) => setTimeout(r, 200 * (attempt + 1)));
-    }
-  }
-  // Anthropic has answered (and billed) but the answer could not be kept: say so rather than pretend it never ran.
-  throw new ProviderError(
-    "model_request_failed",
-    `anthropic answered but the answer could not be stored: ${last instanceof Error ? last.message : String(last)}`,
-    { retryable: true, accepted: "unknown" },
-  );
+  return stageAnswer(ctx, job, bytes, { jobId, ...(verdict ? { verdict } : {}) });
 }
 
-/** An answer staged for this task since `since` (a crash after staging, before the handle was kept), or null. */
-export async function findStaged(ctx: ProviderContext, job: ProviderJob, since = 0): Promise<ProviderHandle | null> {
-  const listed = await ctx.env.ARTIFACTS.list({ prefix: prefixOf(job.task_id), include: ["customMetadata"] });
-  const found = listed.objects
-    .filter((o) => o.customMetadata?.provider === PROVIDER && o.uploaded.getTime() >= since)
-    .sort((a, b) => b.uploaded.getTime() - a.uploaded.getTime())[0];
-  if (!found) return null;
-  const meta = found.customMetadata ?? {};
-  const submittedAt = Number(meta.submitted_at);
-  const outcome = meta.outcome as Verdict["outcome"] | undefined;
-  return handleOf(
-    found.key,
-    meta.job_id ?? `anthropic_${found.key.slice(-32)}`,
-    Number.isFinite(submittedAt) ? submittedAt : found.uploaded.getTime(),
-    outcome ? { outcome, message: meta.outcome_message ?? "" } : undefined,
-  );
-}
+export const findStaged = (ctx: ProviderContext, job: ProviderJob, since = 0) => findStagedAnswer(ctx, job, since);
 
-/** The staged answer's bytes; a missing one cannot be recovered (the task then fails with a refund). */
 export async function readStaged(ctx: ProviderContext, handle: ProviderHandle): Promise<Uint8Array> {
-  const key = handle.data?.staging_key;
-  if (!key) throw new ProviderError("model_output_invalid", "anthropic: the task's handle names no staged answer.");
-  const object = await ctx.env.ARTIFACTS.get(key);
-  if (!object) throw new ProviderError("model_output_invalid", "anthropic: the staged answer is missing from storage.");
-  return new Uint8Array(await object.arrayBuffer());
+  return (await readStagedAnswer(ctx, handle)).bytes;
 }

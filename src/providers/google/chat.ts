@@ -30,7 +30,9 @@
  * Retries happen only before the first byte (429 and 5xx, network errors), honouring Retry-After
  * and Google's RetryInfo; once the upstream has answered, its answer is final.
  */
+
 import { ApiError } from "../../errors/api-error";
+import { sleep } from "../../lib/sleep";
 import { fromUpstreamStatus, safeMessage, timedOut, unreachable } from "../chat-errors";
 import type { ChatObject, ChatUpstream, ChatUpstreamRequest, ChatUpstreamResult } from "../chat-upstream";
 import { DEFAULT_TIMEOUT_MS, type ProviderConfig } from "../config";
@@ -424,21 +426,6 @@ async function* chunksOf(
 }
 
 // ---------------------------------------------------------------- the upstream
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 export function googleChat(config: ProviderConfig): ChatUpstream {
   // A timeout set for the provider is the idle limit; chat's own default allows long generations.

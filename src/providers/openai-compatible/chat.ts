@@ -6,6 +6,7 @@
  */
 
 import { ApiError } from "../../errors/api-error";
+import { sleep } from "../../lib/sleep";
 import { fromUpstreamErrorObject, fromUpstreamStatus, timedOut, unreachable } from "../chat-errors";
 import type { ChatObject, ChatUpstream, ChatUpstreamRequest, ChatUpstreamResult } from "../chat-upstream";
 import type { ProviderConfig } from "../config";
@@ -34,21 +35,6 @@ export function openAiCompatibleChat(config: ProviderConfig, name = config.name)
   // A timeout set for the provider is the idle limit; chat's own default allows long generations.
   const timeoutMs = config.timeoutMs === DEFAULT_TIMEOUT_MS ? DEFAULTS.timeoutMs : config.timeoutMs;
   return openAiCompatible({ ...DEFAULTS, baseUrl: config.baseUrl, apiKey: config.apiKey, timeoutMs }, name);
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 async function* chunksOf(body: ReadableStream<Uint8Array>, config: OpenAiCompatibleConfig): AsyncGenerator<ChatObject> {

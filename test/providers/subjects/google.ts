@@ -49,7 +49,7 @@ export const subjects: Subject[] = [
       count: 1,
       canvas: { type: "preset", tier: "1K", aspect: "16:9" },
     }),
-    output: { kind: "image", count: 1, width: 1344, height: 768 },
+    output: { kind: "image", count: 1, width: 1376, height: 768 },
     skip: { ...SYNCHRONOUS, signed_inputs: INLINE },
   },
   {
