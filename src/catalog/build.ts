@@ -132,6 +132,18 @@ export function buildCatalog(files: CatalogFiles, builtAt = new Date().toISOStri
 function checkRoutes(model: ModelFileT): void {
   const file = `models/${model.model}.json`;
   const offered = new Set(model.interfaces.map((i) => i.capability));
+  // Every capability a card offers has a real route: the sandbox alone would be a promise of simulation.
+  model.interfaces.forEach((card, i) => {
+    const real = model.routes.some(
+      (r) =>
+        r.provider !== "sandbox" &&
+        serves(r.provider, card.capability) &&
+        (!r.capabilities || r.capabilities.includes(card.capability)),
+    );
+    if (!real && (card.status ?? model.status) !== "retired") {
+      throw new CatalogLoadError(file, `/interfaces/${i}`, `no real route serves ${card.capability} (the sandbox is not one)`);
+    }
+  });
   model.routes.forEach((route, r) => {
     if (!Object.hasOwn(PROVIDERS, route.provider)) {
       throw new CatalogLoadError(

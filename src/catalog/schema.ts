@@ -315,7 +315,8 @@ export const VoiceFile = z
     age: z.enum(["child", "young", "young_adult", "adult", "middle_aged", "senior"]),
     accent: z.string(),
     use_case: z.array(z.string()).min(1),
-    preview_url: z.string().url(),
+    /** Sample voices no real upstream has (a cloned voice's demo): only the sandbox can speak them. */
+    sample: z.boolean().optional(),
     compatible_models: z.array(z.string()).min(1),
     status: z.enum(["ready", "processing", "failed"]),
     created_at: z.string().datetime(),

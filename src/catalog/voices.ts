@@ -26,8 +26,15 @@ export function filterVoices(voices: readonly VoiceFile[], filter: VoiceFilter):
   );
 }
 
-/** The public voice: the data file minus its provenance note. */
-export function voiceView(v: VoiceFile) {
-  const { source: _source, ...rest } = v;
-  return rest;
+/**
+ * The public voice: the data file minus its provenance note, with a preview this service serves
+ * (a short clip in the voice's character, GET /voices/{voice_id}/preview), never a third party's URL.
+ */
+export function voiceView(v: VoiceFile, base: string) {
+  const { source: _source, sample, ...rest } = v;
+  return {
+    ...rest,
+    preview_url: `${base}/voices/${encodeURIComponent(v.voice_id)}/preview`,
+    ...(sample ? { sample: true } : {}),
+  };
 }

@@ -11,6 +11,7 @@ import { chatRoutes } from "./routes/chat";
 import { operationRoutes } from "./routes/operations";
 import { taskRoutes } from "./routes/tasks";
 import { upstreamRoutes } from "./routes/upstream";
+import { voicePreviewRoutes } from "./routes/voice-previews";
 
 function respondWithError(c: Context<AppEnv>, error: ApiError) {
   const headers: Record<string, string> = { ...(error.headers ?? {}) };
@@ -42,6 +43,7 @@ export function createApp() {
   app.route("/", taskRoutes);
   app.route("/", chatRoutes);
   app.route("/", upstreamRoutes);
+  app.route("/", voicePreviewRoutes);
   mountDocs(app);
 
   app.notFound((c) =>

@@ -16,11 +16,12 @@ export async function putArtifact(
   bucket: R2Bucket,
   id: string,
   bytes: Uint8Array,
-  meta: { tenant_id: string; task_id: string; content_type: string },
+  meta: { tenant_id: string; task_id: string; content_type: string; provider?: string; upstream_job_id?: string },
 ): Promise<void> {
+  const { content_type, ...custom } = meta;
   await bucket.put(key(id), bytes, {
-    httpMetadata: { contentType: meta.content_type },
-    customMetadata: { tenant_id: meta.tenant_id, task_id: meta.task_id },
+    httpMetadata: { contentType: content_type },
+    customMetadata: Object.fromEntries(Object.entries(custom).filter(([, v]) => v !== undefined)) as Record<string, string>,
   });
 }
 

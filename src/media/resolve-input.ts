@@ -28,6 +28,8 @@ export interface ResolvedMedia {
   data: Uint8Array;
   probe: ProbedMedia;
   encoded_length?: number;
+  /** For an earlier output of this service: the upstream and job that made it (extensions name it). */
+  origin?: { provider: string; job_id: string };
 }
 
 export interface ResolveOptions {
@@ -63,8 +65,14 @@ async function readMediaInput(input: MediaInputT, opts: ResolveOptions): Promise
       };
     }
     case "artifact": {
-      const data = await readArtifact(opts.env, opts.tenantId, input.artifact_id, `${param}/artifact_id`, opts.maxBytes);
-      return { transport: "artifact", data, probe: probeMedia(data, param) };
+      const { data, origin } = await readArtifact(
+        opts.env,
+        opts.tenantId,
+        input.artifact_id,
+        `${param}/artifact_id`,
+        opts.maxBytes,
+      );
+      return { transport: "artifact", data, probe: probeMedia(data, param), ...(origin ? { origin } : {}) };
     }
     case "url": {
       const fetched = await guardedFetch(input.url, {
@@ -77,7 +85,13 @@ async function readMediaInput(input: MediaInputT, opts: ResolveOptions): Promise
   }
 }
 
-async function readArtifact(env: Env, tenantId: string, id: string, param: string, maxBytes: number): Promise<Uint8Array> {
+async function readArtifact(
+  env: Env,
+  tenantId: string,
+  id: string,
+  param: string,
+  maxBytes: number,
+): Promise<{ data: Uint8Array; origin?: { provider: string; job_id: string } }> {
   // Another tenant's artifact answers exactly as an unknown one, so ids reveal nothing.
   const object = await getArtifact(env.ARTIFACTS, id, tenantId);
   if (!object) throw new ApiError("artifact_not_found", `No artifact '${id}' exists for this account.`, { param });
@@ -88,5 +102,7 @@ async function readArtifact(env: Env, tenantId: string, id: string, param: strin
       details: { max_bytes: maxBytes },
     });
   }
-  return new Uint8Array(await object.arrayBuffer());
+  const meta = object.customMetadata ?? {};
+  const origin = meta.provider && meta.upstream_job_id ? { provider: meta.provider, job_id: meta.upstream_job_id } : undefined;
+  return { data: new Uint8Array(await object.arrayBuffer()), ...(origin ? { origin } : {}) };
 }

@@ -24,6 +24,8 @@ export interface MediaRef {
 export interface StoredMedia extends RequestMedia {
   key: string;
   role?: string;
+  /** For an earlier output of this service: the upstream and job that made it. */
+  origin?: { provider: string; job_id: string };
 }
 
 export interface OperationContext<B> {

@@ -19,6 +19,8 @@ export interface JobInput {
   alpha?: boolean;
   duration_seconds?: number;
   has_audio?: boolean;
+  /** For an earlier output of this service: the upstream and job that made it (an extension can name it). */
+  origin?: { provider: string; job_id: string };
 }
 
 export interface EditRegion {

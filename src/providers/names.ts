@@ -32,7 +32,7 @@ export const PROVIDERS: Readonly<Record<string, ProviderServes>> = {
     ],
     chat: true,
   },
-  openai: { media: [...IMAGES, "text_to_speech", "video_prompt_enhance"], chat: true },
+  openai: { media: [...IMAGES, "image_to_text", "text_to_speech", "video_prompt_enhance"], chat: true },
   "openai-compatible": { media: [], chat: true, needsBaseUrl: true },
   deepseek: { media: [], chat: true },
   fal: { media: [...IMAGES, "text_to_video", "image_to_video", "frames_to_video", "video_extend"], chat: false },
@@ -61,6 +61,12 @@ export const PROVIDERS: Readonly<Record<string, ProviderServes>> = {
     media: [...IMAGES, "text_to_video", "image_to_video", "reference_to_video", "frames_to_video", "video_extend"],
     chat: false,
   },
+  minimax: { media: ["text_to_video", "image_to_video", "frames_to_video", "text_to_music", "text_to_speech"], chat: false },
+  dashscope: { media: ["text_to_video", "image_to_video", "reference_to_video", "frames_to_video", "video_extend"], chat: false },
+  luma: { media: ["text_to_video", "image_to_video", "frames_to_video", "video_extend"], chat: false },
+  runway: { media: ["image_to_video"], chat: false },
+  // Suno has no official API: a relay with a documented task API serves it.
+  kie: { media: ["text_to_music"], chat: false },
 };
 
 export const SANDBOX = "sandbox";

@@ -5,10 +5,15 @@
 import { anthropicAdapter } from "./anthropic/index";
 import { arkAdapter, BYTEPLUS_BASE_URL, VOLCENGINE_BASE_URL } from "./ark/index";
 import { bflAdapter } from "./bfl/index";
+import { dashscopeAdapter } from "./dashscope/index";
 import { falAdapter } from "./fal/index";
 import { googleAdapter } from "./google/index";
+import { kieAdapter } from "./kie/index";
+import { lumaAdapter } from "./luma/index";
+import { minimaxAdapter } from "./minimax/index";
 import { openaiAdapter } from "./openai/index";
 import { replicateAdapter } from "./replicate/index";
+import { runwayAdapter } from "./runway/index";
 import { sandboxAdapter } from "./sandbox/adapter";
 import type { ProviderAdapter } from "./types";
 
@@ -22,6 +27,11 @@ const ADAPTERS: Record<string, ProviderAdapter> = {
   bfl: bflAdapter,
   byteplus: arkAdapter("byteplus", BYTEPLUS_BASE_URL),
   volcengine: arkAdapter("volcengine", VOLCENGINE_BASE_URL),
+  minimax: minimaxAdapter,
+  dashscope: dashscopeAdapter,
+  luma: lumaAdapter,
+  runway: runwayAdapter,
+  kie: kieAdapter,
 };
 
 export function adapterFor(provider: string): ProviderAdapter | null {

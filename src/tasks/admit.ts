@@ -116,6 +116,7 @@ async function resolveMedia(ctx: AdmissionContext, refs: MediaRef[]): Promise<St
         ...(resolved.encoded_length !== undefined ? { encoded_length: resolved.encoded_length } : {}),
         facts: resolved.probe,
         key,
+        ...(resolved.origin ? { origin: resolved.origin } : {}),
         ...(ref.role !== undefined ? { role: ref.role } : {}),
       };
       return stored;
@@ -169,12 +170,12 @@ export async function admitOperation<B extends CommonFields>(
   const providers = liveProviders(ctx.env, ctx.caller.mode);
   const bundle = await loadCatalog(ctx.env.CATALOG);
 
-  let voice: { voice_id: string; compatible_models: string[] } | undefined;
+  let voice: { voice_id: string; compatible_models: string[]; sample?: boolean } | undefined;
   const voiceId = spec.voice?.(body);
   if (voiceId !== undefined) {
     const found = bundle.voices.find((v) => v.voice_id === voiceId);
     if (!found) throw new ApiError("voice_not_found", `Voice '${voiceId}' does not exist.`, { param: "/voice" });
-    voice = { voice_id: found.voice_id, compatible_models: found.compatible_models };
+    voice = { voice_id: found.voice_id, compatible_models: found.compatible_models, ...(found.sample ? { sample: true } : {}) };
   }
   const media = await resolveMedia(ctx, refs);
   const selection = select(
@@ -196,6 +197,14 @@ export async function admitOperation<B extends CommonFields>(
   if (live.length === 0) throw noLiveRoute(selection.model.model, spec.capability);
   const { routes, meters } = pricedRoutes(ctx, live, selection.card, spec.dimensions?.(opCtx) ?? {}, spec.usageKey);
   const route = routes[0] as RoutePlan;
+  if (voice?.sample && route.provider !== "sandbox") {
+    // A sample voice exists only in the simulator: no real upstream can speak it.
+    throw new ApiError(
+      "voice_model_incompatible",
+      `Voice '${voice.voice_id}' is a sample voice that ${selection.model.model} cannot speak on ${route.provider}; choose a preset voice.`,
+      { param: "/voice", details: { voice_id: voice.voice_id, reason: "sample_voice", provider: route.provider } },
+    );
+  }
   const quantities = spec.quantities(opCtx);
   // Reserve what the dearest route would cost, so a failover never runs past the reservation.
   const estimates = meters.map((m) => estimateCredits({ meters: m, quantities }));
@@ -212,7 +221,13 @@ export async function admitOperation<B extends CommonFields>(
     card: selection.card,
     request: {
       ...spec.providerRequest(opCtx),
-      inputs: media.map((m) => ({ field: m.field, key: m.key, role: m.role, ...m.facts })),
+      inputs: media.map((m) => ({
+        field: m.field,
+        key: m.key,
+        role: m.role,
+        ...m.facts,
+        ...(m.origin ? { origin: m.origin } : {}),
+      })),
     },
     input,
     metadata: body.metadata ?? {},

@@ -639,7 +639,13 @@ export class TaskObject extends DurableObject<Env> {
 
   private async storeOutput(rec: TaskRecord, out: ProviderOutput): Promise<StoredOutput> {
     const id = await artifactId(rec.task_id, out.index, out.kind);
-    const meta = { tenant_id: rec.tenant_id, task_id: rec.task_id };
+    // Provenance: an extension of this output can name the upstream job that made it.
+    const meta = {
+      tenant_id: rec.tenant_id,
+      task_id: rec.task_id,
+      provider: rec.route.provider,
+      ...(rec.provider_handle ? { upstream_job_id: rec.provider_handle.job_id } : {}),
+    };
     let contentType = out.content_type ?? "application/octet-stream";
     let bytes: number;
     let facts: ProbedMedia | null = null;

@@ -62,6 +62,11 @@ async function expectOutputs(t: TestTenant, subject: Subject, task: any) {
   }
 }
 
+/** A tenant with a key of the subject's mode (the sandbox is reached with a test-mode key). */
+function tenantFor(s: Subject, credits?: string) {
+  return newTenant({ ...(credits ? { credits } : {}), ...(s.keyMode ? { mode: s.keyMode } : {}) });
+}
+
 function metadataFor(subject: Subject, c: Case | "slow"): Record<string, string> {
   const scenario = c === "slow" ? "slow" : SCENARIO[c];
   return (scenario && subject.scenarioMetadata?.(scenario)) || {};
@@ -69,7 +74,7 @@ function metadataFor(subject: Subject, c: Case | "slow"): Record<string, string>
 
 const RUNS: Record<Case, (s: Subject) => Promise<void>> = {
   async success(s) {
-    const t = await newTenant({ credits: "1000" });
+    const t = await tenantFor(s, "1000");
     const tag = newTag(s.name);
     const created = await createOn(t, s, tag, []);
     const { task } = await follow(t, created.task_id);
@@ -77,9 +82,10 @@ const RUNS: Record<Case, (s: Subject) => Promise<void>> = {
     await expectOutputs(t, s, task);
     expect(task.provider).toMatchObject({ name: s.provider, failed_attempts: [] });
     expect(task.output.provider.name).toBe(s.provider);
-    // Priced from what was produced, and charged exactly that.
+    // Priced from what was produced, and charged exactly that (nothing for a test-mode key).
     expect(task.usage.lines.length).toBeGreaterThan(0);
-    expect(Number(task.usage.credits)).toBeGreaterThan(0);
+    if (s.keyMode === "test") expect(task.usage.credits).toBe("0");
+    else expect(Number(task.usage.credits)).toBeGreaterThan(0);
     expect(task.billing.net_charged_credits).toBe(task.usage.credits);
     if (s.output.kind === "image") expect(task.usage.image_count).toBe(s.output.count);
     const l = (await ledger(t.tenant_id)) as any;
@@ -92,7 +98,7 @@ const RUNS: Record<Case, (s: Subject) => Promise<void>> = {
   },
 
   async progress(s) {
-    const t = await newTenant();
+    const t = await tenantFor(s);
     const created = await createOn(t, s, newTag(s.name), []);
     expect(created.status).toBe("queued");
     const { task, seen } = await follow(t, created.task_id);
@@ -107,7 +113,7 @@ const RUNS: Record<Case, (s: Subject) => Promise<void>> = {
   },
 
   async submit_429(s) {
-    const t = await newTenant();
+    const t = await tenantFor(s);
     const tag = newTag(s.name);
     const created = await createOn(t, s, tag, ["#fake:submit_429"]);
     const { task } = await follow(t, created.task_id);
@@ -121,7 +127,7 @@ const RUNS: Record<Case, (s: Subject) => Promise<void>> = {
   },
 
   async submit_5xx(s) {
-    const t = await newTenant();
+    const t = await tenantFor(s);
     const tag = newTag(s.name);
     const created = await createOn(t, s, tag, ["#fake:submit_5xx"]);
     const { task } = await follow(t, created.task_id);
@@ -131,7 +137,7 @@ const RUNS: Record<Case, (s: Subject) => Promise<void>> = {
   },
 
   async safety_input(s) {
-    const t = await newTenant({ credits: "1000" });
+    const t = await tenantFor(s, "1000");
     const tag = newTag(s.name);
     const created = await createOn(t, s, tag, ["#fake:safety_input"]);
     const { task } = await follow(t, created.task_id);
@@ -145,7 +151,7 @@ const RUNS: Record<Case, (s: Subject) => Promise<void>> = {
   },
 
   async safety_output(s) {
-    const t = await newTenant({ credits: "1000" });
+    const t = await tenantFor(s, "1000");
     const created = await createOn(t, s, newTag(s.name), ["#fake:safety_output"], metadataFor(s, "safety_output"));
     const { task } = await follow(t, created.task_id);
     expect(task.status).toBe("failed");
@@ -154,7 +160,7 @@ const RUNS: Record<Case, (s: Subject) => Promise<void>> = {
   },
 
   async expiring_output(s) {
-    const t = await newTenant();
+    const t = await tenantFor(s);
     const tag = newTag(s.name);
     const created = await createOn(t, s, tag, ["#fake:expiring_output"]);
     const { task } = await follow(t, created.task_id);
@@ -165,7 +171,7 @@ const RUNS: Record<Case, (s: Subject) => Promise<void>> = {
   },
 
   async cancel(s) {
-    const t = await newTenant({ credits: "1000" });
+    const t = await tenantFor(s, "1000");
     const tag = newTag(s.name);
     const created = await createOn(t, s, tag, ["#fake:slow"], metadataFor(s, "slow"));
     // Wait until the upstream holds the job.
@@ -184,7 +190,7 @@ const RUNS: Record<Case, (s: Subject) => Promise<void>> = {
   },
 
   async crash_after_submit(s) {
-    const t = await newTenant();
+    const t = await tenantFor(s);
     const tag = newTag(s.name);
     const created = await createOn(t, s, tag, [], { drill_crash_after: "submit" });
     const { task } = await follow(t, created.task_id);
@@ -193,7 +199,7 @@ const RUNS: Record<Case, (s: Subject) => Promise<void>> = {
   },
 
   async unknown_status(s) {
-    const t = await newTenant();
+    const t = await tenantFor(s);
     const created = await createOn(t, s, newTag(s.name), ["#fake:unknown_status"]);
     const { task, seen } = await follow(t, created.task_id);
     // An unlisted status is "still running", never success or failure.
@@ -202,7 +208,7 @@ const RUNS: Record<Case, (s: Subject) => Promise<void>> = {
   },
 
   async malformed(s) {
-    const t = await newTenant({ credits: "1000" });
+    const t = await tenantFor(s, "1000");
     const created = await createOn(t, s, newTag(s.name), ["#fake:malformed"]);
     const { task } = await follow(t, created.task_id);
     expect(task.status).toBe("failed");
@@ -212,7 +218,7 @@ const RUNS: Record<Case, (s: Subject) => Promise<void>> = {
   },
 
   async signed_inputs(s) {
-    const t = await newTenant();
+    const t = await tenantFor(s);
     const tag = newTag(s.name);
     const created = await createOn(t, s, tag, []);
     await follow(t, created.task_id);
@@ -248,6 +254,20 @@ for (const subject of SUBJECTS) {
 it("covers the sandbox and every provider with a fake", () => {
   const providers = new Set(SUBJECTS.map((s) => s.provider));
   expect(providers.has("sandbox")).toBe(true);
-  for (const name of ["fal", "replicate", "openai", "bfl", "byteplus", "volcengine", "google", "anthropic"])
+  for (const name of [
+    "fal",
+    "replicate",
+    "openai",
+    "bfl",
+    "byteplus",
+    "volcengine",
+    "google",
+    "anthropic",
+    "minimax",
+    "dashscope",
+    "luma",
+    "runway",
+    "kie",
+  ])
     expect(providers.has(name), name).toBe(true);
 });

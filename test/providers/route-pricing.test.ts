@@ -4,6 +4,8 @@
  * serves. A route that does not serve a capability is not used for it.
  */
 import { describe, expect, it } from "vitest";
+import type { ModelFile } from "../../src/catalog/schema";
+import { routesFor } from "../../src/providers/routing";
 import { call, newTenant } from "../helpers/api";
 import { ledger, newKey } from "../helpers/tasks";
 import { follow, newTag } from "./harness";
@@ -40,12 +42,15 @@ describe("prices per route", () => {
     expect(card.routes.find((r: { provider: string }) => r.provider === "byteplus")).toMatchObject({ live: true });
   });
 
-  it("does not use a route for a capability it does not serve", async () => {
-    const t = await newTenant();
-    const card = (await call("/v1/catalog/models/seedance-2.5", { key: t.api_key })).json.interfaces.find(
-      (i: { capability: string }) => i.capability === "video_extend",
-    );
-    const byteplus = card.routes.find((r: { provider: string }) => r.provider === "byteplus");
-    expect(byteplus.live).toBe(false);
+  it("does not use a route for a capability it does not serve", () => {
+    const model = {
+      routes: [
+        { provider: "byteplus", upstream_model: "x", capabilities: ["text_to_video"] },
+        { provider: "sandbox", upstream_model: "x" },
+      ],
+    } as unknown as ModelFile;
+    const providers = new Set(["byteplus", "sandbox"]);
+    expect(routesFor(model, "text_to_video", providers).map((r) => r.provider)).toEqual(["byteplus"]);
+    expect(routesFor(model, "image_to_video", providers).map((r) => r.provider)).toEqual(["sandbox"]);
   });
 });

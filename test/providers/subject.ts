@@ -35,6 +35,8 @@ export interface Subject {
   body(text: string, inputs: any): Record<string, unknown>;
   output: { kind: "image" | "video" | "audio" | "text"; count: number; width?: number; height?: number };
   skip?: Partial<Record<string, string>>;
+  /** The mode of the key the cases use (the sandbox is the only route of a test-mode key). */
+  keyMode?: "live" | "test";
   /** Metadata that asks for a scenario where the text cannot (the sandbox's fault injection). */
   scenarioMetadata?: (scenario: string) => Record<string, string> | null;
 }

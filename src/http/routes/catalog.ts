@@ -5,6 +5,7 @@ import { loadCatalog } from "../../catalog/store";
 import { type CatalogContext, capabilityDetail, capabilityList, modelDetail, modelList } from "../../catalog/views";
 import { filterVoices, voiceView } from "../../catalog/voices";
 import { ApiError } from "../../errors/api-error";
+import { publicBaseUrl } from "../../lib/public-url";
 import { liveProviders } from "../../providers/routing";
 import { requireKey } from "../auth";
 import { type AppEnv, newRouter } from "../context";
@@ -136,7 +137,10 @@ catalogRoutes.openapi(
   async (c) => {
     const filter = c.req.valid("query");
     const { bundle } = await catalogContext(c);
-    return c.json({ object: "list" as const, data: filterVoices(bundle.voices, filter).map(voiceView) }, 200);
+    return c.json(
+      { object: "list" as const, data: filterVoices(bundle.voices, filter).map((v) => voiceView(v, publicBaseUrl(c.env))) },
+      200,
+    );
   },
 );
 
@@ -160,6 +164,6 @@ catalogRoutes.openapi(
     const { bundle } = await catalogContext(c);
     const voice = bundle.voices.find((v) => v.voice_id === voice_id);
     if (!voice) throw new ApiError("voice_not_found", `Voice '${voice_id}' does not exist.`);
-    return c.json(voiceView(voice), 200);
+    return c.json(voiceView(voice, publicBaseUrl(c.env)), 200);
   },
 );

@@ -47,7 +47,7 @@ export function systemPrompt(request: JobFor<"video_prompt_enhance">["request"])
   return lines.join("\n");
 }
 
-function toBase64(bytes: Uint8Array): string {
+export function toBase64(bytes: Uint8Array): string {
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary);
@@ -103,15 +103,15 @@ export function enhanceVerdict(body: Uint8Array): { outcome: "content_filtered" 
 const count = (v: unknown) => (typeof v === "number" && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
 
 /**
- * The rewritten prompt, and usage split so that each priced meter counts its own tokens: cached
+ * The answer's text, and usage split so that each priced meter counts its own tokens: cached
  * input apart from the rest of the input, reasoning apart from the visible output (OpenAI counts
  * both inside prompt_tokens and completion_tokens).
  */
-export function enhanceResult(body: Uint8Array, job: JobFor<"video_prompt_enhance">): ProviderResult {
+export function chatAnswerResult(body: Uint8Array, upstreamModel: string, metadata: Record<string, unknown>): ProviderResult {
   const answer = parse(body);
   const content = answer?.choices?.[0]?.message?.content;
   if (typeof content !== "string" || content.trim().length === 0) {
-    throw new ProviderError("model_output_invalid", "openai sent a chat answer without a rewritten prompt.");
+    throw new ProviderError("model_output_invalid", "openai sent a chat answer without text.");
   }
   const u = answer.usage ?? {};
   const prompt = count(u.prompt_tokens);
@@ -129,9 +129,13 @@ export function enhanceResult(body: Uint8Array, job: JobFor<"video_prompt_enhanc
     },
     metadata: {
       provider: "openai",
-      model: typeof answer.model === "string" ? answer.model : job.upstream_model,
-      original_prompt: job.request.prompt,
+      model: typeof answer.model === "string" ? answer.model : upstreamModel,
       finish_reason: answer.choices[0].finish_reason ?? null,
+      ...metadata,
     },
   };
+}
+
+export function enhanceResult(body: Uint8Array, job: JobFor<"video_prompt_enhance">): ProviderResult {
+  return chatAnswerResult(body, job.upstream_model, { original_prompt: job.request.prompt });
 }

@@ -1,6 +1,6 @@
 /**
- * The OpenAI media adapter: GPT Image generations and edits, speech, and the video prompt
- * enhancer (through chat completions). Every one of these calls is synchronous, so `submit` makes
+ * The OpenAI media adapter: GPT Image generations and edits, speech, image understanding and the
+ * video prompt enhancer (both through chat completions). Every one of these calls is synchronous, so `submit` makes
  * the call and stages the answer in R2 (see staging.ts for the crash rule), `poll` has nothing to
  * wait for, `fetchResult` reads the staged answer, and there is nothing left to cancel.
  * Chat completions for the chat endpoint are served elsewhere; `chat: true` only says OpenAI answers them.
@@ -9,10 +9,11 @@ import { isCapability } from "../jobs";
 import type { ProviderAdapter, ProviderContext, ProviderHandle, ProviderJob } from "../types";
 import { ProviderError } from "../types";
 import { type Answer, OPENAI_BASE_URL } from "./client";
-import { enhanceResult, enhanceVerdict, submitEnhance } from "./enhance";
+import { chatAnswerResult, enhanceResult, enhanceVerdict, submitEnhance } from "./enhance";
 import { imageResult, submitImages } from "./images";
 import { speechResult, submitSpeech } from "./speech";
 import { findStaged, readStaged, stage } from "./staging";
+import { submitUnderstanding } from "./understanding";
 
 async function alreadyStaged(job: ProviderJob, ctx: ProviderContext): Promise<ProviderHandle | null> {
   try {
@@ -34,7 +35,7 @@ function unsupported(job: ProviderJob): ProviderError {
 export const openaiAdapter: ProviderAdapter = {
   name: "openai",
   defaultBaseUrl: OPENAI_BASE_URL,
-  capabilities: ["text_to_image", "image_to_image", "image_edit", "text_to_speech", "video_prompt_enhance"],
+  capabilities: ["text_to_image", "image_to_image", "image_edit", "image_to_text", "text_to_speech", "video_prompt_enhance"],
   chat: true,
 
   async submit(job, ctx) {
@@ -52,6 +53,10 @@ export const openaiAdapter: ProviderAdapter = {
     }
     if (isCapability(job, "video_prompt_enhance")) {
       answer = await submitEnhance(job, ctx);
+      return stage(ctx, job, answer, "application/json", enhanceVerdict(answer.bytes) ?? undefined);
+    }
+    if (isCapability(job, "image_to_text")) {
+      answer = await submitUnderstanding(job, ctx);
       return stage(ctx, job, answer, "application/json", enhanceVerdict(answer.bytes) ?? undefined);
     }
     throw unsupported(job);
@@ -74,6 +79,7 @@ export const openaiAdapter: ProviderAdapter = {
     if (isCapability(job, "text_to_image", "image_to_image", "image_edit")) return imageResult(bytes);
     if (isCapability(job, "text_to_speech")) return speechResult(bytes, job);
     if (isCapability(job, "video_prompt_enhance")) return enhanceResult(bytes, job);
+    if (isCapability(job, "image_to_text")) return chatAnswerResult(bytes, job.upstream_model, { detail: job.request.detail });
     throw unsupported(job);
   },
 

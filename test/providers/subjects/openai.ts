@@ -74,4 +74,18 @@ export const subjects: Subject[] = [
       signed_inputs: "context images are sent to OpenAI as data URIs of the stored bytes, never as URLs",
     },
   },
+  {
+    name: "openai gpt-6-luna image_to_text",
+    provider: "openai",
+    model: "gpt-6-luna",
+    path: "/v1/images/responses",
+    body: (text, inputs) => ({ model: "gpt-6-luna", prompt: text, images: [inputs.png] }),
+    output: { kind: "text", count: 0 },
+    skip: {
+      ...SYNCHRONOUS,
+      safety_input:
+        "chat completions document no input refusal status; a model refusal arrives in-band (message.refusal) and the filter as finish_reason content_filter (safety_output)",
+      signed_inputs: "images are sent to OpenAI as data URIs of the stored bytes, never as URLs",
+    },
+  },
 ];

@@ -1,0 +1,33 @@
+/**
+ * Voice previews, served by this service: a short clip in the voice's character, made once by the
+ * built-in synthesizer and kept in R2. Public (players fetch them without a key), like the
+ * catalog's own sample media; they say nothing a voice list does not.
+ */
+import { Hono } from "hono";
+import { loadCatalog } from "../../catalog/store";
+import { hash32 } from "../../lib/random";
+import { speech } from "../../providers/sandbox/media";
+import type { AppEnv } from "../context";
+
+export const voicePreviewRoutes = new Hono<AppEnv>();
+
+voicePreviewRoutes.get("/voices/:voice_id/preview", async (c) => {
+  const voiceId = c.req.param("voice_id");
+  const voice = (await loadCatalog(c.env.CATALOG)).voices.find((v) => v.voice_id === voiceId);
+  if (!voice) return c.text("unknown voice", 404);
+  const key = `voice-previews/${voice.voice_id}.mp3`;
+  let object = await c.env.ARTIFACTS.get(key);
+  if (!object) {
+    const clip = speech(
+      { input: `Hello, this is ${voice.display_name}.`, voice: voice.voice_id, format: "mp3", sample_rate: 24000 },
+      hash32(voice.voice_id),
+    ).outputs[0];
+    if (!clip || !("bytes" in clip)) return c.text("no preview", 404);
+    await c.env.ARTIFACTS.put(key, clip.bytes, { httpMetadata: { contentType: "audio/mpeg" } });
+    object = await c.env.ARTIFACTS.get(key);
+    if (!object) return c.text("no preview", 404);
+  }
+  return new Response(object.body, {
+    headers: { "Content-Type": "audio/mpeg", "Content-Length": String(object.size), "Cache-Control": "public, max-age=86400" },
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * MiniMax's synchronous endpoints, speech (`POST /v1/t2a_v2`) and music (`POST /v1/music_generation`):
+ * the answer is the result, paid for the moment it arrives. `submitSync` keeps it in R2 before it
+ * returns (the rule: src/providers/staging.ts), and `syncResult` reads the audio from what was kept:
+ * `data.audio` is a URL (output_format "url", valid for a limited time: the service copies it) or
+ * the audio in hex (output_format "hex"). An answer with a non-zero `base_resp` is a refusal
+ * (MiniMax errors come as HTTP 200): nothing is kept and the mapped error is thrown.
+ */
+import type { ProviderConfig } from "../config";
+import { findStagedAnswer, readStagedAnswer, stageAnswer } from "../staging";
+import type { ProviderContext, ProviderHandle, ProviderJob, ProviderOutput } from "../types";
+import { ProviderError } from "../types";
+import { baseRespError, baseRespOf, fromHex, httpUrl, minimaxCall, readBody } from "./client";
+
+export type SyncKind = "speech" | "music";
+
+/** Longest wait for a synchronous answer unless the deployment set its own (a song takes minutes). */
+const SYNC_TIMEOUT_MS: Record<SyncKind, number> = { speech: 120_000, music: 300_000 };
+
+export function timeoutFor(config: ProviderConfig, kind: SyncKind): number {
+  return config.extra.timeout_ms ? config.timeoutMs : Math.max(config.timeoutMs, SYNC_TIMEOUT_MS[kind]);
+}
+
+export const findStaged = (ctx: ProviderContext, job: ProviderJob, kind: SyncKind, since = 0) =>
+  findStagedAnswer(ctx, job, since, { kind });
+
+export async function submitSync(
+  ctx: ProviderContext,
+  job: ProviderJob,
+  kind: SyncKind,
+  path: string,
+  body: Record<string, unknown>,
+): Promise<ProviderHandle> {
+  const config = ctx.config;
+  let found: ProviderHandle | null;
+  try {
+    found = await findStaged(ctx, job, kind);
+  } catch (e) {
+    // Without knowing whether an answer is kept, calling again could pay twice: refuse for now.
+    throw new ProviderError(
+      "model_request_failed",
+      `${config.name}: storage could not be checked before the call: ${e instanceof Error ? e.message : String(e)}`,
+      { retryable: true, accepted: "no" },
+    );
+  }
+  if (found) return found;
+  const res = await minimaxCall(config, { method: "POST", path, json: body, timeoutMs: timeoutFor(config, kind), retries: 0 });
+  let answer: Awaited<ReturnType<typeof readBody>>;
+  try {
+    answer = await readBody(res);
+  } catch (e) {
+    throw new ProviderError(
+      "model_request_failed",
+      `${config.name} accepted the request but its answer broke off: ${e instanceof Error ? e.message : String(e)}`,
+      { retryable: true, accepted: "unknown" },
+    );
+  }
+  const base = baseRespOf(answer.json);
+  if (base && base.status_code !== 0) throw baseRespError(config, base, res.headers);
+  // Whatever else it is (even unreadable), it is kept: fetchResult judges it, nothing is asked twice.
+  const trace = (answer.json as { trace_id?: unknown } | null)?.trace_id;
+  const jobId =
+    typeof trace === "string" && /^[\w-]{1,128}$/.test(trace)
+      ? `${kind}_${trace}`
+      : (res.headers.get("trace-id") ?? `minimax_${kind}_${crypto.randomUUID().replaceAll("-", "")}`);
+  return stageAnswer(ctx, job, answer.bytes, { jobId, kind });
+}
+
+function invalid(config: ProviderConfig, what: string): ProviderError {
+  return new ProviderError("model_output_invalid", `${config.name} sent an unusable answer: ${what}.`);
+}
+
+export interface SyncAnswer {
+  data?: { audio?: unknown; status?: unknown } | null;
+  extra_info?: Record<string, unknown> | null;
+  trace_id?: unknown;
+  base_resp?: unknown;
+}
+
+/** The kept answer, parsed. */
+export async function readSync(ctx: ProviderContext, handle: ProviderHandle): Promise<SyncAnswer> {
+  const { bytes } = await readStagedAnswer(ctx, handle);
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw invalid(ctx.config, "the body is not JSON");
+  }
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw invalid(ctx.config, "the body is not an object");
+  return body as SyncAnswer;
+}
+
+/** The audio of an answer: a URL to copy, or the hex bytes. */
+export function audioOutput(config: ProviderConfig, answer: SyncAnswer, contentType: string): ProviderOutput {
+  const audio = answer.data?.audio;
+  if (typeof audio !== "string" || audio.length === 0) throw invalid(config, "no `data.audio`");
+  const url = httpUrl(audio);
+  if (url) return { kind: "audio", url, index: 0 };
+  const bytes = fromHex(audio);
+  if (!bytes) throw invalid(config, "`data.audio` is neither a URL nor hex");
+  return { kind: "audio", bytes, content_type: contentType, index: 0 };
+}
+
+/** A non-negative number from `extra_info`, or undefined. */
+export function extraNumber(answer: SyncAnswer, key: string): number | undefined {
+  const v = answer.extra_info?.[key];
+  return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined;
+}
