@@ -4,6 +4,7 @@
  * (OpenAI reads transparency; others read white as "edit here"). Rows are made and deflated one at
  * a time, so an 8192-pixel base image never needs its whole raster in memory.
  */
+import { dataUriOf } from "../lib/base64";
 import type { EditRegion } from "../providers/jobs";
 import { pngFromRows } from "./png";
 
@@ -38,8 +39,5 @@ export function editMask(width: number, height: number, regions: EditRegion[]): 
 }
 
 export async function editMaskDataUri(width: number, height: number, regions: EditRegion[]): Promise<string> {
-  const bytes = await editMask(width, height, regions);
-  let s = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return `data:image/png;base64,${btoa(s)}`;
+  return dataUriOf("image/png", await editMask(width, height, regions));
 }

@@ -10,6 +10,7 @@
  * excludes cached input, so it is reported as is beside cache_read_tokens and cache_creation_tokens;
  * output_tokens includes thinking, reported apart as reasoning_tokens.
  */
+import { toBase64 } from "../../lib/base64";
 import { call } from "../http";
 import type { JobFor } from "../jobs";
 import { safeProviderMessage } from "../messages";
@@ -22,12 +23,6 @@ import type { Verdict } from "./staging";
 /** Used only when neither the request nor the card gives a budget (the card's is normally passed in). */
 const DEFAULT_MAX_TOKENS = 4096;
 const MEDIA_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp"]);
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
 
 export async function understandingBody(job: JobFor<"image_to_text">, ctx: ProviderContext): Promise<Record<string, unknown>> {
   const content: Record<string, unknown>[] = [];

@@ -17,6 +17,7 @@
  * only, see index.ts), raw. BFL returns one image per task, so only count 1 is accepted.
  * Edit regions: no FLUX.2 or Kontext field takes a mask, and no card routed here offers them.
  */
+import { toBase64 as base64 } from "../../lib/base64";
 import type { ImageCapability, ImageRequest, JobFor, JobInput } from "../jobs";
 import { type ProviderContext, ProviderError } from "../types";
 
@@ -80,13 +81,6 @@ export function promptWithPalette(request: ImageRequest): string {
     .sort((a, b) => b.weight - a.weight)
     .map((p) => p.color.toLowerCase());
   return colours.length === 0 ? request.prompt : `${request.prompt}\n\nUse the colour palette ${colours.join(", ")}.`;
-}
-
-/** Bytes as plain base64 (no data: prefix), in chunks so that large inputs do not overflow the call stack. */
-export function base64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
 }
 
 function common(job: JobFor<ImageCapability>): Body {
@@ -165,3 +159,5 @@ export async function bflRequest(job: JobFor<ImageCapability>, ctx: ProviderCont
     },
   };
 }
+
+export { base64 };

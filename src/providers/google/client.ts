@@ -6,6 +6,7 @@
  * An invalid key is answered 400 INVALID_ARGUMENT with ErrorInfo reason API_KEY_INVALID, which is
  * this deployment's credential being refused, not the request being wrong.
  */
+import { toBase64 } from "../../lib/base64";
 import type { Described } from "../http";
 import { call, retryAfterMs } from "../http";
 import { safeProviderMessage } from "../messages";
@@ -191,12 +192,6 @@ export async function generateOnce(ctx: ProviderContext, model: string, body: un
   return { bytes, requestId };
 }
 
-export function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
 /** Strict base64 (standard or URL-safe alphabet); throws on anything else. */
 export function fromBase64(text: string): Uint8Array {
   const clean = text.replace(/\s+/g, "").replaceAll("-", "+").replaceAll("_", "/");
@@ -206,3 +201,5 @@ export function fromBase64(text: string): Uint8Array {
   for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
   return out;
 }
+
+export { toBase64 };

@@ -25,6 +25,7 @@
  */
 
 import type { ErrorCode } from "../../errors/codes";
+import { toBase64 } from "../../lib/base64";
 import { malformed, readJson } from "../http";
 import type { JobFor, JobInput, VideoCapability, VideoRequest } from "../jobs";
 import { safeProviderMessage } from "../messages";
@@ -52,10 +53,7 @@ export function extensionSeconds(job: VideoJob): number {
 }
 
 async function image(ctx: ProviderContext, input: JobInput): Promise<Record<string, unknown>> {
-  const bytes = await ctx.inputs.bytes(input);
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return { bytesBase64Encoded: btoa(binary), mimeType: input.mime };
+  return { bytesBase64Encoded: toBase64(await ctx.inputs.bytes(input)), mimeType: input.mime };
 }
 
 /** A card role as Veo's reference type: style references set the look, every other kind is an asset. */

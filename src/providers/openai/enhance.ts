@@ -4,6 +4,7 @@
  * requested target model, language and style. Context images go along as data URIs of the
  * stored bytes, so the model never fetches a client's URL.
  */
+import { toBase64 } from "../../lib/base64";
 import type { JobFor } from "../jobs";
 import type { ProviderContext, ProviderResult } from "../types";
 import { ProviderError } from "../types";
@@ -45,12 +46,6 @@ export function systemPrompt(request: JobFor<"video_prompt_enhance">["request"])
   }
   if (request.style) lines.push(`Apply this style direction: ${request.style}`);
   return lines.join("\n");
-}
-
-export function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
 }
 
 export async function enhanceBody(job: JobFor<"video_prompt_enhance">, ctx: ProviderContext): Promise<Record<string, unknown>> {

@@ -3,10 +3,11 @@
  * question and the stored images as data URIs (never a client's URL), at the detail asked for.
  * The answer is text; usage is priced per token type from the card.
  */
+
+import { toBase64 } from "../../lib/base64";
 import type { JobFor } from "../jobs";
 import type { ProviderContext } from "../types";
 import { type Answer, postOnce, timeoutFor } from "./client";
-import { toBase64 } from "./enhance";
 
 export async function understandingBody(job: JobFor<"image_to_text">, ctx: ProviderContext): Promise<Record<string, unknown>> {
   const r = job.request;

@@ -6,7 +6,8 @@
  * `contentModeration` keeps Runway's default. The start frame goes as a short-lived signed URL of
  * this service. What Runway cannot make exactly is refused before anything is sent.
  */
-import type { JobFor } from "../jobs";
+import { dataUriOf } from "../../lib/base64";
+import type { JobFor, JobInput } from "../jobs";
 import { type ProviderContext, ProviderError } from "../types";
 
 /**
@@ -52,10 +53,19 @@ export async function runwayBody(job: JobFor<"image_to_video">, ctx: ProviderCon
   }
   return {
     model: job.upstream_model,
-    promptImage: await ctx.inputs.url(start),
+    promptImage: await promptImage(ctx, start),
     promptText: r.prompt,
     ratio,
     duration: r.duration,
     ...(r.seed !== undefined ? { seed: r.seed } : {}),
   };
+}
+
+/**
+ * Runway fetches only HTTPS URLs on a domain: where this deployment's input URLs are not (local
+ * development on 127.0.0.1), the image goes inline as a data URI, which Runway also takes.
+ */
+async function promptImage(ctx: ProviderContext, input: JobInput): Promise<string> {
+  const url = await ctx.inputs.url(input);
+  return url.startsWith("https://") ? url : dataUriOf(input.mime, await ctx.inputs.bytes(input));
 }
