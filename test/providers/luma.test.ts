@@ -3,38 +3,25 @@
  * Luma's error answers, and a generation's life against the fake Agents API
  * (test/providers/fakes/luma.ts, at env.PROVIDER_LUMA_BASE_URL).
  */
-import { env } from "cloudflare:workers";
+
 import { describe, expect, it } from "vitest";
 import type { InterfaceFile } from "../../src/catalog/schema";
-import { type ProviderConfig, providerConfig } from "../../src/providers/config";
 import type { JobFor, JobInput, VideoCapability, VideoRequest } from "../../src/providers/jobs";
 import { describeLuma, LUMA_BASE_URL } from "../../src/providers/luma/client";
 import { generationBody } from "../../src/providers/luma/generations";
 import { lumaAdapter } from "../../src/providers/luma/index";
 import { pollResult } from "../../src/providers/luma/status";
 import { type ProviderContext, ProviderError } from "../../src/providers/types";
+import { signedUrl, unitConfig, unitContext } from "./unit";
 
-function config(): ProviderConfig {
-  const c = providerConfig(env, "luma", LUMA_BASE_URL);
-  if (!c) throw new Error("the providers project configures PROVIDER_LUMA_API_KEY");
-  return c;
-}
+const config = () => unitConfig("luma", LUMA_BASE_URL);
 
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 let n = 0;
 const tag = (name: string) => `luma-unit-${name}-${run}-${++n}`;
-const signed = (i: JobInput) => `https://gateway.test/inputs/${i.key}?expires=9999999999&sig=${"ab".repeat(32)}`;
+const signed = signedUrl;
 
-function context(over: Partial<ProviderContext> = {}): ProviderContext {
-  return {
-    env,
-    now: Date.now(),
-    config: config(),
-    inputs: { url: async (i) => signed(i), bytes: async () => new Uint8Array(8) },
-    webhookUrl: null,
-    ...over,
-  };
-}
+const context = (over: Partial<ProviderContext> = {}) => unitContext(config(), over);
 
 const image = (field: string, key = `k-${field}`): JobInput => ({
   field,

@@ -3,39 +3,26 @@
  * answers, and a task's life against the fake Runway (test/providers/fakes/runway.ts, at
  * env.PROVIDER_RUNWAY_BASE_URL), including fresh output URLs on every read.
  */
-import { env } from "cloudflare:workers";
+
 import { describe, expect, it } from "vitest";
 import type { InterfaceFile } from "../../src/catalog/schema";
-import { type ProviderConfig, providerConfig } from "../../src/providers/config";
 import type { JobFor, JobInput, VideoRequest } from "../../src/providers/jobs";
 import { authHeaders, describeRunway, RUNWAY_BASE_URL, RUNWAY_VERSION } from "../../src/providers/runway/client";
 import { runwayAdapter } from "../../src/providers/runway/index";
 import { RATIOS_720P, ratioOf, runwayBody } from "../../src/providers/runway/inputs";
 import { codeForFailure, pollResultOf } from "../../src/providers/runway/status";
 import { type ProviderContext, ProviderError } from "../../src/providers/types";
+import { signedUrl, unitConfig, unitContext } from "./unit";
 
-function config(): ProviderConfig {
-  const c = providerConfig(env, "runway", RUNWAY_BASE_URL);
-  if (!c) throw new Error("the providers project configures PROVIDER_RUNWAY_API_KEY");
-  return c;
-}
+const config = () => unitConfig("runway", RUNWAY_BASE_URL);
 
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 let n = 0;
 const tag = (name: string) => `runway-unit-${name}-${run}-${++n}`;
 
-const signed = (i: JobInput) => `https://gateway.test/inputs/${i.key}?expires=9999999999&sig=${"ab".repeat(32)}`;
+const signed = signedUrl;
 
-function context(over: Partial<ProviderContext> = {}): ProviderContext {
-  return {
-    env,
-    now: Date.now(),
-    config: config(),
-    inputs: { url: async (i) => signed(i), bytes: async () => new Uint8Array(8) },
-    webhookUrl: null,
-    ...over,
-  };
-}
+const context = (over: Partial<ProviderContext> = {}) => unitContext(config(), over);
 
 const start: JobInput = { field: "image", key: "in/start.png", kind: "image", mime: "image/png", width: 512, height: 512 };
 
