@@ -463,7 +463,8 @@ export class TaskObject extends DurableObject<Env> {
     try {
       handle = await adapter.submit(job, ctx);
     } catch (e) {
-      if (this.stillCurrent(rec)) this.submitFailed(rec, asProviderError(e), ctx.now);
+      // A wait the upstream asks for counts from its answer, not from before the call.
+      if (this.stillCurrent(rec)) this.submitFailed(rec, asProviderError(e), Date.now());
       return false;
     }
     if (!this.stillCurrent(rec)) {
@@ -550,7 +551,7 @@ export class TaskObject extends DurableObject<Env> {
         return false;
       }
       rec.poll_attempts++;
-      rec.next_poll_at = ctx.now + Math.max(pe.retryAfterMs ?? 0, backoff(rec.poll_attempts));
+      rec.next_poll_at = Date.now() + Math.max(pe.retryAfterMs ?? 0, backoff(rec.poll_attempts));
       rec.progress = { ...rec.progress, message: `Provider status unavailable: ${providerMessage(pe)}` };
       this.save(rec);
       return true;
@@ -567,7 +568,7 @@ export class TaskObject extends DurableObject<Env> {
     if (result.state === "queued" || result.state === "running") {
       rec.poll_attempts++;
       rec.progress = { ...result.progress, percent: Math.max(rec.progress.percent, Math.min(95, result.progress.percent)) };
-      rec.next_poll_at = ctx.now + (result.poll_after_ms ?? backoff(rec.poll_attempts));
+      rec.next_poll_at = Date.now() + (result.poll_after_ms ?? backoff(rec.poll_attempts));
       this.save(rec);
       return true;
     }
@@ -605,7 +606,7 @@ export class TaskObject extends DurableObject<Env> {
         );
         return false;
       }
-      rec.next_poll_at = ctx.now + Math.max(pe?.retryAfterMs ?? 0, FETCH_RETRY_MS * rec.fetch_attempts);
+      rec.next_poll_at = Date.now() + Math.max(pe?.retryAfterMs ?? 0, FETCH_RETRY_MS * rec.fetch_attempts);
       this.save(rec);
       return true;
     }
@@ -730,6 +731,8 @@ export class TaskObject extends DurableObject<Env> {
 
   /** Raw upstream answers an adapter staged (src/providers/openai/staging.ts) are not needed once settled. */
   private async dropStaging(rec: TaskRecord): Promise<void> {
+    // Only a task whose handle names a kept answer has any (an orphan of a crash is the lifecycle rule's).
+    if (!rec.provider_handle?.data?.staging_key) return;
     try {
       const listed = await this.env.ARTIFACTS.list({ prefix: `staging/${rec.task_id}/` });
       if (listed.objects.length > 0) await this.env.ARTIFACTS.delete(listed.objects.map((o) => o.key));
