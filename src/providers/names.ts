@@ -3,7 +3,7 @@
  * (which runs outside the Worker) and the catalog views agree with the registry without loading
  * the adapters. A test holds the registry's adapters to this table.
  */
-import type { Capability } from "../catalog/schema";
+import { CAPABILITIES, type Capability } from "../catalog/schema";
 import type { MediaCapability } from "./jobs";
 
 export interface ProviderServes {
@@ -16,22 +16,8 @@ export interface ProviderServes {
 const IMAGES = ["text_to_image", "image_to_image", "image_edit"] as const;
 
 export const PROVIDERS: Readonly<Record<string, ProviderServes>> = {
-  sandbox: {
-    media: [
-      ...IMAGES,
-      "image_to_text",
-      "video_prompt_enhance",
-      "text_to_video",
-      "image_to_video",
-      "reference_to_video",
-      "frames_to_video",
-      "video_extend",
-      "video_to_text",
-      "text_to_music",
-      "text_to_speech",
-    ],
-    chat: true,
-  },
+  // The simulator serves every capability there is.
+  sandbox: { media: CAPABILITIES.filter((c): c is MediaCapability => c !== "chat_completion"), chat: true },
   openai: { media: [...IMAGES, "image_to_text", "text_to_speech", "video_prompt_enhance"], chat: true },
   "openai-compatible": { media: [], chat: true, needsBaseUrl: true },
   deepseek: { media: [], chat: true },

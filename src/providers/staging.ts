@@ -10,7 +10,8 @@
  * adapter's `reconcile`). Kept answers outlive reads (fetchResult may run again); the task drops
  * its prefix once settled, and a bucket lifecycle rule catches what a crash leaves.
  */
-import type { ProviderContext, ProviderHandle, ProviderJob } from "./types";
+import { ERROR_CODES, type ErrorCode } from "../errors/codes";
+import type { PollResult, ProviderContext, ProviderHandle, ProviderJob } from "./types";
 import { ProviderError } from "./types";
 
 /** A final outcome read from the answer at submit (a refusal, a filtered output), reported by poll. */
@@ -116,4 +117,36 @@ export async function readStagedAnswer(
     bytes: new Uint8Array(await object.arrayBuffer()),
     contentType: object.httpMetadata?.contentType ?? handle.data?.content_type ?? "application/octet-stream",
   };
+}
+
+/**
+ * Before a synchronous call: the answer this task already kept, if any (a crash after keeping it).
+ * When storage cannot say, the call is not made: calling again could pay twice.
+ */
+export async function stagedBeforeCall(
+  ctx: ProviderContext,
+  job: ProviderJob,
+  opts: Pick<StageOptions, "kind"> = {},
+): Promise<ProviderHandle | null> {
+  try {
+    return await findStagedAnswer(ctx, job, 0, opts);
+  } catch (e) {
+    throw new ProviderError(
+      "model_request_failed",
+      `${ctx.config.name}: storage could not be checked before the call: ${e instanceof Error ? e.message : String(e)}`,
+      { retryable: true, accepted: "no" },
+    );
+  }
+}
+
+/** Poll of a kept answer: nothing to wait for; only a verdict read from it at submit can fail the task. */
+export function stagedPoll(handle: ProviderHandle, provider: string): PollResult {
+  const outcome = handle.data?.outcome;
+  if (outcome && Object.hasOwn(ERROR_CODES, outcome)) {
+    return {
+      state: "failed",
+      error: { code: outcome as ErrorCode, message: handle.data?.outcome_message || `${provider} refused the request.` },
+    };
+  }
+  return { state: "succeeded" };
 }

@@ -3,7 +3,7 @@
  * the reading of BFL's error answers, which polling URLs may carry the key, and a task's life
  * against the fake BFL (test/providers/fakes/bfl.ts, at env.PROVIDER_BFL_BASE_URL).
  */
-import { env } from "cloudflare:workers";
+
 import { decode } from "fast-png";
 import { describe, expect, it } from "vitest";
 import type { InterfaceFile } from "../../src/catalog/schema";
@@ -13,33 +13,21 @@ import { aspectRatio, base64, bflRequest, familyOf } from "../../src/providers/b
 import { resultOf } from "../../src/providers/bfl/outputs";
 import { bflPercent, pollResultOf, runningPercent } from "../../src/providers/bfl/status";
 import { pollingUrlOf, submitTask } from "../../src/providers/bfl/tasks";
-import { type ProviderConfig, providerConfig } from "../../src/providers/config";
 import type { ImageCapability, ImageRequest, JobFor, JobInput } from "../../src/providers/jobs";
 import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
+import { signedUrl, unitConfig, unitContext } from "./unit";
 
-function config(): ProviderConfig {
-  const c = providerConfig(env, "bfl", BFL_BASE_URL);
-  if (!c) throw new Error("the providers project configures PROVIDER_BFL_API_KEY");
-  return c;
-}
+const config = () => unitConfig("bfl", BFL_BASE_URL);
 
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 let n = 0;
 const tag = (name: string) => `bfl-unit-${name}-${run}-${++n}`;
 
-const signed = (i: JobInput) => `https://gateway.test/inputs/${i.key}?expires=9999999999&sig=${"ab".repeat(32)}`;
+const signed = signedUrl;
 const INPUT_BYTES = Uint8Array.from({ length: 40 }, (_, i) => (i * 37) & 255);
 
-function context(over: Partial<ProviderContext> = {}): ProviderContext {
-  return {
-    env,
-    now: Date.now(),
-    config: config(),
-    inputs: { url: async (i) => signed(i), bytes: async () => INPUT_BYTES },
-    webhookUrl: null,
-    ...over,
-  };
-}
+const context = (over: Partial<ProviderContext> = {}) =>
+  unitContext(config(), { inputs: { url: async (i) => signedUrl(i), bytes: async () => INPUT_BYTES }, ...over });
 
 const png = (key: string, width = 512, height = 512): JobInput => ({
   field: "images",

@@ -3,33 +3,28 @@
  * reading of Kie's failure codes (HTTP status or a code in a 200 body), the status table, and a
  * task's life against the fake Kie (test/providers/fakes/kie.ts, at env.PROVIDER_KIE_BASE_URL).
  */
+
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { InterfaceFile } from "../../src/catalog/schema";
-import { type ProviderConfig, providerConfig } from "../../src/providers/config";
 import type { JobFor, MusicRequest } from "../../src/providers/jobs";
 import { describeKie, KIE_BASE_URL, mapKieCode } from "../../src/providers/kie/client";
 import { kieAdapter } from "../../src/providers/kie/index";
 import { INERT_CALLBACK_URL, sunoBody } from "../../src/providers/kie/request";
 import { pollResultOf, resultOf } from "../../src/providers/kie/status";
 import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
+import { unitConfig, unitContext } from "./unit";
 
-function config(): ProviderConfig {
-  const c = providerConfig(env, "kie", KIE_BASE_URL);
-  if (!c) throw new Error("the providers project configures PROVIDER_KIE_API_KEY");
-  return c;
-}
+const config = () => unitConfig("kie", KIE_BASE_URL);
 
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 let n = 0;
 const tag = (name: string) => `kie-unit-${name}-${run}-${++n}`;
 
-function context(over: Partial<ProviderContext> = {}): ProviderContext {
-  const none = async (): Promise<never> => {
-    throw new Error("no inputs");
-  };
-  return { env, now: Date.now(), config: config(), inputs: { url: none, bytes: none }, webhookUrl: null, ...over };
-}
+const none = async (): Promise<never> => {
+  throw new Error("no inputs");
+};
+const context = (over: Partial<ProviderContext> = {}) => unitContext(config(), { inputs: { url: none, bytes: none }, ...over });
 
 function musicJob(request: Partial<MusicRequest> = {}, upstream_model = "V5"): JobFor<"text_to_music"> {
   return {

@@ -5,28 +5,17 @@
  * answer, and nothing is left to cancel. Chat: completions in the OpenAI wire format, translated
  * to and from Messages (chat.ts).
  */
+
 import type { ChatUpstream } from "../chat-upstream";
 import type { ProviderConfig } from "../config";
 import { isCapability } from "../jobs";
-import type { ProviderAdapter, ProviderContext, ProviderHandle, ProviderJob } from "../types";
+import { stagedBeforeCall, stagedPoll } from "../staging";
+import type { ProviderAdapter, ProviderJob } from "../types";
 import { ProviderError } from "../types";
 import { anthropicChat as chatUpstream } from "./chat";
 import { ANTHROPIC_BASE_URL } from "./client";
 import { findStaged, readStaged, stage } from "./staging";
 import { messageId, submitUnderstanding, understandingResult, understandingVerdict } from "./understanding";
-
-async function alreadyStaged(job: ProviderJob, ctx: ProviderContext): Promise<ProviderHandle | null> {
-  try {
-    return await findStaged(ctx, job);
-  } catch (e) {
-    // Without knowing whether an answer is kept, calling again could pay twice: refuse for now.
-    throw new ProviderError(
-      "model_request_failed",
-      `anthropic: storage could not be checked before the call: ${e instanceof Error ? e.message : String(e)}`,
-      { retryable: true, accepted: "no" },
-    );
-  }
-}
 
 function unsupported(job: ProviderJob): ProviderError {
   return new ProviderError("model_unavailable", `anthropic does not serve ${job.capability} here.`);
@@ -41,7 +30,7 @@ export const anthropicAdapter: ProviderAdapter = {
   async submit(job, ctx) {
     if (!isCapability(job, "image_to_text")) throw unsupported(job);
     // A crash after the answer was staged but before the handle was kept: reuse it, never pay again.
-    const found = await alreadyStaged(job, ctx);
+    const found = await stagedBeforeCall(ctx, job);
     if (found) return found;
     const answer = await submitUnderstanding(job, ctx);
     const verdict = understandingVerdict(answer.bytes) ?? undefined;
@@ -49,15 +38,7 @@ export const anthropicAdapter: ProviderAdapter = {
   },
 
   async poll(handle) {
-    // The answer is already here; only a verdict found in it at submit can still fail the task.
-    const outcome = handle.data?.outcome;
-    if (outcome === "safety_rejected" || outcome === "content_filtered" || outcome === "model_output_invalid") {
-      return {
-        state: "failed",
-        error: { code: outcome, message: handle.data?.outcome_message || "anthropic refused the request." },
-      };
-    }
-    return { state: "succeeded" };
+    return stagedPoll(handle, "anthropic");
   },
 
   async fetchResult(handle, job, ctx) {

@@ -19,10 +19,11 @@
 
 import type { ProviderConfig } from "../config";
 import type { ImageCapability, JobFor } from "../jobs";
+import { stagedBeforeCall } from "../staging";
 import type { ProviderContext, ProviderHandle, ProviderOutput, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { arkCall, arkError, codeForArkError, safetyCode, safeWording, wordingOf } from "./client";
-import { findStaged, stage, type Verdict } from "./staging";
+import { stage, type Verdict } from "./staging";
 
 export const IMAGES_PATH = "/images/generations";
 /** A set of large images can take minutes (hosts report about four for six 2K images). */
@@ -103,17 +104,7 @@ export function verdictOf(config: ProviderConfig, bytes: Uint8Array): Verdict | 
 /** Calls Seedream once and keeps the answer before returning (see staging.ts for the crash rule). */
 export async function submitImages(job: JobFor<ImageCapability>, ctx: ProviderContext): Promise<ProviderHandle> {
   const config = ctx.config;
-  let found: ProviderHandle | null;
-  try {
-    found = await findStaged(ctx, job);
-  } catch (e) {
-    // Without knowing whether an answer is kept, calling again could pay twice: refuse for now.
-    throw new ProviderError(
-      "model_request_failed",
-      `${config.name}: storage could not be checked before the call: ${e instanceof Error ? e.message : String(e)}`,
-      { retryable: true, accepted: "no" },
-    );
-  }
+  const found = await stagedBeforeCall(ctx, job, { kind: "images" });
   if (found) return found;
   const images = job.inputs.filter((i) => i.kind === "image");
   const urls = await Promise.all(images.map((i) => ctx.inputs.url(i)));

@@ -16,7 +16,9 @@
  * Ark's callbacks are not signed, so no `callback_url` is sent and no webhook is verified: polling
  * alone decides.
  */
+
 import { isCapability, type ProviderJob } from "../jobs";
+import { stagedPoll } from "../staging";
 import type { ProviderAdapter, ProviderHandle } from "../types";
 import { ProviderError } from "../types";
 import { imageResult, submitImages } from "./images";
@@ -55,15 +57,7 @@ export function arkAdapter(name: string, defaultBaseUrl: string): ProviderAdapte
 
     async poll(handle, _job, ctx) {
       if (isImageHandle(handle)) {
-        // The answer is already kept; only what it said at submission can still fail the task.
-        const outcome = handle.data?.outcome;
-        if (outcome === "safety_rejected" || outcome === "content_filtered" || outcome === "model_request_failed") {
-          return {
-            state: "failed",
-            error: { code: outcome, message: handle.data?.outcome_message ?? `${name} generated no image.` },
-          };
-        }
-        return { state: "succeeded" };
+        return stagedPoll(handle, name);
       }
       const task = await getTask(ctx.config, handle.job_id);
       if (!task) {

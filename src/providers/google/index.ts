@@ -10,8 +10,10 @@
  *   operations have no documented cancel, so cancel answers not_cancelable.
  * - Chat (`googleChat`) translates the OpenAI wire format to generateContent and back (chat.ts).
  */
+
 import { isCapability } from "../jobs";
-import type { ProviderAdapter, ProviderContext, ProviderHandle, ProviderJob } from "../types";
+import { stagedBeforeCall, stagedPoll } from "../staging";
+import type { ProviderAdapter, ProviderHandle, ProviderJob } from "../types";
 import { ProviderError } from "../types";
 import { GOOGLE_BASE_URL } from "./client";
 import { imageResult, submitContent, understandingResult, verdictOf } from "./content";
@@ -25,19 +27,6 @@ const UNDERSTANDING_CAPS = ["image_to_text", "video_to_text"] as const;
 const VIDEO_CAPS = ["text_to_video", "image_to_video", "reference_to_video", "frames_to_video", "video_extend"] as const;
 
 const isOperation = (handle: ProviderHandle) => handle.data?.kind === "operation";
-
-async function alreadyStaged(job: ProviderJob, ctx: ProviderContext): Promise<ProviderHandle | null> {
-  try {
-    return await findStaged(ctx, job);
-  } catch (e) {
-    // Without knowing whether an answer is kept, calling again could pay twice: refuse for now.
-    throw new ProviderError(
-      "model_request_failed",
-      `google: storage could not be checked before the call: ${e instanceof Error ? e.message : String(e)}`,
-      { retryable: true, accepted: "no" },
-    );
-  }
-}
 
 function unsupported(job: ProviderJob): ProviderError {
   return new ProviderError("unsupported_capability", `google does not serve ${job.capability} here.`);
@@ -53,7 +42,7 @@ export const googleAdapter: ProviderAdapter = {
     if (isCapability(job, ...VIDEO_CAPS)) return submitVideo(job, ctx);
     if (!isCapability(job, ...IMAGE_CAPS, ...UNDERSTANDING_CAPS)) throw unsupported(job);
     // A crash after the answer was staged but before the handle was kept: reuse it, never pay again.
-    const found = await alreadyStaged(job, ctx);
+    const found = await stagedBeforeCall(ctx, job, { kind: "staged" });
     if (found) return found;
     const answer = await submitContent(job, ctx);
     const image = isCapability(job, ...IMAGE_CAPS);
@@ -62,15 +51,7 @@ export const googleAdapter: ProviderAdapter = {
 
   async poll(handle, _job, ctx) {
     if (isOperation(handle)) return pollVideo(handle, ctx);
-    // The answer is already here; only a verdict found in it at submit can still fail the task.
-    const outcome = handle.data?.outcome;
-    if (outcome === "content_filtered" || outcome === "safety_rejected") {
-      return {
-        state: "failed",
-        error: { code: outcome, message: handle.data?.outcome_message || "google refused the request." },
-      };
-    }
-    return { state: "succeeded" };
+    return stagedPoll(handle, "google");
   },
 
   async fetchResult(handle, job, ctx) {

@@ -6,8 +6,9 @@
  * the audio in hex (output_format "hex"). An answer with a non-zero `base_resp` is a refusal
  * (MiniMax errors come as HTTP 200): nothing is kept and the mapped error is thrown.
  */
+
 import type { ProviderConfig } from "../config";
-import { findStagedAnswer, readStagedAnswer, stageAnswer } from "../staging";
+import { findStagedAnswer, readStagedAnswer, stageAnswer, stagedBeforeCall } from "../staging";
 import type { ProviderContext, ProviderHandle, ProviderJob, ProviderOutput } from "../types";
 import { ProviderError } from "../types";
 import { baseRespError, baseRespOf, fromHex, httpUrl, minimaxCall, readBody } from "./client";
@@ -32,17 +33,7 @@ export async function submitSync(
   body: Record<string, unknown>,
 ): Promise<ProviderHandle> {
   const config = ctx.config;
-  let found: ProviderHandle | null;
-  try {
-    found = await findStaged(ctx, job, kind);
-  } catch (e) {
-    // Without knowing whether an answer is kept, calling again could pay twice: refuse for now.
-    throw new ProviderError(
-      "model_request_failed",
-      `${config.name}: storage could not be checked before the call: ${e instanceof Error ? e.message : String(e)}`,
-      { retryable: true, accepted: "no" },
-    );
-  }
+  const found = await stagedBeforeCall(ctx, job, { kind });
   if (found) return found;
   const res = await minimaxCall(config, { method: "POST", path, json: body, timeoutMs: timeoutFor(config, kind), retries: 0 });
   let answer: Awaited<ReturnType<typeof readBody>>;

@@ -5,8 +5,10 @@
  * wait for, `fetchResult` reads the staged answer, and there is nothing left to cancel.
  * Chat completions for the chat endpoint are served elsewhere; `chat: true` only says OpenAI answers them.
  */
+
 import { isCapability } from "../jobs";
-import type { ProviderAdapter, ProviderContext, ProviderHandle, ProviderJob } from "../types";
+import { stagedBeforeCall, stagedPoll } from "../staging";
+import type { ProviderAdapter, ProviderJob } from "../types";
 import { ProviderError } from "../types";
 import { type Answer, OPENAI_BASE_URL } from "./client";
 import { chatAnswerResult, enhanceResult, enhanceVerdict, submitEnhance } from "./enhance";
@@ -14,19 +16,6 @@ import { imageResult, submitImages } from "./images";
 import { speechResult, submitSpeech } from "./speech";
 import { findStaged, readStaged, stage } from "./staging";
 import { submitUnderstanding } from "./understanding";
-
-async function alreadyStaged(job: ProviderJob, ctx: ProviderContext): Promise<ProviderHandle | null> {
-  try {
-    return await findStaged(ctx, job);
-  } catch (e) {
-    // Without knowing whether an answer is kept, calling again could pay twice: refuse for now.
-    throw new ProviderError(
-      "model_request_failed",
-      `openai: storage could not be checked before the call: ${e instanceof Error ? e.message : String(e)}`,
-      { retryable: true, accepted: "no" },
-    );
-  }
-}
 
 function unsupported(job: ProviderJob): ProviderError {
   return new ProviderError("model_unavailable", `openai does not serve ${job.capability} here.`);
@@ -40,7 +29,7 @@ export const openaiAdapter: ProviderAdapter = {
 
   async submit(job, ctx) {
     // A crash after the answer was staged but before the handle was kept: reuse it, never pay again.
-    const found = await alreadyStaged(job, ctx);
+    const found = await stagedBeforeCall(ctx, job);
     if (found) return found;
     let answer: Answer;
     if (isCapability(job, "text_to_image", "image_to_image", "image_edit")) {
@@ -63,15 +52,7 @@ export const openaiAdapter: ProviderAdapter = {
   },
 
   async poll(handle) {
-    // The answer is already here; only a verdict found in it at submit can still fail the task.
-    const outcome = handle.data?.outcome;
-    if (outcome === "content_filtered" || outcome === "safety_rejected") {
-      return {
-        state: "failed",
-        error: { code: outcome, message: handle.data?.outcome_message ?? "openai refused the request." },
-      };
-    }
-    return { state: "succeeded" };
+    return stagedPoll(handle, "openai");
   },
 
   async fetchResult(handle, job, ctx) {

@@ -2,17 +2,7 @@
  * What the shared conformance suite runs against fal (through test/providers/fakes/fal.ts).
  * Each body is valid against its model card; the text goes in the prompt, which is where fal sees it.
  */
-export interface Subject {
-  name: string;
-  provider: string;
-  model: string;
-  path: string;
-  /** The request body; `text` carries the #tag/#fake markers and must go where the upstream sees it (prompt). */
-  body(text: string, inputs: { png: { type: "url"; url: string }; mp4: { type: "url"; url: string } }): Record<string, unknown>;
-  output: { kind: "image" | "video" | "audio" | "text"; count: number; width?: number; height?: number };
-  /** Cases that cannot apply to this provider, each with the reason. Cases: success, progress, submit_429, submit_5xx, safety_input, safety_output, expiring_output, cancel, crash_after_submit, unknown_status, malformed, signed_inputs. */
-  skip?: Partial<Record<string, string>>;
-}
+import type { Subject } from "../subject";
 
 const NO_INPUTS = "this request sends no input media";
 const NO_VIDEO_FILTER_SIGNAL =

@@ -4,17 +4,7 @@
  * result inline, so the cases about an upstream job's life cannot apply to them; video is a
  * long-running operation and runs nearly every case.
  */
-export interface Subject {
-  name: string;
-  provider: string;
-  model: string;
-  path: string;
-  /** The request body; `text` carries the #tag/#fake markers and must go where the upstream sees it (the prompt). */
-  body(text: string, inputs: { png: { type: "url"; url: string }; mp4: { type: "url"; url: string } }): Record<string, unknown>;
-  output: { kind: "image" | "video" | "audio" | "text"; count: number; width?: number; height?: number };
-  /** Cases that cannot apply, with the reason. Cases: success, progress, submit_429, submit_5xx, safety_input, safety_output, expiring_output, cancel, crash_after_submit, unknown_status, malformed, signed_inputs. */
-  skip?: Partial<Record<string, string>>;
-}
+import type { Subject } from "../subject";
 
 const SYNCHRONOUS = {
   progress: "generateContent is synchronous: the answer arrives in one response, with no queued or running states to report",

@@ -3,17 +3,7 @@
  * endpoint the adapter uses. OpenAI's media calls are synchronous (the answer is the result), so
  * the cases about an upstream job's life (progress, status, cancel, output URLs) cannot apply.
  */
-export interface Subject {
-  name: string;
-  provider: string;
-  model: string;
-  path: string;
-  /** The request body; `text` carries the #tag/#fake markers and must go where the upstream sees it (prompt, or speech `input`). */
-  body(text: string, inputs: { png: { type: "url"; url: string }; mp4: { type: "url"; url: string } }): Record<string, unknown>;
-  output: { kind: "image" | "video" | "audio" | "text"; count: number; width?: number; height?: number };
-  /** Cases that cannot apply, with the reason. Cases: success, progress, submit_429, submit_5xx, safety_input, safety_output, expiring_output, cancel, crash_after_submit, unknown_status, malformed, signed_inputs. */
-  skip?: Partial<Record<string, string>>;
-}
+import type { Subject } from "../subject";
 
 const SYNCHRONOUS = {
   progress: "synchronous API: the answer arrives in one response, with no queued or running states to report",

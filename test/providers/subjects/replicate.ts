@@ -3,18 +3,7 @@
  * capabilities. The text (with its #tag/#fake markers) goes in the prompt, which Replicate receives
  * as `input.prompt`; the canvas is a 1K square preset, so the fake's PNG is 1024x1024.
  */
-
-export interface Subject {
-  name: string; // e.g. "replicate flux-2-pro text_to_image"
-  provider: string; // "replicate"
-  model: string; // "flux-2-pro"
-  path: string; // e.g. "/v1/images/generations"
-  /** The request body; `text` carries the #tag/#fake markers and must go where the upstream sees it (prompt). */
-  body(text: string, inputs: { png: { type: "url"; url: string }; mp4: { type: "url"; url: string } }): Record<string, unknown>;
-  output: { kind: "image" | "video" | "audio" | "text"; count: number; width?: number; height?: number };
-  /** Cases that cannot apply, with the reason. Cases: success, progress, submit_429, submit_5xx, safety_input, safety_output, expiring_output, cancel, crash_after_submit, unknown_status, malformed, signed_inputs. */
-  skip?: Partial<Record<string, string>>;
-}
+import type { Subject } from "../subject";
 
 const canvas = { type: "preset", tier: "1K", aspect: "1:1" };
 const square = { kind: "image", count: 1, width: 1024, height: 1024 } as const;
