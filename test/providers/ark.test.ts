@@ -5,39 +5,25 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { InterfaceFile } from "../../src/catalog/schema";
 import { arkAdapter, BYTEPLUS_BASE_URL, VOLCENGINE_BASE_URL } from "../../src/providers/ark";
 import { codeForArkError, describeArk, safetyCode } from "../../src/providers/ark/client";
 import { imageBody, imageResult, verdictOf } from "../../src/providers/ark/images";
 import { pollResult } from "../../src/providers/ark/status";
 import { type ArkTask, extensionPrompt, taskBody, taskResult } from "../../src/providers/ark/tasks";
 import { providerConfig } from "../../src/providers/config";
-import type {
-  ImageCapability,
-  ImageRequest,
-  JobFor,
-  JobInput,
-  MediaCapability,
-  VideoCapability,
-  VideoRequest,
-} from "../../src/providers/jobs";
+import type { ImageCapability, ImageRequest, JobFor, JobInput, VideoCapability, VideoRequest } from "../../src/providers/jobs";
 import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
 import { fakeKey } from "./fakes/kit";
+import { cardOf, recorded, rejection } from "./unit";
 
 const volcengine = arkAdapter("volcengine", VOLCENGINE_BASE_URL);
 const byteplus = arkAdapter("byteplus", BYTEPLUS_BASE_URL);
 const volcConfig = providerConfig(env, "volcengine", VOLCENGINE_BASE_URL)!;
 const bpConfig = providerConfig(env, "byteplus", BYTEPLUS_BASE_URL)!;
-const catalog = JSON.parse(env.TEST_CATALOG) as Record<string, string>;
 
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 let n = 0;
 const tag = (name: string) => `${name}-${run}-${++n}`;
-
-function card(model: string, capability: MediaCapability): InterfaceFile {
-  const file = JSON.parse(catalog[`models/${model}.json`] as string) as { interfaces: InterfaceFile[] };
-  return file.interfaces.find((i) => i.capability === capability) as InterfaceFile;
-}
 
 function ctx(config = volcConfig, over: Partial<ProviderContext> = {}): ProviderContext {
   return {
@@ -72,7 +58,7 @@ function videoJob<C extends VideoCapability>(
     tenant_id: "tenant_test",
     model: "seedance-2.0",
     upstream_model: "doubao-seedance-2-0-260128",
-    card: card("seedance-2.0", capability),
+    card: cardOf("seedance-2.0", capability),
     inputs,
     metadata: {},
     capability,
@@ -103,7 +89,7 @@ function imageJob<C extends ImageCapability>(
     tenant_id: "tenant_test",
     model,
     upstream_model: model === "seedream-4.5" ? "seedream-4-5-251128" : "seedream-4-0-250828",
-    card: card(model, capability),
+    card: cardOf(model, capability),
     inputs,
     metadata: {},
     capability,
@@ -115,17 +101,7 @@ async function requests(
   config: typeof volcConfig,
   t: string,
 ): Promise<{ kind: string; method: string; body: any; authorization: string }[]> {
-  return (await fetch(`${config.baseUrl}/_fake/requests?tag=${encodeURIComponent(t)}`)).json();
-}
-
-async function rejection(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ProviderError);
-    return e as ProviderError;
-  }
-  throw new Error("expected a ProviderError");
+  return recorded(config.baseUrl, t);
 }
 
 const body = (error: Record<string, string>) => JSON.stringify({ error: { ...error, param: "", type: "BadRequest" } });

@@ -15,7 +15,7 @@ import { bflPercent, pollResultOf, runningPercent } from "../../src/providers/bf
 import { pollingUrlOf, submitTask } from "../../src/providers/bfl/tasks";
 import type { ImageCapability, ImageRequest, JobFor, JobInput } from "../../src/providers/jobs";
 import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
-import { signedUrl, unitConfig, unitContext } from "./unit";
+import { recorded, signedUrl, unitConfig, unitContext } from "./unit";
 
 const config = () => unitConfig("bfl", BFL_BASE_URL);
 
@@ -66,7 +66,7 @@ function imageJob<C extends ImageCapability>(
 }
 
 async function requests(t: string): Promise<{ kind: string; method: string; path: string; body: any; headers: any }[]> {
-  return (await fetch(`${config().baseUrl}/_fake/requests?tag=${encodeURIComponent(t)}`)).json();
+  return recorded(config().baseUrl, t);
 }
 
 describe("bfl status table", () => {

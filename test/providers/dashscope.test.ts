@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { InterfaceFile, ModelFile } from "../../src/catalog/schema";
+import type { ModelFile } from "../../src/catalog/schema";
 import { providerConfig } from "../../src/providers/config";
 import { codeForError, describeDashScope, safetyCode } from "../../src/providers/dashscope/client";
 import { DASHSCOPE_BASE_URL, dashscopeAdapter } from "../../src/providers/dashscope/index";
@@ -15,17 +15,13 @@ import type { JobFor, JobInput, MediaCapability, VideoCapability, VideoRequest }
 import { upstreamModel } from "../../src/providers/routing";
 import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
 import { fakeKey } from "./fakes/kit";
+import { cardOf, recorded, rejection } from "./unit";
 
 const config = providerConfig(env, "dashscope", DASHSCOPE_BASE_URL)!;
 const catalog = JSON.parse(env.TEST_CATALOG) as Record<string, string>;
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 let n = 0;
 const tag = (name: string) => `${name}-${run}-${++n}`;
-
-function card(model: string, capability: MediaCapability): InterfaceFile {
-  const file = JSON.parse(catalog[`models/${model}.json`] as string) as { interfaces: InterfaceFile[] };
-  return file.interfaces.find((i) => i.capability === capability) as InterfaceFile;
-}
 
 function ctx(over: Partial<ProviderContext> = {}): ProviderContext {
   return {
@@ -67,7 +63,7 @@ function job<C extends VideoCapability>(
     tenant_id: "tenant_test",
     model,
     upstream_model: upstreamFor(model, capability),
-    card: card(model, capability),
+    card: cardOf(model, capability),
     inputs,
     metadata: {},
     capability,
@@ -89,17 +85,7 @@ function job<C extends VideoCapability>(
 async function requests(
   t: string,
 ): Promise<{ kind: string; method: string; path: string; body: any; authorization: string; headers: any }[]> {
-  return (await fetch(`${config.baseUrl}/_fake/requests?tag=${encodeURIComponent(t)}`)).json();
-}
-
-async function rejection(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ProviderError);
-    return e as ProviderError;
-  }
-  throw new Error("expected a ProviderError");
+  return recorded(config.baseUrl, t);
 }
 
 const task = (over: Partial<DashScopeTask>): DashScopeTask => ({ task_id: "t1", task_status: "PENDING", ...over });

@@ -5,7 +5,6 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { InterfaceFile } from "../../src/catalog/schema";
 import { ApiError } from "../../src/errors/api-error";
 import { policyFrom } from "../../src/lib/url-policy";
 import { encodePng } from "../../src/media/png";
@@ -26,19 +25,14 @@ import type {
   RequestByCapability,
   VideoRequest,
 } from "../../src/providers/jobs";
-import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
+import type { ProviderContext, ProviderHandle } from "../../src/providers/types";
 import { call, newTenant } from "../helpers/api";
 import { isoFile } from "../media/fixtures";
 import { fakeKey, type Recorded } from "./fakes/kit";
+import { cardOf, rejection as failure, recorded } from "./unit";
 
 const base = env.PROVIDER_GOOGLE_BASE_URL as unknown as string;
-const catalog = JSON.parse(env.TEST_CATALOG) as Record<string, string>;
 const KEY = fakeKey("google");
-
-function card(model: string, capability: MediaCapability): InterfaceFile {
-  const file = JSON.parse(catalog[`models/${model}.json`] as string) as { interfaces: InterfaceFile[] };
-  return file.interfaces.find((i) => i.capability === capability) as InterfaceFile;
-}
 
 function config(overrides: Record<string, unknown> = {}) {
   const c = providerConfig(env, "google", googleAdapter.defaultBaseUrl);
@@ -75,7 +69,7 @@ function job<C extends MediaCapability>(
     capability,
     model,
     upstream_model: model,
-    card: card(model, capability),
+    card: cardOf(model, capability),
     inputs,
     metadata: {},
     request,
@@ -134,21 +128,12 @@ async function mp4Input(key: string, field = "video", seconds = 3): Promise<JobI
 }
 
 async function seen(tag: string): Promise<Recorded[]> {
-  return (await (await fetch(`${base}/_fake/requests?tag=${encodeURIComponent(tag)}`)).json()) as Recorded[];
+  return recorded<Recorded>(base, tag);
 }
 
 /** The body of the tag's `n`th request (an empty object when there is none). */
 async function bodyOf(tag: string, n = 0): Promise<any> {
   return (await seen(tag))[n]?.body ?? {};
-}
-
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const e = await promise.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(ProviderError);
-  return e as ProviderError;
 }
 
 const tag = (name: string) => `${name}-${crypto.randomUUID().slice(0, 8)}`;

@@ -4,7 +4,6 @@
  * task's life against the fake Kie (test/providers/fakes/kie.ts, at env.PROVIDER_KIE_BASE_URL).
  */
 
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { InterfaceFile } from "../../src/catalog/schema";
 import type { JobFor, MusicRequest } from "../../src/providers/jobs";
@@ -12,8 +11,8 @@ import { describeKie, KIE_BASE_URL, mapKieCode } from "../../src/providers/kie/c
 import { kieAdapter } from "../../src/providers/kie/index";
 import { INERT_CALLBACK_URL, sunoBody } from "../../src/providers/kie/request";
 import { pollResultOf, resultOf } from "../../src/providers/kie/status";
-import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
-import { unitConfig, unitContext } from "./unit";
+import type { ProviderContext, ProviderHandle } from "../../src/providers/types";
+import { recorded, rejection, unitConfig, unitContext } from "./unit";
 
 const config = () => unitConfig("kie", KIE_BASE_URL);
 
@@ -43,16 +42,7 @@ function musicJob(request: Partial<MusicRequest> = {}, upstream_model = "V5"): J
 const custom = (extra: Record<string, unknown> = {}) => ({ family_a: { custom_mode: true, ...extra } });
 
 async function requests(t: string): Promise<{ kind: string; path: string; body: any; authorization: string | null }[]> {
-  return (await fetch(`${env.PROVIDER_KIE_BASE_URL}/_fake/requests?tag=${encodeURIComponent(t)}`)).json();
-}
-
-async function rejection(p: Promise<unknown>): Promise<ProviderError> {
-  const e = await p.then(
-    () => null,
-    (x) => x,
-  );
-  expect(e).toBeInstanceOf(ProviderError);
-  return e as ProviderError;
+  return recorded(config().baseUrl, t);
 }
 
 describe("generate body", () => {

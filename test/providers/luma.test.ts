@@ -12,7 +12,7 @@ import { generationBody } from "../../src/providers/luma/generations";
 import { lumaAdapter } from "../../src/providers/luma/index";
 import { pollResult } from "../../src/providers/luma/status";
 import { type ProviderContext, ProviderError } from "../../src/providers/types";
-import { signedUrl, unitConfig, unitContext } from "./unit";
+import { recorded, signedUrl, unitConfig, unitContext } from "./unit";
 
 const config = () => unitConfig("luma", LUMA_BASE_URL);
 
@@ -204,7 +204,7 @@ describe("against the fake Agents API", () => {
     const res = await fetch(url);
     expect(res.status).toBe(200);
     expect(new TextDecoder().decode((await res.arrayBuffer()).slice(4, 8))).toBe("ftyp");
-    const records = (await (await fetch(`${config().baseUrl}/_fake/requests?tag=${t}`)).json()) as any[];
+    const records = await recorded(config().baseUrl, t);
     const submit = records.find((r) => r.kind === "submit");
     expect(submit.authorization).toBe(`Bearer ${config().apiKey}`);
     expect(submit.body).toMatchObject({ model: "ray-3.2", type: "video" });

@@ -16,6 +16,7 @@ import { languageBoost, pitchOf, speechBody } from "../../src/providers/minimax/
 import { pollVideo } from "../../src/providers/minimax/video";
 import { type PollResult, type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
 import { fakeKey } from "./fakes/kit";
+import { recorded, rejection } from "./unit";
 
 const config = providerConfig(env, "minimax", MINIMAX_BASE_URL)!;
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -91,16 +92,7 @@ function videoJob<C extends VideoCapability>(
 const image = (field: string): JobInput => ({ field, key: `${field}-${++n}`, kind: "image", mime: "image/png" });
 
 async function requests(t: string): Promise<{ kind: string; method: string; path: string; body: any; authorization: string }[]> {
-  return (await fetch(`${config.baseUrl}/_fake/requests?tag=${encodeURIComponent(t)}`)).json();
-}
-
-async function rejection(p: Promise<unknown>): Promise<ProviderError> {
-  const e = await p.then(
-    () => null,
-    (x) => x,
-  );
-  expect(e).toBeInstanceOf(ProviderError);
-  return e as ProviderError;
+  return recorded(config.baseUrl, t);
 }
 
 describe("minimax: request bodies", () => {

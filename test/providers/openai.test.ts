@@ -6,7 +6,6 @@ import { env } from "cloudflare:workers";
 import { decode } from "fast-png";
 import OpenAI, { toFile } from "openai";
 import { describe, expect, it } from "vitest";
-import type { InterfaceFile } from "../../src/catalog/schema";
 import { editMask } from "../../src/media/edit-mask";
 import { encodePng } from "../../src/media/png";
 import { providerConfig } from "../../src/providers/config";
@@ -16,14 +15,10 @@ import { openaiAdapter } from "../../src/providers/openai/index";
 import { voiceFor } from "../../src/providers/openai/speech";
 import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
 import { fakeKey, type Recorded } from "./fakes/kit";
+import { cardOf, recorded, rejection } from "./unit";
 
 const base = env.PROVIDER_OPENAI_BASE_URL as unknown as string;
 const catalog = JSON.parse(env.TEST_CATALOG) as Record<string, string>;
-
-function card(model: string, capability: MediaCapability): InterfaceFile {
-  const file = JSON.parse(catalog[`models/${model}.json`] as string) as { interfaces: InterfaceFile[] };
-  return file.interfaces.find((i) => i.capability === capability) as InterfaceFile;
-}
 
 function upstreamModel(model: string): string {
   const file = JSON.parse(catalog[`models/${model}.json`] as string) as {
@@ -65,7 +60,7 @@ function job<C extends MediaCapability>(
     capability,
     model,
     upstream_model: upstreamModel(model),
-    card: card(model, capability),
+    card: cardOf(model, capability),
     inputs,
     metadata: {},
     request,
@@ -83,16 +78,7 @@ async function pngInput(key: string, width: number, height: number): Promise<Job
 }
 
 async function seen(tag: string): Promise<Recorded[]> {
-  return (await (await fetch(`${base}/_fake/requests?tag=${tag}`)).json()) as Recorded[];
-}
-
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const e = await promise.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(ProviderError);
-  return e as ProviderError;
+  return recorded<Recorded>(base, tag);
 }
 
 const tag = (name: string) => `${name}-${crypto.randomUUID().slice(0, 8)}`;
@@ -192,7 +178,7 @@ describe("openai images", () => {
       const j = job("text_to_image", "gpt-image-2", imageRequest(`x #tag:${t} #fake:malformed`, 1024, 1024, n));
       const ctx = context();
       const handle = await openaiAdapter.submit(j, ctx);
-      const e = await failure(openaiAdapter.fetchResult(handle, j, ctx));
+      const e = await rejection(openaiAdapter.fetchResult(handle, j, ctx));
       expect(e.code).toBe("model_output_invalid");
       expect(e.message).toMatch(n === 1 ? /b64_json/ : /base64/);
     }
@@ -219,7 +205,7 @@ describe("openai errors", () => {
   it("maps 429 with Retry-After to model_rate_limited, refused (accepted no), then succeeds", async () => {
     const t = tag("r429");
     const j = job("text_to_image", "gpt-image-2", imageRequest(`x #tag:${t} #fake:submit_429`));
-    const e = await failure(openaiAdapter.submit(j, context()));
+    const e = await rejection(openaiAdapter.submit(j, context()));
     expect(e).toMatchObject({
       code: "model_rate_limited",
       retryable: true,
@@ -234,13 +220,13 @@ describe("openai errors", () => {
   it("maps 5xx to retryable failures", async () => {
     const t = tag("r5xx");
     const j = job("text_to_image", "gpt-image-2", imageRequest(`x #tag:${t} #fake:submit_5xx`));
-    expect(await failure(openaiAdapter.submit(j, context()))).toMatchObject({
+    expect(await rejection(openaiAdapter.submit(j, context()))).toMatchObject({
       code: "model_request_failed",
       retryable: true,
       accepted: "no",
     });
     const down = job("text_to_speech", "gpt-4o-mini-tts", speech(`x #tag:${tag("down")} #fake:down`));
-    expect(await failure(openaiAdapter.submit(down, context()))).toMatchObject({
+    expect(await rejection(openaiAdapter.submit(down, context()))).toMatchObject({
       code: "model_unavailable",
       retryable: true,
       accepted: "no",
@@ -249,13 +235,16 @@ describe("openai errors", () => {
 
   it("maps moderation_blocked to safety_rejected (input) and content_filtered (output), never retryable", async () => {
     const input = job("text_to_image", "gpt-image-2", imageRequest(`x #tag:${tag("si")} #fake:safety_input`));
-    expect(await failure(openaiAdapter.submit(input, context()))).toMatchObject({
+    expect(await rejection(openaiAdapter.submit(input, context()))).toMatchObject({
       code: "safety_rejected",
       retryable: false,
       accepted: "no",
     });
     const output = job("text_to_image", "gpt-image-2", imageRequest(`x #tag:${tag("so")} #fake:safety_output`));
-    expect(await failure(openaiAdapter.submit(output, context()))).toMatchObject({ code: "content_filtered", retryable: false });
+    expect(await rejection(openaiAdapter.submit(output, context()))).toMatchObject({
+      code: "content_filtered",
+      retryable: false,
+    });
   });
 
   it("reads OpenAI's error bodies", () => {
@@ -298,7 +287,7 @@ describe("openai errors", () => {
 
   it("never shows the key when the credential is refused", async () => {
     const ctx = context({ apiKey: "sk-wrong-key-0123456789abcdefghij" });
-    const e = await failure(
+    const e = await rejection(
       openaiAdapter.submit(job("text_to_image", "gpt-image-2", imageRequest(`x #tag:${tag("auth")}`)), ctx),
     );
     expect(e).toMatchObject({ code: "model_unavailable", upstreamStatus: 401 });
@@ -350,7 +339,7 @@ describe("openai speech", () => {
     const j = job("text_to_speech", "gpt-4o-mini-tts", speech(`x #tag:${tag("tbad")} #fake:malformed`));
     const ctx = context();
     const handle = await openaiAdapter.submit(j, ctx);
-    expect((await failure(openaiAdapter.fetchResult(handle, j, ctx))).code).toBe("model_output_invalid");
+    expect((await rejection(openaiAdapter.fetchResult(handle, j, ctx))).code).toBe("model_output_invalid");
   });
 
   it("maps catalog voice ids to OpenAI's voices", () => {
@@ -405,7 +394,7 @@ describe("openai video prompt enhancer", () => {
     const j = job("video_prompt_enhance", "video-prompt-enhancer", { prompt: `x #tag:${tag("enm")} #fake:malformed` });
     const ctx = context();
     const handle = await openaiAdapter.submit(j, ctx);
-    expect((await failure(openaiAdapter.fetchResult(handle, j, ctx))).code).toBe("model_output_invalid");
+    expect((await rejection(openaiAdapter.fetchResult(handle, j, ctx))).code).toBe("model_output_invalid");
   });
 });
 

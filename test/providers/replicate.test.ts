@@ -21,7 +21,8 @@ import { predictionInput, promptWithPalette } from "../../src/providers/replicat
 import { resultOf } from "../../src/providers/replicate/outputs";
 import { createPrediction, type Prediction } from "../../src/providers/replicate/predictions";
 import { logPercent, pollResult } from "../../src/providers/replicate/status";
-import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
+import type { ProviderContext, ProviderHandle } from "../../src/providers/types";
+import { recorded, rejection } from "./unit";
 
 const MODEL = "black-forest-labs/flux-2-pro";
 const FLAGGED = "The input or output was flagged as sensitive. Please try again with different inputs. (E005)";
@@ -77,17 +78,7 @@ const pngInput = (key: string): JobInput => ({ field: "images", key, kind: "imag
 async function requests(
   t: string,
 ): Promise<{ kind: string; method: string; path: string; body: any; authorization: string | null }[]> {
-  return (await fetch(`${config.baseUrl}/_fake/requests?tag=${encodeURIComponent(t)}`)).json();
-}
-
-async function rejection(p: Promise<unknown>): Promise<ProviderError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(ProviderError);
-    return e as ProviderError;
-  }
-  throw new Error("expected a ProviderError");
+  return recorded(config.baseUrl, t);
 }
 
 describe("status mapping", () => {

@@ -12,7 +12,7 @@ import { runwayAdapter } from "../../src/providers/runway/index";
 import { RATIOS_720P, ratioOf, runwayBody } from "../../src/providers/runway/inputs";
 import { codeForFailure, pollResultOf } from "../../src/providers/runway/status";
 import { type ProviderContext, ProviderError } from "../../src/providers/types";
-import { signedUrl, unitConfig, unitContext } from "./unit";
+import { recorded, signedUrl, unitConfig, unitContext } from "./unit";
 
 const config = () => unitConfig("runway", RUNWAY_BASE_URL);
 
@@ -52,7 +52,7 @@ function job(request: Partial<VideoRequest> = {}, inputs: JobInput[] = [start]):
 }
 
 async function requests(t: string): Promise<{ kind: string; method: string; path: string; body: any; headers: any }[]> {
-  return (await fetch(`${config().baseUrl}/_fake/requests?tag=${encodeURIComponent(t)}`)).json();
+  return recorded(config().baseUrl, t);
 }
 
 describe("runway request body", () => {

@@ -1,8 +1,10 @@
-/** What the adapters' unit tests share: the provider's configuration in this project, and a context. */
+/** What the adapters' unit tests share: configuration, a context, catalog cards, rejections and what the fakes recorded. */
 import { env } from "cloudflare:workers";
+import { expect } from "vitest";
+import type { InterfaceFile } from "../../src/catalog/schema";
 import { type ProviderConfig, providerConfig } from "../../src/providers/config";
-import type { JobInput } from "../../src/providers/jobs";
-import type { ProviderContext } from "../../src/providers/types";
+import type { JobInput, MediaCapability } from "../../src/providers/jobs";
+import { type ProviderContext, ProviderError } from "../../src/providers/types";
 
 /** The configuration the providers project gives `name` (its fake's URL and key). */
 export function unitConfig(name: string, defaultBaseUrl: string): ProviderConfig {
@@ -23,4 +25,27 @@ export function unitContext(config: ProviderConfig, over: Partial<ProviderContex
     webhookUrl: null,
     ...over,
   };
+}
+
+const testCatalog = JSON.parse(env.TEST_CATALOG) as Record<string, string>;
+
+/** The catalog's interface for `model` × `capability`, as the service would attach it to a job. */
+export function cardOf(model: string, capability: MediaCapability): InterfaceFile {
+  const file = JSON.parse(testCatalog[`models/${model}.json`] as string) as { interfaces: InterfaceFile[] };
+  return file.interfaces.find((i) => i.capability === capability) as InterfaceFile;
+}
+
+/** The ProviderError `p` rejects with (the test fails when it resolves or throws anything else). */
+export async function rejection(p: Promise<unknown>): Promise<ProviderError> {
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
+  expect(e).toBeInstanceOf(ProviderError);
+  return e as ProviderError;
+}
+
+/** What a fake at `baseUrl` recorded under tag `t`. */
+export async function recorded<T = any>(baseUrl: string, t: string): Promise<T[]> {
+  return (await (await fetch(`${baseUrl}/_fake/requests?tag=${encodeURIComponent(t)}`)).json()) as T[];
 }
