@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { readCatalogFiles } from "./scripts/lib/catalog-files.ts";
@@ -19,6 +19,14 @@ const specErrorRows = existsSync(specPath)
       retryable: m[3] === "yes",
     }))
   : [];
+
+// The storage documentation, so that a test can hold each object's live schema to its page.
+const storageDocsDir = new URL("./docs/storage/", import.meta.url).pathname;
+const storageDocs = Object.fromEntries(
+  readdirSync(storageDocsDir)
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => [f, readFileSync(`${storageDocsDir}${f}`, "utf8")]),
+);
 
 /** PROVIDER_<NAME>_* for every fake upstream: its key, its URL as the base URL, and its own extras. */
 function providerBindings(inject: (key: string) => unknown): Record<string, string> {
@@ -46,7 +54,10 @@ function worker(environment?: string, providers = false) {
       bindings: {
         TEST_CATALOG: JSON.stringify(catalogFiles),
         SPEC_ERROR_TABLE: JSON.stringify(specErrorRows),
+        STORAGE_DOCS: JSON.stringify(storageDocs),
         ADMIN_TOKEN: "test-admin-token-0123456789abcdef",
+        // A region keeps its own as a secret; the tests of every project use this one.
+        STORAGE_ENCRYPTION_KEY: "dGVzdC1zdG9yYWdlLWVuY3J5cHRpb24ta2V5LTMyYnk=",
         RECEIVER_URL: inject("receiverUrl"),
         // The sandbox finishes at once in tests; progress and queues are exercised by faults.
         SANDBOX_LATENCY_SCALE: "0",

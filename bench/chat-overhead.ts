@@ -4,8 +4,9 @@
  * Starts the fake OpenAI-compatible upstream of the tests and `wrangler dev` configured to use it
  * (state on /dev/shm, local tracing off, measured on the inner workerd port when it can be found,
  * as bench/run.ts does). Each iteration sends, one after the other, the same chat request to the
- * fake directly and through the service, whole and streamed; it prints p50 and p99 of the total
- * latency and of the time to the first streamed event, with the service's difference and ratio.
+ * fake directly and through the service, whole and streamed, at 1 and then 16 connections; it
+ * prints p50 and p99 of the total latency and of the time to the first streamed event, with the
+ * service's difference and ratio.
  */
 import { FAKE_UPSTREAM_KEY, startFakeUpstream } from "../test/chat/fake-upstream.ts";
 import { percentile, startLocalServer } from "./lib/local-server.ts";
@@ -14,6 +15,7 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
 const FIRST_BYTE_MS = Number(process.env.BENCH_FIRST_BYTE_MS ?? 0);
 const INTERVAL_MS = Number(process.env.BENCH_INTERVAL_MS ?? 0);
+const BLOCK = 50;
 
 interface Timing {
   total: number;
@@ -105,28 +107,42 @@ async function main() {
     };
     for (let i = 0; i < 30; i++) for (const run of [...Object.values(cells), bare]) await run(); // warm-up
     fake.records.clear();
-    const results: Record<string, Timing[]> = Object.fromEntries(Object.keys(cells).map((k) => [k, []]));
-    const bareTimes: number[] = [];
-    for (let i = 0; i < REQUESTS; i++) {
-      for (const [name, run] of Object.entries(cells)) results[name]!.push(await run());
-      bareTimes.push((await bare()).total);
-      if (i % 100 === 99) fake.records.clear(); // the fake keeps every request; keep its memory flat
+    /** `n` requests of one cell over `concurrency` connections. */
+    const block = async (run: () => Promise<Timing>, n: number, concurrency: number): Promise<Timing[]> => {
+      const out: Timing[] = [];
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next++ < n) out.push(await run());
+        }),
+      );
+      return out;
+    };
+    for (const concurrency of [1, 16]) {
+      const results: Record<string, Timing[]> = Object.fromEntries(Object.keys(cells).map((k) => [k, []]));
+      const bareTimes: number[] = [];
+      // Interleaved blocks, so that the machine's drift touches every cell alike.
+      for (let done = 0; done < REQUESTS; done += BLOCK) {
+        for (const [name, run] of Object.entries(cells)) results[name]!.push(...(await block(run, BLOCK, concurrency)));
+        bareTimes.push(...(await block(bare, BLOCK, concurrency)).map((t) => t.total));
+        fake.records.clear(); // the fake keeps every request; keep its memory flat
+      }
+      const totals = (name: string) => results[name]!.map((t) => t.total);
+      const firsts = (name: string) => results[name]!.map((t) => t.ttfb as number);
+      console.log(
+        `\nmeasuring on ${where}; fake upstream at ${fake.url} (first byte ${FIRST_BYTE_MS} ms, ${INTERVAL_MS} ms between chunks); ${REQUESTS} requests per cell in interleaved blocks of ${BLOCK}, concurrency ${concurrency}; milliseconds`,
+      );
+      console.log(
+        `${"".padEnd(28)} ${"direct".padStart(10)} ${"service".padStart(10)} ${"diff".padStart(10)} ${"ratio".padStart(10)}`,
+      );
+      summary("whole: latency", totals("direct json"), totals("service json"));
+      summary("stream: first event", firsts("direct stream"), firsts("service stream"));
+      summary("stream: latency", totals("direct stream"), totals("service stream"));
+      const b = bareTimes.sort((x, y) => x - y);
+      console.log(
+        `reference: bare GET /healthz on the same server, p50 ${percentile(b, 50).toFixed(2)} ms, p99 ${percentile(b, 99).toFixed(2)} ms`,
+      );
     }
-    const totals = (name: string) => results[name]!.map((t) => t.total);
-    const firsts = (name: string) => results[name]!.map((t) => t.ttfb as number);
-    console.log(
-      `measuring on ${where}; fake upstream at ${fake.url} (first byte ${FIRST_BYTE_MS} ms, ${INTERVAL_MS} ms between chunks); ${REQUESTS} interleaved iterations, concurrency 1; milliseconds`,
-    );
-    console.log(
-      `${"".padEnd(28)} ${"direct".padStart(10)} ${"service".padStart(10)} ${"diff".padStart(10)} ${"ratio".padStart(10)}`,
-    );
-    summary("whole: latency", totals("direct json"), totals("service json"));
-    summary("stream: first event", firsts("direct stream"), firsts("service stream"));
-    summary("stream: latency", totals("direct stream"), totals("service stream"));
-    const b = bareTimes.sort((x, y) => x - y);
-    console.log(
-      `reference: bare GET /healthz on the same server, p50 ${percentile(b, 50).toFixed(2)} ms, p99 ${percentile(b, 99).toFixed(2)} ms`,
-    );
   } finally {
     server.stop();
     await fake.close();

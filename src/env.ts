@@ -1,5 +1,6 @@
 import type { AccountObject } from "./accounts/account-object";
 import type { DirectoryObject } from "./accounts/directory-object";
+import type { RateCounterObject } from "./accounts/rate-counter-object";
 import type { TaskObject } from "./tasks/task-object";
 
 /** Bindings and configuration of the Worker (see wrangler.toml). */
@@ -8,12 +9,19 @@ export interface Env {
   ACCOUNTS: DurableObjectNamespace<AccountObject>;
   DIRECTORY: DurableObjectNamespace<DirectoryObject>;
   TASKS: DurableObjectNamespace<TaskObject>;
+  /** Per-key rate-limit counters, in memory (src/accounts/rate-limit.ts). */
+  RATE_COUNTERS: DurableObjectNamespace<RateCounterObject>;
   /** Outputs re-hosted by the service, served to their owner by /v1/artifacts/{id}. */
   ARTIFACTS: R2Bucket;
   /** The region this deployment serves; API keys of other regions are refused. */
   REGION: string;
   /** Operator token for `/admin/v1`; a secret in production, `.dev.vars` locally. */
   ADMIN_TOKEN?: string;
+  /**
+   * 32 random bytes, base64: seals secrets kept at rest (callback signing secrets). A secret in the
+   * regions (`wrangler secret put STORAGE_ENCRYPTION_KEY --env <region>`); a fixed value locally.
+   */
+  STORAGE_ENCRYPTION_KEY?: string;
   /** "true" only in local development: lets callbacks and media URLs reach 127.0.0.1/localhost. */
   ALLOW_LOOPBACK_URLS?: string;
   /** Requests per minute per API key for tenants without their own limit (default 600; "0" = none). */

@@ -2,6 +2,7 @@ import { createApp } from "./http/app";
 
 export { AccountObject } from "./accounts/account-object";
 export { DirectoryObject } from "./accounts/directory-object";
+export { RateCounterObject } from "./accounts/rate-counter-object";
 export { TaskObject } from "./tasks/task-object";
 
 const app = createApp();

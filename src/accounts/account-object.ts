@@ -3,6 +3,10 @@ import type { Env } from "../env";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { dec, fmt, sum } from "../lib/decimal";
 import { newId, randomToken } from "../lib/ids";
+import { seal, unseal } from "../lib/sealed";
+import { migrate } from "../storage/migrations";
+import type { TaskObject } from "../tasks/task-object";
+import { accountMigrations } from "./account-schema";
 import type { KeyMode, Permission } from "./api-keys";
 
 export type TenantStatus = "active" | "disabled";
@@ -49,12 +53,17 @@ export interface RateState {
   reset: number;
 }
 
-export type AuthResult =
-  | { ok: true; tenant_id: string; key_id: string; permissions: Permission[]; rate: RateState | null }
-  | { ok: false; code: "invalid_api_key" | "tenant_disabled" }
-  | { ok: false; code: "rate_limited"; rate: RateState };
-
-const RATE_WINDOW_MS = 60_000;
+/** What an API key stands for, as the Worker caches it (src/accounts/key-cache.ts). */
+export type KeyResolution =
+  | {
+      ok: true;
+      tenant_id: string;
+      key_id: string;
+      permissions: Permission[];
+      /** The tenant's own limit in requests per minute per key; null follows the deployment's. */
+      rate_limit_per_minute: number | null;
+    }
+  | { ok: false; code: "invalid_api_key" | "tenant_disabled" };
 
 /**
  * One per tenant (named by tenant id). Holds the tenant row, its API keys (hashes only),
@@ -62,46 +71,15 @@ const RATE_WINDOW_MS = 60_000;
  */
 export class AccountObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
-  /**
-   * Fixed one-minute windows per API key. Kept in memory: a limit is a soft guard, and the
-   * object is single-threaded, so counts are exact while it lives.
-   */
-  private readonly windows = new Map<string, { start: number; count: number }>();
-
+  /** The alarm as last set (null: none), read at start. */
+  private alarmAt: number | null = null;
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.sql.exec(`
-      CREATE TABLE IF NOT EXISTS tenant (
-        tenant_id TEXT PRIMARY KEY, name TEXT NOT NULL, status TEXT NOT NULL,
-        created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS api_keys (
-        key_id TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE, region TEXT NOT NULL,
-        permissions TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL, revoked_at TEXT);
-      CREATE TABLE IF NOT EXISTS credit_grants (
-        grant_id TEXT PRIMARY KEY, amount TEXT NOT NULL, source TEXT NOT NULL, created_at TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS signing_keys (
-        id TEXT PRIMARY KEY, secret TEXT NOT NULL, status TEXT NOT NULL,
-        created_at TEXT NOT NULL, retired_at TEXT);
-      CREATE TABLE IF NOT EXISTS reservations (
-        task_id TEXT PRIMARY KEY, amount TEXT NOT NULL, status TEXT NOT NULL,
-        captured_amount TEXT NOT NULL DEFAULT '0', created_at TEXT NOT NULL, settled_at TEXT);
-      CREATE TABLE IF NOT EXISTS totals (
-        id INTEGER PRIMARY KEY CHECK (id = 1), granted TEXT NOT NULL, captured TEXT NOT NULL, reserved TEXT NOT NULL);
-      INSERT OR IGNORE INTO totals (id, granted, captured, reserved) VALUES (1, '0', '0', '0');
-      CREATE TABLE IF NOT EXISTS tasks (
-        task_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, status TEXT NOT NULL,
-        capability TEXT NOT NULL, model TEXT NOT NULL, updated_at TEXT NOT NULL);
-      CREATE INDEX IF NOT EXISTS tasks_by_created ON tasks (created_at DESC, task_id DESC);
-    `);
-    // Added after the first schema: a per-tenant rate limit (requests per minute per key).
-    const columns = this.sql.exec<{ name: string }>("PRAGMA table_info(tenant)").toArray();
-    if (!columns.some((c) => c.name === "rate_limit_per_minute"))
-      this.sql.exec("ALTER TABLE tenant ADD COLUMN rate_limit_per_minute INTEGER");
-    // Added with key modes: keys made before are live.
-    const keyColumns = this.sql.exec<{ name: string }>("PRAGMA table_info(api_keys)").toArray();
-    if (!keyColumns.some((c) => c.name === "mode"))
-      this.sql.exec("ALTER TABLE api_keys ADD COLUMN mode TEXT NOT NULL DEFAULT 'live'");
+    void ctx.blockConcurrencyWhile(async () => {
+      await migrate(ctx.storage, accountMigrations(env));
+      this.alarmAt = await ctx.storage.getAlarm();
+    });
   }
 
   private tenantRow() {
@@ -234,28 +212,11 @@ export class AccountObject extends DurableObject<Env> {
     return this.view();
   }
 
-  private rate(keyId: string, limit: number): RateState & { allowed: boolean } {
-    const now = Date.now();
-    let w = this.windows.get(keyId);
-    if (!w || now - w.start >= RATE_WINDOW_MS) {
-      w = { start: now, count: 0 };
-      this.windows.set(keyId, w);
-    }
-    const allowed = w.count < limit;
-    if (allowed) w.count++;
-    return {
-      allowed,
-      limit,
-      remaining: Math.max(0, limit - w.count),
-      reset: Math.max(1, Math.ceil((w.start + RATE_WINDOW_MS - now) / 1000)),
-    };
-  }
-
   /**
-   * Checked on every request: key active, hash equal (constant time), tenant enabled, and the
-   * key's rate window (the tenant's own limit, else `defaultLimit`; 0 means none).
+   * What a key resolves to: key active, hash equal (constant time), tenant enabled. Read fresh
+   * here; the Worker caches the answer for a bounded time (src/accounts/key-cache.ts).
    */
-  authenticate(keyId: string, keyHash: string, defaultLimit = 0): AuthResult {
+  resolveKey(keyId: string, keyHash: string): KeyResolution {
     const row = this.sql
       .exec<{ key_hash: string; permissions: string; status: string }>(
         "SELECT key_hash, permissions, status FROM api_keys WHERE key_id = ?",
@@ -267,42 +228,63 @@ export class AccountObject extends DurableObject<Env> {
       return { ok: false, code: "invalid_api_key" };
     }
     if (tenant.status !== "active") return { ok: false, code: "tenant_disabled" };
-    const limit = tenant.rate_limit_per_minute ?? defaultLimit;
-    let rate: RateState | null = null;
-    if (limit > 0) {
-      const { allowed, ...state } = this.rate(keyId, limit);
-      if (!allowed) return { ok: false, code: "rate_limited", rate: state };
-      rate = state;
-    }
     return {
       ok: true,
       tenant_id: tenant.tenant_id,
       key_id: keyId,
       permissions: JSON.parse(row.permissions) as Permission[],
-      rate,
+      rate_limit_per_minute: tenant.rate_limit_per_minute,
     };
   }
 
-  createSigningKey(id: string): { id: string; secret: string; created_at: string } | null {
+  /** Replaces a key's permissions (effective everywhere within the key cache's bound). */
+  setKeyPermissions(keyId: string, permissions: Permission[]): ApiKeyRecord | null {
+    if (!this.apiKey(keyId)) return null;
+    this.sql.exec("UPDATE api_keys SET permissions = ? WHERE key_id = ?", JSON.stringify(permissions), keyId);
+    return this.apiKey(keyId);
+  }
+
+  async createSigningKey(id: string): Promise<{ id: string; secret: string; created_at: string } | null> {
     if (!this.tenantRow()) return null;
-    // Standard Webhooks secrets: whsec_ + base64 of at least 24 random bytes.
+    // Standard Webhooks secrets: whsec_ + base64 of at least 24 random bytes. Kept sealed.
     const bytes = crypto.getRandomValues(new Uint8Array(32));
     const secret = `whsec_${btoa(String.fromCharCode(...bytes))}`;
+    const sealed = await seal(this.env.STORAGE_ENCRYPTION_KEY, secret, id);
     const now = new Date().toISOString();
-    this.sql.exec("INSERT INTO signing_keys (id, secret, status, created_at) VALUES (?, ?, 'active', ?)", id, secret, now);
+    this.sql.exec("INSERT INTO signing_keys (id, secret_sealed, status, created_at) VALUES (?, ?, 'active', ?)", id, sealed, now);
     return { id, secret, created_at: now };
   }
 
   retireSigningKey(id: string): SigningKeyView | null {
-    const key = this.signingKey(id);
-    if (!key) return null;
-    if (key.status === "active") {
-      this.sql.exec("UPDATE signing_keys SET status = 'retired', retired_at = ? WHERE id = ?", new Date().toISOString(), id);
-    }
-    const updated = this.signingKey(id);
-    return updated
-      ? { id: updated.id, status: updated.status, created_at: updated.created_at, retired_at: updated.retired_at }
-      : null;
+    if (!this.signingKeyState(id)) return null;
+    this.sql.exec(
+      "UPDATE signing_keys SET status = 'retired', retired_at = ? WHERE id = ? AND status = 'active'",
+      new Date().toISOString(),
+      id,
+    );
+    return this.signingKeyState(id);
+  }
+
+  /** A signing key's state, without its secret (admission checks this). */
+  signingKeyState(id: string): SigningKeyView | null {
+    return (
+      this.sql
+        .exec<SigningKeyView>("SELECT id, status, created_at, retired_at FROM signing_keys WHERE id = ?", id)
+        .toArray()[0] ?? null
+    );
+  }
+
+  /** The secret leaves the object, unsealed, only to sign deliveries. */
+  async signingKey(id: string): Promise<(SigningKeyView & { secret: string }) | null> {
+    const row = this.sql
+      .exec<SigningKeyView & { secret_sealed: string }>(
+        "SELECT id, secret_sealed, status, created_at, retired_at FROM signing_keys WHERE id = ?",
+        id,
+      )
+      .toArray()[0];
+    if (!row) return null;
+    const { secret_sealed, ...view } = row;
+    return { ...view, secret: await unseal(this.env.STORAGE_ENCRYPTION_KEY, secret_sealed, id) };
   }
 
   // ------------------------------------------------------------------ ledger
@@ -320,32 +302,102 @@ export class AccountObject extends DurableObject<Env> {
   }
 
   /**
-   * Holds `amount` for a task. Idempotent per task: a second call returns the first outcome.
-   * Refused (nothing written) when the balance cannot cover it.
+   * Holds `amount` for a task or a chat call. Idempotent per id: a second call returns the first
+   * outcome (renewing its lease when it is still open). Refused (nothing written) when the balance
+   * cannot cover it. With `lease_ms` the hold ends by itself unless settled or confirmed in time
+   * (see alarm()); with `index` the task is listed at once, in the same write.
    */
   reserve(
     taskId: string,
     amount: string,
+    opts: { lease_ms?: number; index?: TaskIndexEntry } = {},
   ):
     | { ok: true; settlement: Settlement; balance: string }
     | { ok: false; code: "insufficient_balance" | "tenant_disabled"; balance: string; required: string } {
+    const leaseUntil = opts.lease_ms ? Date.now() + opts.lease_ms : null;
     const existing = this.settlement(taskId);
-    if (existing) return { ok: true, settlement: existing, balance: this.balance() };
+    if (existing) {
+      if (existing.status === "open" && leaseUntil !== null) {
+        this.sql.exec(
+          "UPDATE reservations SET lease_until = ? WHERE task_id = ? AND lease_until IS NOT NULL",
+          leaseUntil,
+          taskId,
+        );
+        this.wakeAt(leaseUntil);
+      }
+      return { ok: true, settlement: existing, balance: this.balance() };
+    }
     const tenant = this.tenantRow();
     if (tenant?.status !== "active") return { ok: false, code: "tenant_disabled", balance: this.balance(), required: amount };
     const balance = dec(this.balance());
     if (balance.lt(amount)) return { ok: false, code: "insufficient_balance", balance: fmt(balance), required: fmt(dec(amount)) };
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
-        "INSERT INTO reservations (task_id, amount, status, created_at) VALUES (?, ?, 'open', ?)",
+        "INSERT INTO reservations (task_id, amount, status, created_at, lease_until) VALUES (?, ?, 'open', ?, ?)",
         taskId,
         fmt(dec(amount)),
         new Date().toISOString(),
+        leaseUntil,
       );
       const t = this.totals();
       this.setTotals({ ...t, reserved: fmt(dec(t.reserved).plus(amount)) });
+      if (opts.index) this.insertIndex(opts.index, false);
     });
+    if (leaseUntil !== null) this.wakeAt(leaseUntil);
     return { ok: true, settlement: this.settlement(taskId) as Settlement, balance: this.balance() };
+  }
+
+  /** The earliest alarm wins; the alarm looks at every lease due and sets the next one. */
+  private wakeAt(at: number): void {
+    if (this.alarmAt !== null && this.alarmAt <= at) return;
+    this.alarmAt = at;
+    void this.ctx.storage.setAlarm(at);
+  }
+
+  /**
+   * Leases that ran out. A task's hold is kept when its task object holds it (it committed: the
+   * lease only covered admission) or is still admitting with it; otherwise, like a chat call's
+   * whose isolate died before settling, it is given back, and a task that never came to be is
+   * unlisted. docs/storage/account-object.md describes the leases.
+   */
+  override async alarm(): Promise<void> {
+    this.alarmAt = null;
+    const now = Date.now();
+    const due = this.sql
+      .exec<{ task_id: string }>(
+        "SELECT task_id FROM reservations WHERE status = 'open' AND lease_until IS NOT NULL AND lease_until <= ?",
+        now,
+      )
+      .toArray();
+    for (const { task_id: id } of due) {
+      if (!id.startsWith("task_")) {
+        this.release(id);
+        continue;
+      }
+      const taskId = id.split(":")[0] as string;
+      let verdict: Awaited<ReturnType<TaskObject["holdsReservation"]>>;
+      try {
+        const stub = this.env.TASKS.get(this.env.TASKS.idFromString(taskId.slice("task_".length)));
+        verdict = await stub.holdsReservation(id);
+      } catch {
+        // The task object cannot answer now: ask again later rather than guess.
+        this.sql.exec("UPDATE reservations SET lease_until = ? WHERE task_id = ?", now + LEASE_RETRY_MS, id);
+        continue;
+      }
+      if (verdict.holds === "yes") this.sql.exec("UPDATE reservations SET lease_until = NULL WHERE task_id = ?", id);
+      else if (verdict.holds === "admitting")
+        this.sql.exec("UPDATE reservations SET lease_until = ? WHERE task_id = ?", now + LEASE_RETRY_MS, id);
+      else {
+        this.release(id);
+        if (!verdict.committed) this.sql.exec("DELETE FROM tasks WHERE task_id = ?", taskId);
+      }
+    }
+    const next = this.sql
+      .exec<{ at: number | null }>(
+        "SELECT MIN(lease_until) AS at FROM reservations WHERE status = 'open' AND lease_until IS NOT NULL",
+      )
+      .toArray()[0]?.at;
+    if (next != null) this.wakeAt(next);
   }
 
   /** Keeps `actual` (at most the reservation) and gives back the rest. Idempotent per task. */
@@ -355,7 +407,7 @@ export class AccountObject extends DurableObject<Env> {
     const kept = dec(actual).gt(r.reserved) ? dec(r.reserved) : dec(actual);
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
-        "UPDATE reservations SET status = 'captured', captured_amount = ?, settled_at = ? WHERE task_id = ?",
+        "UPDATE reservations SET status = 'captured', captured_amount = ?, settled_at = ?, lease_until = NULL WHERE task_id = ?",
         fmt(kept),
         new Date().toISOString(),
         taskId,
@@ -372,7 +424,7 @@ export class AccountObject extends DurableObject<Env> {
     if (r?.status !== "open") return r;
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
-        "UPDATE reservations SET status = 'released', settled_at = ? WHERE task_id = ?",
+        "UPDATE reservations SET status = 'released', settled_at = ?, lease_until = NULL WHERE task_id = ?",
         new Date().toISOString(),
         taskId,
       );
@@ -405,10 +457,14 @@ export class AccountObject extends DurableObject<Env> {
 
   // ------------------------------------------------------------------ task index
 
-  indexTask(entry: { task_id: string; created_at: string; status: string; capability: string; model: string }): void {
+  indexTask(entry: TaskIndexEntry): void {
+    this.insertIndex(entry, true);
+  }
+
+  private insertIndex(entry: TaskIndexEntry, update: boolean): void {
     this.sql.exec(
       `INSERT INTO tasks (task_id, created_at, status, capability, model, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (task_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at`,
+       ON CONFLICT (task_id) DO ${update ? "UPDATE SET status = excluded.status, updated_at = excluded.updated_at" : "NOTHING"}`,
       entry.task_id,
       entry.created_at,
       entry.status,
@@ -446,19 +502,18 @@ export class AccountObject extends DurableObject<Env> {
     const last = page[page.length - 1];
     return { task_ids: page.map((r) => r.task_id), has_more: rows.length > q.limit, ...(last ? { last } : {}) };
   }
-
-  /** The secret leaves the object only to sign deliveries. */
-  signingKey(id: string): (SigningKeyView & { secret: string }) | null {
-    return (
-      this.sql
-        .exec<SigningKeyView & { secret: string }>(
-          "SELECT id, secret, status, created_at, retired_at FROM signing_keys WHERE id = ?",
-          id,
-        )
-        .toArray()[0] ?? null
-    );
-  }
 }
+
+export interface TaskIndexEntry {
+  task_id: string;
+  created_at: string;
+  status: string;
+  capability: string;
+  model: string;
+}
+
+/** How long an unconfirmed hold waits for its task object when that object cannot answer. */
+const LEASE_RETRY_MS = 30_000;
 
 export type Settlement = {
   task_id: string;

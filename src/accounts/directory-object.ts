@@ -1,5 +1,17 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import { type Migration, migrate } from "../storage/migrations";
+
+/** The DirectoryObject's schema, one migration per change (docs/storage/directory-object.md). */
+export const DIRECTORY_MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: "pointers",
+    up(sql) {
+      sql.exec("CREATE TABLE IF NOT EXISTS pointers (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at TEXT NOT NULL)");
+    },
+  },
+];
 
 /**
  * Immutable pointers that let a request find its tenant without a global table:
@@ -13,7 +25,7 @@ export class DirectoryObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.sql.exec("CREATE TABLE IF NOT EXISTS pointers (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at TEXT NOT NULL)");
+    void ctx.blockConcurrencyWhile(() => migrate(ctx.storage, DIRECTORY_MIGRATIONS));
   }
 
   /** Writes a pointer once; a second write with another value is refused (returns false). */

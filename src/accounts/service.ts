@@ -5,10 +5,13 @@
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { newId } from "../lib/ids";
-import type { AccountObject, ApiKeyRecord, AuthResult, RateState } from "./account-object";
+import type { AccountObject, ApiKeyRecord, KeyResolution, RateState } from "./account-object";
 import { newTenantId } from "./account-object";
 import { generateApiKey, hashApiKey, type KeyMode, type Permission, parseApiKey } from "./api-keys";
 import { directoryFor } from "./directory-object";
+import { KeyCache } from "./key-cache";
+import { rateCounterFor } from "./rate-counter-object";
+import { RATE_WINDOW_MS, RateLimiter } from "./rate-limit";
 
 const TENANT_ID = /^ten_[0-9a-z]{26}$/;
 
@@ -63,6 +66,13 @@ export async function revokeApiKey(env: Env, keyId: string): Promise<ApiKeyRecor
   return record;
 }
 
+export async function setKeyPermissions(env: Env, keyId: string, permissions: Permission[]): Promise<ApiKeyRecord> {
+  const tenantId = await tenantOfPointer(env, `api-key:${keyId}`);
+  const record = tenantId ? await accountFor(env, tenantId).setKeyPermissions(keyId, permissions) : null;
+  if (!record) throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+  return record;
+}
+
 export async function createSigningKey(env: Env, tenantId: string) {
   await getTenantOr404(env, tenantId);
   const id = newId("whk");
@@ -108,11 +118,20 @@ export function rateHeaders(rate: RateState): Record<string, string> {
   };
 }
 
+const keys = new KeyCache();
+const limiter = new RateLimiter();
+
 /**
- * Resolves `Authorization: Bearer sk_<region>_<secret>` to a caller. The region is checked
- * before any lookup; key status and tenant status are read fresh on every request.
+ * Resolves `Authorization: Bearer sk_<region>_<mode>_<secret>` to a caller. The region is checked
+ * before any lookup; what the key stands for comes from the isolate's key cache (at most
+ * MAX_AGE_MS old), and the key's rate window from the limiter, so that in the steady state a
+ * request meets no Durable Object here.
  */
-export async function authenticate(env: Env, authorization: string | undefined): Promise<Caller> {
+export async function authenticate(
+  env: Env,
+  authorization: string | undefined,
+  background: (p: Promise<unknown>) => void,
+): Promise<Caller> {
   const match = authorization ? /^Bearer[ ]+(\S+)[ ]*$/i.exec(authorization) : null;
   const parsed = match ? parseApiKey(match[1] as string) : null;
   if (!match || !parsed) {
@@ -128,8 +147,39 @@ export async function authenticate(env: Env, authorization: string | undefined):
       { details: { key_region: parsed.region, endpoint_region: env.REGION } },
     );
   }
-  const token = match[1] as string;
-  const keyHash = await hashApiKey(token);
+  const keyHash = await hashApiKey(match[1] as string);
+  const resolved = await keys.resolve(keyHash, () => resolveKey(env, keyHash), background);
+  if (!resolved.ok) {
+    throw resolved.code === "tenant_disabled"
+      ? new ApiError("tenant_disabled", "The tenant of this key is disabled.")
+      : new ApiError("invalid_api_key", "The API key is not valid.");
+  }
+  const limit = resolved.rate_limit_per_minute ?? defaultRateLimit(env);
+  let rate: RateState | null = null;
+  if (limit > 0) {
+    const keyId = resolved.key_id;
+    const { allowed, ...state } = await limiter.check(keyId, limit, () => rateCounterFor(env, keyId), background);
+    if (!allowed) {
+      throw new ApiError("rate_limited", `This key made ${state.limit} requests this minute; retry after ${state.reset} s.`, {
+        retryAfter: state.reset,
+        headers: rateHeaders(state),
+        details: { limit: state.limit, window_seconds: RATE_WINDOW_MS / 1000 },
+      });
+    }
+    rate = state;
+  }
+  return {
+    tenant_id: resolved.tenant_id,
+    key_id: resolved.key_id,
+    permissions: resolved.permissions,
+    region: parsed.region,
+    mode: parsed.mode,
+    rate,
+  };
+}
+
+/** The directory's pointer (immutable, cached for good), then the account's answer. */
+async function resolveKey(env: Env, keyHash: string): Promise<KeyResolution> {
   const pointerName = `api-key-hash:${keyHash}`;
   let pointer = pointerCache.get(pointerName) ?? null;
   if (!pointer) {
@@ -139,31 +189,7 @@ export async function authenticate(env: Env, authorization: string | undefined):
       pointerCache.set(pointerName, pointer);
     }
   }
-  if (!pointer) throw new ApiError("invalid_api_key", "The API key is not valid.");
+  if (!pointer) return { ok: false, code: "invalid_api_key" };
   const [tenantId, keyId] = pointer.split(" ") as [string, string];
-  const result: AuthResult = await accountFor(env, tenantId).authenticate(keyId, keyHash, defaultRateLimit(env));
-  if (!result.ok) {
-    if (result.code === "rate_limited") {
-      throw new ApiError(
-        "rate_limited",
-        `This key made ${result.rate.limit} requests this minute; retry after ${result.rate.reset} s.`,
-        {
-          retryAfter: result.rate.reset,
-          headers: rateHeaders(result.rate),
-          details: { limit: result.rate.limit, window_seconds: 60 },
-        },
-      );
-    }
-    throw result.code === "tenant_disabled"
-      ? new ApiError("tenant_disabled", "The tenant of this key is disabled.")
-      : new ApiError("invalid_api_key", "The API key is not valid.");
-  }
-  return {
-    tenant_id: result.tenant_id,
-    key_id: result.key_id,
-    permissions: result.permissions,
-    region: parsed.region,
-    mode: parsed.mode,
-    rate: result.rate,
-  };
+  return accountFor(env, tenantId).resolveKey(keyId, keyHash);
 }

@@ -1,24 +1,63 @@
 /**
- * Credits of one chat call on the tenant's ledger: a reservation before the upstream is called,
- * then exactly one settlement — capture of what was used, or release of everything.
+ * Credits of one chat call on the tenant's ledger: a hold before (or while) the upstream is
+ * called, then exactly one settlement — capture of what was used, or release of everything —
+ * made after the client has its last byte.
+ *
+ * The hold is awaited before the upstream call only when this isolate cannot tell that the
+ * balance covers it: the first call of a tenant here, or a balance, as last heard (at most
+ * BALANCE_VIEW_MS ago), that does not cover twice the estimate on top of this isolate's other
+ * calls in flight. Otherwise it is made alongside the upstream call. A hold refused meanwhile
+ * (other isolates spent the balance) cuts a stream short with `insufficient_balance`, and the call
+ * is charged what the balance still covers: the ledger never goes negative, and what the service
+ * may absorb is bounded by the estimates admitted on a view at most BALANCE_VIEW_MS old
+ * (docs/scaling.md). Holds carry a lease (CHAT_LEASE_MS): one whose isolate died before settling
+ * is given back by the account's alarm.
  */
 import type { Settlement } from "../accounts/account-object";
 import { accountFor } from "../accounts/service";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
-import { dec, fmt } from "../lib/decimal";
+import { type Decimal, dec, fmt } from "../lib/decimal";
 import { randomToken } from "../lib/ids";
 
 export interface ChatCharge {
   readonly reservationId: string;
   readonly reserved: string;
+  /** Settles when the hold is in place; rejects with insufficient_balance or tenant_disabled. */
+  readonly held: Promise<void>;
   /** Charges `amount`; returns what was charged. Later calls return the first outcome. */
   capture(amount: string): Promise<string>;
+  /** What `capture(amount)` charges when the hold stands, known without asking the account. */
+  expectedCharge(amount: string): string | null;
   /** Gives everything back, unless already settled. */
   release(): Promise<void>;
 }
 
 const ATTEMPTS = 3;
+/** How long a balance heard from the account is trusted for admitting alongside the upstream call. */
+export const BALANCE_VIEW_MS = 5_000;
+/** A chat hold not settled within this time is given back by the account (its isolate died). */
+export const CHAT_LEASE_MS = 15 * 60_000;
+
+/** Per isolate: each tenant's balance as last heard, and the holds of its calls in flight here. */
+const views = new Map<string, { balance: Decimal; at: number; inFlight: Decimal }>();
+const VIEWS_MAX = 10_000;
+
+function view(tenantId: string) {
+  let v = views.get(tenantId);
+  if (!v) {
+    if (views.size >= VIEWS_MAX) views.clear();
+    v = { balance: dec(0), at: 0, inFlight: dec(0) };
+    views.set(tenantId, v);
+  }
+  return v;
+}
+
+function heard(tenantId: string, balance: string) {
+  const v = view(tenantId);
+  v.balance = dec(balance);
+  v.at = Date.now();
+}
 
 /** Ledger calls are idempotent per reservation, so a failed call is simply repeated. */
 async function settleWithRetries(run: () => Promise<Settlement | null>): Promise<Settlement | null> {
@@ -31,28 +70,24 @@ async function settleWithRetries(run: () => Promise<Settlement | null>): Promise
       await new Promise((r) => setTimeout(r, 50 * 2 ** i));
     }
   }
-  throw new ApiError("billing_failed", "The charge for this completion could not be recorded; retry the request.", {
+  throw new ApiError("billing_failed", "The charge for this completion could not be recorded.", {
     details: { reason: String(last) },
   });
 }
 
 type Account = ReturnType<typeof accountFor>;
 
-/**
- * The reservation is an estimate (the prompt's tokens are guessed from its characters), so the
- * usage can come to more. The excess is charged under its own ledger entry, as far as the
- * balance goes, rather than silently dropped.
- */
-async function chargeExcess(account: Account, id: string, excess: string): Promise<string> {
+/** Charges `amount` under its own ledger entry, as far as the balance goes (never below zero). */
+async function chargeAsFarAsBalance(account: Account, id: string, amount: string): Promise<string> {
   let held = await settleWithRetries(async () => {
-    const r = await account.reserve(id, excess);
+    const r = await account.reserve(id, amount);
     return r.ok ? r.settlement : null;
   });
   if (!held) {
     const balance = dec((await account.get())?.balance ?? "0");
     if (balance.lte(0)) return "0";
     held = await settleWithRetries(async () => {
-      const r = await account.reserve(id, fmt(balance.lt(excess) ? balance : dec(excess)));
+      const r = await account.reserve(id, fmt(balance.lt(amount) ? balance : dec(amount)));
       return r.ok ? r.settlement : null;
     });
     if (!held) return "0";
@@ -61,39 +96,74 @@ async function chargeExcess(account: Account, id: string, excess: string): Promi
   return captured?.captured ?? "0";
 }
 
-/** 402 before anything is sent upstream when the balance cannot cover the estimate. */
+function refusal(result: { code: "insufficient_balance" | "tenant_disabled"; balance: string; required: string }): ApiError {
+  if (result.code === "tenant_disabled") return new ApiError("tenant_disabled", "The tenant of this key is disabled.");
+  return new ApiError(
+    "insufficient_balance",
+    `This request may cost up to ${result.required} credits; the balance is ${result.balance}.`,
+    { details: { required_credits: result.required, balance_credits: result.balance } },
+  );
+}
+
+/** 402 before anything is sent upstream when the balance is known not to cover the estimate. */
 export async function reserveChat(env: Env, tenantId: string, requestId: string, amount: string): Promise<ChatCharge> {
   const account = accountFor(env, tenantId);
   const reservationId = `chat_${requestId}_${randomToken(8)}`;
-  const result = await account.reserve(reservationId, amount);
-  if (!result.ok) {
-    if (result.code === "tenant_disabled") throw new ApiError("tenant_disabled", "The tenant of this key is disabled.");
-    throw new ApiError(
-      "insufficient_balance",
-      `This request may cost up to ${result.required} credits; the balance is ${result.balance}.`,
-      {
-        details: { required_credits: result.required, balance_credits: result.balance },
-      },
-    );
-  }
+  const v = view(tenantId);
+  const covered = Date.now() - v.at < BALANCE_VIEW_MS && v.balance.minus(v.inFlight).minus(dec(amount).times(2)).gte(0);
+  v.inFlight = v.inFlight.plus(amount);
+  let standing: boolean | null = null;
+  const held = (async () => {
+    try {
+      const result = await account.reserve(reservationId, amount, { lease_ms: CHAT_LEASE_MS });
+      heard(tenantId, result.balance);
+      if (!result.ok) {
+        standing = false;
+        throw refusal(result);
+      }
+      standing = true;
+    } catch (e) {
+      standing ??= false;
+      throw e;
+    } finally {
+      v.inFlight = v.inFlight.minus(amount);
+    }
+  })();
+  held.catch(() => {});
+  if (!covered) await held;
+
   let outcome: Promise<string> | null = null;
-  const reserved = result.settlement.reserved;
-  return {
+  const charge: ChatCharge = {
     reservationId,
-    reserved,
-    capture(amount) {
+    reserved: fmt(dec(amount)),
+    held,
+    expectedCharge(used) {
+      return standing !== false && dec(used).lte(amount) ? fmt(dec(used)) : null;
+    },
+    capture(used) {
       outcome ??= (async () => {
-        const excess = dec(amount).minus(reserved);
-        const kept = await settleWithRetries(() => account.capture(reservationId, excess.gt(0) ? reserved : amount));
+        const stood = await held.then(
+          () => true,
+          () => false,
+        );
+        if (!stood) return chargeAsFarAsBalance(account, `${reservationId}_unheld`, used);
+        const excess = dec(used).minus(amount);
+        const kept = await settleWithRetries(() => account.capture(reservationId, excess.gt(0) ? amount : used));
+        // A hold whose lease ran out (a very long call) was given back: charge anew.
+        if (kept?.status === "released") return chargeAsFarAsBalance(account, `${reservationId}_late`, used);
         if (!excess.gt(0)) return kept?.captured ?? "0";
-        const extra = await chargeExcess(account, `${reservationId}_excess`, fmt(excess));
+        const extra = await chargeAsFarAsBalance(account, `${reservationId}_excess`, fmt(excess));
         return fmt(dec(kept?.captured ?? "0").plus(extra));
       })();
       return outcome;
     },
     async release() {
-      outcome ??= settleWithRetries(() => account.release(reservationId)).then(() => "0");
+      outcome ??= held.then(
+        () => settleWithRetries(() => account.release(reservationId)).then(() => "0"),
+        () => "0",
+      );
       await outcome;
     },
   };
+  return charge;
 }

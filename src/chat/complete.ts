@@ -11,7 +11,7 @@ import { randomToken } from "../lib/ids";
 import { type ChatRoute, chatRoutesFor, completeOnRoutes } from "../providers/chat";
 import type { ChatObject, ChatUpstreamResult } from "../providers/chat-upstream";
 import { liveProviders } from "../providers/routing";
-import { type ChatCharge, reserveChat } from "./billing";
+import { reserveChat } from "./billing";
 import { estimateCredits, estimatePromptTokens, tokenPrices, usageCredits } from "./pricing";
 import { ChatRelay } from "./relay";
 import type { ChatCompletionRequest } from "./schema";
@@ -35,16 +35,16 @@ function prices(mode: KeyMode, selection: ChatSelection, route: ChatRoute, promp
   return tokenPrices(route.pricing ? { ...selection.card, pricing: route.pricing } : selection.card, promptTokens);
 }
 
-/** What the relay's usage costs on the card, captured against the reservation. */
-function charge(
-  mode: KeyMode,
-  selection: ChatSelection,
-  route: ChatRoute,
-  relay: ChatRelay,
-  ledger: ChatCharge,
-): Promise<string> {
+/** What the relay's usage costs on the card. */
+function cost(mode: KeyMode, selection: ChatSelection, route: ChatRoute, relay: ChatRelay): string {
   const usage = relay.used();
-  return ledger.capture(usageCredits(prices(mode, selection, route, usage.prompt_tokens), usage));
+  return usageCredits(prices(mode, selection, route, usage.prompt_tokens), usage);
+}
+
+/** A settlement that failed after the client had its answer: logged (the hold's lease gives it back). */
+function logBilling(requestId: string) {
+  return (e: unknown) =>
+    console.error(JSON.stringify({ level: "error", request_id: requestId, message: `chat settlement failed: ${String(e)}` }));
 }
 
 export async function chatCompletion(
@@ -93,7 +93,11 @@ export async function chatCompletion(
       ));
       if (!result.stream) {
         const completion = relay.completion(result.completion);
-        const charged = await charge(call.mode, selection, served, relay, ledger);
+        const amount = cost(call.mode, selection, served, relay);
+        // The charge is known here in the usual case (within the hold): capture after answering.
+        const expected = ledger.expectedCharge(amount);
+        const charged = expected ?? (await ledger.capture(amount));
+        if (expected !== null) call.waitUntil(ledger.capture(amount).catch(logBilling(call.requestId)));
         return Response.json(completion, { headers: { ...deprecated, "X-Credits-Charged": charged } });
       }
       // Failures up to the first forwardable chunk are still answered as JSON errors.
@@ -105,7 +109,7 @@ export async function chatCompletion(
       }
     } catch (e) {
       abort.abort();
-      await ledger.release();
+      call.waitUntil(ledger.release().catch(logBilling(call.requestId)));
       throw e;
     }
     const body = eventStream({
@@ -116,10 +120,11 @@ export async function chatCompletion(
       requestId: call.requestId,
       abort,
       waitUntil: call.waitUntil,
+      held: ledger.held,
       settlement: {
-        complete: () => charge(call.mode, selection, served, relay, ledger).then(() => {}),
+        complete: () => ledger.capture(cost(call.mode, selection, served, relay)).then(() => {}),
         cutShort: () =>
-          relay.hasDelivered ? charge(call.mode, selection, served, relay, ledger).then(() => {}) : ledger.release(),
+          relay.hasDelivered ? ledger.capture(cost(call.mode, selection, served, relay)).then(() => {}) : ledger.release(),
       },
     });
     return new Response(body, {

@@ -1,7 +1,7 @@
 /**
  * The event stream sent to the client. Each upstream chunk is written as soon as it arrives (the
- * client's reads pull the upstream, so nothing piles up here). The end is, in order: the charge,
- * the usage chunk when asked for, `[DONE]`. A failure after the first byte becomes one
+ * client's reads pull the upstream, so nothing piles up here). The end is the usage chunk when
+ * asked for, then `[DONE]`; the charge is settled after the client has it. A failure after the first byte becomes one
  * `data: {"error": …}` event before `[DONE]`; a client that goes away aborts the upstream call.
  */
 import { ApiError, errorEnvelope } from "../errors/api-error";
@@ -23,6 +23,8 @@ export interface StreamOptions {
   includeUsage: boolean;
   requestId: string;
   abort: AbortController;
+  /** The credit hold; a refusal while streaming cuts the stream short. */
+  held: Promise<void>;
   settlement: StreamSettlement;
   /** Keeps settlement running after the client has gone. */
   waitUntil(promise: Promise<unknown>): void;
@@ -41,18 +43,15 @@ export function eventStream(o: StreamOptions): ReadableStream<Uint8Array> {
   let ended = false;
   let created = Math.floor(Date.now() / 1000);
 
-  async function finish(controller: ReadableStreamDefaultController<Uint8Array>) {
+  /** The client gets its last byte first; the charge is settled after (kept alive by waitUntil). */
+  function finish(controller: ReadableStreamDefaultController<Uint8Array>) {
     ended = true;
-    try {
-      await kept(o, o.settlement.complete());
-      if (o.includeUsage) controller.enqueue(event(o.relay.usageChunk(created)));
-    } catch (e) {
-      const api =
-        e instanceof ApiError ? e : new ApiError("billing_failed", "The charge for this completion could not be recorded.");
-      controller.enqueue(event(errorEnvelope(api, o.requestId)));
-    }
+    if (o.includeUsage) controller.enqueue(event(o.relay.usageChunk(created)));
     controller.enqueue(event("[DONE]"));
     controller.close();
+    kept(o, o.settlement.complete()).catch((e) =>
+      console.error(JSON.stringify({ level: "error", request_id: o.requestId, message: `chat settlement failed: ${String(e)}` })),
+    );
   }
 
   async function fail(controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) {
@@ -61,15 +60,22 @@ export function eventStream(o: StreamOptions): ReadableStream<Uint8Array> {
     const api = error instanceof ApiError ? error : new ApiError("model_request_failed", "The model stream failed unexpectedly.");
     if (!(error instanceof ApiError))
       console.error(JSON.stringify({ level: "error", request_id: o.requestId, message: String(error) }));
-    controller.enqueue(event(errorEnvelope(api, o.requestId)));
+    try {
+      controller.enqueue(event(errorEnvelope(api, o.requestId)));
+      controller.enqueue(event("[DONE]"));
+      controller.close();
+    } catch {
+      // The client has gone already.
+    }
     await kept(o, o.settlement.cutShort()).catch(() => {});
-    controller.enqueue(event("[DONE]"));
-    controller.close();
   }
 
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
+        o.held.catch((e) => {
+          if (!ended) void fail(controller, e);
+        });
         if (o.first) {
           if (typeof o.first.created === "number") created = o.first.created;
           controller.enqueue(event(o.first));
@@ -81,7 +87,7 @@ export function eventStream(o: StreamOptions): ReadableStream<Uint8Array> {
           for (;;) {
             const next = await o.chunks.next();
             if (ended) return;
-            if (next.done) return await finish(controller);
+            if (next.done) return finish(controller);
             const out = o.relay.chunk(next.value);
             if (out) {
               controller.enqueue(event(out));

@@ -66,7 +66,7 @@ async function checkCallback(ctx: AdmissionContext, body: CommonFields): Promise
     });
   }
   if (body.callback_signing_key_id !== undefined) {
-    const key = await accountFor(ctx.env, ctx.caller.tenant_id).signingKey(body.callback_signing_key_id);
+    const key = await accountFor(ctx.env, ctx.caller.tenant_id).signingKeyState(body.callback_signing_key_id);
     if (!key) {
       throw new ApiError(
         "callback_signing_key_not_found",

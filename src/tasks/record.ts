@@ -120,6 +120,8 @@ export interface TaskRecord
     | "origin"
     | "request_id"
   > {
+  /** The shape's version (src/tasks/record-versions.ts). */
+  record_version: number;
   task_id: string;
   status: TaskStatus;
   step: Step;
@@ -128,7 +130,7 @@ export interface TaskRecord
   error: TaskError | null;
   usage: Usage;
   billing: { reserved: string; captured: string; refunded: string; settled: boolean };
-  /** The ledger entry this task holds: `<task_id>:<admission epoch>`. */
+  /** The ledger entry this task holds: `<task_id>:<request hash prefix>:<generation>` (`<task_id>:<epoch>` before). */
   reservation_id: string;
   /** The outcome decided before settlement; the status shows it once the ledger agrees. */
   pending_outcome: { status: "succeeded" | "failed" | "canceled"; error?: TaskError } | null;

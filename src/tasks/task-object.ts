@@ -24,10 +24,15 @@ import {
   type ProviderResult,
   SAFETY_CODES,
 } from "../providers/types";
+import { migrate } from "../storage/migrations";
 import { type Envelope, emptyUsage, envelope, type TaskPlan, type TaskRecord, TERMINAL } from "./record";
+import { RECORD_VERSION, upgradeRecord } from "./record-versions";
+import { TASK_MIGRATIONS } from "./task-schema";
 
-/** How long a crashed admission keeps its Idempotency-Key before another request may take it. */
+/** How long an admission's hold on credits lasts unless the task commits (the account then keeps it). */
 export const ADMISSION_LEASE_MS = 30_000;
+/** Fresh holds tried when earlier ones of the same request were already given back. */
+const RESERVE_GENERATIONS = 5;
 const POLL_DELAYS_MS = [250, 500, 1000, 2000, 3000, 5000, 10000, 15000];
 const FETCH_ATTEMPTS = 3;
 const FETCH_RETRY_MS = 1000;
@@ -71,20 +76,14 @@ export const CRASH_POINTS = ["reserve", "submit", "store", "capture", "callback"
 export class TaskObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   readonly taskId: string;
+  /** The admission under way in this object's memory (a crash forgets it, which is what it means). */
+  private admitting: { request_hash: string; reservation_id: string | null } | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.taskId = `task_${ctx.id.toString()}`;
-    this.sql.exec(`
-      CREATE TABLE IF NOT EXISTS admission (
-        id INTEGER PRIMARY KEY CHECK (id = 1), tenant_id TEXT NOT NULL, request_hash TEXT NOT NULL,
-        state TEXT NOT NULL, lease_until INTEGER NOT NULL, epoch INTEGER NOT NULL DEFAULT 1);
-      CREATE TABLE IF NOT EXISTS drills (point TEXT PRIMARY KEY, at TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS task (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS events (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, kind TEXT NOT NULL, detail TEXT);
-    `);
+    void ctx.blockConcurrencyWhile(() => migrate(ctx.storage, TASK_MIGRATIONS));
   }
 
   // ---------------------------------------------------------------- storage
@@ -97,7 +96,7 @@ export class TaskObject extends DurableObject<Env> {
 
   private load(): TaskRecord | null {
     const row = this.sql.exec<{ record: string }>("SELECT record FROM task WHERE id = 1").toArray()[0];
-    return row ? withDefaults(JSON.parse(row.record) as TaskRecord) : null;
+    return row ? upgradeRecord(JSON.parse(row.record)) : null;
   }
 
   private save(rec: TaskRecord): void {
@@ -132,8 +131,13 @@ export class TaskObject extends DurableObject<Env> {
       : { kind: "conflict" };
   }
 
+  /**
+   * Admission, in two writes: the tenant's account holds the credits (and lists the task) under a
+   * short lease, then this object stores the task. A crash between the two leaves only the hold,
+   * which the client's retry adopts (same reservation id) or the account's alarm gives back when
+   * the lease runs out and this object says it never committed (holdsReservation).
+   */
   async create(input: { request_hash: string; plan: TaskPlan }): Promise<CreateResult> {
-    const { plan } = input;
     const now = Date.now();
     const adm = this.admission();
     if (adm) {
@@ -141,39 +145,56 @@ export class TaskObject extends DurableObject<Env> {
         if (adm.request_hash !== input.request_hash) return { kind: "conflict" };
         return { kind: "replay", envelope: envelope(this.load() as TaskRecord) };
       }
+      // An admission row written by an earlier version of this object, still within its lease.
       if (adm.lease_until > now) return adm.request_hash === input.request_hash ? { kind: "in_progress" } : { kind: "conflict" };
+      await this.abandonAdmission();
     }
-    // A crashed admission of the same request keeps its reservation for the retry to adopt.
-    const epoch = adm && adm.request_hash === input.request_hash ? adm.epoch : (adm?.epoch ?? 0) + 1;
-    if (adm && adm.request_hash !== input.request_hash) await this.abandonAdmission();
-    this.sql.exec(
-      "INSERT OR REPLACE INTO admission (id, tenant_id, request_hash, state, lease_until, epoch) VALUES (1, ?, ?, 'admitting', ?, ?)",
-      plan.tenant_id,
-      input.request_hash,
-      now + ADMISSION_LEASE_MS,
-      epoch,
-    );
-    // Should this object die before committing, its alarm gives the reservation back.
-    await this.ctx.storage.setAlarm(now + ADMISSION_LEASE_MS);
+    if (this.admitting)
+      return this.admitting.request_hash === input.request_hash ? { kind: "in_progress" } : { kind: "conflict" };
+    const admitting: { request_hash: string; reservation_id: string | null } = {
+      request_hash: input.request_hash,
+      reservation_id: null,
+    };
+    this.admitting = admitting;
+    try {
+      return await this.admit(input, admitting, now);
+    } finally {
+      this.admitting = null;
+    }
+  }
 
+  private async admit(
+    input: { request_hash: string; plan: TaskPlan },
+    admitting: { reservation_id: string | null },
+    now: number,
+  ): Promise<CreateResult> {
+    const { plan } = input;
     const account = accountFor(this.env, plan.tenant_id);
-    const reservationId = `${this.taskId}:${epoch}`;
-    let reserved = await account.reserve(reservationId, plan.estimate);
-    if (reserved.ok && reserved.settlement.status !== "open") {
-      // That reservation was already given back (the alarm cleaned up): hold a fresh one.
-      this.sql.exec("UPDATE admission SET epoch = ? WHERE id = 1", epoch + 1);
-      reserved = await account.reserve(`${this.taskId}:${epoch + 1}`, plan.estimate);
+    const index = {
+      task_id: this.taskId,
+      created_at: new Date(now).toISOString(),
+      status: "queued",
+      capability: plan.capability,
+      model: plan.resolved_model,
+    };
+    // The hold is named by this task and this body, so only a retry of the same request adopts it;
+    // one the account already gave back (lease over) is followed by a fresh one.
+    let reserved: Awaited<ReturnType<typeof account.reserve>> | null = null;
+    for (let n = 1; n <= RESERVE_GENERATIONS; n++) {
+      admitting.reservation_id = `${this.taskId}:${input.request_hash.slice(0, 16)}:${n}`;
+      reserved = await account.reserve(admitting.reservation_id, plan.estimate, { lease_ms: ADMISSION_LEASE_MS, index });
+      if (!reserved.ok || reserved.settlement.status === "open") break;
     }
-    if (!reserved.ok) {
-      this.sql.exec("DELETE FROM admission");
-      await this.ctx.storage.deleteAlarm();
-      return { kind: "refused", code: reserved.code, balance: reserved.balance, required: reserved.required };
+    if (!reserved?.ok) {
+      if (reserved) return { kind: "refused", code: reserved.code, balance: reserved.balance, required: reserved.required };
+      throw new Error("no reservation could be held");
     }
-    this.event("reserve", { amount: plan.estimate, reservation_id: reserved.settlement.task_id });
+    if (reserved.settlement.status !== "open") throw new Error("every reservation generation was already settled");
     await this.drillBeforeCommit(plan, "reserve");
 
     const created = new Date(now);
     const rec: TaskRecord = {
+      record_version: RECORD_VERSION,
       task_id: this.taskId,
       tenant_id: plan.tenant_id,
       capability: plan.capability,
@@ -231,11 +252,27 @@ export class TaskObject extends DurableObject<Env> {
     };
     this.ctx.storage.transactionSync(() => {
       this.save(rec);
-      this.sql.exec("UPDATE admission SET state = 'committed' WHERE id = 1");
+      this.sql.exec(
+        "INSERT OR REPLACE INTO admission (id, tenant_id, request_hash, state, lease_until, epoch) VALUES (1, ?, ?, 'committed', 0, 1)",
+        plan.tenant_id,
+        input.request_hash,
+      );
+      this.event("reserve", { amount: plan.estimate, reservation_id: reserved.settlement.task_id });
     });
     await this.ctx.storage.setAlarm(Date.now());
-    await this.index(rec);
     return { kind: "created", envelope: envelope(rec) };
+  }
+
+  /**
+   * The account asks, when an admission hold's lease runs out: `yes` when the committed task holds
+   * it, `admitting` while an admission with it is still under way here, else `no` (and whether a
+   * task was committed at all, under another hold).
+   */
+  holdsReservation(reservationId: string): { holds: "yes" | "admitting" | "no"; committed: boolean } {
+    if (this.admitting?.reservation_id === reservationId) return { holds: "admitting", committed: false };
+    const rec = this.load();
+    if (!rec) return { holds: "no", committed: false };
+    return { holds: rec.reservation_id === reservationId ? "yes" : "no", committed: true };
   }
 
   private async abandonAdmission(): Promise<void> {
@@ -803,19 +840,6 @@ export class TaskObject extends DurableObject<Env> {
 /** The envelope a callback carries is the final envelope; its own callback state shows the attempt. */
 function envelopeForCallback(rec: TaskRecord): Envelope {
   return envelope(rec);
-}
-
-/** Records stored before routes and key modes existed: one route, live, nothing tried yet. */
-function withDefaults(rec: TaskRecord): TaskRecord {
-  rec.routes ??= [rec.route];
-  rec.mode ??= "live";
-  rec.route_index ??= 0;
-  rec.submit_attempts ??= 0;
-  rec.submitting ??= null;
-  rec.route_uncertain ??= false;
-  rec.route_failures ??= [];
-  rec.malformed_polls ??= 0;
-  return rec;
 }
 
 function backoff(attempt: number): number {

@@ -37,9 +37,15 @@ export async function ledger(tenantId: string) {
   };
 }
 
-/** Totals equal the rows, nothing is left reserved; returns the ledger. */
+/**
+ * Totals equal the rows, nothing is left reserved; returns the ledger. A call is settled just
+ * after the client has its last byte, so this waits (briefly) for the settlement to land.
+ */
 export async function expectSettled(tenantId: string) {
-  const l = await ledger(tenantId);
+  const l = await waitUntil(
+    () => ledger(tenantId),
+    (x) => x.open_reservations === 0,
+  );
   expect(l.recomputed).toEqual(l.totals);
   expect(l.open_reservations).toBe(0);
   expect(l.totals.reserved).toBe("0");

@@ -1,7 +1,7 @@
 import type OpenAI from "openai";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, expectError, newTenant, type TestTenant } from "../helpers/api";
-import { expectedCredits, expectSettled, LUNA, ledger, minus, openai } from "./helpers";
+import { expectedCredits, expectSettled, LUNA, minus, openai } from "./helpers";
 
 let t: TestTenant;
 let client: OpenAI;
@@ -25,7 +25,7 @@ const weatherTool: OpenAI.ChatCompletionTool = {
 
 describe("chat completion on the sandbox model", () => {
   it("auto answers with the lowest-ranked live chat model, deterministically, and charges the usage", async () => {
-    const before = (await ledger(t.tenant_id)).balance;
+    const before = (await expectSettled(t.tenant_id)).balance;
     const params = { model: "auto", messages: [{ role: "user" as const, content: "Hello there" }], max_tokens: 200 };
     const { data, response } = await client.chat.completions.create(params).withResponse();
     expect(data.object).toBe("chat.completion");
@@ -55,7 +55,7 @@ describe("chat completion on the sandbox model", () => {
   it("streams chunks, then the usage chunk when asked, and charges the same usage", async () => {
     const messages = [{ role: "user" as const, content: "Stream this please" }];
     const whole = await client.chat.completions.create({ model: "gpt-6-luna", messages });
-    const mid = (await ledger(t.tenant_id)).balance;
+    const mid = (await expectSettled(t.tenant_id)).balance;
     const stream = await client.chat.completions.create({
       model: "gpt-6-luna",
       messages,
@@ -300,7 +300,7 @@ describe("chat completion refusals", () => {
   });
 
   it("422 context_length_exceeded before anything is reserved when the prompt cannot fit", async () => {
-    const before = await ledger(t.tenant_id);
+    const before = await expectSettled(t.tenant_id);
     const huge = "界".repeat(1_050_001);
     const e = expectError(
       await post({ model: "gpt-6-luna", messages: [{ role: "user", content: huge }] }),
@@ -309,7 +309,7 @@ describe("chat completion refusals", () => {
       "/messages",
     );
     expect(e.details.candidate_failures[0].supported.context_window).toBe(1_050_000);
-    expect((await ledger(t.tenant_id)).balance).toBe(before.balance);
+    expect((await expectSettled(t.tenant_id)).balance).toBe(before.balance);
   });
 
   it("402 insufficient_balance when the balance cannot cover the most the request may cost; nothing is held", async () => {

@@ -77,7 +77,7 @@ describe("OpenAI-compatible upstream", () => {
 
   it("charges cached and reasoning tokens at their own prices, exactly", async () => {
     // The fake reports more prompt tokens than the short message suggests: the excess is charged too.
-    const before = (await ledger(t.tenant_id)).balance;
+    const before = (await expectSettled(t.tenant_id)).balance;
     const behaviour = { prompt_tokens: 1200, cached_tokens: 700, reasoning_tokens: 33 };
     const { data, response } = await client.chat.completions.create(params(uniqueTag("usage"), behaviour)).withResponse();
     expect(data.usage).toEqual({
@@ -107,7 +107,7 @@ describe("OpenAI-compatible upstream", () => {
   });
 
   it("streams chunks as the upstream sends them, with the usage chunk last, and charges it", async () => {
-    const before = (await ledger(t.tenant_id)).balance;
+    const before = (await expectSettled(t.tenant_id)).balance;
     const tag = uniqueTag("stream");
     const behaviour = { prompt_tokens: 300, cached_tokens: 100, reasoning_tokens: 5, interval_ms: 30 };
     const started = Date.now();
@@ -138,7 +138,7 @@ describe("OpenAI-compatible upstream", () => {
   });
 
   it("asks the upstream for usage even when the client does not, and still charges it", async () => {
-    const before = (await ledger(t.tenant_id)).balance;
+    const before = (await expectSettled(t.tenant_id)).balance;
     const tag = uniqueTag("nousage");
     const stream = await client.chat.completions.create(streaming(params(tag, { prompt_tokens: 50 }), false));
     const chunks: OpenAI.ChatCompletionChunk[] = [];
@@ -189,7 +189,7 @@ describe("retries before the first byte", () => {
   });
 
   it("still 429 after the retries: 429 model_rate_limited with Retry-After; nothing charged", async () => {
-    const before = (await ledger(t.tenant_id)).balance;
+    const before = (await expectSettled(t.tenant_id)).balance;
     const tag = uniqueTag("429-always");
     const f = await failure(() =>
       client.chat.completions.create(params(tag, { scenario: "status", status: 429, retry_after: "0" })),
@@ -241,7 +241,7 @@ describe("retries before the first byte", () => {
 
 describe("upstream failures in the spec's vocabulary", () => {
   it("no answer within the timeout: 504 model_timeout, not retried; nothing charged", async () => {
-    const before = (await ledger(t.tenant_id)).balance;
+    const before = (await expectSettled(t.tenant_id)).balance;
     const tag = uniqueTag("hang");
     const e = expectError(await post(params(tag, { scenario: "hang", delay_ms: 10_000 })), 504, "model_timeout");
     expect(e.retryable).toBe(true);
@@ -264,7 +264,7 @@ describe("upstream failures in the spec's vocabulary", () => {
   });
 
   it("finish_reason content_filter: 502 content_filtered; nothing charged", async () => {
-    const before = (await ledger(t.tenant_id)).balance;
+    const before = (await expectSettled(t.tenant_id)).balance;
     const e = expectError(await post(params(uniqueTag("cf"), { scenario: "content_filter" })), 502, "content_filtered");
     expect(e.retryable).toBe(false);
     expect((await expectSettled(t.tenant_id)).balance).toBe(before);
@@ -293,7 +293,7 @@ describe("failures after streaming has started", () => {
   }
 
   it("a safety stop mid-stream ends with an error event; the delivered part is charged", async () => {
-    const before = (await ledger(t.tenant_id)).balance;
+    const before = (await expectSettled(t.tenant_id)).balance;
     const stream = await client.chat.completions.create(
       streaming(params(uniqueTag("cf-stream"), { scenario: "content_filter" })),
     );
@@ -334,7 +334,7 @@ describe("failures after streaming has started", () => {
   });
 
   it("a client that disconnects mid-stream aborts the upstream call and is charged only what it received", async () => {
-    const before = (await ledger(t.tenant_id)).balance;
+    const before = (await expectSettled(t.tenant_id)).balance;
     const tag = uniqueTag("disconnect");
     const long = Array.from({ length: 60 }, (_, i) => `word${i}`).join(" ");
     const stream = await client.chat.completions.create(

@@ -46,7 +46,10 @@ describe("chat routes", () => {
     const res = await call("/v1/chat/completions", { key: t.api_key, body: ask(tag, "#fake:down") });
     expect(res.status).toBe(503);
     expect(res.json.error).toMatchObject({ code: "model_unavailable", retryable: true });
-    expect(((await ledger(t.tenant_id)) as any).totals).toMatchObject({ captured: "0", reserved: "0" });
+    // The hold is given back just after the answer.
+    await expect
+      .poll(async () => ((await ledger(t.tenant_id)) as any).totals, { timeout: 5_000, interval: 50 })
+      .toMatchObject({ captured: "0", reserved: "0" });
   });
 });
 

@@ -67,7 +67,7 @@ describe("callbacks", () => {
     const h = hook("fail", "?times=2");
     const created = await createImage(t, { prompt: "flaky receiver", callback_url: h.url, callback_signing_key_id: signing.id });
     const id = created.json.task_id;
-    let task = await waitFor(t, id, (x) => x.callback?.attempt_count >= 1 && x.callback.status !== "delivering");
+    let task = await waitFor(t, id, (x) => x.callback?.attempt_count >= 1 && x.callback.last_error !== null);
     expect(task.callback).toMatchObject({ status: "pending", attempt_count: 1, last_error: "receiver answered HTTP 500" });
     const { runInDurableObject } = await import("cloudflare:test");
     const { taskStub } = await import("../helpers/tasks");
@@ -98,7 +98,8 @@ describe("callbacks", () => {
     const r = await waitFor(
       t,
       (await createImage(t, { prompt: "redirect", callback_url: redirect.url })).json.task_id,
-      (x) => x.callback?.attempt_count >= 1 && x.callback.status !== "delivering",
+      // The envelope shows an attempt under way as "pending": wait for its outcome.
+      (x) => x.callback?.attempt_count >= 1 && x.callback.last_error !== null,
     );
     expect(r.callback).toMatchObject({ status: "pending", last_error: "receiver answered HTTP 302" });
     expect(await deliveries(redirect.name)).toHaveLength(1);
@@ -107,7 +108,8 @@ describe("callbacks", () => {
     const b = await waitFor(
       t,
       (await createImage(t, { prompt: "busy", callback_url: busy.url })).json.task_id,
-      (x) => x.callback?.attempt_count >= 1 && x.callback.status !== "delivering",
+      // The envelope shows an attempt under way as "pending": wait for its outcome.
+      (x) => x.callback?.attempt_count >= 1 && x.callback.last_error !== null,
     );
     expect(b.callback.last_error).toBe("receiver answered HTTP 503");
     const { runInDurableObject } = await import("cloudflare:test");
@@ -121,7 +123,7 @@ describe("callbacks", () => {
   it("gives up after the last scheduled attempt", async () => {
     const h = hook("fail", "?times=100");
     const id = (await createImage(t, { prompt: "never", callback_url: h.url })).json.task_id;
-    await waitFor(t, id, (x) => x.callback?.attempt_count >= 1 && x.callback.status !== "delivering");
+    await waitFor(t, id, (x) => x.callback?.attempt_count >= 1 && x.callback.last_error !== null);
     for (let i = 0; i < 8; i++) await fastForward(id);
     const task = (await getTask(t, id)).json;
     expect(task.callback.status).toBe("failed");

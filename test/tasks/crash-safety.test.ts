@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, newTenant, type TestTenant } from "../helpers/api";
+import { admin, call, newTenant, type TestTenant } from "../helpers/api";
 import { createImage, expectLedgerBalanced, fastForward, getTask, newKey, runAlarm, taskEvents, waitFor } from "../helpers/tasks";
 
 let t: TestTenant;
@@ -74,16 +74,7 @@ describe("a crash at every step", () => {
     const first = await createImage(t, body, key);
     expect(first.status).toBe(500);
     expect(first.json.error).toMatchObject({ code: "internal_error", retryable: true });
-    // The lease keeps the key while the crashed admission might still be alive…
-    const busy = await createImage(t, body, key);
-    expect(busy.status).toBe(409);
-    expect(busy.json.error).toMatchObject({ code: "request_in_progress", retryable: true });
-    // …and expires, so a crash never wedges a key.
-    const { runInDurableObject } = await import("cloudflare:test");
-    const { taskObjectFor } = await import("../../src/tasks/admit");
-    await runInDurableObject(taskObjectFor(env, t.tenant_id, key), async (_o, state) => {
-      state.storage.sql.exec("UPDATE admission SET lease_until = ?", Date.now() - 1);
-    });
+    // The crash took the admission with it: nothing wedges the key, and the retry holds the same credits.
     const retry = await createImage(t, body, key);
     expect(retry.status, retry.text).toBe(202);
     const done = await drive(retry.json.task_id);
@@ -91,19 +82,40 @@ describe("a crash at every step", () => {
     await expectOneOfEverything(retry.json.task_id, r.name);
   });
 
-  it("after reserve with no retry: the alarm gives the reservation back when the lease ends", async () => {
+  it("after reserve with no retry: the account gives the hold back when its lease ends, and unlists the task", async () => {
+    const tenant = await newTenant({ credits: "1000" });
     const key = newKey();
-    const first = await createImage(t, { prompt: "abandoned", metadata: { drill_crash_after: "reserve" } }, key);
+    const first = await createImage(tenant, { prompt: "abandoned", metadata: { drill_crash_after: "reserve" } }, key);
     expect(first.status).toBe(500);
+    expect((await expectLedgerBalanced(tenant.tenant_id)).open_reservations).toBe(1);
     const { runInDurableObject, runDurableObjectAlarm } = await import("cloudflare:test");
-    const { taskObjectFor } = await import("../../src/tasks/admit");
-    const stub = taskObjectFor(env, t.tenant_id, key);
-    await runInDurableObject(stub, async (_o, state) => {
-      state.storage.sql.exec("UPDATE admission SET lease_until = ?", Date.now() - 1);
+    const account = env.ACCOUNTS.getByName(tenant.tenant_id);
+    await runInDurableObject(account, async (_o, state) => {
+      state.storage.sql.exec("UPDATE reservations SET lease_until = ?", Date.now() - 1);
     });
-    await runDurableObjectAlarm(stub);
-    const l = await expectLedgerBalanced(t.tenant_id);
+    expect(await runDurableObjectAlarm(account)).toBe(true);
+    const l = await expectLedgerBalanced(tenant.tenant_id);
     expect(l.open_reservations).toBe(0);
+    expect(l.balance).toBe("1000");
+    const list = await call("/v1/tasks", { key: tenant.api_key });
+    expect(list.json.data).toEqual([]);
+  });
+
+  it("a committed task keeps its hold when the admission lease ends", async () => {
+    const tenant = await newTenant({ credits: "1000" });
+    const created = await createImage(tenant, { prompt: "kept", metadata: { sandbox_fault: "hang" } });
+    expect(created.status).toBe(202);
+    const { runInDurableObject, runDurableObjectAlarm } = await import("cloudflare:test");
+    const account = env.ACCOUNTS.getByName(tenant.tenant_id);
+    await runInDurableObject(account, async (_o, state) => {
+      state.storage.sql.exec("UPDATE reservations SET lease_until = ? WHERE lease_until IS NOT NULL", Date.now() - 1);
+    });
+    await runDurableObjectAlarm(account);
+    const l = await expectLedgerBalanced(tenant.tenant_id);
+    expect(l.open_reservations).toBe(1);
+    await runInDurableObject(account, async (_o, state) => {
+      expect(state.storage.sql.exec("SELECT lease_until FROM reservations").toArray()).toEqual([{ lease_until: null }]);
+    });
   });
 });
 

@@ -7,6 +7,7 @@ import {
   issueApiKey,
   retireSigningKey,
   revokeApiKey,
+  setKeyPermissions,
   tenantAccount,
 } from "../../accounts/service";
 import { ApiError } from "../../errors/api-error";
@@ -105,13 +106,40 @@ adminRoutes.openapi(
   async (c) => c.json(await getTenantOr404(c.env, c.req.valid("param").tenant_id), 200),
 );
 
+const Ledger = z
+  .object({
+    totals: z.object({ granted: z.string(), captured: z.string(), reserved: z.string() }),
+    balance: z.string(),
+    recomputed: z.object({ granted: z.string(), captured: z.string(), reserved: z.string() }),
+    reservations: z.number().int(),
+    open_reservations: z.number().int(),
+  })
+  .openapi("Ledger");
+
+adminRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/admin/v1/tenants/{tenant_id}/ledger",
+    tags: ["Operator"],
+    summary: "A tenant's ledger: running totals beside the same figures recomputed from its rows (audits)",
+    security,
+    request: { params: TenantId },
+    responses: { 200: json(Ledger, "The ledger"), ...errors },
+  }),
+  async (c) => {
+    const { tenant_id } = c.req.valid("param");
+    await getTenantOr404(c.env, tenant_id);
+    return c.json(await tenantAccount(c.env, tenant_id).ledger(), 200);
+  },
+);
+
 for (const action of ["disable", "enable"] as const) {
   adminRoutes.openapi(
     createRoute({
       method: "post",
       path: `/admin/v1/tenants/{tenant_id}/${action}`,
       tags: ["Operator"],
-      summary: action === "disable" ? "Disable a tenant (its keys stop working at once)" : "Enable a tenant",
+      summary: action === "disable" ? "Disable a tenant (its keys stop working within seconds)" : "Enable a tenant",
       security,
       request: { params: TenantId },
       responses: { 200: json(Tenant, "The tenant"), ...errors },
@@ -246,12 +274,29 @@ adminRoutes.openapi(
     method: "post",
     path: "/admin/v1/api-keys/{key_id}/revoke",
     tags: ["Operator"],
-    summary: "Revoke an API key (effective on the next request)",
+    summary: "Revoke an API key (effective everywhere within seconds: docs/scaling.md)",
     security,
     request: { params: z.object({ key_id: z.string() }) },
     responses: { 200: json(KeyRecord, "The revoked key"), ...errors },
   }),
   async (c) => c.json(await revokeApiKey(c.env, c.req.valid("param").key_id), 200),
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/api-keys/{key_id}/permissions",
+    tags: ["Operator"],
+    summary: "Replace an API key's permissions (effective everywhere within seconds: docs/scaling.md)",
+    security,
+    request: {
+      params: z.object({ key_id: z.string() }),
+      ...body(z.object({ permissions: z.array(z.enum(PERMISSIONS)).max(PERMISSIONS.length) }).strict()),
+    },
+    responses: { 200: json(KeyRecord, "The key"), ...errors },
+  }),
+  async (c) =>
+    c.json(await setKeyPermissions(c.env, c.req.valid("param").key_id, [...new Set(c.req.valid("json").permissions)]), 200),
 );
 
 const SigningKey = z.object({ id: z.string(), secret: z.string(), created_at: z.string() }).openapi("CallbackSigningKey");

@@ -1,0 +1,85 @@
+/**
+ * The AccountObject's schema, one migration per change, oldest first (docs/storage/account-object.md).
+ * Versions 1–3 predate versioning and are no-ops on an object that already has them.
+ */
+import type { Env } from "../env";
+import { seal } from "../lib/sealed";
+import { addColumnIfMissing, type Migration } from "../storage/migrations";
+
+export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Migration<any>[] {
+  return [
+    {
+      version: 1,
+      name: "tenant, api_keys, credit_grants, signing_keys, reservations, totals, tasks",
+      up(sql) {
+        sql.exec(`
+          CREATE TABLE IF NOT EXISTS tenant (
+            tenant_id TEXT PRIMARY KEY, name TEXT NOT NULL, status TEXT NOT NULL,
+            created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+          CREATE TABLE IF NOT EXISTS api_keys (
+            key_id TEXT PRIMARY KEY, key_hash TEXT NOT NULL UNIQUE, region TEXT NOT NULL,
+            permissions TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL, revoked_at TEXT);
+          CREATE TABLE IF NOT EXISTS credit_grants (
+            grant_id TEXT PRIMARY KEY, amount TEXT NOT NULL, source TEXT NOT NULL, created_at TEXT NOT NULL);
+          CREATE TABLE IF NOT EXISTS signing_keys (
+            id TEXT PRIMARY KEY, secret TEXT NOT NULL, status TEXT NOT NULL,
+            created_at TEXT NOT NULL, retired_at TEXT);
+          CREATE TABLE IF NOT EXISTS reservations (
+            task_id TEXT PRIMARY KEY, amount TEXT NOT NULL, status TEXT NOT NULL,
+            captured_amount TEXT NOT NULL DEFAULT '0', created_at TEXT NOT NULL, settled_at TEXT);
+          CREATE TABLE IF NOT EXISTS totals (
+            id INTEGER PRIMARY KEY CHECK (id = 1), granted TEXT NOT NULL, captured TEXT NOT NULL, reserved TEXT NOT NULL);
+          INSERT OR IGNORE INTO totals (id, granted, captured, reserved) VALUES (1, '0', '0', '0');
+          CREATE TABLE IF NOT EXISTS tasks (
+            task_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, status TEXT NOT NULL,
+            capability TEXT NOT NULL, model TEXT NOT NULL, updated_at TEXT NOT NULL);
+          CREATE INDEX IF NOT EXISTS tasks_by_created ON tasks (created_at DESC, task_id DESC);
+        `);
+      },
+    },
+    {
+      version: 2,
+      name: "tenant.rate_limit_per_minute",
+      up(sql) {
+        addColumnIfMissing(sql, "tenant", "rate_limit_per_minute", "INTEGER");
+      },
+    },
+    {
+      version: 3,
+      name: "api_keys.mode (keys made before are live)",
+      up(sql) {
+        addColumnIfMissing(sql, "api_keys", "mode", "TEXT NOT NULL DEFAULT 'live'");
+      },
+    },
+    {
+      version: 4,
+      name: "reservations.lease_until (open reservations that expire unless confirmed or settled)",
+      up(sql) {
+        sql.exec("ALTER TABLE reservations ADD COLUMN lease_until INTEGER");
+        sql.exec(
+          "CREATE INDEX reservations_by_lease ON reservations (lease_until) WHERE status = 'open' AND lease_until IS NOT NULL",
+        );
+      },
+    },
+    {
+      version: 5,
+      name: "signing_keys.secret sealed at rest (secret_sealed)",
+      async prepare(sql) {
+        const rows = sql.exec<{ id: string; secret: string }>("SELECT id, secret FROM signing_keys").toArray();
+        return Promise.all(rows.map(async (r) => ({ id: r.id, sealed: await seal(env.STORAGE_ENCRYPTION_KEY, r.secret, r.id) })));
+      },
+      up(sql, sealed: { id: string; sealed: string }[]) {
+        sql.exec(`
+          CREATE TABLE signing_keys_v5 (
+            id TEXT PRIMARY KEY, secret_sealed TEXT NOT NULL, status TEXT NOT NULL,
+            created_at TEXT NOT NULL, retired_at TEXT);
+          INSERT INTO signing_keys_v5 (id, secret_sealed, status, created_at, retired_at)
+            SELECT id, '', status, created_at, retired_at FROM signing_keys;
+          DROP TABLE signing_keys;
+          ALTER TABLE signing_keys_v5 RENAME TO signing_keys;
+        `);
+        for (const s of sealed) sql.exec("UPDATE signing_keys SET secret_sealed = ? WHERE id = ?", s.sealed, s.id);
+      },
+    },
+  ];
+}

@@ -1,0 +1,34 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../env";
+import type { RateCounter } from "./rate-limit";
+
+/**
+ * One per API key (named `rate:<key_id>`): the key's admissions per window, summed over the
+ * isolates that report them (src/accounts/rate-limit.ts). Memory only, nothing stored: it sees
+ * one batched report per isolate per second, plus one call per request only near the limit.
+ */
+export class RateCounterObject extends DurableObject<Env> implements RateCounter {
+  private readonly windows = new Map<number, number>();
+
+  private bump(window: number, n: number): number {
+    // Only the current window and the one before matter; anything older is gone.
+    for (const w of this.windows.keys()) if (w < window - 1) this.windows.delete(w);
+    const total = (this.windows.get(window) ?? 0) + n;
+    this.windows.set(window, total);
+    return total;
+  }
+
+  async take(window: number, report: number, limit: number): Promise<{ allowed: boolean; total: number }> {
+    const total = this.bump(window, report);
+    if (total + 1 > limit) return { allowed: false, total };
+    return { allowed: true, total: this.bump(window, 1) };
+  }
+
+  async add(window: number, report: number): Promise<number> {
+    return this.bump(window, report);
+  }
+}
+
+export function rateCounterFor(env: Env, keyId: string): DurableObjectStub<RateCounterObject> {
+  return env.RATE_COUNTERS.getByName(`rate:${keyId}`);
+}

@@ -1,0 +1,36 @@
+/**
+ * The task record is one JSON value; its shape is versioned by `record_version`. A stored record
+ * of an earlier version is upgraded when read, step by step, and written back in the current
+ * version at its next save (docs/storage/task-object.md lists the versions).
+ */
+import type { TaskRecord } from "./record";
+
+export const RECORD_VERSION = 2;
+
+type Stored = Record<string, unknown> & { record_version?: number };
+
+/** Each step takes a record of version n to n + 1. */
+const STEPS: Record<number, (rec: Stored) => void> = {
+  // 1 → 2: records from before failover, key modes and the malformed-answer count.
+  1(rec) {
+    rec.routes ??= [rec.route];
+    rec.mode ??= "live";
+    rec.route_index ??= 0;
+    rec.submit_attempts ??= 0;
+    rec.submitting ??= null;
+    rec.route_uncertain ??= false;
+    rec.route_failures ??= [];
+    rec.malformed_polls ??= 0;
+  },
+};
+
+export function upgradeRecord(stored: Stored): TaskRecord {
+  let version = stored.record_version ?? 1;
+  if (version > RECORD_VERSION) throw new Error(`task record version ${version} is newer than this code (${RECORD_VERSION})`);
+  while (version < RECORD_VERSION) {
+    (STEPS[version] as (rec: Stored) => void)(stored);
+    version++;
+  }
+  stored.record_version = RECORD_VERSION;
+  return stored as unknown as TaskRecord;
+}

@@ -1,0 +1,20 @@
+/** The TaskObject's schema, one migration per change (docs/storage/task-object.md). */
+import type { Migration } from "../storage/migrations";
+
+export const TASK_MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: "admission, drills, task, events",
+    up(sql) {
+      sql.exec(`
+        CREATE TABLE IF NOT EXISTS admission (
+          id INTEGER PRIMARY KEY CHECK (id = 1), tenant_id TEXT NOT NULL, request_hash TEXT NOT NULL,
+          state TEXT NOT NULL, lease_until INTEGER NOT NULL, epoch INTEGER NOT NULL DEFAULT 1);
+        CREATE TABLE IF NOT EXISTS drills (point TEXT PRIMARY KEY, at TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS task (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS events (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, kind TEXT NOT NULL, detail TEXT);
+      `);
+    },
+  },
+];

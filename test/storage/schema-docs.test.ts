@@ -1,0 +1,113 @@
+/**
+ * docs/storage/ is the storage's documentation and is held to the live objects: every table and
+ * column (type, primary key, NOT NULL), every index, the schema version and its migrations, and
+ * the fields of the stored task record.
+ */
+
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { accountMigrations } from "../../src/accounts/account-schema";
+import { DIRECTORY_MIGRATIONS } from "../../src/accounts/directory-object";
+import { RECORD_VERSION } from "../../src/tasks/record-versions";
+import { TASK_MIGRATIONS } from "../../src/tasks/task-schema";
+import { newTenant } from "../helpers/api";
+import { createImage } from "../helpers/tasks";
+
+const docs = JSON.parse(env.STORAGE_DOCS) as Record<string, string>;
+
+interface Column {
+  type: string;
+  constraint: "primary key" | "not null" | "null";
+}
+
+/** `| \`table.column\` | TYPE | constraint | … |` rows of a page. */
+function documentedColumns(page: string): Map<string, Column> {
+  const out = new Map<string, Column>();
+  for (const m of page.matchAll(/^\| `([a-z_]+\.[a-z_]+)`\s*\| ([A-Z]+)\s*\| (primary key|not null|null)\s*\|/gm)) {
+    out.set(m[1] as string, { type: m[2] as string, constraint: m[3] as Column["constraint"] });
+  }
+  return out;
+}
+
+function documentedIndexes(page: string): string[] {
+  const section = page.split("## Indexes")[1]?.split("\n## ")[0] ?? "";
+  return [...section.matchAll(/^\| `([a-z_]+)`\s*\|/gm)].map((m) => m[1] as string);
+}
+
+function documentedMigrations(page: string): { version: number; name: string }[] {
+  const head = page.split("## Columns")[0] ?? "";
+  return [...head.matchAll(/^\| (\d+)\s+\| (.+?)\s*\|$/gm)].map((m) => ({ version: Number(m[1]), name: m[2] as string }));
+}
+
+function liveSchema(sql: SqlStorage) {
+  const tables = sql
+    .exec<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+    )
+    .toArray()
+    .map((t) => t.name);
+  const columns = new Map<string, Column>();
+  for (const table of tables) {
+    for (const c of sql
+      .exec<{ name: string; type: string; notnull: number; pk: number }>(`PRAGMA table_info(${table})`)
+      .toArray()) {
+      columns.set(`${table}.${c.name}`, {
+        type: c.type,
+        constraint: c.pk ? "primary key" : c.notnull ? "not null" : "null",
+      });
+    }
+  }
+  const indexes = sql
+    .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%'")
+    .toArray()
+    .map((i) => i.name);
+  const version = sql.exec<{ version: number }>("SELECT version FROM schema_version").toArray()[0]?.version;
+  return { columns, indexes, version };
+}
+
+async function expectDocumented(stub: DurableObjectStub, file: string, migrations: { version: number; name: string }[]) {
+  const page = docs[file] as string;
+  expect(page, file).toBeDefined();
+  await runInDurableObject(stub, async (_o, state) => {
+    const live = liveSchema(state.storage.sql);
+    expect(Object.fromEntries(live.columns)).toEqual(Object.fromEntries(documentedColumns(page)));
+    expect(live.indexes.sort()).toEqual(documentedIndexes(page).sort());
+    const last = migrations[migrations.length - 1]?.version;
+    expect(live.version).toBe(last);
+    expect(page).toContain(`Schema version: ${last}`);
+  });
+  expect(documentedMigrations(page)).toEqual(migrations.map((m) => ({ version: m.version, name: m.name })));
+}
+
+describe("docs/storage matches the live objects", () => {
+  it("AccountObject", async () => {
+    const t = await newTenant();
+    await expectDocumented(env.ACCOUNTS.getByName(t.tenant_id), "account-object.md", accountMigrations(env));
+  });
+
+  it("TaskObject, and every field of a stored task record", async () => {
+    const t = await newTenant();
+    const created = await createImage(t, { prompt: "documented" });
+    expect(created.status).toBe(202);
+    const stub = env.TASKS.get(env.TASKS.idFromString(created.json.task_id.slice("task_".length)));
+    await expectDocumented(stub, "task-object.md", TASK_MIGRATIONS);
+    const page = docs["task-object.md"] as string;
+    expect(page).toContain(`Record version: ${RECORD_VERSION}`);
+    const section = page.split("## The task record")[1]?.split("\n## ")[0] ?? "";
+    const documented = [...section.matchAll(/^\| `([a-z_]+)`\s*\|/gm)].map((m) => m[1] as string).sort();
+    await runInDurableObject(stub, async (_o, state) => {
+      const row = state.storage.sql.exec<{ record: string }>("SELECT record FROM task").toArray()[0];
+      expect(Object.keys(JSON.parse(row?.record ?? "{}")).sort()).toEqual(documented);
+    });
+  });
+
+  it("DirectoryObject", async () => {
+    await expectDocumented(env.DIRECTORY.getByName("directory-0"), "directory-object.md", DIRECTORY_MIGRATIONS);
+  });
+
+  it("every page is listed in the storage index", () => {
+    const index = docs["README.md"] as string;
+    for (const file of Object.keys(docs).filter((f) => f !== "README.md")) expect(index).toContain(`(${file})`);
+  });
+});
