@@ -1,0 +1,157 @@
+/**
+ * The fake upstreams the soak's server talks to, all on 127.0.0.1:
+ *   fal   the tests' fake fal queue (test/providers/fakes/fal.ts) behind a recording proxy, which
+ *         writes every request with the answer it got to the history (the fake itself keeps no
+ *         answers). A submission's `fal_webhook` URL names the service's task, so check.ts can
+ *         count accepted submissions per task. The proxy rewrites the fake's own address in its
+ *         answers, so status reads and output downloads come through it too.
+ *   chat  the tests' fake OpenAI-compatible chat upstream (test/chat/fake-upstream.ts), direct.
+ */
+import { createServer, type IncomingMessage, request, type Server } from "node:http";
+import { FAKE_UPSTREAM_KEY, type FakeUpstream, startFakeUpstream } from "../../test/chat/fake-upstream.ts";
+import { bindings as falBindings, start as startFal } from "../../test/providers/fakes/fal.ts";
+import { fakeKey, type RunningFake } from "../../test/providers/fakes/kit.ts";
+import type { History, UpstreamRecord } from "./history.ts";
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+const TASK_IN_WEBHOOK = /\/webhooks\/providers\/[a-z0-9-]+\/(task_[0-9a-f]{64})/;
+
+function falKind(method: string, path: string): UpstreamRecord["kind"] {
+  if (path.startsWith("/_files/")) return "download";
+  const follow = /^\/[^/]+\/[^/]+\/requests\/[^/?]+(\/status|\/cancel)?/.exec(path);
+  if (follow) return follow[1] === "/status" ? "status" : follow[1] === "/cancel" ? "cancel" : "result";
+  return method === "POST" ? "submit" : "other";
+}
+
+/** A pass-through proxy that records every exchange, and rewrites `target` to itself in answers. */
+class RecordingProxy {
+  private server: Server | null = null;
+  url = "";
+  /** The upstream's job id → the task that submitted it. */
+  private readonly jobs = new Map<string, string>();
+  constructor(
+    private readonly provider: string,
+    private readonly target: string,
+    private readonly history: History,
+  ) {}
+
+  async start(): Promise<void> {
+    const target = new URL(this.target);
+    this.server = createServer((req, res) => {
+      void (async () => {
+        const at = Date.now();
+        const body = await readBody(req);
+        const method = req.method ?? "GET";
+        const path = req.url ?? "/";
+        const kind = falKind(method, path);
+        let taskId: string | null = null;
+        try {
+          const hook = new URL(path, "http://x").searchParams.get("fal_webhook");
+          taskId = hook ? (TASK_IN_WEBHOOK.exec(hook)?.[1] ?? null) : null;
+        } catch {}
+        const jobInPath = /\/requests\/([^/?]+)/.exec(path)?.[1];
+        if (!taskId && jobInPath) taskId = this.jobs.get(decodeURIComponent(jobInPath)) ?? null;
+        const record = (status: number | null, jobId: string | null) =>
+          this.history.write({
+            type: "upstream",
+            at,
+            provider: this.provider,
+            kind,
+            method,
+            path,
+            status,
+            task_id: taskId,
+            job_id: jobId,
+          });
+        const headers = { ...req.headers, host: target.host };
+        delete headers["content-length"];
+        const upstream = request(
+          {
+            host: target.hostname,
+            port: target.port,
+            method,
+            path,
+            headers: { ...headers, "content-length": String(body.length) },
+          },
+          (answer) => {
+            void readBody(answer).then((raw) => {
+              const type = String(answer.headers["content-type"] ?? "");
+              let out: Buffer = raw;
+              let jobId: string | null = null;
+              if (type.includes("json")) {
+                const text = raw.toString("utf8").replaceAll(this.target, this.url);
+                out = Buffer.from(text, "utf8");
+                if (kind === "submit" && (answer.statusCode ?? 0) < 300) {
+                  try {
+                    jobId = (JSON.parse(text) as { request_id?: string }).request_id ?? null;
+                  } catch {}
+                  if (jobId && taskId) this.jobs.set(jobId, taskId);
+                }
+              }
+              record(answer.statusCode ?? null, jobId);
+              const outHeaders = { ...answer.headers, "content-length": String(out.length) };
+              delete outHeaders["transfer-encoding"];
+              res.writeHead(answer.statusCode ?? 502, outHeaders).end(out);
+            });
+          },
+        );
+        upstream.on("error", (e) => {
+          record(null, null);
+          if (!res.headersSent) res.writeHead(502, { "Content-Type": "text/plain" }).end(String(e));
+        });
+        upstream.end(body);
+      })();
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
+    const address = this.server.address();
+    this.url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+}
+
+export interface Upstreams {
+  /** PROVIDER_* variables for the Worker. */
+  vars: Record<string, string>;
+  chat: FakeUpstream;
+  close(): Promise<void>;
+}
+
+export async function startUpstreams(history: History): Promise<Upstreams> {
+  const fal: RunningFake = await startFal();
+  const falProxy = new RecordingProxy("fal", fal.url, history);
+  await falProxy.start();
+  const chat = await startFakeUpstream();
+  return {
+    vars: {
+      PROVIDER_FAL_API_KEY: fakeKey("fal"),
+      PROVIDER_FAL_BASE_URL: falProxy.url,
+      PROVIDER_FAL_TIMEOUT_MS: "5000",
+      ...falBindings(falProxy.url),
+      PROVIDER_DEEPSEEK_BASE_URL: `${chat.url}/v1`,
+      PROVIDER_DEEPSEEK_API_KEY: FAKE_UPSTREAM_KEY,
+      PROVIDER_DEEPSEEK_TIMEOUT_MS: "5000",
+    },
+    chat,
+    async close() {
+      await falProxy.close();
+      await fal.close();
+      await chat.close();
+    },
+  };
+}
