@@ -9,3 +9,14 @@ export function toBase64(bytes: Uint8Array): string {
 export function dataUriOf(mime: string, bytes: Uint8Array): string {
   return `data:${mime};base64,${toBase64(bytes)}`;
 }
+
+/** Bytes as base64url without padding (tokens, sealed values, ids that must survive URLs). */
+export function toBase64Url(bytes: Uint8Array): string {
+  return toBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/** The bytes of a base64url (or base64) string, padded or not. */
+export function fromBase64Url(text: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+  return Uint8Array.from(binary, (c) => c.charCodeAt(0));
+}

@@ -3,7 +3,7 @@
  * base64), with a fresh 96-bit IV per value and the row's id as associated data, so a sealed value
  * copied onto another row does not open. Stored as `v1.<iv>.<ciphertext>` in base64url.
  */
-import { toBase64 } from "./base64";
+import { fromBase64Url, toBase64Url } from "./base64";
 
 const PREFIX = "v1";
 const keys = new Map<string, Promise<CryptoKey>>();
@@ -14,20 +14,11 @@ export class MissingEncryptionKey extends Error {
   }
 }
 
-function b64url(bytes: Uint8Array): string {
-  return toBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-function fromB64url(s: string): Uint8Array<ArrayBuffer> {
-  const bin = atob(s.replaceAll("-", "+").replaceAll("_", "/"));
-  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
-}
-
 function keyOf(secret: string | undefined): Promise<CryptoKey> {
   if (!secret) throw new MissingEncryptionKey();
   let key = keys.get(secret);
   if (!key) {
-    const raw = Uint8Array.from(atob(secret), (c) => c.charCodeAt(0));
+    const raw = fromBase64Url(secret);
     if (raw.length !== 32) throw new Error("STORAGE_ENCRYPTION_KEY must be 32 bytes, base64-encoded.");
     key = crypto.subtle.importKey("raw", raw, "AES-GCM", false, ["encrypt", "decrypt"]);
     keys.set(secret, key);
@@ -41,7 +32,7 @@ export async function seal(secret: string | undefined, plaintext: string, boundT
   const data = new TextEncoder().encode(plaintext);
   const ad = new TextEncoder().encode(boundTo);
   const ct = new Uint8Array(await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: ad }, key, data));
-  return `${PREFIX}.${b64url(iv)}.${b64url(ct)}`;
+  return `${PREFIX}.${toBase64Url(iv)}.${toBase64Url(ct)}`;
 }
 
 export async function unseal(secret: string | undefined, sealed: string, boundTo: string): Promise<string> {
@@ -49,6 +40,10 @@ export async function unseal(secret: string | undefined, sealed: string, boundTo
   if (prefix !== PREFIX || !iv || !ct) throw new Error("not a sealed value");
   const key = await keyOf(secret);
   const ad = new TextEncoder().encode(boundTo);
-  const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: fromB64url(iv), additionalData: ad }, key, fromB64url(ct));
+  const plain = await crypto.subtle.decrypt(
+    { name: "AES-GCM", iv: fromBase64Url(iv), additionalData: ad },
+    key,
+    fromBase64Url(ct),
+  );
   return new TextDecoder().decode(plain);
 }

@@ -14,23 +14,16 @@
  * text and its signature, so the id stays short.
  */
 
+import { fromBase64Url, toBase64Url } from "../../lib/base64";
+
 const MARK = ".th1.";
 
 export type ThinkingBlock =
   | { type: "thinking"; thinking: string; signature: string }
   | { type: "redacted_thinking"; data: string };
 
-function toBase64Url(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-function fromBase64Url(text: string): string {
-  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
-}
+const textToBase64Url = (text: string) => toBase64Url(new TextEncoder().encode(text));
+const textFromBase64Url = (text: string) => new TextDecoder().decode(fromBase64Url(text));
 
 function isBlock(b: unknown): b is ThinkingBlock {
   const x = b as Record<string, unknown> | null;
@@ -48,7 +41,7 @@ export function toolUseId(id: string): string {
 /** The id a client sees for a tool_use block, carrying the thinking blocks that came before it. */
 export function toolCallId(id: string, thinking: ThinkingBlock[], model: string): string {
   if (thinking.length === 0) return id;
-  return `${id}${MARK}${toBase64Url(JSON.stringify({ m: model, b: thinking }))}`;
+  return `${id}${MARK}${textToBase64Url(JSON.stringify({ m: model, b: thinking }))}`;
 }
 
 /**
@@ -60,7 +53,7 @@ export function fromToolCallId(id: string, model: string): { id: string; thinkin
   if (at < 0) return { id: toolUseId(id), thinking: [] };
   const original = toolUseId(id.slice(0, at));
   try {
-    const payload = JSON.parse(fromBase64Url(id.slice(at + MARK.length))) as { m?: unknown; b?: unknown };
+    const payload = JSON.parse(textFromBase64Url(id.slice(at + MARK.length))) as { m?: unknown; b?: unknown };
     if (payload.m !== model || !Array.isArray(payload.b) || !payload.b.every(isBlock)) return { id: original, thinking: [] };
     return { id: original, thinking: payload.b };
   } catch {
