@@ -70,6 +70,8 @@ export async function startLocalServer(opts: {
   port: number;
   vars?: Record<string, string>;
   permissions?: string[];
+  /** More `wrangler dev` arguments (the profiler adds `--inspector-port`). */
+  args?: string[];
 }): Promise<LocalServer> {
   const admin = `bench-admin-${Date.now()}-token`;
   const state = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : "/tmp", "bench-state-"));
@@ -88,6 +90,7 @@ export async function startLocalServer(opts: {
       "--log-level",
       "warn",
       ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+      ...(opts.args ?? []),
     ],
     {
       cwd: root,

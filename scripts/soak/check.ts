@@ -291,7 +291,7 @@ export function check(history: HistoryRecord[]): CheckResult {
     const [a, b] = us as [UpstreamRecord, UpstreamRecord];
     const kill = kills.find((k) => k.at <= b.at && k.at >= a.at - 1000);
     return kill
-      ? `first accepted ${a.at - kill.at >= 0 ? `${a.at - kill.at} ms after` : `${kill.at - a.at} ms before`} the SIGKILL at ${new Date(kill.at).toISOString()}, submitted again ${b.at - kill.at} ms after it, once the server was back (fal has no reconcile: docs/providers.md)`
+      ? `first accepted ${a.at - kill.at >= 0 ? `${a.at - kill.at} ms after` : `${kill.at - a.at} ms before`} the SIGKILL at ${new Date(kill.at).toISOString()}, submitted again ${b.at - kill.at} ms after it, once the server was back`
       : `no crash between the submissions (${new Date(a.at).toISOString()}, ${new Date(b.at).toISOString()})`;
   };
   failSome(
@@ -307,9 +307,18 @@ export function check(history: HistoryRecord[]): CheckResult {
   );
   const refused = submits.filter((u) => u.status === null || u.status >= 300);
   const falTasks = tasks.filter((t) => t.provider === "fal");
+  // fal took these jobs but a crash took the answer: the task must find the job (fal's webhook), not submit again.
+  const lostAnswers = submits.filter((u) => u.answer_lost && u.task_id && u.status !== null && u.status < 300);
+  const lostOutcomes = count(lostAnswers, (u) => {
+    const t = taskById.get(u.task_id as string);
+    return t ? (t.status === "failed" ? `failed:${t.error_code}` : t.status) : "unknown";
+  });
   const retriedTasks = new Set(refused.map((u) => u.task_id)).size;
   lines.push(
     `upstream (fal): ${submits.length} submissions for ${new Set(submits.map((u) => u.task_id)).size} tasks: ${[...acceptedSubmits.values()].reduce((n, us) => n + us.length, 0)} accepted, ${refused.length} refused (${fmtCounts(count(refused, (u) => String(u.status ?? "no answer"))) || "none"}) and retried on ${retriedTasks} tasks; ${twice.length} tasks run twice; ${upstream.length - submits.length} status/result/cancel/download calls; ${falTasks.length} tasks on fal`,
+  );
+  lines.push(
+    `  accepted submissions whose answer a crash took: ${lostAnswers.length}${lostAnswers.length ? ` (tasks then ${fmtCounts(lostOutcomes)}; found again through fal's webhook, never resubmitted)` : ""}`,
   );
   const falSucceeded = falTasks.filter((t) => t.status === "succeeded" && (acceptedSubmits.get(t.task_id)?.length ?? 0) === 0);
   failSome(
@@ -561,6 +570,8 @@ export function check(history: HistoryRecord[]): CheckResult {
   if (insufficient.length === 0) fail("coverage", "no 402 insufficient_balance: the low-credit tenant never ran out");
   if (replayed.length === 0) fail("coverage", "no replay answered 202");
   if (refused.length === 0) fail("coverage", "no fal submission was refused (submit_429 / submit_5xx never ran)");
+  if (lostAnswers.length === 0)
+    fail("coverage", "no crash landed between fal accepting a submission and the service hearing of it");
   for (const [name, p] of Object.entries(meta.receivers)) {
     if (!callbacks.some((c) => c.receiver === name)) fail("coverage", `no delivery reached the ${name} receiver (${p.mode})`);
   }
@@ -569,7 +580,7 @@ export function check(history: HistoryRecord[]): CheckResult {
   const summary = [
     `soak: ${span.toFixed(0)} s of traffic, ${traffic.length} requests (${(traffic.length / Math.max(1, span)).toFixed(1)}/s) from ${new Set(traffic.map((r) => `${r.tenant}/${r.client}`)).size} clients of ${meta.tenants.length} tenants, 2 × SIGKILL + restart (down ${outages.map((o) => `${((o.to - o.from) / 1000).toFixed(1)} s`).join(", ")})`,
     `tasks: ${accepted.size} created (${replayed.length} replays, ${createRetries} create retries), ${pct(accepted.size - notTerminal.length, accepted.size)} terminal: ${fmtCounts(count(tasks, (t) => t.status))}`,
-    `fal: ${submits.length} submissions, ${refused.length} refused and retried, ${twice.length} tasks run twice; callbacks: ${dueNow - undelivered.length}/${dueNow} due delivered${deferred.length ? ` (${deferred.length} deferred to the 5-minute retry)` : ""}, one webhook-id each: ${splitIds.length === 0 ? "yes" : "NO"}`,
+    `fal: ${submits.length} submissions, ${refused.length} refused and retried, ${lostAnswers.length} accepted with the answer lost in a crash, ${twice.length} tasks run twice; callbacks: ${dueNow - undelivered.length}/${dueNow} due delivered${deferred.length ? ` (${deferred.length} deferred to the 5-minute retry)` : ""}, one webhook-id each: ${splitIds.length === 0 ? "yes" : "NO"}`,
     `ledgers exact (totals = recomputed, balance = granted − captured − reserved ≥ 0, no task reservation open): ${failures.some((f) => f.startsWith("[ledger]")) ? "NO" : "yes"} for ${ledgers.length} tenants; 402s: ${insufficient.length}`,
     `5xx: ${fiveXX.length} (${fmtCounts(count(fiveXX, (r) => `${r.status} ${r.code ?? "?"}`)) || "none"}), unexplained: ${unexplained.length}; connection failures: ${netErrors.length}, all in crash windows: ${strayNet.length === 0 ? "yes" : "NO"}`,
     `result: ${ok ? "PASS" : `FAIL (${failures.length} properties)`}`,

@@ -109,6 +109,8 @@ export interface UpstreamRecord {
   task_id: string | null;
   /** The upstream's own job id in a submission's answer. */
   job_id: string | null;
+  /** The service was gone (a crash) before the answer could be handed to it. */
+  answer_lost?: boolean;
 }
 
 /** A task as the drain last read it. */

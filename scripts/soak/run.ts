@@ -168,8 +168,15 @@ async function main(): Promise<number> {
     const crashes = (async () => {
       for (const f of CRASH_AT) {
         await sleep(Math.max(0, start + f * TRAFFIC_SECONDS * 1000 - Date.now()));
+        // The crash lands while fal's answer to a submission is on its way (the hardest moment).
+        const release = await upstreams.holdNextFalSubmission(5_000);
         const pids = await server.kill();
-        log(`crash: SIGKILL to ${pids.length} processes (${pids.join(", ")})`);
+        // Once the dead process's connections are seen closed, the answer has nowhere to go.
+        await sleep(300);
+        release?.();
+        log(
+          `crash: SIGKILL to ${pids.length} processes (${pids.join(", ")})${release ? ", a fal submission's answer in flight" : ""}`,
+        );
         await sleep(1000);
         const t0 = Date.now();
         await server.start();

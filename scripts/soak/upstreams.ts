@@ -4,7 +4,9 @@
  *         writes every request with the answer it got to the history (the fake itself keeps no
  *         answers). A submission's `fal_webhook` URL names the service's task, so check.ts can
  *         count accepted submissions per task. The proxy rewrites the fake's own address in its
- *         answers, so status reads and output downloads come through it too.
+ *         answers, so status reads and output downloads come through it too. Jobs end on their own
+ *         3 s after submission and fal's signed webhook goes to the service (retried while it is
+ *         down), which is how a task finds a job whose submission answer a crash took.
  *   chat  the tests' fake OpenAI-compatible chat upstream (test/chat/fake-upstream.ts), direct.
  */
 import { createServer, type IncomingMessage, request, type Server } from "node:http";
@@ -43,6 +45,26 @@ class RecordingProxy {
     private readonly history: History,
   ) {}
 
+  private holding: ((send: () => void) => void) | null = null;
+
+  /**
+   * Keeps back the answer of the next submission fal accepts, so that a crash can land between
+   * fal taking a job and the service hearing of it. Resolves with the function that hands the
+   * answer over (to a service that may be gone by then), or null when none came within `maxWaitMs`.
+   */
+  holdNextSubmission(maxWaitMs: number): Promise<(() => void) | null> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.holding = null;
+        resolve(null);
+      }, maxWaitMs);
+      this.holding = (send) => {
+        clearTimeout(timer);
+        resolve(send);
+      };
+    });
+  }
+
   async start(): Promise<void> {
     const target = new URL(this.target);
     this.server = createServer((req, res) => {
@@ -59,7 +81,7 @@ class RecordingProxy {
         } catch {}
         const jobInPath = /\/requests\/([^/?]+)/.exec(path)?.[1];
         if (!taskId && jobInPath) taskId = this.jobs.get(decodeURIComponent(jobInPath)) ?? null;
-        const record = (status: number | null, jobId: string | null) =>
+        const record = (status: number | null, jobId: string | null, answerLost = false) =>
           this.history.write({
             type: "upstream",
             at,
@@ -70,6 +92,7 @@ class RecordingProxy {
             status,
             task_id: taskId,
             job_id: jobId,
+            ...(answerLost ? { answer_lost: true } : {}),
           });
         const headers = { ...req.headers, host: target.host };
         delete headers["content-length"];
@@ -96,10 +119,18 @@ class RecordingProxy {
                   if (jobId && taskId) this.jobs.set(jobId, taskId);
                 }
               }
-              record(answer.statusCode ?? null, jobId);
               const outHeaders = { ...answer.headers, "content-length": String(out.length) };
               delete outHeaders["transfer-encoding"];
-              res.writeHead(answer.statusCode ?? 502, outHeaders).end(out);
+              // Recorded once the answer is handed over, or known lost with the service's process.
+              res.once("close", () => record(answer.statusCode ?? null, jobId, !res.writableFinished));
+              const send = () => {
+                if (req.socket.destroyed) res.destroy();
+                else res.writeHead(answer.statusCode ?? 502, outHeaders).end(out);
+              };
+              const hold = kind === "submit" && jobId ? this.holding : null;
+              this.holding = hold ? null : this.holding;
+              if (hold) hold(send);
+              else send();
             });
           },
         );
@@ -129,11 +160,14 @@ export interface Upstreams {
   /** PROVIDER_* variables for the Worker. */
   vars: Record<string, string>;
   chat: FakeUpstream;
+  /** RecordingProxy.holdNextSubmission on the fal proxy. */
+  holdNextFalSubmission(maxWaitMs: number): Promise<(() => void) | null>;
   close(): Promise<void>;
 }
 
 export async function startUpstreams(history: History): Promise<Upstreams> {
-  const fal: RunningFake = await startFal();
+  // fal runs a job on its own and calls its webhook when it ends, even while the service is down.
+  const fal: RunningFake = await startFal({ webhooks: { afterMs: 3_000 } });
   const falProxy = new RecordingProxy("fal", fal.url, history);
   await falProxy.start();
   const chat = await startFakeUpstream();
@@ -148,6 +182,7 @@ export async function startUpstreams(history: History): Promise<Upstreams> {
       PROVIDER_DEEPSEEK_TIMEOUT_MS: "5000",
     },
     chat,
+    holdNextFalSubmission: (maxWaitMs) => falProxy.holdNextSubmission(maxWaitMs),
     async close() {
       await falProxy.close();
       await fal.close();

@@ -91,6 +91,11 @@ export interface ProviderAdapter {
    */
   reconcile?(job: ProviderJob, ctx: ProviderContext, since: number): Promise<ProviderHandle | null>;
   /**
+   * For an upstream without `reconcile` that calls back: the handle of the job an authentic webhook
+   * names, when this task's submission went out with the webhook URL and its answer was lost.
+   */
+  adopt?(jobId: string, job: ProviderJob, ctx: ProviderContext, submittedAt: number): ProviderHandle;
+  /**
    * Checks a webhook the provider sent to /webhooks/providers/<name>/<task_id>. Returns the upstream
    * job id it is about when it is authentic, null otherwise. A webhook only wakes the task early:
    * polling still decides the outcome, so a lost or forged one changes nothing.

@@ -140,7 +140,7 @@ export interface TaskRecord
   route_index: number;
   submit_attempts: number;
   /** Written before a submission goes out, cleared when its answer is stored: a crash leaves it set. */
-  submitting: { route_index: number; at: number } | null;
+  submitting: { route_index: number; at: number; webhook?: boolean } | null;
   /** An attempt on this route got no answer and may have been accepted: the task stays on this route. */
   route_uncertain: boolean;
   /** Failed submissions, oldest first (the envelope's `provider.attempts`). */

@@ -44,6 +44,8 @@ const MAX_SUBMIT_WAIT_MS = 60_000;
 const MALFORMED_POLLS = 5;
 /** Clock difference allowed when looking for an earlier submission. */
 const RECONCILE_SLACK_MS = 60_000;
+/** How long a lost submission waits for the upstream's webhook to name its job. */
+const ADOPT_WINDOW_MS = 30 * 60_000;
 
 export type CreateResult =
   | { kind: "created"; envelope: Envelope }
@@ -99,7 +101,17 @@ export class TaskObject extends DurableObject<Env> {
     return row ? upgradeRecord(JSON.parse(row.record)) : null;
   }
 
+  /**
+   * A cancel asked while a step awaited an outside call: that step's copy of the record predates
+   * it, and its save must not drop the request.
+   */
+  private cancelAsked: { at: string; reason: string | null } | null = null;
+
   private save(rec: TaskRecord): void {
+    if (this.cancelAsked && !rec.cancel_requested_at) {
+      rec.cancel_requested_at = this.cancelAsked.at;
+      rec.cancel_reason = this.cancelAsked.reason;
+    }
     this.sql.exec("INSERT OR REPLACE INTO task (id, record) VALUES (1, ?)", JSON.stringify(rec));
   }
 
@@ -330,8 +342,7 @@ export class TaskObject extends DurableObject<Env> {
     if (!rec || rec.tenant_id !== tenantId) return { kind: "not_found" };
     if (TERMINAL.has(rec.status)) return { kind: "ok", envelope: envelope(rec) };
     if (!rec.cancel_requested_at) {
-      rec.cancel_requested_at = new Date().toISOString();
-      rec.cancel_reason = reason;
+      this.cancelAsked = { at: new Date().toISOString(), reason };
       this.save(rec);
     }
     if (rec.pending_outcome) {
@@ -376,11 +387,26 @@ export class TaskObject extends DurableObject<Env> {
    */
   async wake(provider: string, jobId: string): Promise<boolean> {
     const rec = this.load();
+    if (rec && (await this.adopt(rec, provider, jobId))) return true;
     if (rec?.step !== "poll" || rec.route.provider !== provider || rec.provider_handle?.job_id !== jobId) return false;
     this.event("provider_webhook", { provider, job_id: jobId });
     rec.next_poll_at = Date.now();
     this.save(rec);
     await this.ctx.storage.setAlarm(Date.now());
+    return true;
+  }
+
+  /** A webhook names the job of a submission whose answer was lost (awaitLostSubmission). */
+  private async adopt(rec: TaskRecord, provider: string, jobId: string): Promise<boolean> {
+    const adapter = adapterFor(provider);
+    if (rec.step !== "submit" || rec.route.provider !== provider || !rec.submitting?.webhook || !adapter?.adopt) return false;
+    const config = configFor(this.env, adapter);
+    if (!config) return false;
+    const now = Date.now();
+    const ctx = providerContext(this.env, adapter, config, rec);
+    this.event("provider_adopted", { provider, job_id: jobId });
+    this.accept(rec, adapter.adopt(jobId, this.job(rec), ctx, rec.submitting.at), now);
+    await this.ctx.storage.setAlarm(now);
     return true;
   }
 
@@ -467,6 +493,7 @@ export class TaskObject extends DurableObject<Env> {
   private async submitStep(rec: TaskRecord, adapter: ProviderAdapter, ctx: ProviderContext): Promise<boolean> {
     if (rec.next_poll_at && rec.next_poll_at > ctx.now) return true;
     const job = this.job(rec);
+    if (rec.submitting && !adapter.reconcile) return this.awaitLostSubmission(rec, ctx);
     if (rec.submitting && adapter.reconcile) {
       // An earlier attempt went out and its answer was never stored (a crash, or no answer at all):
       // find that job by its tag rather than submit a second one.
@@ -492,7 +519,7 @@ export class TaskObject extends DurableObject<Env> {
       }
     }
     rec.submit_attempts++;
-    rec.submitting = { route_index: rec.route_index, at: ctx.now };
+    rec.submitting = { route_index: rec.route_index, at: ctx.now, webhook: !!ctx.webhookUrl && !!adapter.adopt };
     rec.progress = { percent: 0, stage: "submitting", message: `Submitting to ${rec.route.provider}` };
     this.save(rec);
     this.event("provider_submit", { provider: rec.route.provider, attempt: rec.submit_attempts });
@@ -511,6 +538,35 @@ export class TaskObject extends DurableObject<Env> {
     }
     this.accept(rec, handle, ctx.now);
     await this.drill(rec, "submit");
+    return false;
+  }
+
+  /**
+   * A submission whose answer never arrived (a crash, a timeout) on an upstream that cannot be asked
+   * for it: submitting again could run the job twice. Where the submission carried the task's
+   * webhook URL, the upstream's signed webhook names the job (`wake` adopts it) within
+   * ADOPT_WINDOW_MS; otherwise, or after that, the task fails, refunded, and may be resubmitted.
+   */
+  private awaitLostSubmission(rec: TaskRecord, ctx: ProviderContext): boolean {
+    const submitting = rec.submitting!;
+    const until = submitting.webhook ? Math.min(submitting.at + ADOPT_WINDOW_MS, Date.parse(rec.deadline_at)) : ctx.now;
+    if (ctx.now < until) {
+      if (rec.next_poll_at !== until) {
+        rec.next_poll_at = until;
+        rec.progress = {
+          ...rec.progress,
+          message: `Waiting for ${rec.route.provider} to report an interrupted submission`,
+        };
+        this.save(rec);
+      }
+      return true;
+    }
+    this.fail(
+      rec,
+      "model_request_failed",
+      `The submission to ${rec.route.provider} was interrupted and ${rec.route.provider} cannot be asked whether it ` +
+        "took it; rather than risk running it twice, the task ends and nothing is charged. Submit it again with a new Idempotency-Key.",
+    );
     return false;
   }
 

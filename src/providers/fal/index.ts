@@ -5,14 +5,15 @@
  * reporting success and reports a refusal, a flagged output or an error answer as a failure.
  * There is no `reconcile`: a fal input has no field for a tag of ours, so a lost submission could
  * only be found in fal's request history (Platform API `GET /v1/models/requests/by-endpoint`) by
- * matching prompts, which could adopt another task's job.
+ * matching prompts, which could adopt another task's job. Instead a lost submission made with
+ * `fal_webhook` is `adopt`ed when fal's signed webhook for it arrives at the task's own URL.
  */
 import type { ErrorCode } from "../../errors/codes";
 import type { ProviderConfig } from "../config";
 import { readJson } from "../http";
 import { type PollResult, type ProviderAdapter, ProviderError, type ProviderHandle, type ProviderJob } from "../types";
 import { codeForErrorType, FAL_QUEUE_URL } from "./client";
-import { falInput } from "./inputs";
+import { falEndpoint, falInput } from "./inputs";
 import { contentFiltered, nsfwFlagged, resultOf } from "./outputs";
 import { cancelRequest, readResult, readStatus, submitRequest } from "./queue";
 import { readStatusAnswer } from "./status";
@@ -95,4 +96,9 @@ export const falAdapter: ProviderAdapter = {
   },
 
   verifyWebhook: verifyFalWebhook,
+
+  // Follow-ups need only the request id and the app it was queued on (queue.ts urlsOf).
+  adopt(jobId, job, _ctx, submittedAt) {
+    return { job_id: jobId, submitted_at: submittedAt, data: { endpoint: falEndpoint(job) } };
+  },
 };

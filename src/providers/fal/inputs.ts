@@ -221,8 +221,13 @@ async function videoInput(job: JobFor<VideoCapability>, endpoint: string, ctx: P
 }
 
 /** The endpoint and its input for a job; a capability fal is not wired for here is refused before anything is sent. */
+/** The endpoint id a job is queued on: the card's upstream model. */
+export function falEndpoint(job: ProviderJob): string {
+  return job.upstream_model.replace(/^\/+|\/+$/g, "");
+}
+
 export async function falInput(job: ProviderJob, ctx: ProviderContext): Promise<{ endpoint: string; input: Input }> {
-  const endpoint = job.upstream_model.replace(/^\/+|\/+$/g, "");
+  const endpoint = falEndpoint(job);
   if (isImageJob(job)) return { endpoint, input: await imageInput(job, endpoint, ctx) };
   switch (job.capability) {
     case "text_to_video":

@@ -21,6 +21,7 @@
  *   unknown_status  "Processing" (not a documented status) on the first two reads, then as usual
  *   malformed       a Ready answer without result.sample, every time
  *   slow            Pending until the test gives up (BFL has no cancel)
+ *   answer_lost     the task is created but the connection drops before the answer
  *   no_credits      (this fake only) every submission: 402 `insufficient_credits`
  * Auth: `x-key` must be fakeKey("bfl"): without the header 403 "Not authenticated", with another
  * key 401 `invalid_api_key`. Control: GET /_fake/requests?tag=.
@@ -28,6 +29,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
+  dropConnection,
   FileStore,
   fakeKey,
   json,
@@ -346,6 +348,10 @@ export async function start(): Promise<RunningFake> {
     }
     const created: Task = { id: randomUUID(), endpoint: submit[1] as string, tag, scenarios, body: input, reads: 0 };
     tasks.set(created.id, created);
+    if (scenarios.has("answer_lost")) {
+      dropConnection(res);
+      return;
+    }
     const [width, height] = sizeOf(spec, input);
     const outputMp = Math.round(((width * height) / 1_000_000) * 100) / 100;
     json(res, 200, {

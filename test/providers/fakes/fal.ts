@@ -19,13 +19,15 @@
  *   unknown_status  the status is "PENDING_RUNNER" (not in the docs) twice, then as usual
  *   malformed       the result answers 200 without its documented `images` / `video`
  *   slow            stays IN_QUEUE until canceled
- * Control: GET /_fake/requests?tag=, GET /.well-known/jwks.json, POST /_fake/sign-webhook
+ *   answer_lost     the request is queued but the connection drops before the answer
+ * Control: GET /_fake/requests?tag=, GET /_fake/jobs?tag= (request ids), GET /.well-known/jwks.json, POST /_fake/sign-webhook
  * (body = webhook body; optional ?request_id=&user_id=&timestamp=) → {headers}.
  */
 import { createHash, generateKeyPairSync, randomUUID, sign } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isoFile } from "../../media/fixtures";
 import {
+  dropConnection,
   FileStore,
   fakeKey,
   json,
@@ -276,6 +278,8 @@ interface Job {
   issues: Issue[];
   reads: number;
   canceled: boolean;
+  /** Ended on its own (a fake started with `webhooks`), however often it was read. */
+  ended: boolean;
   outcome?: Outcome;
 }
 
@@ -287,7 +291,16 @@ function detailError(loc: (string | number)[], msg: string, type: string) {
   return { detail: [{ loc, msg, type, url: `https://docs.fal.ai/errors/#${type}` }] };
 }
 
-export async function start(): Promise<RunningFake> {
+export interface FalFakeOptions {
+  /**
+   * Run jobs on their own as fal does: a job submitted with `fal_webhook` ends `afterMs` after its
+   * submission whether or not it is read, and fal's signed webhook is then POSTed to that URL,
+   * retried with backoff (fal: 10 times over 2 h; here every 0.5–8 s) until it is answered 2xx.
+   */
+  webhooks?: { afterMs: number; attempts?: number };
+}
+
+export async function start(options: FalFakeOptions = {}): Promise<RunningFake> {
   const log = new RequestLog();
   let base = "";
   const files = new FileStore(() => base, log);
@@ -348,6 +361,55 @@ export async function start(): Promise<RunningFake> {
     return job.outcome;
   }
 
+  const stageOf = (job: Job) => (job.ended ? "done" : lifeStage(job.reads, job.scenarios));
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  const later = (ms: number, run: () => void) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      run();
+    }, ms);
+    timers.add(timer);
+  };
+
+  /** fal's webhook for a request that ended: `{request_id, gateway_request_id, status: OK | ERROR, payload}`. */
+  async function deliver(job: Job, hook: string, attempt: number): Promise<void> {
+    const outcome = finish(job);
+    const ok = outcome.status < 400;
+    const body = Buffer.from(
+      JSON.stringify({
+        request_id: job.id,
+        gateway_request_id: job.id,
+        status: ok ? "OK" : "ERROR",
+        payload: ok ? outcome.body : null,
+        ...(ok ? {} : { error: `Invalid status code: ${outcome.status}` }),
+      }),
+    );
+    let answered = 0;
+    try {
+      const res = await fetch(hook, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...webhookHeaders(job.id, "fake-user", body) },
+        body,
+        signal: AbortSignal.timeout(5_000),
+      });
+      answered = res.status;
+    } catch {}
+    if (answered >= 200 && answered < 300) return;
+    if (attempt + 1 >= (options.webhooks?.attempts ?? 10)) return;
+    later(Math.min(500 * 2 ** attempt, 8_000), () => void deliver(job, hook, attempt + 1));
+  }
+
+  function webhookHeaders(requestId: string, userId: string, body: Buffer, timestamp = String(Math.floor(Date.now() / 1000))) {
+    const digest = createHash("sha256").update(body).digest("hex");
+    const signature = sign(null, Buffer.from(`${requestId}\n${userId}\n${timestamp}\n${digest}`), privateKey).toString("hex");
+    return {
+      "X-Fal-Webhook-Request-Id": requestId,
+      "X-Fal-Webhook-User-Id": userId,
+      "X-Fal-Webhook-Timestamp": timestamp,
+      "X-Fal-Webhook-Signature": signature,
+    };
+  }
+
   /** Requests that end at once: invalid input, a refused prompt, or a cancellation. */
   const endsAtOnce = (job: Job) => job.canceled || job.issues.length > 0 || job.scenarios.has("safety_input");
 
@@ -356,7 +418,7 @@ export async function start(): Promise<RunningFake> {
     const logs = (messages: string[]) =>
       withLogs ? messages.map((message) => ({ message, level: "INFO", source: "USER", timestamp: at })) : null;
     if (!endsAtOnce(job)) {
-      const stage = lifeStage(job.reads, job.scenarios);
+      const stage = stageOf(job);
       if (stage === "unknown") return { status: "PENDING_RUNNER", ...urlsOf(job) };
       if (stage === "queued") {
         return { status: "IN_QUEUE", queue_position: job.scenarios.has("slow") ? 1 : 2, ...urlsOf(job) };
@@ -384,6 +446,15 @@ export async function start(): Promise<RunningFake> {
       json(res, 200, { keys: [jwk] });
       return;
     }
+    if (req.method === "GET" && url.pathname === "/_fake/jobs") {
+      const tag = url.searchParams.get("tag");
+      json(
+        res,
+        200,
+        [...jobs.values()].filter((j) => j.tag === tag).map((j) => j.id),
+      );
+      return;
+    }
     if (req.method === "POST" && url.pathname === "/_fake/sign-webhook") {
       const body = await readBody(req);
       let fromBody: string | undefined;
@@ -392,17 +463,8 @@ export async function start(): Promise<RunningFake> {
       } catch {}
       const requestId = url.searchParams.get("request_id") ?? fromBody ?? "fake-request";
       const userId = url.searchParams.get("user_id") ?? "fake-user";
-      const timestamp = url.searchParams.get("timestamp") ?? String(Math.floor(Date.now() / 1000));
-      const digest = createHash("sha256").update(body).digest("hex");
-      const signature = sign(null, Buffer.from(`${requestId}\n${userId}\n${timestamp}\n${digest}`), privateKey).toString("hex");
-      json(res, 200, {
-        headers: {
-          "X-Fal-Webhook-Request-Id": requestId,
-          "X-Fal-Webhook-User-Id": userId,
-          "X-Fal-Webhook-Timestamp": timestamp,
-          "X-Fal-Webhook-Signature": signature,
-        },
-      });
+      const timestamp = url.searchParams.get("timestamp") ?? undefined;
+      json(res, 200, { headers: webhookHeaders(requestId, userId, body, timestamp) });
       return;
     }
 
@@ -472,8 +534,20 @@ export async function start(): Promise<RunningFake> {
         issues: validate(spec, input),
         reads: 0,
         canceled: false,
+        ended: false,
       };
       jobs.set(created.id, created);
+      const hook = url.searchParams.get("fal_webhook");
+      if (options.webhooks && hook && !scenarios.has("slow")) {
+        later(options.webhooks.afterMs, () => {
+          created.ended = true;
+          void deliver(created, hook, 0);
+        });
+      }
+      if (scenarios.has("answer_lost")) {
+        dropConnection(res);
+        return;
+      }
       json(res, 200, { status: "IN_QUEUE", queue_position: 2, gateway_request_id: created.id, ...urlsOf(created) });
       return;
     }
@@ -489,7 +563,7 @@ export async function start(): Promise<RunningFake> {
       return;
     }
     if (kind === "cancel" && req.method === "PUT") {
-      if (job.outcome || (!endsAtOnce(job) && lifeStage(job.reads, job.scenarios) === "done")) {
+      if (job.outcome || (!endsAtOnce(job) && stageOf(job) === "done")) {
         json(res, 400, { status: "ALREADY_COMPLETED" });
         return;
       }
@@ -498,7 +572,7 @@ export async function start(): Promise<RunningFake> {
       return;
     }
     if (kind === "result" && req.method === "GET") {
-      const done = job.outcome || endsAtOnce(job) || lifeStage(job.reads, job.scenarios) === "done";
+      const done = job.outcome || endsAtOnce(job) || stageOf(job) === "done";
       if (!done) {
         json(res, 400, { detail: "Request is still in progress" });
         return;
@@ -510,5 +584,12 @@ export async function start(): Promise<RunningFake> {
     json(res, 405, { detail: "Method Not Allowed" });
   });
   base = fake.url;
-  return fake;
+  return {
+    ...fake,
+    async close() {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      await fake.close();
+    },
+  };
 }

@@ -30,6 +30,8 @@ export const SCENARIOS = [
   "malformed",
   /** The job stays queued until it is canceled. */
   "slow",
+  /** The submission is accepted (the job runs) but the connection drops before the answer arrives. */
+  "answer_lost",
 ] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
@@ -151,6 +153,11 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
 export interface RunningFake {
   url: string;
   close(): Promise<void>;
+}
+
+/** Drops the connection without an answer: the caller cannot tell whether the request was taken. */
+export function dropConnection(res: ServerResponse): void {
+  res.socket?.destroy();
 }
 
 /** Starts a server on 127.0.0.1 on a free port. `handler` may be async; a throw answers 500. */
