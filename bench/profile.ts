@@ -5,6 +5,7 @@
  * A tool to find what to make cheaper; the benchmarks (bench/run.ts, bench/chat-overhead.ts)
  * judge the result.
  */
+import { readFileSync } from "node:fs";
 import { startLocalServer } from "./lib/local-server.ts";
 
 const KIND = process.argv[2] ?? "create";
@@ -17,6 +18,7 @@ interface Node {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
+  positionTicks?: { line: number; ticks: number }[];
 }
 interface Profile {
   nodes: Node[];
@@ -29,7 +31,8 @@ async function inspector(): Promise<{ send: (method: string, params?: object) =>
   const url = targets[0]?.webSocketDebuggerUrl;
   if (!url) throw new Error("no inspector target");
   // The WebSocket client built into Node 22 (the project's Node, which npm scripts run).
-  const ws = new WebSocket(url);
+  // wrangler's inspector proxy wants an Origin; Node's (undici's) WebSocket takes headers in its init.
+  const ws = new WebSocket(url, { headers: { Origin: `http://127.0.0.1:${INSPECTOR}` } } as unknown as string[]);
   await new Promise((resolve, reject) => {
     ws.addEventListener("open", resolve, { once: true });
     ws.addEventListener("error", reject, { once: true });
@@ -39,7 +42,7 @@ async function inspector(): Promise<{ send: (method: string, params?: object) =>
   ws.addEventListener("message", (event) => {
     const msg = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: unknown };
     const w = msg.id === undefined ? undefined : waiting.get(msg.id);
-    if (w) (msg.error ? w.reject(msg.error) : w.resolve(msg.result));
+    if (w) msg.error ? w.reject(msg.error) : w.resolve(msg.result);
   });
   return {
     send(method, params = {}) {
@@ -70,6 +73,29 @@ function summarize(profile: Profile, top = 40): string[] {
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
     .map(([k, us]) => `${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
+}
+
+/** The hottest lines of one function (BENCH_LINES=<function name>), with their source where it can be read. */
+function hotLines(profile: Profile, name: string, top = 25): string[] {
+  const ticks = new Map<string, number>();
+  let url = "";
+  for (const n of profile.nodes) {
+    if (n.callFrame.functionName !== name) continue;
+    url = n.callFrame.url;
+    for (const p of n.positionTicks ?? []) ticks.set(String(p.line), (ticks.get(String(p.line)) ?? 0) + p.ticks);
+  }
+  let source: string[] = [];
+  try {
+    source = readFileSync(url.replace(/^file:\/\//, ""), "utf8").split("\n");
+  } catch {
+    console.log(`(source of ${url} not readable)`);
+  }
+  return [...ticks]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(
+      ([line, n]) => `${String(n).padStart(6)}  ${line.padStart(6)}  ${(source[Number(line) - 1] ?? "").trim().slice(0, 110)}`,
+    );
 }
 
 async function main() {
@@ -117,6 +143,10 @@ async function main() {
     console.log(`${KIND}: ${REQUESTS} requests at concurrency ${CONCURRENCY} in ${seconds.toFixed(1)} s on ${server.where}`);
     console.log("self time by function (the Worker's isolate):");
     for (const line of summarize(profile)) console.log(line);
+    for (const name of (process.env.BENCH_LINES ?? "").split(",").filter(Boolean)) {
+      console.log(`hot lines of ${name} (samples, line of the bundle):`);
+      for (const line of hotLines(profile, name, 8)) console.log(line);
+    }
   } finally {
     server.stop();
   }

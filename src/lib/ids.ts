@@ -6,8 +6,8 @@ export function randomToken(bytes: number): string {
   let out = "";
   let acc = 0;
   let bits = 0;
-  for (const b of buf) {
-    acc = (acc << 8) | b;
+  for (let i = 0; i < buf.length; i++) {
+    acc = ((acc << 8) | (buf[i] as number)) & 0xffff;
     bits += 8;
     while (bits >= 5) {
       bits -= 5;

@@ -44,6 +44,18 @@ const MAX_SUBMIT_WAIT_MS = 60_000;
 const MALFORMED_POLLS = 5;
 /** Clock difference allowed when looking for an earlier submission. */
 const RECONCILE_SLACK_MS = 60_000;
+/** The record's fields fixed at admission: stored apart (`task.plan`), read once per object. */
+type PlanField = "card" | "routes" | "route_pricing" | "pricing" | "request" | "input" | "metadata" | "warnings";
+
+/** Frozen so that a step changing a shared plan value fails loudly instead of changing it for all. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
 /** How long a lost submission waits for the upstream's webhook to name its job. */
 const ADOPT_WINDOW_MS = 30 * 60_000;
 
@@ -96,9 +108,34 @@ export class TaskObject extends DurableObject<Env> {
     );
   }
 
+  /**
+   * The record's parts fixed at admission (PLAN_FIELDS), stored once in `task.plan` and kept here
+   * parsed and frozen: every step reads and writes only the small rest.
+   */
+  private plan: Readonly<Pick<TaskRecord, PlanField>> | null = null;
+  private planStored = false;
+
+  /**
+   * `task.record` as last written or read by this instance, the only writer of its storage: a
+   * step reads it without a storage round trip. Dropped when a write may not have happened.
+   */
+  private stateJson: string | null = null;
+
   private load(): TaskRecord | null {
-    const row = this.sql.exec<{ record: string }>("SELECT record FROM task WHERE id = 1").toArray()[0];
-    return row ? upgradeRecord(JSON.parse(row.record)) : null;
+    if (this.stateJson === null) {
+      const row = this.sql.exec<{ record: string }>("SELECT record FROM task WHERE id = 1").toArray()[0];
+      if (!row) return null;
+      this.stateJson = row.record;
+    }
+    const state = JSON.parse(this.stateJson) as Record<string, unknown>;
+    if (!this.plan) {
+      const stored = this.sql.exec<{ plan: string | null }>("SELECT plan FROM task WHERE id = 1").one().plan;
+      // A record saved before the plan had its own column holds everything itself.
+      if (stored === null) return upgradeRecord(state);
+      this.plan = deepFreeze(JSON.parse(stored));
+      this.planStored = true;
+    }
+    return upgradeRecord({ ...state, ...this.plan });
   }
 
   /**
@@ -112,7 +149,40 @@ export class TaskObject extends DurableObject<Env> {
       rec.cancel_requested_at = this.cancelAsked.at;
       rec.cancel_reason = this.cancelAsked.reason;
     }
-    this.sql.exec("INSERT OR REPLACE INTO task (id, record) VALUES (1, ?)", JSON.stringify(rec));
+    const { card, routes, route_pricing, pricing, request, input, metadata, warnings, ...state } = rec;
+    const json = JSON.stringify(state);
+    this.stateJson = null;
+    if (!this.planStored) {
+      const plan = { card, routes, route_pricing, pricing, request, input, metadata, warnings };
+      this.sql.exec("INSERT OR REPLACE INTO task (id, record, plan) VALUES (1, ?, ?)", json, JSON.stringify(plan));
+      this.plan = deepFreeze(structuredClone(plan));
+      this.planStored = true;
+    } else {
+      this.sql.exec("UPDATE task SET record = ? WHERE id = 1", json);
+    }
+    this.stateJson = json;
+  }
+
+  /** A transaction whose rollback also drops what this instance remembers of the rows. */
+  private inTransaction(write: () => void): void {
+    try {
+      this.ctx.storage.transactionSync(write);
+    } catch (e) {
+      this.stateJson = null;
+      this.plan = null;
+      this.planStored = false;
+      throw e;
+    }
+  }
+
+  /** The alarm as this instance last set it (undefined: not known), so an unchanged one is not written again. */
+  private alarmAt: number | null | undefined = undefined;
+
+  private async setAlarm(at: number | null): Promise<void> {
+    if (at !== null && at === this.alarmAt) return;
+    this.alarmAt = at;
+    if (at === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(at);
   }
 
   private event(kind: string, detail?: unknown): void {
@@ -262,7 +332,7 @@ export class TaskObject extends DurableObject<Env> {
       origin: plan.origin,
       request_id: plan.request_id,
     };
-    this.ctx.storage.transactionSync(() => {
+    this.inTransaction(() => {
       this.save(rec);
       this.sql.exec(
         "INSERT OR REPLACE INTO admission (id, tenant_id, request_hash, state, lease_until, epoch) VALUES (1, ?, ?, 'committed', 0, 1)",
@@ -271,7 +341,7 @@ export class TaskObject extends DurableObject<Env> {
       );
       this.event("reserve", { amount: plan.estimate, reservation_id: reserved.settlement.task_id });
     });
-    await this.ctx.storage.setAlarm(Date.now());
+    await this.setAlarm(Date.now());
     return { kind: "created", envelope: envelope(rec) };
   }
 
@@ -371,9 +441,11 @@ export class TaskObject extends DurableObject<Env> {
   // ---------------------------------------------------------------- execution
 
   override async alarm(): Promise<void> {
-    const adm = this.admission();
+    // The alarm that woke this run is spent: whatever comes next is set again.
+    this.alarmAt = undefined;
     const rec = this.load();
     if (!rec) {
+      const adm = this.admission();
       if (adm && adm.state === "admitting" && adm.lease_until > 0 && adm.lease_until <= Date.now()) await this.abandonAdmission();
       return;
     }
@@ -392,7 +464,7 @@ export class TaskObject extends DurableObject<Env> {
     this.event("provider_webhook", { provider, job_id: jobId });
     rec.next_poll_at = Date.now();
     this.save(rec);
-    await this.ctx.storage.setAlarm(Date.now());
+    await this.setAlarm(Date.now());
     return true;
   }
 
@@ -406,7 +478,7 @@ export class TaskObject extends DurableObject<Env> {
     const ctx = providerContext(this.env, adapter, config, rec);
     this.event("provider_adopted", { provider, job_id: jobId });
     this.accept(rec, adapter.adopt(jobId, this.job(rec), ctx, rec.submitting.at), now);
-    await this.ctx.storage.setAlarm(now);
+    await this.setAlarm(now);
     return true;
   }
 
@@ -888,8 +960,7 @@ export class TaskObject extends DurableObject<Env> {
     } else if (rec.callback && (rec.callback.status === "pending" || rec.callback.status === "delivering")) {
       at = rec.callback.next_attempt_at ?? Date.now();
     }
-    if (at === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(at);
+    await this.setAlarm(at);
   }
 }
 

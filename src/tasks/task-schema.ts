@@ -1,5 +1,5 @@
 /** The TaskObject's schema, one migration per change (docs/storage/task-object.md). */
-import type { Migration } from "../storage/migrations";
+import { addColumnIfMissing, type Migration } from "../storage/migrations";
 
 export const TASK_MIGRATIONS: Migration[] = [
   {
@@ -15,6 +15,14 @@ export const TASK_MIGRATIONS: Migration[] = [
         CREATE TABLE IF NOT EXISTS events (
           seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, kind TEXT NOT NULL, detail TEXT);
       `);
+    },
+  },
+  {
+    version: 2,
+    name: "task.plan: the parts of the record fixed at admission, apart",
+    up(sql) {
+      // Records written before keep everything in `record` (plan NULL) until their next save.
+      addColumnIfMissing(sql, "task", "plan", "TEXT");
     },
   },
 ];

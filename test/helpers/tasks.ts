@@ -55,15 +55,35 @@ export async function ledger(tenantId: string) {
 }
 
 /** Moves a task's waits (poll, retry, callback, deadline) to now, then runs its alarm. */
+/**
+ * A test that writes a task object's storage behind its back (the object is its storage's only
+ * writer and remembers what it wrote): the object must read the rows and its alarm again.
+ */
+export function forgetCached(obj: unknown): void {
+  Object.assign(obj as object, { stateJson: null, plan: null, alarmAt: undefined });
+}
+
 export async function fastForward(taskId: string, patch: (rec: any) => void = () => {}) {
-  await runInDurableObject(taskStub(taskId), async (_obj, state) => {
-    const row = state.storage.sql.exec<{ record: string }>("SELECT record FROM task WHERE id = 1").toArray()[0];
+  await runInDurableObject(taskStub(taskId), async (obj, state) => {
+    const row = state.storage.sql
+      .exec<{ record: string; plan: string | null }>("SELECT record, plan FROM task WHERE id = 1")
+      .toArray()[0];
     if (!row) return;
     const rec = JSON.parse(row.record);
     if (rec.next_poll_at) rec.next_poll_at = Date.now() - 1;
     if (rec.callback?.next_attempt_at) rec.callback.next_attempt_at = Date.now() - 1;
-    patch(rec);
-    state.storage.sql.exec("UPDATE task SET record = ? WHERE id = 1", JSON.stringify(rec));
+    // The patch sees the whole record: the parts fixed at admission live in `task.plan`.
+    const plan = row.plan === null ? {} : JSON.parse(row.plan);
+    const whole = { ...rec, ...plan };
+    patch(whole);
+    for (const k of Object.keys(whole)) if (!(k in plan)) rec[k] = whole[k];
+    for (const k of Object.keys(plan)) plan[k] = whole[k];
+    state.storage.sql.exec(
+      "UPDATE task SET record = ?, plan = ? WHERE id = 1",
+      JSON.stringify(rec),
+      row.plan === null ? null : JSON.stringify(plan),
+    );
+    forgetCached(obj);
     await state.storage.setAlarm(Date.now() + 60_000);
   });
   await runAlarm(taskId);

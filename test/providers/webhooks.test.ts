@@ -7,7 +7,7 @@ import { env, exports } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { BASE, newTenant } from "../helpers/api";
-import { taskEvents, taskStub } from "../helpers/tasks";
+import { forgetCached, taskEvents, taskStub } from "../helpers/tasks";
 import { create, follow, newTag, readTask } from "./harness";
 
 const CANVAS = { type: "preset", tier: "1K", aspect: "1:1" };
@@ -27,6 +27,7 @@ async function parkedTask(provider: "fal" | "replicate") {
     const rec = JSON.parse(row.record);
     rec.next_poll_at = Date.now() + 3_600_000;
     state.storage.sql.exec("UPDATE task SET record = ? WHERE id = 1", JSON.stringify(rec));
+    forgetCached(_o);
     await state.storage.setAlarm(Date.now() + 3_600_000);
     return rec.provider_handle.job_id as string;
   });

@@ -104,8 +104,10 @@ describe("TaskObject and DirectoryObject migrations", () => {
       );
       sql.exec('INSERT INTO task (id, record) VALUES (1, \'{"task_id":"task_a"}\')');
       sql.exec("INSERT INTO events (at, kind) VALUES ('t', 'reserve')");
-      expect(await migrate(state.storage, TASK_MIGRATIONS)).toBe(1);
+      expect(await migrate(state.storage, TASK_MIGRATIONS)).toBe(2);
       for (const table of ["admission", "task", "events"]) expect(count(sql, table)).toBe(1);
+      // v2: the record stays whole in `record` (no plan yet) until the object next saves it.
+      expect(sql.exec("SELECT record, plan FROM task").one()).toEqual({ record: '{"task_id":"task_a"}', plan: null });
     });
   });
 

@@ -97,8 +97,9 @@ describe("docs/storage matches the live objects", () => {
     const section = page.split("## The task record")[1]?.split("\n## ")[0] ?? "";
     const documented = [...section.matchAll(/^\| `([a-z_]+)`\s*\|/gm)].map((m) => m[1] as string).sort();
     await runInDurableObject(stub, async (_o, state) => {
-      const row = state.storage.sql.exec<{ record: string }>("SELECT record FROM task").toArray()[0];
-      expect(Object.keys(JSON.parse(row?.record ?? "{}")).sort()).toEqual(documented);
+      const row = state.storage.sql.exec<{ record: string; plan: string }>("SELECT record, plan FROM task").one();
+      const stored = { ...JSON.parse(row.record), ...JSON.parse(row.plan) };
+      expect(Object.keys(stored).sort()).toEqual(documented);
     });
   });
 
