@@ -5,7 +5,6 @@
  * A tool to find what to make cheaper; the benchmarks (bench/run.ts, bench/chat-overhead.ts)
  * judge the result.
  */
-import { readFileSync } from "node:fs";
 import { startLocalServer } from "./lib/local-server.ts";
 
 const KIND = process.argv[2] ?? "create";
@@ -75,27 +74,20 @@ function summarize(profile: Profile, top = 40): string[] {
     .map(([k, us]) => `${((100 * us) / total).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
 }
 
-/** The hottest lines of one function (BENCH_LINES=<function name>), with their source where it can be read. */
+/**
+ * The hottest lines of one function (BENCH_LINES=<function name>), as line numbers of the bundle
+ * wrangler built (the profile names it only `index.js`; `wrangler deploy --dry-run --outdir` writes one to read).
+ */
 function hotLines(profile: Profile, name: string, top = 25): string[] {
-  const ticks = new Map<string, number>();
-  let url = "";
+  const ticks = new Map<number, number>();
   for (const n of profile.nodes) {
     if (n.callFrame.functionName !== name) continue;
-    url = n.callFrame.url;
-    for (const p of n.positionTicks ?? []) ticks.set(String(p.line), (ticks.get(String(p.line)) ?? 0) + p.ticks);
-  }
-  let source: string[] = [];
-  try {
-    source = readFileSync(url.replace(/^file:\/\//, ""), "utf8").split("\n");
-  } catch {
-    console.log(`(source of ${url} not readable)`);
+    for (const p of n.positionTicks ?? []) ticks.set(p.line, (ticks.get(p.line) ?? 0) + p.ticks);
   }
   return [...ticks]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
-    .map(
-      ([line, n]) => `${String(n).padStart(6)}  ${line.padStart(6)}  ${(source[Number(line) - 1] ?? "").trim().slice(0, 110)}`,
-    );
+    .map(([line, n]) => `${String(n).padStart(6)} samples  line ${line}`);
 }
 
 async function main() {

@@ -122,20 +122,23 @@ export class TaskObject extends DurableObject<Env> {
   private stateJson: string | null = null;
 
   private load(): TaskRecord | null {
-    if (this.stateJson === null) {
-      const row = this.sql.exec<{ record: string }>("SELECT record FROM task WHERE id = 1").toArray()[0];
+    if (this.stateJson === null || !this.plan) {
+      // One read brings what this instance does not hold yet: the record, and the plan once.
+      const row = this.sql
+        .exec<{ record: string; plan: string | null }>(
+          this.plan ? "SELECT record, NULL AS plan FROM task WHERE id = 1" : "SELECT record, plan FROM task WHERE id = 1",
+        )
+        .toArray()[0];
       if (!row) return null;
       this.stateJson = row.record;
-    }
-    const state = JSON.parse(this.stateJson) as Record<string, unknown>;
-    if (!this.plan) {
-      const stored = this.sql.exec<{ plan: string | null }>("SELECT plan FROM task WHERE id = 1").one().plan;
       // A record saved before the plan had its own column holds everything itself.
-      if (stored === null) return upgradeRecord(state);
-      this.plan = deepFreeze(JSON.parse(stored));
-      this.planStored = true;
+      if (row.plan === null && !this.plan) return upgradeRecord(JSON.parse(row.record));
+      if (!this.plan) {
+        this.plan = deepFreeze(JSON.parse(row.plan as string));
+        this.planStored = true;
+      }
     }
-    return upgradeRecord({ ...state, ...this.plan });
+    return upgradeRecord({ ...(JSON.parse(this.stateJson) as Record<string, unknown>), ...this.plan });
   }
 
   /**
