@@ -6,10 +6,11 @@
  * as bench/run.ts does). Each iteration sends, one after the other, the same chat request to the
  * fake directly and through the service, whole and streamed, at 1 and then 16 connections; it
  * prints p50 and p99 of the total latency and of the time to the first streamed event, with the
- * service's difference and ratio.
+ * service's difference and ratio. The reference Worker (bench/reference: the request forwarded and
+ * the answer streamed back, nothing else) is measured alike: the least a proxy on this runtime adds.
  */
 import { FAKE_UPSTREAM_KEY, startFakeUpstream } from "../test/chat/fake-upstream.ts";
-import { percentile, startLocalServer } from "./lib/local-server.ts";
+import { percentile, startLocalServer, startReferenceServer } from "./lib/local-server.ts";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
@@ -46,13 +47,14 @@ async function timed(url: string, headers: Record<string, string>, body: unknown
   return { total: performance.now() - t0, ttfb };
 }
 
-function summary(name: string, direct: number[], service: number[]) {
-  const d = [...direct].sort((a, b) => a - b);
-  const s = [...service].sort((a, b) => a - b);
+function summary(name: string, direct: number[], service: number[], reference: number[]) {
+  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+  const [d, s, r] = [sorted(direct), sorted(service), sorted(reference)];
   const row = (label: string, p: number) => {
     const a = percentile(d, p);
     const b = percentile(s, p);
-    return `${`${name} ${label}`.padEnd(28)} ${a.toFixed(2).padStart(10)} ${b.toFixed(2).padStart(10)} ${(b - a).toFixed(2).padStart(10)} ${(b / a).toFixed(2).padStart(9)}×`;
+    const c = percentile(r, p);
+    return `${`${name} ${label}`.padEnd(28)} ${a.toFixed(2).padStart(10)} ${b.toFixed(2).padStart(10)} ${(b - a).toFixed(2).padStart(10)} ${(b / a).toFixed(2).padStart(9)}× ${c.toFixed(2).padStart(10)} ${(c - a).toFixed(2).padStart(10)}`;
   };
   console.log(row("p50", 50));
   console.log(row("p99", 99));
@@ -64,6 +66,10 @@ async function main() {
     port: PORT,
     permissions: ["chat"],
     vars: { PROVIDER_DEEPSEEK_BASE_URL: `${fake.url}/v1`, PROVIDER_DEEPSEEK_API_KEY: FAKE_UPSTREAM_KEY },
+  });
+  const reference = await startReferenceServer({ port: PORT + 1, upstream: `${fake.url}/v1` }).catch((e) => {
+    server.stop();
+    throw e;
   });
   try {
     const { base, where } = server;
@@ -98,6 +104,18 @@ async function main() {
         ),
       "service stream": () =>
         timed(`${base}/v1/chat/completions`, { Authorization: `Bearer ${key}` }, request("deepseek-flash", true)),
+      "reference json": () =>
+        timed(
+          `${reference.base}/v1/chat/completions`,
+          { Authorization: `Bearer ${FAKE_UPSTREAM_KEY}` },
+          request("deepseek-flash", false),
+        ),
+      "reference stream": () =>
+        timed(
+          `${reference.base}/v1/chat/completions`,
+          { Authorization: `Bearer ${FAKE_UPSTREAM_KEY}` },
+          request("deepseek-flash", true),
+        ),
     };
     // A bare route of the same Worker: what any request costs on this local server.
     const bare = async (): Promise<Timing> => {
@@ -133,11 +151,11 @@ async function main() {
         `\nmeasuring on ${where}; fake upstream at ${fake.url} (first byte ${FIRST_BYTE_MS} ms, ${INTERVAL_MS} ms between chunks); ${REQUESTS} requests per cell in interleaved blocks of ${BLOCK}, concurrency ${concurrency}; milliseconds`,
       );
       console.log(
-        `${"".padEnd(28)} ${"direct".padStart(10)} ${"service".padStart(10)} ${"diff".padStart(10)} ${"ratio".padStart(10)}`,
+        `${"".padEnd(28)} ${"direct".padStart(10)} ${"service".padStart(10)} ${"diff".padStart(10)} ${"ratio".padStart(10)} ${"reference".padStart(10)} ${"ref diff".padStart(10)}`,
       );
-      summary("whole: latency", totals("direct json"), totals("service json"));
-      summary("stream: first event", firsts("direct stream"), firsts("service stream"));
-      summary("stream: latency", totals("direct stream"), totals("service stream"));
+      summary("whole: latency", totals("direct json"), totals("service json"), totals("reference json"));
+      summary("stream: first event", firsts("direct stream"), firsts("service stream"), firsts("reference stream"));
+      summary("stream: latency", totals("direct stream"), totals("service stream"), totals("reference stream"));
       const b = bareTimes.sort((x, y) => x - y);
       console.log(
         `reference: bare GET /healthz on the same server, p50 ${percentile(b, 50).toFixed(2)} ms, p99 ${percentile(b, 99).toFixed(2)} ms`,
@@ -145,6 +163,7 @@ async function main() {
     }
   } finally {
     server.stop();
+    reference.stop();
     await fake.close();
   }
 }

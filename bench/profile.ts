@@ -5,6 +5,7 @@
  * A tool to find what to make cheaper; the benchmarks (bench/run.ts, bench/chat-overhead.ts)
  * judge the result.
  */
+import { FAKE_UPSTREAM_KEY, startFakeUpstream } from "../test/chat/fake-upstream.ts";
 import { startLocalServer } from "./lib/local-server.ts";
 
 const KIND = process.argv[2] ?? "create";
@@ -91,9 +92,15 @@ function hotLines(profile: Profile, name: string, top = 25): string[] {
 }
 
 async function main() {
+  // Chat goes to the tests' fake OpenAI-compatible upstream, as bench/chat-overhead.ts does.
+  const fake = await startFakeUpstream();
   const server = await startLocalServer({
     port: PORT,
-    vars: { SANDBOX_LATENCY_SCALE: "1000" },
+    vars: {
+      SANDBOX_LATENCY_SCALE: "1000",
+      PROVIDER_DEEPSEEK_BASE_URL: `${fake.url}/v1`,
+      PROVIDER_DEEPSEEK_API_KEY: FAKE_UPSTREAM_KEY,
+    },
     args: ["--inspector-port", String(INSPECTOR)],
   });
   try {
@@ -111,9 +118,22 @@ async function main() {
       create: () => post(`p-${Date.now()}-${n++}`),
       read: () => fetch(`${server.base}/v1/tasks/${seed.task_id}`, { headers: auth }),
       bare: () => fetch(`${server.base}/healthz`),
+      chat: () => {
+        fake.records.clear();
+        return fetch(`${server.base}/v1/chat/completions`, {
+          method: "POST",
+          headers: { ...auth, "Content-Type": "application/json" },
+          body: JSON.stringify({
+            model: "deepseek-flash",
+            messages: [{ role: "user", content: "Say something short." }],
+            max_tokens: 64,
+            fake: { tag: "profile", text: "The quick brown fox jumps over the lazy dog, twice." },
+          }),
+        });
+      },
     };
     const one = make[KIND];
-    if (!one) throw new Error(`unknown load ${KIND}: create, read or bare`);
+    if (!one) throw new Error(`unknown load ${KIND}: create, read, chat or bare`);
     const run = async (total: number) => {
       let next = 0;
       await Promise.all(
@@ -141,6 +161,7 @@ async function main() {
     }
   } finally {
     server.stop();
+    await fake.close();
   }
 }
 

@@ -1,17 +1,21 @@
 /**
  * Task creation and task reads against a bare route of the same Worker, in one run.
  *   npm run bench            (BENCH_REQUESTS=600 BENCH_ROUNDS=3 are the defaults)
- * Starts `wrangler dev` with state on /dev/shm and local tracing off, finds the inner workerd
- * port (bypassing wrangler's proxy when it can), and measures interleaved rounds at 1 and 16
- * connections. Prints requests/s, p50 and p99 per route and the ratios to the bare route.
+ * Starts the service and the reference Worker (bench/reference: the same requests with no
+ * gateway logic, the runtime's floor) in `wrangler dev` with state on /dev/shm and local tracing
+ * off, on their inner workerd ports, and measures interleaved rounds at 1 and 16 connections.
+ * Prints requests/s, p50 and p99 per route and the ratios to each Worker's own bare route.
  * The sandbox is slowed (SANDBOX_LATENCY_SCALE=1000) so that created tasks wait instead of
  * rendering images during the measurement.
  */
-import { percentile, startLocalServer } from "./lib/local-server.ts";
+import { percentile, startLocalServer, startReferenceServer } from "./lib/local-server.ts";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PORT = Number(process.env.BENCH_PORT ?? 8799);
+const REFERENCE_PORT = PORT + 1;
+/** The targets the ratios are held to (rps of the route over rps of the bare route). */
+const TARGETS: Record<string, number> = { read: 0.9, create: 0.5 };
 
 interface Sample {
   rps: number;
@@ -45,6 +49,10 @@ async function load(total: number, concurrency: number, make: (i: number) => [st
 
 async function main() {
   const server = await startLocalServer({ port: PORT, vars: { SANDBOX_LATENCY_SCALE: "1000" } });
+  const reference = await startReferenceServer({ port: REFERENCE_PORT }).catch((e) => {
+    server.stop();
+    throw e;
+  });
   try {
     const { base, where, state } = server;
     const auth = { Authorization: `Bearer ${server.apiKey}` };
@@ -56,25 +64,50 @@ async function main() {
         body,
       })
     ).json()) as { task_id: string };
+    // The reference reads back a body of the size of the seed task's envelope.
+    const seedEnvelope = await (await fetch(`${base}/v1/tasks/${seed.task_id}`, { headers: auth })).text();
+    await fetch(`${reference.base}/seed`, { method: "POST", body: seedEnvelope });
     let n = 0;
-    const routes: Record<string, (i: number) => [string, RequestInit]> = {
-      "bare GET /healthz": () => [`${base}/healthz`, {}],
-      "GET /v1/tasks/{id}": () => [`${base}/v1/tasks/${seed.task_id}`, { headers: auth }],
-      "POST /v1/images/generations": () => [
-        `${base}/v1/images/generations`,
+    /** Each row: its Worker (service or reference), its kind (bare, read, create), how to make a request. */
+    const routes: { name: string; worker: "service" | "reference"; kind: string; make: (i: number) => [string, RequestInit] }[] =
+      [
+        { name: "bare GET /healthz", worker: "service", kind: "bare", make: () => [`${base}/healthz`, {}] },
         {
-          method: "POST",
-          headers: { ...auth, "Content-Type": "application/json", "Idempotency-Key": `bench-${Date.now()}-${n++}` },
-          body,
+          name: "GET /v1/tasks/{id}",
+          worker: "service",
+          kind: "read",
+          make: () => [`${base}/v1/tasks/${seed.task_id}`, { headers: auth }],
         },
-      ],
-    };
-    console.log(`measuring on ${where}; state on ${state}; ${REQUESTS} requests × ${ROUNDS} interleaved rounds per cell`);
+        {
+          name: "POST /v1/images/generations",
+          worker: "service",
+          kind: "create",
+          make: () => [
+            `${base}/v1/images/generations`,
+            {
+              method: "POST",
+              headers: { ...auth, "Content-Type": "application/json", "Idempotency-Key": `bench-${Date.now()}-${n++}` },
+              body,
+            },
+          ],
+        },
+        { name: "reference: bare", worker: "reference", kind: "bare", make: () => [`${reference.base}/healthz`, {}] },
+        { name: "reference: object read", worker: "reference", kind: "read", make: () => [`${reference.base}/read`, {}] },
+        {
+          name: "reference: object create",
+          worker: "reference",
+          kind: "create",
+          make: () => [`${reference.base}/create`, { method: "POST", body }],
+        },
+      ];
+    console.log(
+      `measuring on ${where} (reference on ${reference.where}); state on ${state}; ${REQUESTS} requests × ${ROUNDS} interleaved rounds per cell`,
+    );
     for (const concurrency of [1, 16]) {
-      await load(200, concurrency, routes["bare GET /healthz"]!); // warm-up
+      for (const route of routes.filter((r) => r.kind === "bare")) await load(200, concurrency, route.make); // warm-up
       const results: Record<string, Sample[]> = {};
       for (let round = 0; round < ROUNDS; round++) {
-        for (const [name, make] of Object.entries(routes)) {
+        for (const { name, make } of routes) {
           const sample = await load(REQUESTS, concurrency, make);
           results[name] = [...(results[name] ?? []), sample];
         }
@@ -91,17 +124,20 @@ async function main() {
           },
         ]),
       );
-      const bare = summary["bare GET /healthz"]!;
       console.log(`\nconcurrency ${concurrency}`);
-      console.log("route                          req/s    p50 ms   p99 ms   rps vs bare   p50 vs bare   errors");
-      for (const [name, s] of Object.entries(summary)) {
+      console.log("route                          req/s    p50 ms   p99 ms   rps vs bare   p50 vs bare   errors   target");
+      for (const route of routes) {
+        const s = summary[route.name]!;
+        const bare = summary[routes.find((r) => r.worker === route.worker && r.kind === "bare")!.name]!;
+        const target = route.worker === "service" && TARGETS[route.kind] ? `≥ ${TARGETS[route.kind]!.toFixed(2)}×` : "";
         console.log(
-          `${name.padEnd(30)} ${s.rps.toFixed(0).padStart(6)} ${s.p50.toFixed(2).padStart(8)} ${s.p99.toFixed(2).padStart(8)} ${(s.rps / bare.rps).toFixed(2).padStart(12)}× ${(s.p50 / bare.p50).toFixed(2).padStart(12)}× ${String(s.errors).padStart(8)}`,
+          `${route.name.padEnd(30)} ${s.rps.toFixed(0).padStart(6)} ${s.p50.toFixed(2).padStart(8)} ${s.p99.toFixed(2).padStart(8)} ${(s.rps / bare.rps).toFixed(2).padStart(12)}× ${(s.p50 / bare.p50).toFixed(2).padStart(12)}× ${String(s.errors).padStart(8)}   ${target}`.trimEnd(),
         );
       }
     }
   } finally {
     server.stop();
+    reference.stop();
   }
 }
 

@@ -1,6 +1,6 @@
 /**
- * The service as the benchmarks measure it: its own `wrangler dev` with state on /dev/shm and
- * local tracing off, the catalog loaded, a tenant with an API key, and the inner workerd port
+ * What the benchmarks measure: the service, and the reference Worker beside it, each in its own
+ * `wrangler dev` with state on /dev/shm and local tracing off, on the inner workerd port
  * (wrangler's proxy caps throughput and would compress every ratio) when it can be found.
  */
 import { type ChildProcess, execSync, spawn } from "node:child_process";
@@ -58,29 +58,31 @@ async function innerBase(outer: number, parent: number): Promise<{ base: string;
   return { base: `http://127.0.0.1:${outer}`, where: `wrangler dev port ${outer} (through its proxy)` };
 }
 
-export interface LocalServer {
+export interface WranglerDev {
   base: string;
   where: string;
   state: string;
-  apiKey: string;
   stop(): void;
 }
 
-export async function startLocalServer(opts: {
+/**
+ * `wrangler dev` of one Worker config with state on /dev/shm and local tracing off, answering
+ * on its inner workerd port when it can be found; `prepare` runs once the state folder exists.
+ */
+export async function startWranglerDev(opts: {
   port: number;
+  /** A wrangler config other than the service's (the reference Worker). */
+  config?: string;
   vars?: Record<string, string>;
-  permissions?: string[];
-  /** More `wrangler dev` arguments (the profiler adds `--inspector-port`). */
   args?: string[];
-}): Promise<LocalServer> {
-  const admin = `bench-admin-${Date.now()}-token`;
+  prepare?: (state: string) => void;
+}): Promise<WranglerDev> {
   const state = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : "/tmp", "bench-state-"));
-  // The per-key rate limit stays on (every request is counted), high enough not to refuse measured requests.
-  const vars = { ADMIN_TOKEN: admin, RATE_LIMIT_PER_MINUTE: "10000000", ...(opts.vars ?? {}) };
   const child: ChildProcess = spawn(
     join(root, "node_modules/.bin/wrangler"),
     [
       "dev",
+      ...(opts.config ? ["--config", opts.config] : []),
       "--ip",
       "127.0.0.1",
       "--port",
@@ -89,7 +91,7 @@ export async function startLocalServer(opts: {
       state,
       "--log-level",
       "warn",
-      ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+      ...Object.entries(opts.vars ?? {}).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
       ...(opts.args ?? []),
     ],
     {
@@ -103,15 +105,46 @@ export async function startLocalServer(opts: {
     rmSync(state, { recursive: true, force: true });
   };
   try {
-    execSync(`npx tsx scripts/build-catalog.ts --out ${state}/entries.json`, { cwd: root, stdio: "ignore" });
-    execSync(`npx wrangler kv bulk put ${state}/entries.json --binding CATALOG --local --persist-to ${state}`, {
-      cwd: root,
-      stdio: "ignore",
-    });
+    opts.prepare?.(state);
     await waitUp(`http://127.0.0.1:${opts.port}`);
     const { base, where } = await innerBase(opts.port, child.pid as number);
+    return { base, where, state, stop };
+  } catch (e) {
+    stop();
+    throw e;
+  }
+}
+
+export interface LocalServer extends WranglerDev {
+  apiKey: string;
+}
+
+/** The service itself, its catalog loaded, with a tenant and an API key. */
+export async function startLocalServer(opts: {
+  port: number;
+  vars?: Record<string, string>;
+  permissions?: string[];
+  /** More `wrangler dev` arguments (the profiler adds `--inspector-port`). */
+  args?: string[];
+}): Promise<LocalServer> {
+  const admin = `bench-admin-${Date.now()}-token`;
+  // The per-key rate limit stays on (every request is counted), high enough not to refuse measured requests.
+  const vars = { ADMIN_TOKEN: admin, RATE_LIMIT_PER_MINUTE: "10000000", ...(opts.vars ?? {}) };
+  const dev = await startWranglerDev({
+    port: opts.port,
+    vars,
+    ...(opts.args ? { args: opts.args } : {}),
+    prepare(state) {
+      execSync(`npx tsx scripts/build-catalog.ts --out ${state}/entries.json`, { cwd: root, stdio: "ignore" });
+      execSync(`npx wrangler kv bulk put ${state}/entries.json --binding CATALOG --local --persist-to ${state}`, {
+        cwd: root,
+        stdio: "ignore",
+      });
+    },
+  });
+  try {
     const post = (path: string, body: unknown) =>
-      fetch(`${base}${path}`, {
+      fetch(`${dev.base}${path}`, {
         method: "POST",
         headers: { Authorization: `Bearer ${admin}`, "Content-Type": "application/json" },
         body: JSON.stringify(body),
@@ -121,9 +154,18 @@ export async function startLocalServer(opts: {
       `/admin/v1/tenants/${tenant.tenant_id}/api-keys`,
       opts.permissions ? { permissions: opts.permissions } : {},
     );
-    return { base, where, state, apiKey: key.api_key as string, stop };
+    return { ...dev, apiKey: key.api_key as string };
   } catch (e) {
-    stop();
+    dev.stop();
     throw e;
   }
+}
+
+/** The reference Worker (bench/reference): the least each measured request can cost here. */
+export function startReferenceServer(opts: { port: number; upstream?: string }): Promise<WranglerDev> {
+  return startWranglerDev({
+    port: opts.port,
+    config: join(root, "bench/reference/wrangler.toml"),
+    ...(opts.upstream ? { vars: { UPSTREAM: opts.upstream } } : {}),
+  });
 }

@@ -418,6 +418,32 @@ export class AccountObject extends DurableObject<Env> {
     return this.settlement(taskId);
   }
 
+  /**
+   * Charges `amount` for a call that held nothing (a chat call admitted on a balance known to
+   * cover it), as far as the balance goes, in one write: recorded as a reservation captured at
+   * once, so the ledger's rows and totals read as for any other charge. Idempotent per id.
+   */
+  charge(id: string, amount: string): { settlement: Settlement; balance: string } {
+    const existing = this.settlement(id);
+    if (existing) return { settlement: existing, balance: this.balance() };
+    const balance = dec(this.balance());
+    const kept = balance.lte(0) ? dec(0) : balance.lt(amount) ? balance : dec(amount);
+    const at = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(
+        "INSERT INTO reservations (task_id, amount, status, captured_amount, created_at, settled_at) VALUES (?, ?, 'captured', ?, ?, ?)",
+        id,
+        fmt(kept),
+        fmt(kept),
+        at,
+        at,
+      );
+      const t = this.totals();
+      this.setTotals({ ...t, captured: fmt(dec(t.captured).plus(kept)) });
+    });
+    return { settlement: this.settlement(id) as Settlement, balance: this.balance() };
+  }
+
   /** Gives the whole reservation back. Idempotent per task; a settled reservation is left as it is. */
   release(taskId: string): Settlement | null {
     const r = this.settlement(taskId);

@@ -1,17 +1,17 @@
 /**
- * Credits of one chat call on the tenant's ledger: a hold before (or while) the upstream is
- * called, then exactly one settlement — capture of what was used, or release of everything —
- * made after the client has its last byte.
+ * Credits of one chat call on the tenant's ledger, settled after the client has its last byte.
  *
- * The hold is awaited before the upstream call only when this isolate cannot tell that the
- * balance covers it: the first call of a tenant here, or a balance, as last heard (at most
- * BALANCE_VIEW_MS ago), that does not cover twice the estimate on top of this isolate's other
- * calls in flight. Otherwise it is made alongside the upstream call. A hold refused meanwhile
- * (other isolates spent the balance) cuts a stream short with `insufficient_balance`, and the call
- * is charged what the balance still covers: the ledger never goes negative, and what the service
- * may absorb is bounded by the estimates admitted on a view at most BALANCE_VIEW_MS old
- * (docs/scaling.md). Holds carry a lease (CHAT_LEASE_MS): one whose isolate died before settling
- * is given back by the account's alarm.
+ * When this isolate cannot tell that the balance covers the call — the first call of a tenant
+ * here, or a balance, as last heard (at most BALANCE_VIEW_MS ago), that does not cover twice the
+ * estimate on top of this isolate's other calls in flight — a hold is awaited before the upstream
+ * call (402 when refused), then settled once: capture of what was used, or release. Holds carry a
+ * lease (CHAT_LEASE_MS): one whose isolate died before settling is given back by the account's alarm.
+ *
+ * Otherwise nothing is held: the call goes upstream at once and is charged once, after the last
+ * byte, as far as the balance then goes (one write instead of two). The ledger never goes
+ * negative, and what the service may absorb is bounded by the estimates admitted on a view at
+ * most BALANCE_VIEW_MS old (docs/scaling.md). A call whose isolate dies is not charged, as a hold
+ * given back by its lease would not be.
  */
 import type { Settlement } from "../accounts/account-object";
 import { accountFor } from "../accounts/service";
@@ -112,6 +112,7 @@ export async function reserveChat(env: Env, tenantId: string, requestId: string,
   const v = view(tenantId);
   const covered = Date.now() - v.at < BALANCE_VIEW_MS && v.balance.minus(v.inFlight).minus(dec(amount).times(2)).gte(0);
   v.inFlight = v.inFlight.plus(amount);
+  if (covered) return unheldCharge(account, tenantId, reservationId, amount);
   let standing: boolean | null = null;
   const held = (async () => {
     try {
@@ -166,4 +167,43 @@ export async function reserveChat(env: Env, tenantId: string, requestId: string,
     },
   };
   return charge;
+}
+
+/** A call admitted on a balance known to cover it: nothing held, one charge after the last byte. */
+function unheldCharge(account: Account, tenantId: string, reservationId: string, amount: string): ChatCharge {
+  const v = view(tenantId);
+  let inFlight = true;
+  const done = () => {
+    if (inFlight) v.inFlight = v.inFlight.minus(amount);
+    inFlight = false;
+  };
+  let outcome: Promise<string> | null = null;
+  return {
+    reservationId,
+    reserved: fmt(dec(amount)),
+    held: Promise.resolve(),
+    expectedCharge(used) {
+      return dec(used).lte(amount) ? fmt(dec(used)) : null;
+    },
+    capture(used) {
+      outcome ??= (async () => {
+        try {
+          const charged = await settleWithRetries(async () => {
+            const r = await account.charge(reservationId, fmt(dec(used)));
+            heard(tenantId, r.balance);
+            return r.settlement;
+          });
+          return charged?.captured ?? "0";
+        } finally {
+          done();
+        }
+      })();
+      return outcome;
+    },
+    async release() {
+      done();
+      outcome ??= Promise.resolve("0");
+      await outcome;
+    },
+  };
 }

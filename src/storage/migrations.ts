@@ -18,10 +18,32 @@ export interface Migration<Prepared = unknown> {
   up(sql: SqlStorage, prepared: Prepared): void;
 }
 
-export function schemaVersion(sql: SqlStorage): number {
-  sql.exec(
-    "CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, updated_at TEXT NOT NULL)",
+/**
+ * The current schema in one step, for a class that makes many fresh objects (one per task): a new
+ * object gets it in one transaction instead of replaying every migration. A test holds it equal
+ * to what the migrations build (test/storage/migrations.test.ts).
+ */
+export interface Baseline {
+  version: number;
+  sql: string;
+}
+
+/** Whether the object has no table of its own yet (the runtime's `_cf_` tables aside). */
+function isEmpty(sql: SqlStorage): boolean {
+  return (
+    sql
+      .exec(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' LIMIT 1",
+      )
+      .toArray().length === 0
   );
+}
+
+const VERSION_TABLE =
+  "CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, updated_at TEXT NOT NULL)";
+
+export function schemaVersion(sql: SqlStorage): number {
+  sql.exec(VERSION_TABLE);
   return sql.exec<{ version: number }>("SELECT version FROM schema_version WHERE id = 1").toArray()[0]?.version ?? 0;
 }
 
@@ -30,24 +52,38 @@ export async function migrate(
   storage: DurableObjectStorage,
   migrations: readonly Migration<any>[],
   upTo = Number.POSITIVE_INFINITY,
+  baseline?: Baseline,
 ): Promise<number> {
   const sql = storage.sql;
-  let version = schemaVersion(sql);
+  let version: number;
+  if (baseline && baseline.version <= upTo && isEmpty(sql)) {
+    storage.transactionSync(() => {
+      sql.exec(`${baseline.sql};\n${VERSION_TABLE}`);
+      setVersion(sql, baseline.version);
+    });
+    version = baseline.version;
+  } else {
+    version = schemaVersion(sql);
+  }
   for (const m of migrations) {
     if (m.version <= version || m.version > upTo) continue;
     if (m.version !== version + 1) throw new Error(`migration ${m.version} follows ${version}: the list has a gap`);
     const prepared = m.prepare ? await m.prepare(sql) : undefined;
     storage.transactionSync(() => {
       m.up(sql, prepared);
-      sql.exec(
-        "INSERT INTO schema_version (id, version, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at",
-        m.version,
-        new Date().toISOString(),
-      );
+      setVersion(sql, m.version);
     });
     version = m.version;
   }
   return version;
+}
+
+function setVersion(sql: SqlStorage, version: number): void {
+  sql.exec(
+    "INSERT INTO schema_version (id, version, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at",
+    version,
+    new Date().toISOString(),
+  );
 }
 
 /** For the steps that predate versioning: an object made then may have the column already. */

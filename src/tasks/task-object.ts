@@ -27,7 +27,7 @@ import {
 import { migrate } from "../storage/migrations";
 import { type Envelope, emptyUsage, envelope, type TaskPlan, type TaskRecord, TERMINAL } from "./record";
 import { RECORD_VERSION, upgradeRecord } from "./record-versions";
-import { TASK_MIGRATIONS } from "./task-schema";
+import { TASK_BASELINE, TASK_MIGRATIONS } from "./task-schema";
 
 /** How long an admission's hold on credits lasts unless the task commits (the account then keeps it). */
 export const ADMISSION_LEASE_MS = 30_000;
@@ -97,7 +97,7 @@ export class TaskObject extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.taskId = `task_${ctx.id.toString()}`;
-    void ctx.blockConcurrencyWhile(() => migrate(ctx.storage, TASK_MIGRATIONS));
+    void ctx.blockConcurrencyWhile(() => migrate(ctx.storage, TASK_MIGRATIONS, Number.POSITIVE_INFINITY, TASK_BASELINE));
   }
 
   // ---------------------------------------------------------------- storage
@@ -401,6 +401,17 @@ export class TaskObject extends DurableObject<Env> {
   read(tenantId: string): Envelope | null {
     const rec = this.load();
     return rec && rec.tenant_id === tenantId ? envelope(rec) : null;
+  }
+
+  /** The envelope as the response body, and whether its model carries a deprecation warning. */
+  readJson(tenantId: string): { body: string; resolved_model: string; deprecated: boolean } | null {
+    const env = this.read(tenantId);
+    if (!env) return null;
+    return {
+      body: JSON.stringify(env),
+      resolved_model: env.resolved_model,
+      deprecated: env.warnings.some((w) => w.code === "model_deprecated"),
+    };
   }
 
   /** Ids of the stored outputs, for the owner only. */

@@ -1,5 +1,5 @@
 /** The TaskObject's schema, one migration per change (docs/storage/task-object.md). */
-import { addColumnIfMissing, type Migration } from "../storage/migrations";
+import { addColumnIfMissing, type Baseline, type Migration } from "../storage/migrations";
 
 export const TASK_MIGRATIONS: Migration[] = [
   {
@@ -26,3 +26,15 @@ export const TASK_MIGRATIONS: Migration[] = [
     },
   },
 ];
+
+/** What TASK_MIGRATIONS build, in one step, for each new task object (one per task). */
+export const TASK_BASELINE: Baseline = {
+  version: 2,
+  sql: `
+    CREATE TABLE admission (
+      id INTEGER PRIMARY KEY CHECK (id = 1), tenant_id TEXT NOT NULL, request_hash TEXT NOT NULL,
+      state TEXT NOT NULL, lease_until INTEGER NOT NULL, epoch INTEGER NOT NULL DEFAULT 1);
+    CREATE TABLE drills (point TEXT PRIMARY KEY, at TEXT NOT NULL);
+    CREATE TABLE task (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, plan TEXT);
+    CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, kind TEXT NOT NULL, detail TEXT)`,
+};

@@ -1,9 +1,10 @@
 /**
- * Chat holds off the client's path: the first call of a tenant in an isolate waits for its hold;
- * once the balance is known to cover the call twice over, the hold is made alongside the
- * upstream call, and every call is settled after the client's last byte. Whatever the timing,
- * the ledger stays exact and never goes negative.
+ * Chat credits off the client's path: the first call of a tenant in an isolate waits for its hold;
+ * once the balance is known to cover the call twice over, nothing is held and the call is charged
+ * once; every call is settled after the client's last byte. Whatever the timing, the ledger stays
+ * exact and never goes negative.
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, newTenant } from "../helpers/api";
@@ -41,6 +42,43 @@ describe("chat billing", () => {
     expect(results.some((r) => r.status === 402 || r.text.includes("insufficient_balance"))).toBe(true);
     const l = await expectSettled(t.tenant_id);
     expect(Number(l.balance)).toBeGreaterThanOrEqual(0);
+    expect(l.recomputed).toEqual(l.totals);
+  });
+
+  it("a call admitted on a balance known to cover it holds nothing and is charged once, as far as the balance goes", async () => {
+    const t = await newTenant({ credits: "10" });
+    const account = env.ACCOUNTS.getByName(t.tenant_id);
+    const rows = () =>
+      runInDurableObject(account, (_o, state) =>
+        state.storage.sql
+          .exec<{ task_id: string; amount: string; captured_amount: string; status: string }>(
+            "SELECT task_id, amount, captured_amount, status FROM reservations ORDER BY created_at, task_id",
+          )
+          .toArray(),
+      );
+    // The first call of the tenant in this isolate waits for its hold (the estimate), then captures the cost.
+    const first = await call("/v1/chat/completions", { key: t.api_key, body: ask() });
+    expect(first.status).toBe(200);
+    const [held] = await rows();
+    expect(held).toMatchObject({ status: "captured", captured_amount: first.headers.get("X-Credits-Charged") });
+    expect(Number(held!.amount)).toBeGreaterThan(Number(held!.captured_amount));
+    // The next is covered by the balance as heard: one row, written once, for exactly the cost.
+    const second = await call("/v1/chat/completions", { key: t.api_key, body: ask({ stream: true }) });
+    expect(second.status).toBe(200);
+    await expect.poll(async () => (await rows()).length).toBe(2);
+    const charged = (await rows()).find((r) => r.task_id !== held!.task_id)!;
+    expect(charged.status).toBe("captured");
+    expect(charged.amount).toBe(charged.captured_amount);
+    expect(Number(charged.captured_amount)).toBeGreaterThan(0);
+    // Charged as far as the balance goes, never below zero; the same id again changes nothing.
+    const balance = (await account.get())!.balance;
+    const over = await account.charge("chat_req_over_1", "1000");
+    expect(over.settlement).toMatchObject({ status: "captured", captured: balance });
+    expect(over.balance).toBe("0");
+    expect((await account.charge("chat_req_over_1", "1000")).settlement.captured).toBe(balance);
+    expect((await account.charge("chat_req_over_2", "5")).settlement.captured).toBe("0");
+    const l = await expectSettled(t.tenant_id);
+    expect(l.balance).toBe("0");
     expect(l.recomputed).toEqual(l.totals);
   });
 

@@ -11,7 +11,7 @@ import { DIRECTORY_MIGRATIONS } from "../../src/accounts/directory-object";
 import { unseal } from "../../src/lib/sealed";
 import { type Migration, migrate, schemaVersion } from "../../src/storage/migrations";
 import { upgradeRecord } from "../../src/tasks/record-versions";
-import { TASK_MIGRATIONS } from "../../src/tasks/task-schema";
+import { TASK_BASELINE, TASK_MIGRATIONS } from "../../src/tasks/task-schema";
 
 /** Empties an object's storage and rebuilds it at `version` (dropping the version row when `unversioned`). */
 function rebuildAt(storage: DurableObjectStorage, migrations: Migration<any>[], version: number, unversioned: boolean) {
@@ -109,6 +109,36 @@ describe("TaskObject and DirectoryObject migrations", () => {
       // v2: the record stays whole in `record` (no plan yet) until the object next saves it.
       expect(sql.exec("SELECT record, plan FROM task").one()).toEqual({ record: '{"task_id":"task_a"}', plan: null });
     });
+  });
+
+  it("a new task object starts from the baseline, which builds what the migrations build", async () => {
+    /** Every table and index with its columns, as SQLite describes them. */
+    const shape = (sql: SqlStorage) =>
+      sql
+        .exec<{ type: string; name: string; tbl_name: string }>(
+          "SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' ORDER BY name",
+        )
+        .toArray()
+        .map((o) => ({
+          ...o,
+          columns: sql.exec(`PRAGMA ${o.type === "index" ? "index_xinfo" : "table_xinfo"}(${o.name})`).toArray(),
+          indexes: o.type === "table" ? sql.exec(`PRAGMA index_list(${o.name})`).toArray() : [],
+        }));
+    // A task object as the runtime makes it takes the baseline in its constructor.
+    const fresh = env.TASKS.getByName(`baseline-${Date.now()}`);
+    const viaBaseline = await runInDurableObject(fresh, (_o, state) => {
+      expect(schemaVersion(state.storage.sql)).toBe(TASK_BASELINE.version);
+      return shape(state.storage.sql);
+    });
+    const migrated = env.TASKS.getByName(`baseline-migrated-${Date.now()}`);
+    const viaMigrations = await runInDurableObject(migrated, async (_o, state) => {
+      await rebuildAt(state.storage, TASK_MIGRATIONS, 0, true);
+      expect(await migrate(state.storage, TASK_MIGRATIONS)).toBe(TASK_BASELINE.version);
+      return shape(state.storage.sql);
+    });
+    expect(viaBaseline.map((o) => o.name)).toContain("task");
+    expect(viaBaseline).toEqual(viaMigrations);
+    expect(TASK_BASELINE.version).toBe(TASK_MIGRATIONS[TASK_MIGRATIONS.length - 1]?.version);
   });
 
   it("an unversioned directory keeps its pointers", async () => {

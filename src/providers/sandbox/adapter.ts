@@ -60,6 +60,13 @@ function latency(job: ProviderJob, ctx: ProviderContext): number {
   return (LATENCY_MS[job.capability] ?? DEFAULT_LATENCY_MS) * (Number.isFinite(scale) && scale >= 0 ? scale : 1);
 }
 
+/** Until the next tenth of the profile, at least 250 ms apart, never past the end. */
+function nextPollMs(elapsed: number, total: number): number {
+  const tenth = total / 10;
+  const nextMark = (Math.floor(elapsed / tenth) + 1) * tenth;
+  return Math.ceil(Math.min(total - elapsed, Math.max(250, nextMark - elapsed)));
+}
+
 /** The simulators read requests field by field, whatever the capability. */
 function loose(request: object): Record<string, unknown> {
   return request as Record<string, unknown>;
@@ -167,11 +174,16 @@ export const sandboxAdapter: ProviderAdapter = {
     if (f.has("hang"))
       return { state: "running", progress: { percent: 50, stage: "generating", message: "sandbox: simulated stall" } };
     if (percent >= 100) return { state: "succeeded" };
+    // Like an upstream that publishes its estimate: ask again when progress next moves a tenth
+    // (or when the job ends), not on a blind backoff that finishes late and polls for nothing.
+    const poll_after_ms = nextPollMs(elapsed, total);
     // The first tenth of the profile is time in the provider's queue.
-    if (percent < 10) return { state: "queued", progress: { percent: 0, stage: "queued", message: "sandbox: queued" } };
+    if (percent < 10)
+      return { state: "queued", progress: { percent: 0, stage: "queued", message: "sandbox: queued" }, poll_after_ms };
     return {
       state: "running",
       progress: { percent: Math.max(1, Math.min(95, percent)), stage: "generating", message: "sandbox: generating" },
+      poll_after_ms,
     };
   },
 
