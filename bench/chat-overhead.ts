@@ -87,35 +87,16 @@ async function main() {
       ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
       fake: { tag: "bench", ...behaviour },
     });
+    /** One cell: the same request to `base` (the fake, the service or the reference) with its key. */
+    const via = (base: string, key: string, stream: boolean) => () =>
+      timed(`${base}/v1/chat/completions`, { Authorization: `Bearer ${key}` }, request("deepseek-flash", stream));
     const cells = {
-      "direct json": () =>
-        timed(
-          `${fake.url}/v1/chat/completions`,
-          { Authorization: `Bearer ${FAKE_UPSTREAM_KEY}` },
-          request("deepseek-flash", false),
-        ),
-      "service json": () =>
-        timed(`${base}/v1/chat/completions`, { Authorization: `Bearer ${key}` }, request("deepseek-flash", false)),
-      "direct stream": () =>
-        timed(
-          `${fake.url}/v1/chat/completions`,
-          { Authorization: `Bearer ${FAKE_UPSTREAM_KEY}` },
-          request("deepseek-flash", true),
-        ),
-      "service stream": () =>
-        timed(`${base}/v1/chat/completions`, { Authorization: `Bearer ${key}` }, request("deepseek-flash", true)),
-      "reference json": () =>
-        timed(
-          `${reference.base}/v1/chat/completions`,
-          { Authorization: `Bearer ${FAKE_UPSTREAM_KEY}` },
-          request("deepseek-flash", false),
-        ),
-      "reference stream": () =>
-        timed(
-          `${reference.base}/v1/chat/completions`,
-          { Authorization: `Bearer ${FAKE_UPSTREAM_KEY}` },
-          request("deepseek-flash", true),
-        ),
+      "direct json": via(fake.url, FAKE_UPSTREAM_KEY, false),
+      "service json": via(base, key, false),
+      "direct stream": via(fake.url, FAKE_UPSTREAM_KEY, true),
+      "service stream": via(base, key, true),
+      "reference json": via(reference.base, FAKE_UPSTREAM_KEY, false),
+      "reference stream": via(reference.base, FAKE_UPSTREAM_KEY, true),
     };
     // A bare route of the same Worker: what any request costs on this local server.
     const bare = async (): Promise<Timing> => {

@@ -12,6 +12,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { Webhook } from "standardwebhooks";
 import type { History, ReceiverPolicy } from "./history.ts";
+import { closeLocal, listenLocal } from "./local-http.ts";
 
 export const RECEIVERS: Record<string, ReceiverPolicy> = {
   ok: { mode: "ok" },
@@ -113,17 +114,10 @@ export class Receivers {
         if (!res.headersSent) res.writeHead(500).end();
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
-    const address = this.server.address();
-    this.url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    this.url = await listenLocal(this.server);
   }
 
-  async close(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+  close(): Promise<void> {
+    return closeLocal(this.server);
   }
 }

@@ -8,6 +8,7 @@
  * null) and never read as an HTTP answer; a create that met one is sent again with the same
  * Idempotency-Key and body until the service answers it.
  */
+import { seededRandom } from "../../src/lib/random.ts";
 import type { History, Op, RequestRecord } from "./history.ts";
 import type { Receivers } from "./receivers.ts";
 
@@ -45,18 +46,6 @@ export interface Answer {
   json: any;
   headers: Headers | null;
   net_error?: string;
-}
-
-/** Seeded PRNG (mulberry32): the mix is reproducible from SOAK_SEED; timing is not. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function pick<T>(random: () => number, weighted: [T, number][]): T {
@@ -322,7 +311,8 @@ export class Client {
     private readonly key: string,
     seed: number,
   ) {
-    this.random = rng(seed);
+    // The mix is reproducible from SOAK_SEED; timing is not.
+    this.random = seededRandom(seed);
   }
 
   async run(): Promise<void> {

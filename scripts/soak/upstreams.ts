@@ -14,6 +14,7 @@ import { FAKE_UPSTREAM_KEY, type FakeUpstream, startFakeUpstream } from "../../t
 import { bindings as falBindings, start as startFal } from "../../test/providers/fakes/fal.ts";
 import { fakeKey, type RunningFake } from "../../test/providers/fakes/kit.ts";
 import type { History, UpstreamRecord } from "./history.ts";
+import { closeLocal, listenLocal } from "./local-http.ts";
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -141,18 +142,11 @@ class RecordingProxy {
         upstream.end(body);
       })();
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
-    const address = this.server.address();
-    this.url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    this.url = await listenLocal(this.server);
   }
 
-  async close(): Promise<void> {
-    const server = this.server;
-    if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+  close(): Promise<void> {
+    return closeLocal(this.server);
   }
 }
 

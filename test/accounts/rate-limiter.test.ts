@@ -30,17 +30,19 @@ function clock(start = 10 * RATE_WINDOW_MS) {
   return { t, now: () => t.now };
 }
 
+/** One request of key "key", its background reports kept in `pending`. */
+function check(limiter: RateLimiter, c: RateCounter, limit: number, pending: Promise<unknown>[]) {
+  return limiter.check(
+    "key",
+    limit,
+    () => c,
+    (p) => pending.push(p),
+  );
+}
+
 async function run(limiter: RateLimiter, c: RateCounter, n: number, limit: number, pending: Promise<unknown>[]) {
   let allowed = 0;
-  for (let i = 0; i < n; i++) {
-    const d = await limiter.check(
-      "key",
-      limit,
-      () => c,
-      (p) => pending.push(p),
-    );
-    if (d.allowed) allowed++;
-  }
+  for (let i = 0; i < n; i++) if ((await check(limiter, c, limit, pending)).allowed) allowed++;
   return allowed;
 }
 
@@ -54,12 +56,7 @@ describe("the rate limiter", () => {
     const seen: number[] = [];
     let allowed = 0;
     for (let i = 0; i < 130; i++) {
-      const d = await limiter.check(
-        "key",
-        limit,
-        () => c,
-        (p) => pending.push(p),
-      );
+      const d = await check(limiter, c, limit, pending);
       if (d.allowed) allowed++;
       seen.push(d.remaining);
     }
@@ -99,12 +96,7 @@ describe("the rate limiter", () => {
     for (let step = 0; step < 600 && t.now < 11 * RATE_WINDOW_MS; step++) {
       for (const l of isolates) {
         for (let i = 0; i < 10; i++) {
-          const d = await l.check(
-            "key",
-            limit,
-            () => c,
-            (p) => pending.push(p),
-          );
+          const d = await check(l, c, limit, pending);
           if (d.allowed) allowed++;
         }
       }
