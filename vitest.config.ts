@@ -106,6 +106,17 @@ export default defineConfig({
       },
       // The production configuration of a region, as deployed: proves what local development relaxes.
       { plugins: [worker("us")], test: { ...shared, name: "region-us", include: ["test/regional/**/*.test.ts"] } },
+      // The client and its command line, in Node: unit tests on a fake fetch, and end to end
+      // against a local `wrangler dev` (packages/client/test/cli.e2e.test.ts).
+      {
+        test: {
+          name: "client",
+          environment: "node",
+          include: ["packages/client/test/**/*.test.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 180_000,
+        },
+      },
     ],
   },
 });

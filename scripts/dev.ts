@@ -138,6 +138,7 @@ waitForServer()
         `  Providers:    ${vars.providers.length ? vars.providers.join(", ") : "none configured"}; the sandbox serves every other card (simulated_output)`,
         "",
         `  curl -H "Authorization: Bearer ${tenant.api_key}" ${base}/v1/models`,
+        `  MEDIA_API_BASE_URL=${base} MEDIA_API_KEY=${tenant.api_key} npx media-api balance`,
         "",
       ].join("\n"),
     );

@@ -33,7 +33,10 @@ export interface Env {
    * real provider serves (marked `simulated_output`). In the regions a live key never gets simulated output.
    */
   SANDBOX_FOR_LIVE_KEYS?: string;
-  /** Signs the short-lived URLs that upstreams read inputs from (default: derived from ADMIN_TOKEN). */
+  /**
+   * Signs the short-lived URLs that upstreams read inputs from (default: derived from ADMIN_TOKEN);
+   * the signed output URLs of envelopes (`/files/…`) use another key derived from the same secret.
+   */
   INPUT_URL_SECRET?: string;
   /** "true" lets a task's `metadata.sandbox_fault` inject faults into the sandbox (tests, drills). */
   SANDBOX_FAULT_INJECTION?: string;

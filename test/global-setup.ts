@@ -10,6 +10,8 @@
  * and a media server for the fetcher of media inputs (always `application/octet-stream`, so the
  * tests show that the bytes, not the declared type, decide):
  *   GET  /media/<fixture>           a fixture of test/media/fixtures.ts, e.g. /media/png
+ *   GET  /media/image/<w>x<h>       a PNG of that size (test/helpers/media-fixtures.ts)
+ *   GET  /media/video/<seconds>     a 1280×720 MP4 of that length
  *   GET  /media/redirect?to=<url>   302 to <url> (relative or absolute)
  *   GET  /media/redirect-private    302 to http://10.0.0.1/x
  *   GET  /media/loop                302 to itself
@@ -20,6 +22,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { TestProject } from "vitest/node";
+import { mp4, png } from "./helpers/media-fixtures";
 import { buildFixtures } from "./media/fixtures";
 
 interface Delivery {
@@ -64,11 +67,30 @@ async function stream(res: ServerResponse, total: number): Promise<void> {
   res.end();
 }
 
+/** Media of a requested size, made once per size. */
+const sized = new Map<string, Promise<Uint8Array>>();
+function sizedMedia(name: string, arg: string): Promise<Uint8Array> | undefined {
+  const dims = /^(\d{1,4})x(\d{1,4})$/.exec(arg);
+  const seconds = /^\d{1,3}(\.\d+)?$/.test(arg) ? Number(arg) : undefined;
+  if (name === "image" && dims) {
+    if (!sized.has(`i${arg}`)) sized.set(`i${arg}`, png(Number(dims[1]), Number(dims[2])));
+    return sized.get(`i${arg}`);
+  }
+  if (name === "video" && seconds) {
+    if (!sized.has(`v${arg}`)) sized.set(`v${arg}`, Promise.resolve(mp4(seconds, 1280, 720)));
+    return sized.get(`v${arg}`);
+  }
+  return undefined;
+}
+
 function serveMedia(parts: string[], url: URL, res: ServerResponse, fixtures: Record<string, Uint8Array>): void {
   const [, name = "", arg] = parts;
   const fixture = fixtures[name];
   const octets = { "Content-Type": "application/octet-stream" };
-  if (name === "redirect") res.writeHead(302, { Location: url.searchParams.get("to") ?? "/" }).end();
+  const made = arg === undefined ? undefined : sizedMedia(name, arg);
+  if (made) {
+    void made.then((data) => res.writeHead(200, { ...octets, "Content-Length": String(data.length) }).end(data));
+  } else if (name === "redirect") res.writeHead(302, { Location: url.searchParams.get("to") ?? "/" }).end();
   else if (name === "redirect-private") res.writeHead(302, { Location: "http://10.0.0.1/x" }).end();
   else if (name === "loop") res.writeHead(302, { Location: "/media/loop" }).end();
   else if (name === "status") res.writeHead(Number(arg) || 500).end();

@@ -8,6 +8,7 @@ import { migrate } from "../storage/migrations";
 import type { TaskObject } from "../tasks/task-object";
 import { accountMigrations } from "./account-schema";
 import type { KeyMode, Permission } from "./api-keys";
+import { recordUsage, type UsageGroup, type UsageNote, type UsageRow, usageRows } from "./usage";
 
 export type TenantStatus = "active" | "disabled";
 
@@ -400,20 +401,25 @@ export class AccountObject extends DurableObject<Env> {
     if (next != null) this.wakeAt(next);
   }
 
-  /** Keeps `actual` (at most the reservation) and gives back the rest. Idempotent per task. */
-  capture(taskId: string, actual: string): Settlement | null {
+  /**
+   * Keeps `actual` (at most the reservation) and gives back the rest. Idempotent per task. With
+   * `usage`, the settlement is recorded for the usage report in the same write.
+   */
+  capture(taskId: string, actual: string, usage?: UsageNote): Settlement | null {
     const r = this.settlement(taskId);
     if (r?.status !== "open") return r;
     const kept = dec(actual).gt(r.reserved) ? dec(r.reserved) : dec(actual);
+    const at = new Date().toISOString();
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
         "UPDATE reservations SET status = 'captured', captured_amount = ?, settled_at = ?, lease_until = NULL WHERE task_id = ?",
         fmt(kept),
-        new Date().toISOString(),
+        at,
         taskId,
       );
       const t = this.totals();
       this.setTotals({ ...t, captured: fmt(dec(t.captured).plus(kept)), reserved: fmt(dec(t.reserved).minus(r.reserved)) });
+      if (usage) recordUsage(this.sql, taskId, at, kept, usage);
     });
     return this.settlement(taskId);
   }
@@ -423,7 +429,7 @@ export class AccountObject extends DurableObject<Env> {
    * cover it), as far as the balance goes, in one write: recorded as a reservation captured at
    * once, so the ledger's rows and totals read as for any other charge. Idempotent per id.
    */
-  charge(id: string, amount: string): { settlement: Settlement; balance: string } {
+  charge(id: string, amount: string, usage?: UsageNote): { settlement: Settlement; balance: string } {
     const existing = this.settlement(id);
     if (existing) return { settlement: existing, balance: this.balance() };
     const balance = dec(this.balance());
@@ -440,24 +446,41 @@ export class AccountObject extends DurableObject<Env> {
       );
       const t = this.totals();
       this.setTotals({ ...t, captured: fmt(dec(t.captured).plus(kept)) });
+      if (usage) recordUsage(this.sql, id, at, kept, usage);
     });
     return { settlement: this.settlement(id) as Settlement, balance: this.balance() };
   }
 
-  /** Gives the whole reservation back. Idempotent per task; a settled reservation is left as it is. */
-  release(taskId: string): Settlement | null {
+  /**
+   * Gives the whole reservation back. Idempotent per task; a settled reservation is left as it is.
+   * With `usage` (a task that failed or was canceled), the settlement is recorded for the report.
+   */
+  release(taskId: string, usage?: UsageNote): Settlement | null {
     const r = this.settlement(taskId);
     if (r?.status !== "open") return r;
+    const at = new Date().toISOString();
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
         "UPDATE reservations SET status = 'released', settled_at = ?, lease_until = NULL WHERE task_id = ?",
-        new Date().toISOString(),
+        at,
         taskId,
       );
       const t = this.totals();
       this.setTotals({ ...t, reserved: fmt(dec(t.reserved).minus(r.reserved)) });
+      if (usage) recordUsage(this.sql, taskId, at, dec(0), usage);
     });
     return this.settlement(taskId);
+  }
+
+  /** What a new request can hold now, and what open holds keep (`GET /v1/balance`); null without a tenant. */
+  balanceView(): { available: string; reserved: string } | null {
+    if (!this.tenantRow()) return null;
+    return { available: this.balance(), reserved: fmt(dec(this.totals().reserved)) };
+  }
+
+  /** The settlements of one mode in [from, to), summed per group in one query (`GET /v1/usage`). */
+  usage(q: { mode: KeyMode; from: string; to: string; group_by: UsageGroup }): UsageRow[] {
+    return usageRows(this.sql, q);
   }
 
   /** The ledger's figures, recomputed from the rows, beside the running totals (for audits and tests). */

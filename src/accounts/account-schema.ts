@@ -5,6 +5,7 @@
 import type { Env } from "../env";
 import { seal } from "../lib/sealed";
 import { addColumnIfMissing, type Migration } from "../storage/migrations";
+import { backfillUsage, USAGE_TABLE_SQL } from "./usage";
 
 export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Migration<any>[] {
   return [
@@ -79,6 +80,14 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
           ALTER TABLE signing_keys_v5 RENAME TO signing_keys;
         `);
         for (const s of sealed) sql.exec("UPDATE signing_keys SET secret_sealed = ? WHERE id = ?", s.sealed, s.id);
+      },
+    },
+    {
+      version: 6,
+      name: "usage_entries (each settlement's credits and counters, for GET /v1/usage)",
+      up(sql) {
+        sql.exec(USAGE_TABLE_SQL);
+        backfillUsage(sql);
       },
     },
   ];

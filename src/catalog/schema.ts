@@ -69,7 +69,16 @@ export const PromptSpec = z
     counter_unavailable_behavior: z.enum(["reject", "allow"]).default("reject"),
     required: z.boolean().default(true),
   })
-  .strict();
+  .strict()
+  // A limit is checked in the unit it is published in: tokens with the token counter, characters with a character one.
+  .refine((p) => (p.unit === "tokens") === (p.counter === "approximate_tokens"), {
+    message: "a limit in tokens needs counter approximate_tokens, and a limit in characters a character counter",
+    path: ["counter"],
+  })
+  .refine((p) => p.counter !== "approximate_tokens" || !p.counter_is_exact, {
+    message: "approximate_tokens is a lower bound, not an exact count: set counter_is_exact to false",
+    path: ["counter_is_exact"],
+  });
 
 const Transport = z
   .object({

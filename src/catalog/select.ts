@@ -7,6 +7,9 @@
 import { ApiError } from "../errors/api-error";
 import type { ErrorCode } from "../errors/codes";
 import type { ProbedMedia } from "../media/probe";
+import { routeProduces } from "../providers/output-formats";
+import { routesFor } from "../providers/routing";
+import { promptLength, unicodeLength } from "./prompt-length";
 import type { Capability, Control, InterfaceFile, ModelFile } from "./schema";
 import { type CatalogContext, interfacesOf, isOffered, isSelectable } from "./views";
 
@@ -42,6 +45,15 @@ export interface SelectionRequest {
   voice?: { voice_id: string; compatible_models: string[] };
   /** Every body field by dotted path, for card rules. */
   fields?: Record<string, unknown>;
+  /** The output format the request comes to on a card (its field and media type), where the operation makes files. */
+  output?: (selection: Selection) => OutputFormat | undefined;
+}
+
+/** The format a request's output is to be delivered in, and the body field that chooses it. */
+export interface OutputFormat {
+  /** JSON Pointer of the field (where it would be when omitted). */
+  param: string;
+  mime: string;
 }
 
 export interface CandidateFailure {
@@ -70,6 +82,8 @@ export interface Selection {
   controls: Record<string, unknown>;
   /** Exact output pixels for image operations. */
   dimensions?: { width: number; height: number };
+  /** The output format resolved on this card. */
+  output?: OutputFormat;
 }
 
 const pointer = (field: string) => `/${field.split(".").join("/")}`;
@@ -91,12 +105,7 @@ function typeMatches(control: Control, value: unknown): boolean {
   }
 }
 
-/** Unicode code points, not UTF-16 units. */
-export function unicodeLength(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}
+export { unicodeLength };
 
 function checkControl(modelId: string, control: Control | undefined, field: string, value: unknown): CandidateFailure | null {
   const base = { model: modelId, param: pointer(field), received: value, error: "unsupported_option" as const };
@@ -448,6 +457,7 @@ export function checkCard(
   model: ModelFile,
   card: InterfaceFile,
   req: SelectionRequest,
+  providers?: Set<string>,
 ): { failures: CandidateFailure[]; selection: Selection } {
   const failures: CandidateFailure[] = [];
   const controls: Record<string, unknown> = {};
@@ -479,13 +489,14 @@ export function checkCard(
             : sent;
   }
   if (req.prompt && card.prompt) {
-    const length = unicodeLength(req.prompt.text);
+    // Counted in the card's unit; a token count is a lower bound, so only a certain excess is refused.
+    const { length, unit, lower_bound } = promptLength(req.prompt.text, card.prompt);
     if (length > card.prompt.limit && card.prompt.overflow === "reject") {
       failures.push({
         model: model.model,
         code: "prompt_too_long",
         param: pointer(req.prompt.field),
-        message: `'${req.prompt.field}' has ${length} characters; ${model.model} accepts at most ${card.prompt.limit}.`,
+        message: `'${req.prompt.field}' has ${lower_bound ? "at least " : ""}${length} ${unit}; ${model.model} accepts at most ${card.prompt.limit} ${card.prompt.unit}.`,
         received: length,
         supported: { limit: card.prompt.limit, unit: card.prompt.unit, counter: card.prompt.counter },
         error: "context_length_exceeded",
@@ -511,7 +522,50 @@ export function checkCard(
     if ("failure" in canvas) failures.push(canvas.failure);
     else dimensions = canvas.dimensions;
   }
-  return { failures, selection: { model, card, controls, ...(dimensions ? { dimensions } : {}) } };
+  const selection: Selection = { model, card, controls, ...(dimensions ? { dimensions } : {}) };
+  const output = req.output?.(selection);
+  if (output) {
+    selection.output = output;
+    // A format refused as a control already has its failure; one failure per field.
+    if (!failures.some((f) => f.param === output.param)) {
+      const failure = outputFailure(model, card, output, providers);
+      if (failure) failures.push(failure);
+    }
+  }
+  return { failures, selection };
+}
+
+/**
+ * The card must list the format, and (given the caller's providers) a route that would serve
+ * the request must be able to make it: a format no serving route produces is refused here, at
+ * admission, never after the task has started.
+ */
+function outputFailure(
+  model: ModelFile,
+  card: InterfaceFile,
+  output: OutputFormat,
+  providers: Set<string> | undefined,
+): CandidateFailure | null {
+  const base = { model: model.model, param: output.param, received: output.mime, error: "unsupported_option" as const };
+  const listed = card.outputs ? (card.outputs.formats ?? [card.outputs.format]) : [];
+  if (!listed.includes(output.mime)) {
+    return {
+      ...base,
+      code: "unsupported_output_format",
+      message: `${model.model} does not produce ${output.mime}.`,
+      supported: listed,
+    };
+  }
+  if (!providers) return null;
+  const routes = routesFor(model, card.capability, providers);
+  if (routes.length === 0 || routes.some((r) => routeProduces(r, card.capability, output.mime))) return null;
+  const names = routes.map((r) => r.provider).join(", ");
+  return {
+    ...base,
+    code: "output_format_unavailable",
+    message: `${model.model} lists ${output.mime}, but ${routes.length === 1 ? `the route that would serve this request here (${names}) cannot` : `none of the routes that would serve this request here (${names}) can`} deliver it.`,
+    supported: listed.filter((mime) => routes.some((r) => routeProduces(r, card.capability, mime))),
+  };
 }
 
 /** Resolves `model` for a capability: the concrete model as asked, or the `auto` choice. */
@@ -539,7 +593,7 @@ export function select(ctx: CatalogContext, req: SelectionRequest): Selection {
         },
       );
     }
-    const { failures, selection } = checkCard(found.model, found.card, req);
+    const { failures, selection } = checkCard(found.model, found.card, req, ctx.providers);
     const first = failures[0];
     if (first) {
       throw new ApiError(first.error, first.message, {
@@ -556,7 +610,7 @@ export function select(ctx: CatalogContext, req: SelectionRequest): Selection {
       allFailures.push(noLiveRouteFailure(model.model, req.capability));
       continue;
     }
-    const { failures, selection } = checkCard(model, card, req);
+    const { failures, selection } = checkCard(model, card, req, ctx.providers);
     if (failures.length === 0) return selection;
     allFailures.push(failures[0] as CandidateFailure);
   }

@@ -14,7 +14,9 @@
  * given back by its lease would not be.
  */
 import type { Settlement } from "../accounts/account-object";
+import type { KeyMode } from "../accounts/api-keys";
 import { accountFor } from "../accounts/service";
+import { CHAT_CAPABILITY, type UsageCounters, type UsageNote } from "../accounts/usage";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { type Decimal, dec, fmt } from "../lib/decimal";
@@ -25,8 +27,11 @@ export interface ChatCharge {
   readonly reserved: string;
   /** Settles when the hold is in place; rejects with insufficient_balance or tenant_disabled. */
   readonly held: Promise<void>;
-  /** Charges `amount`; returns what was charged. Later calls return the first outcome. */
-  capture(amount: string): Promise<string>;
+  /**
+   * Charges `amount` for a completion that used `counters`; returns what was charged. Later calls
+   * return the first outcome.
+   */
+  capture(amount: string, counters: UsageCounters): Promise<string>;
   /** What `capture(amount)` charges when the hold stands, known without asking the account. */
   expectedCharge(amount: string): string | null;
   /** Gives everything back, unless already settled. */
@@ -77,8 +82,30 @@ async function settleWithRetries(run: () => Promise<Settlement | null>): Promise
 
 type Account = ReturnType<typeof accountFor>;
 
+/** Which key's mode and which model a call's charges are reported under (`GET /v1/usage`). */
+export interface ChatLabel {
+  mode: KeyMode;
+  model: string;
+}
+
+/**
+ * The usage row of a call's charge. Only the entry that counts the completion carries its
+ * counters; a charge beyond the hold adds credits to it and is not counted again.
+ */
+function chatNote(label: ChatLabel, counted: boolean, counters: UsageCounters = {}): UsageNote {
+  return {
+    mode: label.mode,
+    kind: "completion",
+    capability: CHAT_CAPABILITY,
+    model: label.model,
+    outcome: "succeeded",
+    counted,
+    counters: counted ? counters : {},
+  };
+}
+
 /** Charges `amount` under its own ledger entry, as far as the balance goes (never below zero). */
-async function chargeAsFarAsBalance(account: Account, id: string, amount: string): Promise<string> {
+async function chargeAsFarAsBalance(account: Account, id: string, amount: string, usage: UsageNote): Promise<string> {
   let held = await settleWithRetries(async () => {
     const r = await account.reserve(id, amount);
     return r.ok ? r.settlement : null;
@@ -92,7 +119,7 @@ async function chargeAsFarAsBalance(account: Account, id: string, amount: string
     });
     if (!held) return "0";
   }
-  const captured = await settleWithRetries(() => account.capture(id, held.reserved));
+  const captured = await settleWithRetries(() => account.capture(id, held.reserved, usage));
   return captured?.captured ?? "0";
 }
 
@@ -106,13 +133,19 @@ function refusal(result: { code: "insufficient_balance" | "tenant_disabled"; bal
 }
 
 /** 402 before anything is sent upstream when the balance is known not to cover the estimate. */
-export async function reserveChat(env: Env, tenantId: string, requestId: string, amount: string): Promise<ChatCharge> {
+export async function reserveChat(
+  env: Env,
+  tenantId: string,
+  requestId: string,
+  amount: string,
+  label: ChatLabel,
+): Promise<ChatCharge> {
   const account = accountFor(env, tenantId);
   const reservationId = `chat_${requestId}_${randomToken(8)}`;
   const v = view(tenantId);
   const covered = Date.now() - v.at < BALANCE_VIEW_MS && v.balance.minus(v.inFlight).minus(dec(amount).times(2)).gte(0);
   v.inFlight = v.inFlight.plus(amount);
-  if (covered) return unheldCharge(account, tenantId, reservationId, amount);
+  if (covered) return unheldCharge(account, tenantId, reservationId, amount, label);
   let standing: boolean | null = null;
   const held = (async () => {
     try {
@@ -141,19 +174,20 @@ export async function reserveChat(env: Env, tenantId: string, requestId: string,
     expectedCharge(used) {
       return standing !== false && dec(used).lte(amount) ? fmt(dec(used)) : null;
     },
-    capture(used) {
+    capture(used, counters) {
       outcome ??= (async () => {
         const stood = await held.then(
           () => true,
           () => false,
         );
-        if (!stood) return chargeAsFarAsBalance(account, `${reservationId}_unheld`, used);
+        const counted = chatNote(label, true, counters);
+        if (!stood) return chargeAsFarAsBalance(account, `${reservationId}_unheld`, used, counted);
         const excess = dec(used).minus(amount);
-        const kept = await settleWithRetries(() => account.capture(reservationId, excess.gt(0) ? amount : used));
+        const kept = await settleWithRetries(() => account.capture(reservationId, excess.gt(0) ? amount : used, counted));
         // A hold whose lease ran out (a very long call) was given back: charge anew.
-        if (kept?.status === "released") return chargeAsFarAsBalance(account, `${reservationId}_late`, used);
+        if (kept?.status === "released") return chargeAsFarAsBalance(account, `${reservationId}_late`, used, counted);
         if (!excess.gt(0)) return kept?.captured ?? "0";
-        const extra = await chargeAsFarAsBalance(account, `${reservationId}_excess`, fmt(excess));
+        const extra = await chargeAsFarAsBalance(account, `${reservationId}_excess`, fmt(excess), chatNote(label, false));
         return fmt(dec(kept?.captured ?? "0").plus(extra));
       })();
       return outcome;
@@ -170,7 +204,7 @@ export async function reserveChat(env: Env, tenantId: string, requestId: string,
 }
 
 /** A call admitted on a balance known to cover it: nothing held, one charge after the last byte. */
-function unheldCharge(account: Account, tenantId: string, reservationId: string, amount: string): ChatCharge {
+function unheldCharge(account: Account, tenantId: string, reservationId: string, amount: string, label: ChatLabel): ChatCharge {
   const v = view(tenantId);
   let inFlight = true;
   const done = () => {
@@ -185,11 +219,11 @@ function unheldCharge(account: Account, tenantId: string, reservationId: string,
     expectedCharge(used) {
       return dec(used).lte(amount) ? fmt(dec(used)) : null;
     },
-    capture(used) {
+    capture(used, counters) {
       outcome ??= (async () => {
         try {
           const charged = await settleWithRetries(async () => {
-            const r = await account.charge(reservationId, fmt(dec(used)));
+            const r = await account.charge(reservationId, fmt(dec(used)), chatNote(label, true, counters));
             heard(tenantId, r.balance);
             return r.settlement;
           });

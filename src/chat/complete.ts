@@ -4,6 +4,7 @@
  */
 
 import type { KeyMode } from "../accounts/api-keys";
+import type { UsageCounters } from "../accounts/usage";
 import { deprecationHeaders } from "../catalog/deprecation";
 import { loadCatalog } from "../catalog/store";
 import type { Env } from "../env";
@@ -41,6 +42,18 @@ function cost(mode: KeyMode, selection: ChatSelection, route: ChatRoute, relay: 
   return usageCredits(prices(mode, selection, route, usage.prompt_tokens), usage);
 }
 
+/** The relay's usage as the usage report counts it (the task envelope's counter names). */
+function counters(relay: ChatRelay): UsageCounters {
+  const u = relay.used();
+  return {
+    input_tokens: u.prompt_tokens,
+    output_tokens: u.completion_tokens,
+    cache_read_tokens: u.prompt_tokens_details.cached_tokens,
+    cache_creation_tokens: u.prompt_tokens_details.cache_creation_tokens ?? 0,
+    reasoning_tokens: u.completion_tokens_details.reasoning_tokens,
+  };
+}
+
 /** A settlement that failed after the client had its answer: logged (the hold's lease gives it back). */
 function logBilling(requestId: string) {
   return (e: unknown) =>
@@ -64,7 +77,10 @@ export async function chatCompletion(
     promptTokens,
     selection.maxCompletionTokens * (body.n ?? 1),
   );
-  const ledger = await reserveChat(env, call.tenantId, call.requestId, reserve);
+  const ledger = await reserveChat(env, call.tenantId, call.requestId, reserve, {
+    mode: call.mode,
+    model: selection.model.model,
+  });
   const includeUsage = stream && body.stream_options?.include_usage === true;
   const relay = new ChatRelay(`chatcmpl-${randomToken(16)}`, selection.model.model, promptTokens, includeUsage);
   const upstreamBody = (upstreamModel: string): Record<string, unknown> => ({
@@ -96,8 +112,8 @@ export async function chatCompletion(
         const amount = cost(call.mode, selection, served, relay);
         // The charge is known here in the usual case (within the hold): capture after answering.
         const expected = ledger.expectedCharge(amount);
-        const charged = expected ?? (await ledger.capture(amount));
-        if (expected !== null) call.waitUntil(ledger.capture(amount).catch(logBilling(call.requestId)));
+        const charged = expected ?? (await ledger.capture(amount, counters(relay)));
+        if (expected !== null) call.waitUntil(ledger.capture(amount, counters(relay)).catch(logBilling(call.requestId)));
         return Response.json(completion, { headers: { ...deprecated, "X-Credits-Charged": charged } });
       }
       // Failures up to the first forwardable chunk are still answered as JSON errors.
@@ -122,9 +138,11 @@ export async function chatCompletion(
       waitUntil: call.waitUntil,
       held: ledger.held,
       settlement: {
-        complete: () => ledger.capture(cost(call.mode, selection, served, relay)).then(() => {}),
+        complete: () => ledger.capture(cost(call.mode, selection, served, relay), counters(relay)).then(() => {}),
         cutShort: () =>
-          relay.hasDelivered ? ledger.capture(cost(call.mode, selection, served, relay)).then(() => {}) : ledger.release(),
+          relay.hasDelivered
+            ? ledger.capture(cost(call.mode, selection, served, relay), counters(relay)).then(() => {})
+            : ledger.release(),
       },
     });
     return new Response(body, {

@@ -70,7 +70,9 @@ const ResponseFormat = z.discriminatedUnion("type", [
 
 export const ChatCompletionRequest = z
   .object({
-    model: z.string().min(1).default("auto").openapi({ description: "`auto` or a concrete id from GET /v1/models" }),
+    model: z.string().min(1).default("auto").openapi({
+      description: "Default `auto`: the service chooses a capable live model. Or a concrete id from GET /v1/models.",
+    }),
     messages: z.array(ChatMessage).min(1),
     temperature: z.number().min(0).max(2).nullish(),
     top_p: z.number().min(0).max(1).nullish(),

@@ -5,11 +5,14 @@ import { type AppEnv, newRouter } from "./context";
 import { mountDocs } from "./docs";
 import { jsonBody } from "./json-body";
 import { requestId } from "./request-id";
+import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
 import { catalogRoutes } from "./routes/catalog";
 import { chatRoutes } from "./routes/chat";
+import { fileRoutes } from "./routes/files";
 import { operationRoutes } from "./routes/operations";
 import { taskRoutes } from "./routes/tasks";
+import { uploadRoutes } from "./routes/uploads";
 import { upstreamRoutes } from "./routes/upstream";
 import { voicePreviewRoutes } from "./routes/voice-previews";
 
@@ -41,6 +44,9 @@ export function createApp() {
   app.route("/", adminRoutes);
   app.route("/", operationRoutes);
   app.route("/", taskRoutes);
+  app.route("/", uploadRoutes);
+  app.route("/", accountRoutes);
+  app.route("/", fileRoutes);
   app.route("/", chatRoutes);
   app.route("/", upstreamRoutes);
   app.route("/", voicePreviewRoutes);

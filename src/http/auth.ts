@@ -16,11 +16,14 @@ export function setHeaders(c: Context<AppEnv>, headers: Record<string, string>) 
   }
 }
 
-/** API-key authentication plus the permission the route needs. Runs before any validation. */
-export function requireKey(permission: Permission): MiddlewareHandler<AppEnv> {
+/**
+ * API-key authentication plus the permission the route needs (null: any valid key, whatever its
+ * permissions, e.g. to read its own balance). Runs before any validation.
+ */
+export function requireKey(permission: Permission | null): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const caller = await authenticate(c.env, c.req.header("Authorization"), (p) => c.executionCtx.waitUntil(p));
-    if (!caller.permissions.includes(permission)) {
+    if (permission !== null && !caller.permissions.includes(permission)) {
       throw new ApiError("forbidden", `This API key lacks the '${permission}' permission.`, {
         details: { required_permission: permission },
       });

@@ -14,11 +14,11 @@ export interface AppEnv {
 /** Every router is made here so that schema failures always become the spec's 422 envelope. */
 export function newRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({
-    defaultHook: (result) => {
+    defaultHook: (result, c) => {
       if (!result.success) {
         const target = (result as { target?: string }).target;
         const part = target === "query" ? "query" : target === "param" ? "path" : target === "header" ? "header" : "body";
-        throw validationError(part, result.error.issues);
+        throw validationError(part, result.error.issues, { route: c.req.routePath, input: (result as { data?: unknown }).data });
       }
       return undefined;
     },

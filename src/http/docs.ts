@@ -13,6 +13,30 @@ export const OPENAPI_INFO = {
 /** The viewer script is served from this deployment's static assets (copied from the package at install). */
 export const DOCS_SCRIPT_PATH = "/docs/vendor/standalone.js";
 
+/**
+ * The reference page's configuration: this service's document and nothing of the renderer's own
+ * hosted services. Each option below turns off a control that links to, or sends the document
+ * to, the renderer's cloud (its hosted API client, registry, dashboard, AI agent, MCP generator).
+ */
+export const DOCS_CONFIG = {
+  url: "/openapi.json",
+  cdn: DOCS_SCRIPT_PATH,
+  pageTitle: OPENAPI_INFO.title,
+  withDefaultFonts: false,
+  // "Open API Client" opens the document in the renderer's hosted client.
+  hideClientButton: true,
+  // The toolbar's Share / Deploy / Generate SDKs publish the document to the renderer's registry.
+  showDeveloperTools: "never",
+  // "Ask AI" sends the document to the renderer's agent service.
+  agent: { disabled: true },
+  // "Generate MCP" registers the document on the renderer's dashboard.
+  mcp: { disabled: true },
+  telemetry: false,
+  // The sidebar's "Powered by" link has no option of its own.
+  customCss: 'a[href^="https://www.scalar.com"] { display: none !important; }',
+  // Kept: the in-page "Test Request" (it calls this deployment directly) and the document download.
+} as const;
+
 /** `GET /openapi.json` (OpenAPI 3.1, generated from the route declarations) and `GET /docs`. */
 export function mountDocs(app: OpenAPIHono<AppEnv>) {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
@@ -35,8 +59,6 @@ export function mountDocs(app: OpenAPIHono<AppEnv>) {
       { name: "Operator", description: "Tenants, credits and keys (operator token)" },
     ],
   }));
-  app.get(
-    "/docs",
-    Scalar({ url: "/openapi.json", cdn: DOCS_SCRIPT_PATH, pageTitle: OPENAPI_INFO.title, withDefaultFonts: false }),
-  );
+  // `agent` is an option of the vendored renderer that the middleware's (older) types do not list.
+  app.get("/docs", Scalar(DOCS_CONFIG as Parameters<typeof Scalar>[0]));
 }

@@ -10,12 +10,19 @@ export const MAX_JSON_DEPTH = 64;
 const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
 /**
+ * Routes whose body is a file, not JSON: their route reads it (after authentication, under its
+ * own caps), so it is neither buffered nor parsed here.
+ */
+export const RAW_BODY_PATHS = new Set(["/v1/uploads"]);
+
+/**
  * Reads and parses a JSON body once, before routing validators see it, so that a malformed
  * body, a wrong content type or an oversized body gets the spec's 422 rather than a bare 400.
  */
 export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const method = c.req.method;
   if (method !== "POST" && method !== "PUT" && method !== "PATCH") return next();
+  if (RAW_BODY_PATHS.has(c.req.path)) return next();
   const declared = Number(c.req.header("Content-Length") ?? "0");
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
   let bytes: Uint8Array;

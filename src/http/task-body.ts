@@ -23,8 +23,21 @@ export const commonTaskFields = {
     .openapi({ description: "Sign deliveries per Standard Webhooks with this key; requires callback_url" }),
 };
 
-export const ModelField = (example: string) =>
-  z.string().min(1).max(128).default("auto").openapi({ description: "`auto` or a concrete model id from the catalog", example });
+const ModelId = z.string().min(1).max(128);
+
+/** `model` where the spec lets it default to `auto`; the description says what `auto` picks. */
+export const ModelField = (
+  auto = "the service picks a compatible live model",
+  concrete = "a concrete model id of this capability from the catalog",
+) =>
+  ModelId.default("auto").openapi({
+    description: `Default \`auto\`: ${auto} (the choice is returned as \`resolved_model\`). Or ${concrete}.`,
+    example: "auto",
+  });
+
+/** `model` where the spec makes it required: no default, `auto` must be asked for. */
+export const RequiredModelField = (concrete: string) =>
+  ModelId.openapi({ description: `Required, no default: \`auto\` or ${concrete}.`, example: "auto" });
 
 export const Prompt = (max: number) =>
   z

@@ -90,6 +90,22 @@ export function checkOutsideUrl(raw: string, policy: UrlPolicy): UrlVerdict {
   return { ok: true, url };
 }
 
+/**
+ * Whether `raw` is an http(s) URL of this machine that the policy lets through (local development
+ * only). Such a URL also passes a card's `https_only`: that rule protects inputs crossing the
+ * internet, and a loopback URL never leaves the machine.
+ */
+export function isAllowedLoopback(raw: string, policy: UrlPolicy): boolean {
+  if (!policy.allowLoopback) return false;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return false;
+  }
+  return (url.protocol === "http:" || url.protocol === "https:") && isLoopbackName(normaliseHost(url.hostname));
+}
+
 export function policyFrom(env: { ALLOW_LOOPBACK_URLS?: string }): UrlPolicy {
   return { allowLoopback: env.ALLOW_LOOPBACK_URLS === "true" };
 }

@@ -1,7 +1,8 @@
 /**
- * Artifacts: outputs re-hosted in R2 so that they outlive the upstream's short-lived URLs.
- * Object key `artifacts/<artifact_id>`; the owner is in the object's custom metadata.
- * Artifact ids derive from the task and output index, so a retried store overwrites, never duplicates.
+ * Artifacts: outputs re-hosted in R2 so that they outlive the upstream's short-lived URLs, and
+ * uploads (src/media/uploads.ts). Object key `artifacts/<artifact_id>`; the owner is in the
+ * object's custom metadata. Output ids derive from the task and output index, so a retried store
+ * overwrites, never duplicates; upload ids are random.
  */
 import { sha256Hex } from "../lib/crypto";
 
@@ -35,4 +36,11 @@ export async function headArtifact(bucket: R2Bucket, id: string, tenantId: strin
 /** The artifact's bytes if it exists and belongs to the tenant; `null` otherwise. */
 export async function getArtifact(bucket: R2Bucket, id: string, tenantId: string): Promise<R2ObjectBody | null> {
   return (await headArtifact(bucket, id, tenantId)) ? bucket.get(key(id)) : null;
+}
+
+/** Removes the tenant's artifact (an upload or an output); false when there is none of theirs to remove. */
+export async function deleteArtifact(bucket: R2Bucket, id: string, tenantId: string): Promise<boolean> {
+  if (!(await headArtifact(bucket, id, tenantId))) return false;
+  await bucket.delete(key(id));
+  return true;
 }

@@ -44,11 +44,35 @@ function refused(param: string, reason: string): ApiError {
   });
 }
 
+/**
+ * The spec's recovery object for a failed fetch. `media_fetch_failed` is retryable in the error
+ * table, but only a transient fault (the network, a timeout, a 5xx, 408, 429) goes away by itself:
+ * what the server refused (any other 4xx, a broken redirect chain) needs another URL.
+ */
+const RETRY = { action: "retry", requires_input_change: false, client_request_id: "same" } as const;
+const CHANGE_INPUT = { action: "change_input", requires_input_change: true, client_request_id: "new" } as const;
+
+/** A fault that may clear by itself: the same request (same Idempotency-Key) may be retried. */
 function fetchFailed(param: string, why: string, details?: Record<string, unknown>): ApiError {
-  return new ApiError("media_fetch_failed", `The media at ${param} could not be fetched: ${why}.`, {
-    param,
-    ...(details ? { details } : {}),
-  });
+  return new ApiError(
+    "media_fetch_failed",
+    `The media at ${param} could not be fetched: ${why}. The same request may be retried with the same Idempotency-Key.`,
+    { param, details: { ...details, recovery: RETRY } },
+  );
+}
+
+/** The URL itself does not lead to the file: the client must send another one (a new request). */
+function urlUnusable(param: string, why: string, details?: Record<string, unknown>): ApiError {
+  return new ApiError(
+    "media_fetch_failed",
+    `The media URL at ${param} ${why}. Give a URL that serves the file to anyone without signing in (or send the media as a data URI or an upload), as a new request with a new Idempotency-Key.`,
+    { param, details: { ...details, recovery: CHANGE_INPUT } },
+  );
+}
+
+/** 4xx means the server refused this URL, except the two that say "later". */
+function isTransientStatus(status: number): boolean {
+  return status >= 500 || status === 408 || status === 429;
 }
 
 function tooLarge(param: string, maxBytes: number): ApiError {
@@ -86,18 +110,20 @@ export async function guardedFetch(url: string, opts: GuardedFetchOptions): Prom
     if (REDIRECT_STATUSES.has(res.status)) {
       await res.body?.cancel().catch(() => {});
       const location = res.headers.get("Location");
-      if (!location) throw fetchFailed(param, `HTTP ${res.status} without a Location`, { status: res.status });
-      if (hop >= maxRedirects) throw fetchFailed(param, `more than ${maxRedirects} redirects`);
+      if (!location) throw urlUnusable(param, `answered HTTP ${res.status} without a Location`, { status: res.status });
+      if (hop >= maxRedirects) throw urlUnusable(param, `leads through more than ${maxRedirects} redirects`);
       try {
         current = new URL(location, verdict.url).toString();
       } catch {
-        throw fetchFailed(param, "the redirect Location is not a valid URL");
+        throw urlUnusable(param, "redirects to a Location that is not a valid URL");
       }
       continue;
     }
     if (res.status < 200 || res.status > 299) {
       await res.body?.cancel().catch(() => {});
-      throw fetchFailed(param, `the server answered HTTP ${res.status}`, { status: res.status });
+      throw isTransientStatus(res.status)
+        ? fetchFailed(param, `the server answered HTTP ${res.status}`, { status: res.status })
+        : urlUnusable(param, `answered HTTP ${res.status}`, { status: res.status });
     }
     const declared = Number(res.headers.get("Content-Length") ?? Number.NaN);
     if (Number.isFinite(declared) && declared > maxBytes) {

@@ -821,6 +821,29 @@ function identify(d: Uint8Array): Format | undefined {
   return undefined;
 }
 
+const KIND_OF_FORMAT: Record<string, ProbedMedia["kind"]> = {
+  PNG: "image",
+  JPEG: "image",
+  GIF: "image",
+  WebP: "image",
+  WAV: "audio",
+  FLAC: "audio",
+  Ogg: "audio",
+  MP3: "audio",
+  "MP4/MOV": "video",
+  WebM: "video",
+};
+
+/**
+ * The kind that a file's leading bytes announce, before the whole file is read (to choose a size
+ * cap early); `undefined` for no format of this service. MP4, MOV and WebM announce video: the
+ * full probe may still find only audio in them.
+ */
+export function kindOfLeadingBytes(head: Uint8Array): ProbedMedia["kind"] | undefined {
+  const format = identify(head);
+  return format ? KIND_OF_FORMAT[format.name] : undefined;
+}
+
 /** Identifies and probes `data`; errors carry `param` (the JSON Pointer of the input). */
 export function probeMedia(data: Uint8Array, param: string): ProbedMedia {
   const format = identify(data);

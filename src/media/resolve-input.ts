@@ -6,11 +6,13 @@
 import { z } from "@hono/zod-openapi";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
-import { policyFrom } from "../lib/url-policy";
-import { getArtifact } from "./artifacts";
+import { isAllowedLoopback, policyFrom } from "../lib/url-policy";
+import { artifactKey, getArtifact } from "./artifacts";
 import { decodeDataUri } from "./data-uri";
 import { guardedFetch } from "./guarded-fetch";
+import { type OwnArtifactRef, ownArtifactOf } from "./own-urls";
 import { type ProbedMedia, probeMedia } from "./probe";
+import { verifyOutputUrl } from "./signed-outputs";
 import { validateMedia } from "./validate";
 
 export const MediaInput = z
@@ -28,6 +30,12 @@ export interface ResolvedMedia {
   data: Uint8Array;
   probe: ProbedMedia;
   encoded_length?: number;
+  /**
+   * Whether the input satisfies a card's `https_only`: an https URL, a URL of this deployment's own
+   * artifacts (read from storage, never fetched), or a loopback URL where the configuration allows
+   * those (local development); always true for artifacts and data URIs.
+   */
+  https: boolean;
   /** For an earlier output of this service: the upstream and job that made it (extensions name it). */
   origin?: { provider: string; job_id: string };
 }
@@ -38,6 +46,8 @@ export interface ResolveOptions {
   /** JSON Pointer of the input, e.g. `/images/0`. */
   param: string;
   maxBytes: number;
+  /** The cap for an input already in the service's storage (an upload or an output); `maxBytes` unless told. */
+  artifactMaxBytes?: number;
   maxEncodedLength?: number;
 }
 
@@ -59,6 +69,7 @@ async function readMediaInput(input: MediaInputT, opts: ResolveOptions): Promise
       });
       return {
         transport: "data_uri",
+        https: true,
         data: decoded.bytes,
         probe: probeMedia(decoded.bytes, param),
         encoded_length: decoded.encoded_length,
@@ -68,32 +79,54 @@ async function readMediaInput(input: MediaInputT, opts: ResolveOptions): Promise
       const { data, origin } = await readArtifact(
         opts.env,
         opts.tenantId,
-        input.artifact_id,
+        { artifact_id: input.artifact_id },
         `${param}/artifact_id`,
-        opts.maxBytes,
+        opts.artifactMaxBytes ?? opts.maxBytes,
       );
-      return { transport: "artifact", data, probe: probeMedia(data, param), ...(origin ? { origin } : {}) };
+      return { transport: "artifact", https: true, data, probe: probeMedia(data, param), ...(origin ? { origin } : {}) };
     }
     case "url": {
-      const fetched = await guardedFetch(input.url, {
-        policy: policyFrom(opts.env),
-        maxBytes: opts.maxBytes,
-        param: `${param}/url`,
-      });
-      return { transport: "url", data: fetched.bytes, probe: probeMedia(fetched.bytes, param) };
+      // A URL of this deployment's own artifacts is read from storage: no HTTP fetch of itself.
+      const own = ownArtifactOf(input.url, opts.env);
+      if (own) {
+        const { data, origin } = await readArtifact(
+          opts.env,
+          opts.tenantId,
+          own,
+          `${param}/url`,
+          opts.artifactMaxBytes ?? opts.maxBytes,
+        );
+        return { transport: "url", https: true, data, probe: probeMedia(data, param), ...(origin ? { origin } : {}) };
+      }
+      const policy = policyFrom(opts.env);
+      const fetched = await guardedFetch(input.url, { policy, maxBytes: opts.maxBytes, param: `${param}/url` });
+      return {
+        transport: "url",
+        https: /^https:/i.test(input.url) || isAllowedLoopback(input.url, policy),
+        data: fetched.bytes,
+        probe: probeMedia(fetched.bytes, param),
+      };
     }
   }
 }
 
+/**
+ * The caller's artifact; or, named by a signed download URL whose signature holds, anyone's
+ * (the signature is the owner's permission, as it would be for an HTTP fetch of that URL).
+ */
 async function readArtifact(
   env: Env,
   tenantId: string,
-  id: string,
+  ref: OwnArtifactRef,
   param: string,
   maxBytes: number,
 ): Promise<{ data: Uint8Array; origin?: { provider: string; job_id: string } }> {
+  const id = ref.artifact_id;
   // Another tenant's artifact answers exactly as an unknown one, so ids reveal nothing.
-  const object = await getArtifact(env.ARTIFACTS, id, tenantId);
+  let object = await getArtifact(env.ARTIFACTS, id, tenantId);
+  if (!object && ref.signature && (await verifyOutputUrl(env, id, ref.signature.expires, ref.signature.sig)) !== null) {
+    object = await env.ARTIFACTS.get(artifactKey(id));
+  }
   if (!object) throw new ApiError("artifact_not_found", `No artifact '${id}' exists for this account.`, { param });
   if (object.size > maxBytes) {
     await object.body.cancel().catch(() => {});

@@ -1,7 +1,8 @@
 /** Audio operations: music and text-to-speech. */
 import { z } from "@hono/zod-openapi";
 import { unicodeLength } from "../catalog/select";
-import { commonTaskFields, ModelField } from "../http/task-body";
+import { commonTaskFields, ModelField, RequiredModelField } from "../http/task-body";
+import { formatMime } from "../media/encode/formats";
 import { resolved } from "./shared";
 import { operation } from "./types";
 
@@ -32,6 +33,7 @@ const FamilyB = z
 
 export const textToMusic = operation({
   name: "music.text-to-music",
+  operationId: "createMusicFromText",
   path: "/v1/music/text-to-music",
   capability: "text_to_music",
   tag: "Music",
@@ -39,7 +41,7 @@ export const textToMusic = operation({
   description: "The prompt describes style, mood, genre and instrumentation; it is not an instruction field.",
   schema: z
     .object({
-      model: z.string().min(1).max(128).openapi({ description: "`auto` or a concrete music model" }),
+      model: RequiredModelField("a concrete music model id"),
       prompt: z.string().min(1).max(2000),
       lyrics: z.string().min(1).max(10_000).optional().openapi({ description: "Words to be sung; omit for instrumental music" }),
       instrumental: z.boolean().optional().openapi({ description: "Default false" }),
@@ -54,6 +56,22 @@ export const textToMusic = operation({
       }
     })
     .openapi("TextToMusicRequest"),
+  examples: {
+    instrumental: {
+      summary: "An instrumental track, model chosen by the service",
+      value: { model: "auto", prompt: "Warm lo-fi hip hop, mellow piano, vinyl crackle, 80 bpm", instrumental: true },
+    },
+    song: {
+      summary: "A song with lyrics on a named model, with its family options",
+      value: {
+        model: "suno-v5",
+        prompt: "Upbeat indie pop, acoustic guitar, hand claps",
+        lyrics: "[Verse]\nMorning light on the harbour wall\n[Chorus]\nWe sail at dawn, we sail at dawn",
+        title: "Sail at Dawn",
+        model_options: { family_a: { custom_mode: true, vocal_gender: "f" } },
+      },
+    },
+  },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
   controls: ["lyrics", "instrumental", "title"],
   usageKey: "tracks",
@@ -69,10 +87,15 @@ export const textToMusic = operation({
     sample_rate: body.model_options?.family_b?.audio_setting?.sample_rate,
     bitrate: body.model_options?.family_b?.audio_setting?.bitrate,
   }),
+  output: (body, selection) => ({
+    param: "/model_options/family_b/audio_setting/format",
+    mime: formatMime("audio", body.model_options?.family_b?.audio_setting?.format ?? selection.card.outputs?.format ?? "mp3"),
+  }),
 });
 
 export const textToSpeech = operation({
   name: "audio.speech",
+  operationId: "createSpeech",
   path: "/v1/audio/speech",
   capability: "text_to_speech",
   tag: "Audio",
@@ -81,7 +104,7 @@ export const textToSpeech = operation({
     .object({
       voice: z.string().min(1).max(128).openapi({ description: "A voice_id from GET /v1/voices" }),
       input: z.string().min(1).max(50_000),
-      model: ModelField("auto").openapi({ description: "`auto` picks a model compatible with the voice" }),
+      model: ModelField("the service picks a live model compatible with the voice", "a concrete speech model id"),
       language: z
         .string()
         .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a BCP-47 tag such as zh-CN")
@@ -100,6 +123,23 @@ export const textToSpeech = operation({
     })
     .strict()
     .openapi("SpeechRequest"),
+  examples: {
+    auto: {
+      summary: "Speak with a catalog voice",
+      value: { voice: "English_expressive_narrator", input: "Welcome aboard. Our journey begins at dawn." },
+    },
+    controls: {
+      summary: "A named model with format and delivery controls",
+      value: {
+        model: "speech-2.8-hd",
+        voice: "English_expressive_narrator",
+        input: "Good news: your order has shipped!",
+        format: "wav",
+        speed: 1.1,
+        emotion: "happy",
+      },
+    },
+  },
   prompt: (b) => ({ field: "input", text: b.input }),
   controls: ["language", "format", "sample_rate", "speed", "volume", "pitch", "emotion"],
   voice: (b) => b.voice,
@@ -115,5 +155,10 @@ export const textToSpeech = operation({
     volume: body.volume ?? 1,
     pitch: body.pitch ?? 0,
     emotion: body.emotion,
+  }),
+  // Opus is delivered in Ogg (audio/ogg), at 48 kHz whatever sample_rate says (see src/media/encode/ogg-opus.ts).
+  output: (body, selection) => ({
+    param: "/format",
+    mime: formatMime("audio", String(body.format ?? resolved(selection, "format") ?? "mp3")),
   }),
 });

@@ -1,7 +1,10 @@
 /** Image operations: generation, image-to-image, edits and image understanding. */
 import { z } from "@hono/zod-openapi";
+import type { OutputFormat, Selection } from "../catalog/select";
 import { Canvas, commonTaskFields, ModelField, Palette, Prompt } from "../http/task-body";
+import { formatMime } from "../media/encode/formats";
 import { MediaInput } from "../media/resolve-input";
+import { EXAMPLE_IMAGE } from "./examples";
 import { maxOutputTokens, promptTokens, refs, resolved, tierOf } from "./shared";
 import { type OperationContext, operation } from "./types";
 
@@ -19,6 +22,10 @@ const imageControls = {
   negative_prompt: z.string().min(1).max(20_000).optional(),
   enhance_prompt: z.boolean().nullable().optional().openapi({ description: "null or omitted keeps the prompt as written" }),
   palette: Palette.optional(),
+  output_format: z
+    .enum(["png", "jpeg", "webp"])
+    .optional()
+    .openapi({ description: "File format of the images; omitted is the model's default (`outputs.format` of its card)" }),
 };
 
 const IMAGE_CONTROL_FIELDS = [
@@ -33,7 +40,7 @@ const IMAGE_CONTROL_FIELDS = [
 
 function imageRequest(
   body: Record<string, any>,
-  s: { dimensions?: { width: number; height: number }; controls: Record<string, unknown> },
+  s: { dimensions?: { width: number; height: number }; controls: Record<string, unknown>; output?: OutputFormat },
 ) {
   return {
     prompt: body.prompt,
@@ -47,6 +54,15 @@ function imageRequest(
     output_relationship: body.output_relationship ?? "independent",
     reasoning: s.controls.reasoning,
     edit_regions: body.edit_regions,
+    output_format: s.output?.mime,
+  };
+}
+
+/** The requested image format, else the card's default; the card must list it and a serving route make it. */
+function imageOutput(body: { output_format?: string }, selection: Selection): OutputFormat {
+  return {
+    param: "/output_format",
+    mime: body.output_format ? formatMime("image", body.output_format) : (selection.card.outputs?.format ?? "image/png"),
   };
 }
 
@@ -58,17 +74,19 @@ const imagePricing = {
     tier: tierOf(selection, body.canvas.type === "preset" ? body.canvas.tier : undefined),
   }),
   providerRequest: ({ body, selection }: OperationContext<any>) => imageRequest(body, selection),
+  output: imageOutput,
 };
 
 export const imageGeneration = operation({
   name: "images.generations",
+  operationId: "createImageGeneration",
   path: "/v1/images/generations",
   capability: "text_to_image",
   tag: "Images",
   summary: "Text to 1 to 4 images",
   schema: z
     .object({
-      model: ModelField("auto"),
+      model: ModelField(),
       prompt: Prompt(100_000).openapi({ example: "A lighthouse on a cliff at dawn, oil painting" }),
       ...imageControls,
       canvas: Canvas.default(DEFAULT_CANVAS),
@@ -78,6 +96,21 @@ export const imageGeneration = operation({
     })
     .strict()
     .openapi("ImageGenerationRequest"),
+  examples: {
+    auto: {
+      summary: "One image, model chosen by the service",
+      value: { prompt: "A lighthouse on a cliff at dawn, oil painting" },
+    },
+    concrete: {
+      summary: "Two square images from a named model",
+      value: {
+        model: "gpt-image-2",
+        prompt: "A ceramic teapot shaped like a snail, studio photograph",
+        count: 2,
+        canvas: { type: "preset", tier: "1K", aspect: "1:1" },
+      },
+    },
+  },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
   controls: IMAGE_CONTROL_FIELDS,
   canvas: (b) => b.canvas,
@@ -88,13 +121,14 @@ const Images = (max: number) => z.array(MediaInput).min(1).max(max);
 
 export const imageToImage = operation({
   name: "images.image-to-image",
+  operationId: "createImageFromImages",
   path: "/v1/images/image-to-image",
   capability: "image_to_image",
   tag: "Images",
   summary: "1 to 4 ordered reference images to a new result",
   schema: z
     .object({
-      model: ModelField("auto"),
+      model: ModelField(),
       prompt: Prompt(100_000),
       images: Images(4).openapi({ description: "1 to 4 ordered inputs (artifact, HTTPS URL or data URI)" }),
       ...imageControls,
@@ -104,6 +138,16 @@ export const imageToImage = operation({
     })
     .strict()
     .openapi("ImageToImageRequest"),
+  examples: {
+    restyle: {
+      summary: "A new image from one reference, in the reference's aspect",
+      value: {
+        prompt: "The same sky as a watercolour with a flock of birds",
+        images: [EXAMPLE_IMAGE],
+        canvas: { type: "preset", tier: "2K", aspect: "source" },
+      },
+    },
+  },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
   controls: IMAGE_CONTROL_FIELDS.filter((f) => f !== "reasoning"),
   media: (b) => refs("images", "image", b.images),
@@ -130,6 +174,7 @@ export const EditRegion = z
 
 export const imageEdit = operation({
   name: "images.edits",
+  operationId: "createImageEdit",
   path: "/v1/images/edits",
   capability: "image_edit",
   tag: "Images",
@@ -138,7 +183,7 @@ export const imageEdit = operation({
     "`images[0]` is the base image; later entries are ordered references. Canvas aspect `source` (the default) follows the base image.",
   schema: z
     .object({
-      model: ModelField("auto"),
+      model: ModelField(),
       prompt: Prompt(100_000),
       images: Images(16),
       ...imageControls,
@@ -159,6 +204,12 @@ export const imageEdit = operation({
       });
     })
     .openapi("ImageEditRequest"),
+  examples: {
+    edit: {
+      summary: "Edit the base image",
+      value: { prompt: "Add a small red sailing boat on the horizon", images: [EXAMPLE_IMAGE] },
+    },
+  },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
   controls: [...IMAGE_CONTROL_FIELDS.filter((f) => f !== "reasoning" && f !== "output_relationship"), "edit_regions"],
   media: (b) => refs("images", "image", b.images),
@@ -168,13 +219,14 @@ export const imageEdit = operation({
 
 export const imageUnderstanding = operation({
   name: "images.responses",
+  operationId: "createImageUnderstanding",
   path: "/v1/images/responses",
   capability: "image_to_text",
   tag: "Images",
   summary: "Image understanding: answer a prompt about one or more images",
   schema: z
     .object({
-      model: ModelField("auto"),
+      model: ModelField(),
       prompt: Prompt(32_000).openapi({ example: "What is in this picture?" }),
       images: z.array(MediaInput).min(1).max(16),
       detail: z.enum(["auto", "low", "high"]).optional(),
@@ -185,6 +237,12 @@ export const imageUnderstanding = operation({
     })
     .strict()
     .openapi("ImageToTextRequest"),
+  examples: {
+    describe: {
+      summary: "Ask about an image",
+      value: { prompt: "What time of day does this sky suggest?", images: [EXAMPLE_IMAGE] },
+    },
+  },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
   controls: ["detail", "response_format", "temperature", "max_output_tokens"],
   media: (b) => refs("images", "image", b.images),

@@ -5,7 +5,7 @@
  */
 import type { z } from "@hono/zod-openapi";
 import type { Capability } from "../catalog/schema";
-import type { Canvas, RequestMedia, Selection } from "../catalog/select";
+import type { Canvas, OutputFormat, RequestMedia, Selection } from "../catalog/select";
 import type { MediaInputT } from "../media/resolve-input";
 
 export type MediaKind = "image" | "video" | "audio";
@@ -38,12 +38,16 @@ export interface OperationContext<B> {
 export interface OperationSpec<S extends z.ZodType = z.ZodType> {
   /** Stable name, part of the idempotency hash. */
   name: string;
+  /** The OpenAPI operationId (lowerCamelCase, verb first): what generated clients name the method. */
+  operationId: string;
   path: `/v1/${string}`;
   capability: Capability;
   tag: string;
   summary: string;
   description?: string;
   schema: S;
+  /** Whole request bodies for the documentation; each one is sent by a test and must be admitted. */
+  examples: Record<string, { summary: string; value: Record<string, unknown> }>;
   prompt?: (body: z.output<S>) => { field: string; text: string } | undefined;
   /** Body fields (dotted paths) that the card's controls govern. */
   controls: readonly string[];
@@ -61,6 +65,11 @@ export interface OperationSpec<S extends z.ZodType = z.ZodType> {
   /** Pricing dimensions (resolution, tier, …) matched against the card's options. */
   dimensions?: (ctx: OperationContext<z.output<S>>) => Record<string, string>;
   providerRequest: (ctx: OperationContext<z.output<S>>) => Record<string, unknown>;
+  /**
+   * The format the output file is delivered in, on a candidate card (sent, else the card's
+   * default), and the field that chooses it: checked against the card and the serving routes.
+   */
+  output?: (body: z.output<S>, selection: Selection) => OutputFormat | undefined;
   /** Non-fatal notes for the envelope's `warnings`. */
   warnings?: (ctx: OperationContext<z.output<S>>) => Warning[];
 }

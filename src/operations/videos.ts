@@ -1,8 +1,11 @@
 /** Video operations: prompt enhancement, the five generation modes, extension and understanding. */
 import { z } from "@hono/zod-openapi";
+import type { OutputFormat } from "../catalog/select";
 import { ApiError } from "../errors/api-error";
-import { commonTaskFields, ModelField, Prompt } from "../http/task-body";
+import { commonTaskFields, ModelField, Prompt, RequiredModelField } from "../http/task-body";
+import { formatMime } from "../media/encode/formats";
 import { MediaInput } from "../media/resolve-input";
+import { EXAMPLE_IMAGE, EXAMPLE_VIDEO } from "./examples";
 import { maxOutputTokens, promptTokens, refs, resolved } from "./shared";
 import { type MediaRef, type OperationContext, operation } from "./types";
 
@@ -109,8 +112,20 @@ const videoPricing = {
   normalize: normalizeDuration,
 };
 
+/** The container asked for (mp4 when omitted, as videoRequest sends it), for the modes that take `output_format`. */
+const videoOutput = {
+  output: (b: { output_format?: string }): OutputFormat => ({
+    param: "/output_format",
+    mime: formatMime("video", b.output_format ?? "mp4"),
+  }),
+};
+
+/** The one model of `video_prompt_enhance` (the catalog's only card for it): `model` never changes it. */
+export const PROMPT_ENHANCER_MODEL = "video-prompt-enhancer";
+
 export const videoPromptEnhance = operation({
   name: "videos.prompts.enhance",
+  operationId: "createVideoPromptEnhancement",
   path: "/v1/videos/prompts/enhance",
   capability: "video_prompt_enhance",
   tag: "Videos",
@@ -118,7 +133,13 @@ export const videoPromptEnhance = operation({
   description: "Charged after completion from actual input and output tokens. The compatibility field `model` is ignored.",
   schema: z
     .object({
-      model: z.string().max(128).optional().openapi({ description: "Ignored (compatibility field)" }),
+      model: z
+        .string()
+        .max(128)
+        .optional()
+        .openapi({
+          description: `Ignored, no default: this operation always runs on \`${PROMPT_ENHANCER_MODEL}\`; the field is accepted for compatibility (a different value adds a \`model_ignored\` warning).`,
+        }),
       prompt: Prompt(20_000),
       images: z.array(MediaInput).max(4).optional().openapi({ description: "Optional visual context" }),
       target_model: z.string().min(1).max(128).optional().openapi({ description: "The video model the prompt is for" }),
@@ -128,6 +149,12 @@ export const videoPromptEnhance = operation({
     })
     .strict()
     .openapi("VideoPromptEnhanceRequest"),
+  examples: {
+    enhance: {
+      summary: "Enrich a short idea for a video model",
+      value: { prompt: "a fox running through snow at dusk", style: "cinematic, slow motion" },
+    },
+  },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
   controls: ["target_model", "language", "style"],
   media: (b) => refs("images", "image", b.images),
@@ -156,13 +183,14 @@ export const videoPromptEnhance = operation({
 
 export const textToVideo = operation({
   name: "videos.text-to-video",
+  operationId: "createVideoFromText",
   path: "/v1/videos/text-to-video",
   capability: "text_to_video",
   tag: "Videos",
   summary: "Video from text",
   schema: z
     .object({
-      model: ModelField("auto"),
+      model: ModelField(),
       prompt: Prompt(20_000),
       ...videoControls,
       ...outputFormat,
@@ -171,14 +199,33 @@ export const textToVideo = operation({
     })
     .strict()
     .openapi("TextToVideoRequest"),
+  examples: {
+    auto: {
+      summary: "A clip with the model's default length and tier",
+      value: { prompt: "A paper boat drifting down a rain-soaked street, close-up" },
+    },
+    concrete: {
+      summary: "A named model with explicit controls",
+      value: {
+        model: "seedance-2.0",
+        prompt: "Aerial shot over a misty pine forest at sunrise",
+        duration: 8,
+        aspect_ratio: "16:9",
+        resolution: "720p",
+        generate_audio: false,
+      },
+    },
+  },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
   controls: VIDEO_CONTROLS,
   media: (b) => refs("audio", "audio", b.audio),
   ...videoPricing,
+  ...videoOutput,
 });
 
 export const imageToVideo = operation({
   name: "videos.image-to-video",
+  operationId: "createVideoFromImage",
   path: "/v1/videos/image-to-video",
   capability: "image_to_video",
   tag: "Videos",
@@ -186,7 +233,7 @@ export const imageToVideo = operation({
   description: "`image` is the video's first frame, not a loose reference.",
   schema: z
     .object({
-      model: ModelField("auto"),
+      model: ModelField(),
       image: MediaInput,
       prompt: z.string().max(20_000).optional().openapi({ description: "Motion instructions" }),
       ...videoControls,
@@ -196,21 +243,29 @@ export const imageToVideo = operation({
     })
     .strict()
     .openapi("ImageToVideoRequest"),
+  examples: {
+    animate: {
+      summary: "Animate an opening frame",
+      value: { image: EXAMPLE_IMAGE, prompt: "The sun rises slowly and clouds drift across the sky" },
+    },
+  },
   prompt: (b) => (b.prompt ? { field: "prompt", text: b.prompt } : undefined),
   controls: VIDEO_CONTROLS,
   media: (b) => [...refs("image", "image", b.image), ...refs("audio", "audio", b.audio)],
   ...videoPricing,
+  ...videoOutput,
 });
 
 export const referenceToVideo = operation({
   name: "videos.reference-to-video",
+  operationId: "createVideoFromReferences",
   path: "/v1/videos/reference-to-video",
   capability: "reference_to_video",
   tag: "Videos",
   summary: "Video from ordered image, video and audio references",
   schema: z
     .object({
-      model: ModelField("auto"),
+      model: ModelField(),
       prompt: Prompt(20_000),
       references: z.array(VideoReference).min(1).max(16),
       ...videoControls,
@@ -219,21 +274,32 @@ export const referenceToVideo = operation({
     })
     .strict()
     .openapi("ReferenceToVideoRequest"),
+  examples: {
+    reference: {
+      summary: "One image reference",
+      value: {
+        prompt: "A hot-air balloon rises into this sky",
+        references: [{ kind: "image", media: EXAMPLE_IMAGE, role: "subject" }],
+      },
+    },
+  },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
   controls: VIDEO_CONTROLS,
   media: (b) => referenceRefs(b.references),
   ...videoPricing,
+  ...videoOutput,
 });
 
 export const framesToVideo = operation({
   name: "videos.frames-to-video",
+  operationId: "createVideoFromFrames",
   path: "/v1/videos/frames-to-video",
   capability: "frames_to_video",
   tag: "Videos",
   summary: "Video between strict first and last frames",
   schema: z
     .object({
-      model: ModelField("auto"),
+      model: ModelField(),
       prompt: z.string().max(20_000).optional().openapi({ description: "Motion instructions between the frames" }),
       first_frame: MediaInput,
       last_frame: MediaInput,
@@ -243,6 +309,12 @@ export const framesToVideo = operation({
     })
     .strict()
     .openapi("FramesToVideoRequest"),
+  examples: {
+    frames: {
+      summary: "Between a first and a last frame",
+      value: { first_frame: EXAMPLE_IMAGE, last_frame: EXAMPLE_IMAGE, prompt: "A slow time-lapse of the clouds" },
+    },
+  },
   prompt: (b) => (b.prompt ? { field: "prompt", text: b.prompt } : undefined),
   controls: VIDEO_CONTROLS.filter((c) => c !== "output_format"),
   media: (b) => [
@@ -255,6 +327,7 @@ export const framesToVideo = operation({
 
 export const videoExtend = operation({
   name: "videos.extend",
+  operationId: "createVideoExtension",
   path: "/v1/videos/extend",
   capability: "video_extend",
   tag: "Videos",
@@ -262,7 +335,7 @@ export const videoExtend = operation({
   description: "`duration` is the final returned video's length and must exceed the source's.",
   schema: z
     .object({
-      model: ModelField("auto"),
+      model: ModelField(),
       video: MediaInput,
       direction: z.enum(["before", "after"]),
       instruction: Prompt(20_000),
@@ -274,6 +347,17 @@ export const videoExtend = operation({
     })
     .strict()
     .openapi("VideoExtendRequest") as z.ZodType<any>,
+  examples: {
+    after: {
+      summary: "Continue a 5-second video of yours to 10 seconds",
+      value: {
+        video: EXAMPLE_VIDEO,
+        direction: "after",
+        instruction: "The camera pulls back to reveal the whole valley",
+        duration: 10,
+      },
+    },
+  },
   prompt: (b) => ({ field: "instruction", text: b.instruction }),
   controls: ["direction", ...VIDEO_CONTROLS],
   media: (b) => [...refs("video", "video", b.video), ...referenceRefs(b.references)],
@@ -303,17 +387,19 @@ export const videoExtend = operation({
     ...videoRequest(ctx),
     source_duration: ctx.media.find((m) => m.field === "video")?.facts.duration_seconds,
   }),
+  ...videoOutput,
 });
 
 export const videoUnderstanding = operation({
   name: "videos.responses",
+  operationId: "createVideoUnderstanding",
   path: "/v1/videos/responses",
   capability: "video_to_text",
   tag: "Videos",
   summary: "Video understanding (sampled at 1 frame per second)",
   schema: z
     .object({
-      model: z.string().min(1).max(128).openapi({ description: "`auto` or the concrete understanding model" }),
+      model: RequiredModelField("the concrete understanding model id"),
       prompt: z.string().max(32_000),
       video: MediaInput,
       detail: z.enum(["default", "low", "high"]).optional().openapi({ description: "Does not change the per-second price" }),
@@ -323,6 +409,12 @@ export const videoUnderstanding = operation({
     })
     .strict()
     .openapi("VideoToTextRequest"),
+  examples: {
+    summarize: {
+      summary: "Summarize a video of yours",
+      value: { model: "auto", prompt: "Summarize what happens in this video in two sentences.", video: EXAMPLE_VIDEO },
+    },
+  },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
   controls: ["detail", "response_format", "temperature"],
   media: (b) => refs("video", "video", b.video),

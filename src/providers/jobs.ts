@@ -44,6 +44,8 @@ export interface ImageRequest {
   output_relationship: "independent" | "sequence";
   reasoning?: unknown;
   edit_regions?: EditRegion[];
+  /** The media type to deliver (the request's `output_format`, else the card's default); absent in tasks admitted before it existed. */
+  output_format?: string;
 }
 
 export interface UnderstandingRequest {
@@ -143,4 +145,9 @@ export function isCapability<C extends MediaCapability>(
   ...caps: C[]
 ): job is Extract<ProviderJob, { capability: C }> {
   return (caps as Capability[]).includes(job.capability);
+}
+
+/** The image type a job is to deliver: what admission resolved, else (older tasks) the card's default. */
+export function imageOutputType(job: JobFor<ImageCapability>): string | undefined {
+  return job.request.output_format ?? job.card.outputs?.format;
 }

@@ -8,7 +8,7 @@ import type { CatalogBundle } from "../catalog/build";
 import { deprecationHeaders, deprecationWarning } from "../catalog/deprecation";
 import { estimateCredits, type PricedMeter, pricedMeters } from "../catalog/pricing";
 import type { InterfaceFile } from "../catalog/schema";
-import { noLiveRoute, select } from "../catalog/select";
+import { noLiveRoute, type Selection, select } from "../catalog/select";
 import { loadCatalog } from "../catalog/store";
 import { interfacesOf, isSelectable } from "../catalog/views";
 import type { Env } from "../env";
@@ -19,10 +19,13 @@ import { flatten, getPath } from "../lib/paths";
 import { publicBaseUrl } from "../lib/public-url";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import { resolveMediaInput } from "../media/resolve-input";
+import { UPLOAD_CAP_BYTES } from "../media/uploads";
 import type { MediaRef, OperationContext, OperationSpec, StoredMedia } from "../operations/types";
+import { routeProduces } from "../providers/output-formats";
 import { liveProviders, type RoutePlan, routesFor } from "../providers/routing";
 import { deadlineSeconds } from "./deadlines";
 import { requestHash, requireIdempotencyKey } from "./idempotency";
+import { echoInput } from "./input-echo";
 import type { Envelope, TaskPlan } from "./record";
 import type { CreateResult } from "./task-object";
 
@@ -33,12 +36,6 @@ export interface AdmissionContext {
   idempotencyKey: string | undefined;
 }
 
-/** Caps on fetched media before any card is consulted (cards then apply their own limits). */
-const FETCH_CAP_BYTES: Record<MediaRef["kind"], number> = {
-  image: 50 * 1024 * 1024,
-  video: 200 * 1024 * 1024,
-  audio: 100 * 1024 * 1024,
-};
 const COMMON_FIELDS = new Set(["metadata", "callback_url", "callback_signing_key_id"]);
 
 export function taskObjectFor(env: Env, tenantId: string, idempotencyKey: string) {
@@ -93,7 +90,9 @@ async function resolveMedia(ctx: AdmissionContext, refs: MediaRef[]): Promise<St
         env: ctx.env,
         tenantId: ctx.caller.tenant_id,
         param: ref.param,
-        maxBytes: FETCH_CAP_BYTES[ref.kind],
+        // Caps before any card is consulted (cards then apply their own limits).
+        maxBytes: UPLOAD_CAP_BYTES[ref.kind],
+        artifactMaxBytes: UPLOAD_CAP_BYTES[ref.kind],
       });
       if (resolved.probe.kind !== ref.kind) {
         throw new ApiError("unsupported_media_type", `Expected ${ref.kind} media at ${ref.param}, got ${resolved.probe.mime}.`, {
@@ -112,7 +111,7 @@ async function resolveMedia(ctx: AdmissionContext, refs: MediaRef[]): Promise<St
         kind: ref.kind,
         param: ref.param,
         transport: resolved.transport,
-        https: ref.input.type === "url" ? ref.input.url.startsWith("https:") : true,
+        https: resolved.https,
         ...(resolved.encoded_length !== undefined ? { encoded_length: resolved.encoded_length } : {}),
         facts: resolved.probe,
         key,
@@ -189,11 +188,16 @@ export async function admitOperation<B extends CommonFields>(
       media,
       voice,
       fields: Object.fromEntries(Object.entries(flatten(raw)).filter(([k]) => !COMMON_FIELDS.has(k.split(".")[0] as string))),
+      ...(spec.output ? { output: (s: Selection) => spec.output?.(body, s) } : {}),
     },
   );
   const opCtx: OperationContext<B> = { body, raw, selection, media };
   spec.check?.(opCtx);
-  const live = drillRouteOrder(ctx.env, body.metadata, routesFor(selection.model, spec.capability, providers));
+  // Only routes that can deliver the resolved output format serve (and fail over); selection refused the rest.
+  const producing = routesFor(selection.model, spec.capability, providers).filter(
+    (r) => !selection.output || routeProduces(r, spec.capability, selection.output.mime),
+  );
+  const live = drillRouteOrder(ctx.env, body.metadata, producing);
   if (live.length === 0) throw noLiveRoute(selection.model.model, spec.capability);
   const { routes, meters } = pricedRoutes(ctx, live, selection.card, spec.dimensions?.(opCtx) ?? {}, spec.usageKey);
   const route = routes[0] as RoutePlan;
@@ -209,7 +213,7 @@ export async function admitOperation<B extends CommonFields>(
   // Reserve what the dearest route would cost, so a failover never runs past the reservation.
   const estimates = meters.map((m) => estimateCredits({ meters: m, quantities }));
   const estimate = estimates.reduce((a, b) => (dec(b).gt(a) ? b : a));
-  const input = echoOf(Object.fromEntries(Object.entries(raw).filter(([k]) => !COMMON_FIELDS.has(k))));
+  const input = await echoInput(Object.fromEntries(Object.entries(raw).filter(([k]) => !COMMON_FIELDS.has(k))), media);
   const plan: TaskPlan = {
     tenant_id: ctx.caller.tenant_id,
     capability: spec.capability,
@@ -249,26 +253,6 @@ export async function admitOperation<B extends CommonFields>(
   // RPC typing cannot express the free-form parts of the envelope; the object returns CreateResult.
   const result = (await stub.create({ request_hash: hash, plan })) as unknown as CreateResult;
   return { ...outcome(result), headers: deprecationHeaders(selection.model) };
-}
-
-/** Inline media longer than this is not echoed: its bytes are in R2 already, under the task's inputs. */
-const ECHO_INLINE_MAX = 256;
-
-/**
- * The request as the envelope echoes it, without inline media: a data URI is replaced by its
- * media type and length, so a task's record never holds an input's bytes.
- */
-export function echoOf(value: unknown): any {
-  if (typeof value === "string") {
-    if (value.length > ECHO_INLINE_MAX && value.startsWith("data:")) {
-      const head = value.slice(0, Math.min(value.indexOf(",") + 1 || 64, 64));
-      return `${head}[${value.length} characters, stored as an input of this task]`;
-    }
-    return value;
-  }
-  if (Array.isArray(value)) return value.map(echoOf);
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, echoOf(v)]));
-  return value;
 }
 
 /** A task record is one SQLite value (at most 2 MB): far below that, with room for what execution adds. */

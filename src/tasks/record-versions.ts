@@ -5,7 +5,7 @@
  */
 import type { TaskRecord } from "./record";
 
-export const RECORD_VERSION = 2;
+export const RECORD_VERSION = 3;
 
 type Stored = Record<string, unknown> & { record_version?: number };
 
@@ -21,6 +21,10 @@ const STEPS: Record<number, (rec: Stored) => void> = {
     rec.route_uncertain ??= false;
     rec.route_failures ??= [];
     rec.malformed_polls ??= 0;
+  },
+  // 2 → 3: records from before task events counted their changes.
+  2(rec) {
+    rec.change_seq ??= 0;
   },
 };
 

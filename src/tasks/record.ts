@@ -126,6 +126,8 @@ export interface TaskRecord
   status: TaskStatus;
   step: Step;
   progress: Progress;
+  /** Raised by one each time `status` or `progress` changes: the `id` of the task's events (GET …/events). */
+  change_seq: number;
   output: Record<string, unknown> | null;
   error: TaskError | null;
   usage: Usage;

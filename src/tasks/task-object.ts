@@ -4,10 +4,12 @@ import { attemptDelivery, RETRY_SCHEDULE_MS } from "../callbacks/delivery";
 import { usageLines } from "../catalog/pricing";
 import type { Env } from "../env";
 import type { ErrorCode } from "../errors/codes";
+import { sha256Hex } from "../lib/crypto";
 import { dec, fmt } from "../lib/decimal";
 import { policyFrom } from "../lib/url-policy";
 import { artifactId, artifactKey, putArtifact } from "../media/artifacts";
 import { type ProbedMedia, probeMedia } from "../media/probe";
+import { OutputUrlSigner } from "../media/signed-outputs";
 import { configFor, providerContext } from "../providers/context";
 import { DownloadError, downloadToR2, OUTPUT_CAP_BYTES } from "../providers/download";
 import type { JobInput } from "../providers/jobs";
@@ -15,6 +17,7 @@ import { providerMessage } from "../providers/messages";
 import { adapterFor } from "../providers/registry";
 import {
   type PollResult,
+  type Progress,
   type ProviderAdapter,
   type ProviderContext,
   ProviderError,
@@ -25,9 +28,10 @@ import {
   SAFETY_CODES,
 } from "../providers/types";
 import { migrate } from "../storage/migrations";
-import { type Envelope, emptyUsage, envelope, type TaskPlan, type TaskRecord, TERMINAL } from "./record";
+import { type Envelope, emptyUsage, envelope, type TaskPlan, type TaskRecord, type TaskStatus, TERMINAL } from "./record";
 import { RECORD_VERSION, upgradeRecord } from "./record-versions";
 import { TASK_BASELINE, TASK_MIGRATIONS } from "./task-schema";
+import { taskUsageNote } from "./usage-note";
 
 /** How long an admission's hold on credits lasts unless the task commits (the account then keeps it). */
 export const ADMISSION_LEASE_MS = 30_000;
@@ -67,6 +71,24 @@ export type CreateResult =
   | { kind: "refused"; code: "insufficient_balance" | "tenant_disabled"; balance: string; required: string };
 
 export type CancelResult = { kind: "not_found" } | { kind: "ok"; envelope: Envelope } | { kind: "conflict"; envelope: Envelope };
+
+/** `GET /v1/tasks/{id}`'s answer, made by the object: the body as sent and its strong ETag. */
+export interface TaskRead {
+  body: string;
+  etag: string;
+  status: TaskStatus;
+  change_seq: number;
+  resolved_model: string;
+  deprecated: boolean;
+}
+
+/** What a client following the task sees change (src/tasks/follow.ts). */
+export interface TaskState {
+  status: TaskStatus;
+  progress: Progress;
+  /** The record's `change_seq`: raised whenever `status` or `progress` changes. */
+  seq: number;
+}
 
 interface Admission {
   request_hash: string;
@@ -121,6 +143,9 @@ export class TaskObject extends DurableObject<Env> {
    */
   private stateJson: string | null = null;
 
+  /** `status` and `progress` as stored, and their `change_seq`: save() raises it when they change. */
+  private shown: { key: string; seq: number } | null = null;
+
   private load(): TaskRecord | null {
     if (this.stateJson === null || !this.plan) {
       // One read brings what this instance does not hold yet: the record, and the plan once.
@@ -131,14 +156,21 @@ export class TaskObject extends DurableObject<Env> {
         .toArray()[0];
       if (!row) return null;
       this.stateJson = row.record;
+      this.shown = null;
       // A record saved before the plan had its own column holds everything itself.
-      if (row.plan === null && !this.plan) return upgradeRecord(JSON.parse(row.record));
+      if (row.plan === null && !this.plan) return this.noteShown(upgradeRecord(JSON.parse(row.record)));
       if (!this.plan) {
         this.plan = deepFreeze(JSON.parse(row.plan as string));
         this.planStored = true;
       }
     }
-    return upgradeRecord({ ...(JSON.parse(this.stateJson) as Record<string, unknown>), ...this.plan });
+    return this.noteShown(upgradeRecord({ ...(JSON.parse(this.stateJson) as Record<string, unknown>), ...this.plan }));
+  }
+
+  /** Remembers what the stored record shows, when this instance does not know it yet. */
+  private noteShown(rec: TaskRecord): TaskRecord {
+    this.shown ??= { key: shownKey(rec), seq: rec.change_seq };
+    return rec;
   }
 
   /**
@@ -152,6 +184,9 @@ export class TaskObject extends DurableObject<Env> {
       rec.cancel_requested_at = this.cancelAsked.at;
       rec.cancel_reason = this.cancelAsked.reason;
     }
+    // Never below what is stored (a step may save an older copy), and one more when what shows changed.
+    const shown = shownKey(rec);
+    if (this.shown) rec.change_seq = Math.max(rec.change_seq, this.shown.seq) + (this.shown.key === shown ? 0 : 1);
     const { card, routes, route_pricing, pricing, request, input, metadata, warnings, ...state } = rec;
     const json = JSON.stringify(state);
     this.stateJson = null;
@@ -164,6 +199,7 @@ export class TaskObject extends DurableObject<Env> {
       this.sql.exec("UPDATE task SET record = ? WHERE id = 1", json);
     }
     this.stateJson = json;
+    this.shown = { key: shown, seq: rec.change_seq };
   }
 
   /** A transaction whose rollback also drops what this instance remembers of the rows. */
@@ -208,11 +244,11 @@ export class TaskObject extends DurableObject<Env> {
   // ---------------------------------------------------------------- admission
 
   /** The committed answer for this body, if there is one (so a replay needs no more work). */
-  replay(requestHash: string): CreateResult | null {
+  async replay(requestHash: string): Promise<CreateResult | null> {
     const adm = this.admission();
     if (adm?.state !== "committed") return null;
     return adm.request_hash === requestHash
-      ? { kind: "replay", envelope: envelope(this.load() as TaskRecord) }
+      ? { kind: "replay", envelope: await this.present(this.load() as TaskRecord) }
       : { kind: "conflict" };
   }
 
@@ -228,7 +264,7 @@ export class TaskObject extends DurableObject<Env> {
     if (adm) {
       if (adm.state === "committed") {
         if (adm.request_hash !== input.request_hash) return { kind: "conflict" };
-        return { kind: "replay", envelope: envelope(this.load() as TaskRecord) };
+        return { kind: "replay", envelope: await this.present(this.load() as TaskRecord) };
       }
       // An admission row written by an earlier version of this object, still within its lease.
       if (adm.lease_until > now) return adm.request_hash === input.request_hash ? { kind: "in_progress" } : { kind: "conflict" };
@@ -296,6 +332,7 @@ export class TaskObject extends DurableObject<Env> {
       status: "queued",
       step: "submit",
       progress: { percent: 0, stage: "queued", message: "Waiting to start" },
+      change_seq: 1,
       output: null,
       error: null,
       usage: emptyUsage(),
@@ -345,7 +382,7 @@ export class TaskObject extends DurableObject<Env> {
       this.event("reserve", { amount: plan.estimate, reservation_id: reserved.settlement.task_id });
     });
     await this.setAlarm(Date.now());
-    return { kind: "created", envelope: envelope(rec) };
+    return { kind: "created", envelope: await this.present(rec) };
   }
 
   /**
@@ -398,20 +435,55 @@ export class TaskObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- reads
 
-  read(tenantId: string): Envelope | null {
-    const rec = this.load();
-    return rec && rec.tenant_id === tenantId ? envelope(rec) : null;
+  /** Signs the output URLs of this task's envelopes, keeping them for the current expiry bucket. */
+  private readonly outputUrls = new OutputUrlSigner(this.env);
+
+  /** The envelope as clients get it (reads, creates, cancel, callbacks): output artifacts carry signed URLs. */
+  private async present(rec: TaskRecord): Promise<Envelope> {
+    const env = envelope(rec);
+    return env.output ? { ...env, output: await this.outputUrls.sign(env.output, rec.origin) } : env;
   }
 
-  /** The envelope as the response body, and whether its model carries a deprecation warning. */
-  readJson(tenantId: string): { body: string; resolved_model: string; deprecated: boolean } | null {
-    const env = this.read(tenantId);
-    if (!env) return null;
-    return {
-      body: JSON.stringify(env),
+  async read(tenantId: string): Promise<Envelope | null> {
+    const rec = this.load();
+    return rec && rec.tenant_id === tenantId ? this.present(rec) : null;
+  }
+
+  /**
+   * The last answer of readJson, and what it was made from: the stored record (this instance's
+   * copy of its text and of its plan) and the output URLs' expiry. The same while none changes.
+   */
+  private lastRead: (TaskRead & { state: string; plan: object | null; expires: number }) | null = null;
+
+  /** The envelope as the response body, its ETag, and whether its model carries a deprecation warning. */
+  async readJson(tenantId: string): Promise<TaskRead | null> {
+    const rec = this.load();
+    if (!rec || rec.tenant_id !== tenantId) return null;
+    const state = this.stateJson as string;
+    const expires = this.outputUrls.currentExpiry();
+    const last = this.lastRead;
+    if (last && last.state === state && last.plan === this.plan && last.expires === expires) {
+      const { state: _s, plan: _p, expires: _e, ...read } = last;
+      return read;
+    }
+    const env = await this.present(rec);
+    const body = JSON.stringify(env);
+    const read: TaskRead = {
+      body,
+      etag: `"${(await sha256Hex(body)).slice(0, 32)}"`,
+      status: env.status,
+      change_seq: rec.change_seq,
       resolved_model: env.resolved_model,
       deprecated: env.warnings.some((w) => w.code === "model_deprecated"),
     };
+    this.lastRead = { ...read, state, plan: this.plan, expires };
+    return read;
+  }
+
+  /** What following a task needs, cheaply: its status, progress and change counter (owner only). */
+  readState(tenantId: string): TaskState | null {
+    const rec = this.load();
+    return rec && rec.tenant_id === tenantId ? { status: rec.status, progress: rec.progress, seq: rec.change_seq } : null;
   }
 
   /** Ids of the stored outputs, for the owner only. */
@@ -424,14 +496,14 @@ export class TaskObject extends DurableObject<Env> {
   async cancel(tenantId: string, reason: string | null): Promise<CancelResult> {
     let rec = this.load();
     if (!rec || rec.tenant_id !== tenantId) return { kind: "not_found" };
-    if (TERMINAL.has(rec.status)) return { kind: "ok", envelope: envelope(rec) };
+    if (TERMINAL.has(rec.status)) return { kind: "ok", envelope: await this.present(rec) };
     if (!rec.cancel_requested_at) {
       this.cancelAsked = { at: new Date().toISOString(), reason };
       this.save(rec);
     }
     if (rec.pending_outcome) {
       // Already decided and settling: the outcome stands; report the state as it is.
-      return { kind: "conflict", envelope: envelope(rec) };
+      return { kind: "conflict", envelope: await this.present(rec) };
     }
     if (rec.provider_handle) {
       const adapter = adapterFor(rec.route.provider);
@@ -443,13 +515,13 @@ export class TaskObject extends DurableObject<Env> {
               .catch(() => "not_cancelable" as const)
           : "not_cancelable";
       rec = this.load() as TaskRecord;
-      if (TERMINAL.has(rec.status)) return { kind: "ok", envelope: envelope(rec) };
-      if (answer !== "canceled" || rec.pending_outcome) return { kind: "conflict", envelope: envelope(rec) };
+      if (TERMINAL.has(rec.status)) return { kind: "ok", envelope: await this.present(rec) };
+      if (answer !== "canceled" || rec.pending_outcome) return { kind: "conflict", envelope: await this.present(rec) };
     }
     this.decide(rec, { status: "canceled" });
     await this.settle(rec);
     await this.scheduleNext();
-    return { kind: "ok", envelope: envelope(this.load() as TaskRecord) };
+    return { kind: "ok", envelope: await this.present(this.load() as TaskRecord) };
   }
 
   // ---------------------------------------------------------------- execution
@@ -875,8 +947,8 @@ export class TaskObject extends DurableObject<Env> {
     const account = accountFor(this.env, rec.tenant_id);
     const settlement =
       outcome.status === "succeeded"
-        ? await account.capture(rec.reservation_id, rec.usage.credits)
-        : await account.release(rec.reservation_id);
+        ? await account.capture(rec.reservation_id, rec.usage.credits, taskUsageNote(rec, outcome.status))
+        : await account.release(rec.reservation_id, taskUsageNote(rec, outcome.status));
     this.event(outcome.status === "succeeded" ? "capture" : "release", settlement);
     await this.drill(rec, "capture");
     const now = new Date().toISOString();
@@ -935,7 +1007,8 @@ export class TaskObject extends DurableObject<Env> {
     cb.next_attempt_at = null;
     this.save(rec);
     await this.drill(rec, "callback");
-    const body = JSON.stringify(envelopeForCallback(rec));
+    // The final envelope, as a read shows it (signed output URLs included); its callback state shows the attempt.
+    const body = JSON.stringify(await this.present(rec));
     this.event("callback_attempt", { attempt: cb.attempt_count, message_id: cb.message_id });
     const outcome = await attemptDelivery({
       url: cb.url,
@@ -978,9 +1051,9 @@ export class TaskObject extends DurableObject<Env> {
   }
 }
 
-/** The envelope a callback carries is the final envelope; its own callback state shows the attempt. */
-function envelopeForCallback(rec: TaskRecord): Envelope {
-  return envelope(rec);
+/** What a client sees change: events of GET /v1/tasks/{id}/events are counted by it (`change_seq`). */
+function shownKey(rec: TaskRecord): string {
+  return JSON.stringify([rec.status, rec.progress]);
 }
 
 function backoff(attempt: number): number {

@@ -37,7 +37,7 @@ describe("operator API", () => {
     [{ amount: "1e3", source: "x" }, "/amount"],
     [{ amount: "1.0000000001", source: "x" }, "/amount"],
     [{ amount: "10" }, "/source"],
-    [{ amount: "10", source: "x", extra: 1 }, ""],
+    [{ amount: "10", source: "x", extra: 1 }, "/extra"],
   ])("refuses grant %j with 422 at %s", async (body, param) => {
     const t = await admin("/admin/v1/tenants", { name: "G" });
     expectError(await admin(`/admin/v1/tenants/${t.json.tenant_id}/credits`, body), 422, "invalid_request", param);

@@ -43,6 +43,13 @@ describe("chat billing", () => {
     const l = await expectSettled(t.tenant_id);
     expect(Number(l.balance)).toBeGreaterThanOrEqual(0);
     expect(l.recomputed).toEqual(l.totals);
+    // Every credit charged, held or not, beyond a hold or not, is in the usage report, each call once.
+    const usage = (await call("/v1/usage?group_by=model", { key: t.api_key })).json;
+    expect(usage.totals.credits).toBe(l.totals.captured);
+    expect(usage.data.map((r: { model: string }) => r.model)).toEqual(["gpt-6-luna"]);
+    const answered = results.filter((r) => r.status === 200).length + 1;
+    expect(usage.totals.completions).toBeGreaterThanOrEqual(1);
+    expect(usage.totals.completions).toBeLessThanOrEqual(answered);
   });
 
   it("a call admitted on a balance known to cover it holds nothing and is charged once, as far as the balance goes", async () => {

@@ -36,6 +36,7 @@ const paths = [
   "/v1/tasks/{task}/cancel",
   "/v1/tasks/{task}/assets",
   "/v1/artifacts/art_00000000000000000000000000000000",
+  "/v1/uploads",
   "/v1/images/generations",
   "/v1/images/image-to-image",
   "/v1/images/edits",

@@ -9,6 +9,8 @@ import { MediaInput, type MediaInputT, resolveMediaInput } from "../../src/media
 import { buildFixtures } from "./fixtures";
 
 const PARAM = "/images/0";
+const RETRY = { action: "retry", requires_input_change: false, client_request_id: "same" };
+const CHANGE_INPUT = { action: "change_input", requires_input_change: true, client_request_id: "new" };
 const MB = 1024 * 1024;
 
 let fixtures: Record<string, Uint8Array>;
@@ -211,21 +213,35 @@ describe("URLs", () => {
     expect(metadata.status).toBe(422);
   });
 
-  it("gives up after 5 redirects", async () => {
+  it("gives up after 5 redirects: the URL must change", async () => {
     const e = await refusal(resolve({ type: "url", url: media("loop") }), "media_fetch_failed", `${PARAM}/url`);
     expect(e.message).toMatch(/redirects/);
+    expect(e.details).toEqual({ recovery: CHANGE_INPUT });
     expect(ERROR_CODES.media_fetch_failed.retryable).toBe(true);
   });
 
-  it("reports a non-2xx answer as media_fetch_failed with its status", async () => {
-    for (const status of [404, 500, 403]) {
+  it("reports a 4xx answer as media_fetch_failed that needs another URL, saying so", async () => {
+    for (const status of [404, 403, 401, 410]) {
       const e = await refusal(resolve({ type: "url", url: media(`status/${status}`) }), "media_fetch_failed", `${PARAM}/url`);
-      expect(e.details).toEqual({ status });
+      expect(e.details).toEqual({ status, recovery: CHANGE_INPUT });
+      expect(e.message).toContain(`answered HTTP ${status}`);
+      expect(e.message).toMatch(/Give a URL that serves the file/);
+      expect(e.message).toMatch(/new Idempotency-Key/);
     }
   });
 
-  it("reports a refused connection as media_fetch_failed", async () => {
-    await refusal(resolve({ type: "url", url: "http://127.0.0.1:1/x" }), "media_fetch_failed", `${PARAM}/url`);
+  it("reports a 5xx, 408 or 429 answer as media_fetch_failed that the same request may retry", async () => {
+    for (const status of [500, 502, 503, 408, 429]) {
+      const e = await refusal(resolve({ type: "url", url: media(`status/${status}`) }), "media_fetch_failed", `${PARAM}/url`);
+      expect(e.details).toEqual({ status, recovery: RETRY });
+      expect(e.message).toMatch(/same request may be retried/);
+    }
+  });
+
+  it("reports a refused connection as media_fetch_failed that the same request may retry", async () => {
+    const e = await refusal(resolve({ type: "url", url: "http://127.0.0.1:1/x" }), "media_fetch_failed", `${PARAM}/url`);
+    expect(e.details).toEqual({ recovery: RETRY });
+    expect(e.message).toMatch(/same request may be retried/);
   });
 
   it("stops reading a streamed body as soon as it passes the limit: media_too_large", async () => {
@@ -243,13 +259,14 @@ describe("URLs", () => {
     expect(e.details).toEqual({ max_bytes: MB });
   });
 
-  it("times out a response that never finishes: media_fetch_failed", async () => {
+  it("times out a response that never finishes: media_fetch_failed, retry the same request", async () => {
     const started = Date.now();
-    await refusal(
+    const e = await refusal(
       guardedFetch(media("slow"), { policy: { allowLoopback: true }, maxBytes: MB, timeoutMs: 300, param: "/v" }),
       "media_fetch_failed",
       "/v",
     );
+    expect(e.details).toEqual({ recovery: RETRY });
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 

@@ -151,7 +151,13 @@ describe("media inputs", () => {
       "media_fetch_failed",
     );
     expect(e.retryable).toBe(true);
-    expect(e.param).toMatch(/^\/images\/0/);
+    expect(e.param).toBe("/images/0/url");
+    // A 404 does not go away by retrying: the client must send another URL, as a new request.
+    expect(e.details).toEqual({
+      status: 404,
+      recovery: { action: "change_input", requires_input_change: true, client_request_id: "new" },
+    });
+    expect(e.message).toMatch(/answered HTTP 404\. Give a URL/);
   });
 
   it("a private address: refused before any fetch", async () => {

@@ -154,12 +154,13 @@ describe("TaskObject and DirectoryObject migrations", () => {
   it("a task record of version 1 reads as the current version with its defaults", () => {
     const rec = upgradeRecord({ task_id: "task_a", route: { provider: "fal" } }) as any;
     expect(rec).toMatchObject({
-      record_version: 2,
+      record_version: 3,
       routes: [{ provider: "fal" }],
       mode: "live",
       route_index: 0,
       route_failures: [],
       malformed_polls: 0,
+      change_seq: 0,
     });
     expect(() => upgradeRecord({ record_version: 99 })).toThrow(/newer/);
   });

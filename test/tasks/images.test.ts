@@ -156,7 +156,7 @@ describe("request validation", () => {
     [{ prompt: "x", canvas: { type: "preset", tier: "2K", aspect: "wide" } }, "/canvas/aspect"],
     [{ prompt: "x", output_relationship: "random" }, "/output_relationship"],
     [{ prompt: "x", enhance_prompt: "yes" }, "/enhance_prompt"],
-    [{ prompt: "x", unknown_field: 1 }, ""],
+    [{ prompt: "x", unknown_field: 1 }, "/unknown_field"],
     [{ prompt: "x", metadata: { "a/b": "x".repeat(513) } }, "/metadata/a~1b"],
     [{ prompt: "x", metadata: { ["k".repeat(65)]: "v" } }, `/metadata/${"k".repeat(65)}`],
     [{ prompt: "x", metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, "v"])) }, "/metadata"],

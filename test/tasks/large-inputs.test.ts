@@ -7,8 +7,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors/api-error";
+import { sha256Hex } from "../../src/lib/crypto";
 import { encodePng } from "../../src/media/png";
-import { checkRecordSize, echoOf, MAX_TASK_PLAN_BYTES } from "../../src/tasks/admit";
+import { checkRecordSize, MAX_TASK_PLAN_BYTES } from "../../src/tasks/admit";
+import { echoInput } from "../../src/tasks/input-echo";
 import type { TaskPlan } from "../../src/tasks/record";
 import { call, newTenant } from "../helpers/api";
 import { dataUri } from "../helpers/media-fixtures";
@@ -30,16 +32,20 @@ async function noisePng(width: number, height: number): Promise<Uint8Array> {
 describe("large inline inputs", () => {
   it("admits an ~8 MB data-URI image the card allows, storing a reference, not the bytes", async () => {
     const t = await newTenant({ credits: "500" });
-    const uri = dataUri("image/png", await noisePng(1400, 1400));
+    const image = await noisePng(1400, 1400);
+    const uri = dataUri("image/png", image);
     expect(uri.length).toBeGreaterThan(7_500_000);
     const key = newKey();
     const body = { model: "flux-2-pro", prompt: "make it blue", images: [{ type: "data_uri", data_uri: uri }] };
     const res = await call("/v1/images/edits", { key: t.api_key, body, headers: { "Idempotency-Key": key } });
     expect(res.status, res.text.slice(0, 300)).toBe(202);
     expect(res.text.length).toBeLessThan(200_000);
-    expect(res.json.input.images[0].data_uri).toMatch(
-      /^data:image\/png;base64,\[\d+ characters, stored as an input of this task\]$/,
-    );
+    expect(res.json.input.images[0]).toEqual({
+      type: "data_uri",
+      media_type: "image/png",
+      bytes: image.length,
+      sha256: await sha256Hex(image),
+    });
     const stored = await runInDurableObject(taskStub(res.json.task_id), async (_o, state) =>
       state.storage.sql.exec<{ n: number }>("SELECT length(record) AS n FROM task WHERE id = 1").one(),
     );
@@ -52,10 +58,14 @@ describe("large inline inputs", () => {
     expect(l.recomputed).toEqual(l.totals);
   });
 
-  it("echoes inline media of any depth by reference and leaves everything else as sent", () => {
+  it("echoes inline media of any depth as a summary and leaves everything else as sent", async () => {
     const long = `data:image/png;base64,${"A".repeat(1000)}`;
-    expect(echoOf({ a: [{ b: long }], c: "data:,short", d: 1, e: null })).toEqual({
-      a: [{ b: "data:image/png;base64,[1022 characters, stored as an input of this task]" }],
+    const zeros = new Uint8Array(750);
+    expect(
+      await echoInput({ a: [{ b: long }], m: { x: { type: "data_uri", data_uri: long } }, c: "data:,short", d: 1, e: null }),
+    ).toEqual({
+      a: [{ b: "data:image/png;base64,[1022 characters, not echoed]" }],
+      m: { x: { type: "data_uri", media_type: "image/png", bytes: 750, sha256: await sha256Hex(zeros) } },
       c: "data:,short",
       d: 1,
       e: null,

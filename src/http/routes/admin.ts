@@ -53,6 +53,7 @@ adminRoutes.openapi(
   createRoute({
     method: "post",
     path: "/admin/v1/tenants",
+    operationId: "adminCreateTenant",
     tags: ["Operator"],
     summary: "Create a tenant",
     security,
@@ -79,6 +80,7 @@ adminRoutes.openapi(
   createRoute({
     method: "post",
     path: "/admin/v1/tenants/{tenant_id}/rate-limit",
+    operationId: "adminSetTenantRateLimit",
     tags: ["Operator"],
     summary: "Set a tenant's rate limit (requests per minute per API key; null for the default)",
     security,
@@ -97,6 +99,7 @@ adminRoutes.openapi(
   createRoute({
     method: "get",
     path: "/admin/v1/tenants/{tenant_id}",
+    operationId: "adminGetTenant",
     tags: ["Operator"],
     summary: "Read a tenant",
     security,
@@ -120,6 +123,7 @@ adminRoutes.openapi(
   createRoute({
     method: "get",
     path: "/admin/v1/tenants/{tenant_id}/ledger",
+    operationId: "adminGetTenantLedger",
     tags: ["Operator"],
     summary: "A tenant's ledger: running totals beside the same figures recomputed from its rows (audits)",
     security,
@@ -138,6 +142,7 @@ for (const action of ["disable", "enable"] as const) {
     createRoute({
       method: "post",
       path: `/admin/v1/tenants/{tenant_id}/${action}`,
+      operationId: action === "disable" ? "adminDisableTenant" : "adminEnableTenant",
       tags: ["Operator"],
       summary: action === "disable" ? "Disable a tenant (its keys stop working within seconds)" : "Enable a tenant",
       security,
@@ -164,6 +169,7 @@ adminRoutes.openapi(
   createRoute({
     method: "post",
     path: "/admin/v1/tenants/{tenant_id}/credits",
+    operationId: "adminGrantCredits",
     tags: ["Operator"],
     summary: "Grant credits",
     security,
@@ -210,6 +216,7 @@ adminRoutes.openapi(
   createRoute({
     method: "post",
     path: "/admin/v1/tenants/{tenant_id}/api-keys",
+    operationId: "adminCreateApiKey",
     tags: ["Operator"],
     summary: "Issue an API key",
     security,
@@ -273,6 +280,7 @@ adminRoutes.openapi(
   createRoute({
     method: "post",
     path: "/admin/v1/api-keys/{key_id}/revoke",
+    operationId: "adminRevokeApiKey",
     tags: ["Operator"],
     summary: "Revoke an API key (effective everywhere within seconds: docs/scaling.md)",
     security,
@@ -286,6 +294,7 @@ adminRoutes.openapi(
   createRoute({
     method: "post",
     path: "/admin/v1/api-keys/{key_id}/permissions",
+    operationId: "adminSetApiKeyPermissions",
     tags: ["Operator"],
     summary: "Replace an API key's permissions (effective everywhere within seconds: docs/scaling.md)",
     security,
@@ -308,6 +317,7 @@ adminRoutes.openapi(
   createRoute({
     method: "post",
     path: "/admin/v1/tenants/{tenant_id}/callback-signing-keys",
+    operationId: "adminCreateCallbackSigningKey",
     tags: ["Operator"],
     summary: "Create a callback signing key (Standard Webhooks secret, shown once)",
     security,
@@ -321,6 +331,7 @@ adminRoutes.openapi(
   createRoute({
     method: "post",
     path: "/admin/v1/callback-signing-keys/{id}/retire",
+    operationId: "adminRetireCallbackSigningKey",
     tags: ["Operator"],
     summary: "Retire a callback signing key",
     security,

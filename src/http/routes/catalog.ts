@@ -19,10 +19,11 @@ async function catalogContext(c: Context<AppEnv>): Promise<CatalogContext> {
   return { bundle: await loadCatalog(c.env.CATALOG), providers: liveProviders(c.env, c.get("caller")?.mode ?? "live") };
 }
 
-function modelListRoute(path: string, summary: string) {
+function modelListRoute(path: string, operationId: string, summary: string) {
   return createRoute({
     method: "get",
     path,
+    operationId,
     tags: ["Catalog"],
     summary,
     security,
@@ -34,17 +35,19 @@ function modelListRoute(path: string, summary: string) {
 
 export const catalogRoutes = newRouter();
 
-catalogRoutes.openapi(modelListRoute("/v1/models", "List models (chat-compatible list shape)"), async (c) =>
+catalogRoutes.openapi(modelListRoute("/v1/models", "listModels", "List models (chat-compatible list shape)"), async (c) =>
   c.json(modelList(await catalogContext(c)), 200),
 );
-catalogRoutes.openapi(modelListRoute("/v1/catalog/models", "List models under the catalog namespace"), async (c) =>
-  c.json(modelList(await catalogContext(c)), 200),
+catalogRoutes.openapi(
+  modelListRoute("/v1/catalog/models", "listCatalogModels", "List models under the catalog namespace"),
+  async (c) => c.json(modelList(await catalogContext(c)), 200),
 );
 
 catalogRoutes.openapi(
   createRoute({
     method: "get",
     path: "/v1/catalog/capabilities",
+    operationId: "listCapabilities",
     tags: ["Catalog"],
     summary: "List capabilities",
     security,
@@ -62,6 +65,7 @@ catalogRoutes.openapi(
   createRoute({
     method: "get",
     path: "/v1/catalog/capabilities/{capability}",
+    operationId: "getCapability",
     tags: ["Catalog"],
     summary: "Capability detail with typed media interface cards",
     security,
@@ -89,12 +93,13 @@ catalogRoutes.openapi(
   createRoute({
     method: "get",
     path: "/v1/catalog/models/{model}",
+    operationId: "getModel",
     tags: ["Catalog"],
     summary: "Model detail with typed media interface cards",
     security,
     middleware: [requireKey("catalog:read")] as const,
     "x-lifecycle": "preview",
-    request: { params: z.object({ model: z.string().openapi({ example: "imagen-4.0-generate-001" }) }) },
+    request: { params: z.object({ model: z.string().openapi({ example: "gpt-image-2" }) }) },
     responses: {
       200: { description: "Model detail", content: { "application/json": { schema: ModelDetail } } },
       ...errorResponses(400, 401, 403, 404, 422),
@@ -126,6 +131,7 @@ catalogRoutes.openapi(
   createRoute({
     method: "get",
     path: "/v1/voices",
+    operationId: "listVoices",
     tags: ["Voices"],
     summary: "List voices",
     security,
@@ -148,12 +154,13 @@ catalogRoutes.openapi(
   createRoute({
     method: "get",
     path: "/v1/voices/{voice_id}",
+    operationId: "getVoice",
     tags: ["Voices"],
     summary: "Voice detail",
     security,
     middleware: [requireKey("catalog:read")] as const,
     "x-lifecycle": "preview",
-    request: { params: z.object({ voice_id: z.string() }) },
+    request: { params: z.object({ voice_id: z.string().openapi({ example: "English_expressive_narrator" }) }) },
     responses: {
       200: { description: "Voice", content: { "application/json": { schema: Voice } } },
       ...errorResponses(400, 401, 403, 404, 422),

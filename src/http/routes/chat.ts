@@ -11,13 +11,33 @@ chatRoutes.openapi(
   createRoute({
     method: "post",
     path: "/v1/chat/completions",
+    operationId: "createChatCompletion",
     tags: ["Chat"],
     summary: "Chat completion (OpenAI-compatible; optionally streamed)",
     security: [{ bearerAuth: [] }],
     "x-lifecycle": "ga",
     "x-visibility": "internal",
     middleware: [requireKey("chat")] as const,
-    request: { body: { required: true, content: { "application/json": { schema: ChatCompletionRequest } } } },
+    request: {
+      body: {
+        required: true,
+        content: {
+          "application/json": {
+            schema: ChatCompletionRequest,
+            examples: {
+              auto: {
+                summary: "One question, model chosen by the service",
+                value: {
+                  model: "auto",
+                  messages: [{ role: "user", content: "Name three uses of a lighthouse." }],
+                  max_tokens: 200,
+                },
+              },
+            },
+          },
+        },
+      },
+    },
     responses: {
       200: {
         description: "The completion, or with `stream: true` an event stream of chunks",

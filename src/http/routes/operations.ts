@@ -2,18 +2,38 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { OPERATIONS } from "../../operations";
 import { admitOperation } from "../../tasks/admit";
+import { TERMINAL } from "../../tasks/record";
 import { requireIdempotencyHeader, requireKey } from "../auth";
 import { newRouter } from "../context";
+import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
 import { errorResponses } from "../schemas";
+import { readAfterWait, requestSignal } from "../task-wait";
 import { TaskEnvelope, taskContext } from "./task-shared";
+import { taskStub } from "./tasks";
 
 export const operationRoutes = newRouter();
+
+/**
+ * Documented as the server enforces it. `requireIdempotencyHeader` runs first and answers a
+ * missing or malformed key with its own error, so this schema only describes the header.
+ */
+const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[\x20-\x7e]+$/)
+  .openapi({
+    description:
+      "1 to 128 printable ASCII characters, unique per logical request: a retry with the same key and body returns the original task instead of creating another.",
+    example: "order-1234-cover-image",
+  });
 
 for (const spec of OPERATIONS) {
   operationRoutes.openapi(
     createRoute({
       method: "post",
       path: spec.path,
+      operationId: spec.operationId,
       tags: [spec.tag],
       summary: `${spec.summary} (asynchronous task)`,
       ...(spec.description ? { description: spec.description } : {}),
@@ -22,8 +42,16 @@ for (const spec of OPERATIONS) {
       "x-capability": spec.capability,
       middleware: [requireKey("tasks:write"), requireIdempotencyHeader] as const,
       request: {
-        headers: z.object({ "idempotency-key": z.string().optional().openapi({ description: "Required: 1 to 128 characters" }) }),
-        body: { required: true, content: { "application/json": { schema: spec.schema } } },
+        headers: z.object({
+          "Idempotency-Key": IdempotencyKey,
+          prefer: z
+            .string()
+            .optional()
+            .openapi({
+              description: `\`wait=N\`: answer once the task is terminal or after N seconds (at most ${MAX_WAIT_SECONDS}; larger values count as ${MAX_WAIT_SECONDS}), still 202, with the envelope as it then is and \`Preference-Applied: wait=N\``,
+            }),
+        }),
+        body: { required: true, content: { "application/json": { schema: spec.schema, examples: spec.examples } } },
       },
       responses: {
         202: { description: "The task, queued", content: { "application/json": { schema: TaskEnvelope } } },
@@ -34,7 +62,16 @@ for (const spec of OPERATIONS) {
       const body = c.req.valid("json") as Record<string, unknown>;
       const raw = (await c.req.json()) as Record<string, unknown>;
       const result = await admitOperation(taskContext(c), spec, body, raw);
-      return c.json(result.envelope as z.infer<typeof TaskEnvelope>, 202, result.headers ?? {});
+      const wait = preferredWait(c.req.header("Prefer"));
+      const headers = { ...result.headers, ...(wait === null ? {} : { ...waitHeaders(wait), Vary: "Prefer" }) };
+      if (wait && !TERMINAL.has(result.envelope.status)) {
+        // Still 202 (the spec's answer to a create), with the envelope as it is after the wait.
+        const tenantId = c.get("caller").tenant_id;
+        const stub = taskStub(c.env, result.envelope.task_id);
+        const read = await readAfterWait(stub, tenantId, result.envelope.status, wait, requestSignal(c.req.raw));
+        if (read) return c.body(read.body, 202, { ...headers, "Content-Type": "application/json" }) as never;
+      }
+      return c.json(result.envelope as z.infer<typeof TaskEnvelope>, 202, headers);
     },
   );
 }

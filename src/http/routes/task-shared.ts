@@ -42,6 +42,28 @@ export const Usage = z
   })
   .openapi("Usage");
 
+/** One stored output of a task, as `output.artifacts[]` (and `output.images[]`) show it. */
+export const Artifact = z
+  .object({
+    artifact_id: z.string().openapi({ example: `art_${"0".repeat(32)}` }),
+    url: z.string().openapi({ description: "`GET /v1/artifacts/{artifact_id}`: the owner's download, with the API key" }),
+    signed_url: z.string().optional().openapi({
+      description:
+        "`GET /files/{artifact_id}?expires=…&sig=…`: the same bytes without an API key (a browser, a player, another service) until `signed_url_expires_at`; altered or expired, it answers 404 `artifact_not_found`. Every envelope read signs anew, valid at least 24 hours from the read. Present wherever the deployment can sign (ADMIN_TOKEN or INPUT_URL_SECRET set).",
+    }),
+    signed_url_expires_at: z
+      .string()
+      .optional()
+      .openapi({ description: "ISO 8601 (UTC): when `signed_url` stops working (24 to 25 hours after the read)" }),
+    content_type: z.string(),
+    bytes: z.number().int(),
+    index: z.number().int(),
+    width: z.number().int().optional(),
+    height: z.number().int().optional(),
+    duration_seconds: z.number().optional(),
+  })
+  .openapi("Artifact");
+
 export const TaskEnvelope = z
   .object({
     object: z.literal("task"),
@@ -54,7 +76,15 @@ export const TaskEnvelope = z
     metadata: z.record(z.string(), z.string()),
     input: z.record(z.string(), z.unknown()),
     progress: z.object({ percent: z.number().int(), stage: z.string(), message: z.string() }),
-    output: z.record(z.string(), z.unknown()).nullable(),
+    output: z
+      .object({
+        images: z.array(Artifact).optional().openapi({ description: "The image outputs (also in `artifacts`)" }),
+        artifacts: z.array(Artifact).optional().openapi({ description: "Every stored output, in order" }),
+        text: z.string().optional().openapi({ description: "The text answer of an understanding or prompt task" }),
+        provider: z.record(z.string(), z.unknown()).optional(),
+      })
+      .catchall(z.unknown())
+      .nullable(),
     warnings: z.array(z.object({ code: z.string(), message: z.string(), field: z.string() })),
     provider: z
       .object({

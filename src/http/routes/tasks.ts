@@ -7,13 +7,18 @@ import { loadCatalog } from "../../catalog/store";
 import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
 import { sha256Hex } from "../../lib/crypto";
-import { artifactKey, headArtifact } from "../../media/artifacts";
-import { type Envelope, TASK_STATUSES } from "../../tasks/record";
+import { headArtifact } from "../../media/artifacts";
+import { type Envelope, TASK_STATUSES, TERMINAL } from "../../tasks/record";
 import type { CancelResult } from "../../tasks/task-object";
+import { artifactResponse } from "../artifact-response";
 import { requireKey } from "../auth";
 import { type AppEnv, newRouter } from "../context";
-import { decideRange } from "../range";
+import { ifNoneMatchHits } from "../etag";
+import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
 import { errorResponses } from "../schemas";
+import { KEEP_ALIVE_MS, parseLastEventId, RETRY_MS, STREAM_LIFETIME_MS, taskEventStream } from "../task-events";
+import { readAfterWait, readTaskJson, readTaskState, requestSignal } from "../task-wait";
+import { invalidWindow, parseInstant } from "../window";
 import { TaskEnvelope } from "./task-shared";
 
 const TASK_ID = /^task_([0-9a-f]{64})$/;
@@ -45,6 +50,30 @@ export function taskStub(env: Env, taskId: string) {
 const security = [{ bearerAuth: [] }];
 const TaskPath = z.object({ task_id: z.string().openapi({ example: `task_${"0".repeat(64)}` }) });
 const envelopeResponse = (description: string) => ({ description, content: { "application/json": { schema: TaskEnvelope } } });
+const ReadHeaders = z.object({
+  prefer: z
+    .string()
+    .optional()
+    .openapi({ description: `\`wait=N\`: hold the answer up to N seconds (at most ${MAX_WAIT_SECONDS}) for the task to end` }),
+  "if-none-match": z
+    .string()
+    .optional()
+    .openapi({ description: "An ETag of an earlier answer: 304 while the task is unchanged" }),
+});
+const ReadResponseHeaders = z.object({
+  ETag: z.string().openapi({ description: "Strong; changes whenever the envelope does" }),
+  "Preference-Applied": z.string().optional().openapi({ description: "`wait=N` when a wait was asked for (N as applied)" }),
+});
+const EVENTS_EXAMPLE = `retry: ${RETRY_MS}
+
+id: 1
+event: status
+data: {"task_id":"task_${"0".repeat(64)}","status":"queued","progress":{"percent":0,"stage":"queued","message":"Waiting to start"}}
+
+id: 4
+event: done
+data: {"object":"task","task_id":"task_${"0".repeat(64)}","status":"succeeded"}
+`;
 
 export const taskRoutes = newRouter();
 
@@ -52,20 +81,33 @@ taskRoutes.openapi(
   createRoute({
     method: "get",
     path: "/v1/tasks/{task_id}",
+    operationId: "getTask",
     tags: ["Tasks"],
     summary: "Get a task",
+    description: `Carries a strong \`ETag\`; \`If-None-Match\` with the current one answers 304. \`Prefer: wait=N\` (seconds, at most ${MAX_WAIT_SECONDS}; larger values count as ${MAX_WAIT_SECONDS}) holds the answer until the task is terminal or N seconds have passed, then answers with the envelope as it is (\`Preference-Applied: wait=N\`).`,
     security,
     "x-lifecycle": "preview",
     middleware: [requireKey("tasks:read")] as const,
-    request: { params: TaskPath },
-    responses: { 200: envelopeResponse("The task envelope"), ...errorResponses(400, 401, 403, 404) },
+    request: { params: TaskPath, headers: ReadHeaders },
+    responses: {
+      200: { ...envelopeResponse("The task envelope"), headers: ReadResponseHeaders },
+      304: { description: "The task is unchanged since the ETag given in `If-None-Match`", headers: ReadResponseHeaders },
+      ...errorResponses(400, 401, 403, 404),
+    },
   }),
   async (c) => {
     const { task_id } = c.req.valid("param");
+    const tenantId = c.get("caller").tenant_id;
+    const stub = taskStub(c.env, task_id);
+    const wait = preferredWait(c.req.header("Prefer"));
     // The object answers with the envelope already serialised: nothing to copy or encode again here.
-    const found = await taskStub(c.env, task_id).readJson(c.get("caller").tenant_id);
+    let found = await readTaskJson(stub, tenantId);
+    if (found && wait && !TERMINAL.has(found.status))
+      found = await readAfterWait(stub, tenantId, found.status, wait, requestSignal(c.req.raw));
     if (!found) throw new ApiError("task_not_found", `Task '${task_id}' does not exist.`);
-    const headers = found.deprecated ? await deprecationHeadersOf(c.env, found.resolved_model) : {};
+    const headers: Record<string, string> = { ETag: found.etag, Vary: "Prefer", ...waitHeaders(wait) };
+    if (ifNoneMatchHits(c.req.header("If-None-Match"), found.etag)) return c.body(null, 304, headers) as never;
+    if (found.deprecated) Object.assign(headers, await deprecationHeadersOf(c.env, found.resolved_model));
     // The declared schema still describes this body (the object builds it with `envelope`).
     return c.body(found.body, 200, { ...headers, "Content-Type": "application/json" }) as never;
   },
@@ -73,8 +115,58 @@ taskRoutes.openapi(
 
 taskRoutes.openapi(
   createRoute({
+    method: "get",
+    path: "/v1/tasks/{task_id}/events",
+    operationId: "streamTaskEvents",
+    tags: ["Tasks"],
+    summary: "Follow a task: a server-sent event stream of its changes, ending with the final envelope",
+    description: `\`text/event-stream\`. \`event: status\` when the status changes (and first), \`event: progress\` when only the progress does, both with \`data: {"task_id", "status", "progress"}\`; then \`event: done\` whose data is the final task envelope, and the stream ends. A terminal task sends \`done\` at once. Every event has an increasing \`id\`: reconnect with \`Last-Event-ID\` to get only what is newer. \`retry: ${RETRY_MS}\` comes first and a \`: keep-alive\` comment about every ${KEEP_ALIVE_MS / 1000} s; a stream ends after ${STREAM_LIFETIME_MS / 60_000} minutes (reconnect with Last-Event-ID to go on).`,
+    security,
+    "x-lifecycle": "preview",
+    middleware: [requireKey("tasks:read")] as const,
+    request: {
+      params: TaskPath,
+      headers: z.object({
+        "last-event-id": z
+          .string()
+          .optional()
+          .openapi({ description: "The last event id received; only newer events are sent (ignored unless an integer)" }),
+      }),
+    },
+    responses: {
+      200: {
+        description: "The event stream",
+        content: { "text/event-stream": { schema: z.string().openapi({ example: EVENTS_EXAMPLE }) } },
+      },
+      ...errorResponses(400, 401, 403, 404),
+    },
+  }),
+  async (c) => {
+    const { task_id } = c.req.valid("param");
+    const tenantId = c.get("caller").tenant_id;
+    const stub = taskStub(c.env, task_id);
+    const first = await readTaskState(stub, tenantId);
+    if (!first) throw new ApiError("task_not_found", `Task '${task_id}' does not exist.`);
+    const headers = { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache, no-transform" };
+    // A HEAD asks for the headers only: nothing to follow.
+    if (c.req.method === "HEAD") return new Response(null, { headers }) as never;
+    const stream = taskEventStream({
+      taskId: task_id,
+      first,
+      lastEventId: parseLastEventId(c.req.header("Last-Event-ID")),
+      readState: () => readTaskState(stub, tenantId),
+      readFinal: () => readTaskJson(stub, tenantId),
+      signal: requestSignal(c.req.raw),
+    });
+    return new Response(stream, { headers }) as never;
+  },
+);
+
+taskRoutes.openapi(
+  createRoute({
     method: "post",
     path: "/v1/tasks/{task_id}/cancel",
+    operationId: "cancelTask",
     tags: ["Tasks"],
     summary: "Cancel a task",
     description:
@@ -129,18 +221,6 @@ const TaskPage = z
   .object({ object: z.literal("list"), data: z.array(TaskEnvelope), has_more: z.boolean(), next_cursor: z.string().nullable() })
   .openapi("TaskPage");
 
-function parseInstant(value: string | undefined, field: string): string | undefined {
-  if (value === undefined) return undefined;
-  const ms = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(value) ? Date.parse(value) : Number.NaN;
-  if (Number.isNaN(ms)) {
-    throw new ApiError("invalid_window", `${field} must be an ISO 8601 date-time.`, {
-      param: `/${field}`,
-      details: { [field]: value },
-    });
-  }
-  return new Date(ms).toISOString();
-}
-
 async function cursorTag(tenantId: string): Promise<string> {
   return (await sha256Hex(`cursor:${tenantId}`)).slice(0, 12);
 }
@@ -174,6 +254,7 @@ taskRoutes.openapi(
   createRoute({
     method: "get",
     path: "/v1/tasks",
+    operationId: "listTasks",
     tags: ["Tasks"],
     summary: "List the caller's tasks, newest first",
     security,
@@ -191,9 +272,9 @@ taskRoutes.openapi(
     const after = parseInstant(q.created_after, "created_after");
     const before = parseInstant(q.created_before, "created_before");
     if (after && before && after >= before) {
-      throw new ApiError("invalid_window", "created_after must be earlier than created_before.", {
-        param: "/created_after",
-        details: { created_after: q.created_after, created_before: q.created_before },
+      throw invalidWindow("created_after", "created_after must be earlier than created_before.", {
+        created_after: q.created_after,
+        created_before: q.created_before,
       });
     }
     const position = q.cursor ? await decodeCursor(q.cursor, tenantId) : undefined;
@@ -221,6 +302,7 @@ taskRoutes.openapi(
   createRoute({
     method: "get",
     path: "/v1/tasks/{task_id}/assets",
+    operationId: "listTaskAssets",
     tags: ["Tasks"],
     summary: "The artifacts a task produced",
     security,
@@ -252,40 +334,17 @@ taskRoutes.openapi(
 );
 
 async function serveArtifact(c: Context<AppEnv>, id: string) {
-  const tenantId = c.get("caller").tenant_id;
-  const head = await headArtifact(c.env.ARTIFACTS, id, tenantId);
-  if (!head) throw new ApiError("artifact_not_found", `Artifact '${id}' does not exist.`);
-  const headers = new Headers({
-    "Content-Type": head.httpMetadata?.contentType ?? "application/octet-stream",
-    "Accept-Ranges": "bytes",
-    "Cache-Control": "private, max-age=3600",
-    ETag: head.httpEtag,
-    "X-Request-Id": c.get("requestId"),
-  });
-  const range = decideRange(c.req.header("Range"), head.size);
-  if (range.kind === "unsatisfiable") {
-    headers.set("Content-Range", `bytes */${head.size}`);
-    headers.delete("Content-Type");
-    return new Response(null, { status: 416, headers });
-  }
-  const object = await c.env.ARTIFACTS.get(
-    artifactKey(id),
-    range.kind === "partial" ? { range: { offset: range.offset, length: range.length } } : undefined,
-  );
-  if (!object) throw new ApiError("artifact_not_found", `Artifact '${id}' does not exist.`);
-  if (range.kind === "partial") {
-    headers.set("Content-Range", `bytes ${range.offset}-${range.offset + range.length - 1}/${head.size}`);
-    headers.set("Content-Length", String(range.length));
-    return new Response(object.body, { status: 206, headers });
-  }
-  headers.set("Content-Length", String(head.size));
-  return new Response(object.body, { status: 200, headers });
+  const head = await headArtifact(c.env.ARTIFACTS, id, c.get("caller").tenant_id);
+  const notFound = () => new ApiError("artifact_not_found", `Artifact '${id}' does not exist.`);
+  if (!head) throw notFound();
+  return artifactResponse(c, id, { head, cacheControl: "private, max-age=3600", notFound });
 }
 
 taskRoutes.openapi(
   createRoute({
     method: "get",
     path: "/v1/artifacts/{artifact_id}",
+    operationId: "downloadArtifact",
     tags: ["Tasks"],
     summary: "Download an artifact (owner only; byte ranges supported)",
     security,

@@ -18,7 +18,7 @@
  */
 
 import type { ProviderConfig } from "../config";
-import type { ImageCapability, JobFor } from "../jobs";
+import { type ImageCapability, imageOutputType, type JobFor } from "../jobs";
 import { stagedBeforeCall } from "../staging";
 import type { ProviderContext, ProviderHandle, ProviderOutput, ProviderResult } from "../types";
 import { ProviderError } from "../types";
@@ -58,7 +58,7 @@ export function imageBody(job: JobFor<ImageCapability>, urls: string[]): Record<
   else if (urls.length > 1) body.image = urls;
   if (typeof r.seed === "number") body.seed = r.seed;
   // JPEG is what Seedream makes; the format is asked for only when a card wants PNG.
-  if (job.card.outputs?.format === "image/png") body.output_format = "png";
+  if (imageOutputType(job) === "image/png") body.output_format = "png";
   return body;
 }
 

@@ -18,7 +18,7 @@
  * Edit regions: no FLUX.2 or Kontext field takes a mask, and no card routed here offers them.
  */
 import { toBase64 as base64 } from "../../lib/base64";
-import type { ImageCapability, ImageRequest, JobFor, JobInput } from "../jobs";
+import { type ImageCapability, type ImageRequest, imageOutputType, type JobFor, type JobInput } from "../jobs";
 import { type ProviderContext, ProviderError } from "../types";
 
 export type Family = "flux2" | "kontext" | "ultra";
@@ -68,9 +68,9 @@ function withinFluxRange(aspect: string): boolean {
   return Number.isFinite(r) && r <= 21 / 9 + 1e-9 && r >= 9 / 21 - 1e-9;
 }
 
-/** The card's output format in BFL's words; webp is not among the documented values, so BFL's default then applies. */
+/** The output format in BFL's words; webp is not among the documented values (admission keeps webp requests off BFL). */
 export function outputFormat(job: JobFor<ImageCapability>): string | undefined {
-  const format = job.card.outputs?.format;
+  const format = imageOutputType(job);
   return format === "image/jpeg" ? "jpeg" : format === "image/png" ? "png" : undefined;
 }
 

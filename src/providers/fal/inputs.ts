@@ -18,7 +18,16 @@
  */
 
 import { editMaskDataUri } from "../../media/edit-mask";
-import type { ImageCapability, ImageRequest, JobFor, JobInput, ProviderJob, VideoCapability, VideoRequest } from "../jobs";
+import {
+  type ImageCapability,
+  type ImageRequest,
+  imageOutputType,
+  type JobFor,
+  type JobInput,
+  type ProviderJob,
+  type VideoCapability,
+  type VideoRequest,
+} from "../jobs";
 import { type ProviderContext, ProviderError } from "../types";
 
 export type Family = "flux2" | "kontext" | "flux-ultra" | "gpt-image" | "kling" | "pixverse" | "generic";
@@ -66,9 +75,9 @@ export function nearestAspect(request: ImageRequest, allowed: string[]): string 
   return best;
 }
 
-/** The card's output format in fal's words, when the endpoint offers it. */
-function outputFormat(job: ProviderJob, offered: string[]): string {
-  const format = job.card.outputs?.format?.replace(/^image\//, "") ?? "";
+/** The output format in fal's words, when the endpoint offers it (admission keeps other requests off fal). */
+function outputFormat(job: JobFor<ImageCapability>, offered: string[]): string {
+  const format = imageOutputType(job)?.replace(/^image\//, "") ?? "";
   const word = format === "jpg" ? "jpeg" : format;
   return offered.includes(word) ? word : (offered[0] as string);
 }

@@ -7,7 +7,7 @@
 
 import { editMask } from "../../media/edit-mask";
 import { probeMedia } from "../../media/probe";
-import type { ImageCapability, JobFor, JobInput } from "../jobs";
+import { type ImageCapability, imageOutputType, type JobFor, type JobInput } from "../jobs";
 import type { ProviderContext, ProviderOutput, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { type Answer, postOnce, timeoutFor } from "./client";
@@ -22,9 +22,9 @@ const FORMAT_BY_MIME: Record<string, "png" | "jpeg" | "webp"> = {
   "image/webp": "webp",
 };
 
-/** The card's output format as OpenAI's `output_format`; PNG (OpenAI's default) otherwise. */
+/** The requested output format as OpenAI's `output_format`; PNG (OpenAI's default) otherwise. */
 export function outputFormat(job: JobFor<ImageCapability>): "png" | "jpeg" | "webp" {
-  return FORMAT_BY_MIME[job.card.outputs?.format ?? ""] ?? "png";
+  return FORMAT_BY_MIME[imageOutputType(job) ?? ""] ?? "png";
 }
 
 /** The fields both endpoints share. No quality, background or moderation: the cards offer no such control, so OpenAI's defaults apply. */

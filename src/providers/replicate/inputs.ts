@@ -11,7 +11,7 @@
  * Not sent: safety_tolerance and output_quality (the model's defaults apply), and prompt_upsampling,
  * which the current flux-2-pro schema on Replicate no longer lists.
  */
-import type { ImageCapability, JobFor } from "../jobs";
+import { type ImageCapability, imageOutputType, type JobFor } from "../jobs";
 import type { ProviderContext } from "../types";
 import { ProviderError } from "../types";
 
@@ -65,7 +65,7 @@ export async function predictionInput(job: JobFor<ImageCapability>, ctx: Provide
   };
   if (images.length > 0) input.input_images = await Promise.all(images.map((i) => ctx.inputs.url(i)));
   if (typeof request.seed === "number") input.seed = request.seed;
-  const format = OUTPUT_FORMATS[job.card.outputs?.format ?? ""];
+  const format = OUTPUT_FORMATS[imageOutputType(job) ?? ""];
   if (format) input.output_format = format;
   return input;
 }

@@ -11,11 +11,12 @@ import { decode } from "fast-png";
 import type { Capability } from "../../catalog/schema";
 import type { Env } from "../../env";
 import { hash32 } from "../../lib/random";
+import { SANDBOX_OUTPUT_FORMATS } from "../../media/encode/formats";
 import type { ImageCapability, JobFor } from "../jobs";
 import { PROVIDERS } from "../names";
 import type { ProviderAdapter, ProviderContext, ProviderHandle, ProviderJob, ProviderResult } from "../types";
 import { ProviderError } from "../types";
-import { deriveImage, encodeImage, type Region, renderImage } from "./images";
+import { deriveImage, encodeImage, type Region, renderImage, type SandboxImageType } from "./images";
 import { music, speech, video } from "./media";
 import { enhancePrompt, imageToText, type StoredInput, videoToText } from "./understanding";
 
@@ -101,8 +102,10 @@ async function images(job: JobFor<ImageCapability>, env: Env): Promise<ProviderR
   const regions = ((request.edit_regions as (Region & { image_index: number })[] | undefined) ?? []).filter(
     (r) => r.image_index === 0,
   );
-  // The card's output format: JPEG where it says so; PNG otherwise (no WebP encoder runs here).
-  const format = job.card.outputs?.format === "image/jpeg" ? "image/jpeg" : "image/png";
+  // The format admission resolved: the request's output_format, else the card's default.
+  const format = request.output_format ?? job.card.outputs?.format ?? "image/png";
+  if (!(SANDBOX_OUTPUT_FORMATS.image as readonly string[]).includes(format))
+    throw new ProviderError("unsupported_option", `sandbox: ${format} output is not simulated`);
   const outputs = [];
   for (let index = 0; index < count; index++) {
     const spec = {
@@ -116,7 +119,7 @@ async function images(job: JobFor<ImageCapability>, env: Env): Promise<ProviderR
       sequence: request.output_relationship === "sequence",
     };
     const pixels = base ? deriveImage(base, spec, regions) : renderImage(spec);
-    const file = await encodeImage(format, dims.width, dims.height, pixels);
+    const file = await encodeImage(format as SandboxImageType, dims.width, dims.height, pixels);
     outputs.push({
       kind: "image" as const,
       content_type: file.type,

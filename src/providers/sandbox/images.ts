@@ -1,9 +1,12 @@
 /**
- * Sandbox images: real PNGs at exactly the requested dimensions, drawn from the prompt, seed and
- * palette — a gradient with shapes, so different requests give visibly different pictures.
+ * Sandbox images: real PNG, JPEG or WebP files at exactly the requested dimensions, drawn from
+ * the prompt, seed and palette — a gradient with shapes, so different requests give visibly
+ * different pictures.
  */
 import jpeg from "jpeg-js";
 import { hash32, seededRandom } from "../../lib/random";
+import type { SANDBOX_OUTPUT_FORMATS } from "../../media/encode/formats";
+import { encodeWebp } from "../../media/encode/webp";
 import { encodePng } from "../../media/png";
 
 export interface ImageSpec {
@@ -84,9 +87,12 @@ export async function renderPng(spec: ImageSpec): Promise<Uint8Array> {
   return encodePng(spec.width, spec.height, renderImage(spec), 3);
 }
 
-/** RGB pixels as PNG or JPEG (quality 90). */
-export async function encodeImage(type: "image/png" | "image/jpeg", width: number, height: number, rgb: Uint8Array) {
+export type SandboxImageType = (typeof SANDBOX_OUTPUT_FORMATS.image)[number];
+
+/** RGB pixels as PNG, JPEG (quality 90) or WebP (lossy, quality 90). */
+export async function encodeImage(type: SandboxImageType, width: number, height: number, rgb: Uint8Array) {
   if (type === "image/png") return { type, bytes: await encodePng(width, height, rgb, 3) };
+  if (type === "image/webp") return { type, bytes: await encodeWebp(width, height, rgb) };
   const rgba = new Uint8Array(width * height * 4);
   for (let i = 0, j = 0; i < rgb.length; i += 3, j += 4) {
     rgba[j] = rgb[i] as number;

@@ -6,7 +6,8 @@
 import { decode } from "fast-png";
 import type { Env } from "../../env";
 import { hash32 } from "../../lib/random";
-import { encodeFlac, encodeMp3, encodePcm, encodeWav, synthesize } from "../../media/encode/audio";
+import { encodeFlac, encodeMp3, encodeOggOpus, encodePcm, encodeWav, synthesize } from "../../media/encode/audio";
+import { formatMime, type SANDBOX_OUTPUT_FORMATS } from "../../media/encode/formats";
 import { type RGBImage, renderClip } from "../../media/encode/video";
 import { encodePng } from "../../media/png";
 import { ProviderError, type ProviderOutput, type ProviderResult } from "../types";
@@ -108,37 +109,47 @@ export async function video(
   };
 }
 
-const FORMATS: Record<string, { mime: string; encode: (s: Int16Array, rate: number, ch: number, kbps: number) => Uint8Array }> = {
-  mp3: { mime: "audio/mpeg", encode: (s, r, c, k) => encodeMp3(s, r, c, k) },
-  wav: { mime: "audio/wav", encode: (s, r, c) => encodeWav(s, r, c) },
-  flac: { mime: "audio/flac", encode: (s, r, c) => encodeFlac(s, r, c) },
-  pcm: { mime: "audio/pcm", encode: (s) => encodePcm(s) },
-};
-
-function formatOf(value: unknown): string {
-  const f = String(value ?? "mp3").toLowerCase();
-  if (f.includes("mpeg") || f === "mp3") return "mp3";
-  if (f.includes("wav")) return "wav";
-  if (f.includes("flac")) return "flac";
-  if (f.includes("pcm") || f === "raw") return "pcm";
-  if (f.includes("opus") || f.includes("ogg")) return "opus";
-  return f;
+interface AudioFile {
+  samples: Int16Array;
+  sampleRate: number;
+  channels: number;
+  kbps: number;
+  seed: number;
 }
+
+/** One encoder per audio type the sandbox lists as producible: the type checker holds the two together. */
+const AUDIO_ENCODERS: Record<(typeof SANDBOX_OUTPUT_FORMATS.audio)[number], (a: AudioFile) => Uint8Array> = {
+  "audio/mpeg": (a) => encodeMp3(a.samples, a.sampleRate, a.channels, a.kbps),
+  "audio/wav": (a) => encodeWav(a.samples, a.sampleRate, a.channels),
+  "audio/flac": (a) => encodeFlac(a.samples, a.sampleRate, a.channels),
+  "audio/pcm": (a) => encodePcm(a.samples),
+  // Ogg Opus: speech (mono) tuned for the voice, music for fidelity; the serial follows the seed.
+  "audio/ogg": (a) =>
+    encodeOggOpus(a.samples, a.sampleRate, a.channels, {
+      bitrate: a.kbps * 1000,
+      application: a.channels === 1 ? "voip" : "audio",
+      serial: a.seed,
+    }),
+};
 
 /** MP3 encoders take these rates; other rates are served as the nearest one. */
 const MP3_RATES = [8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000];
 
-function audioFile(format: string, samples: Int16Array, sampleRate: number, channels: number, kbps: number) {
-  const enc = FORMATS[format];
-  if (!enc)
-    throw new ProviderError("model_unavailable", `sandbox: ${format} output is not simulated (mp3, wav, flac and pcm are)`);
-  return { mime: enc.mime, bytes: enc.encode(samples, sampleRate, channels, kbps) };
+/** The rate the file is written at: MP3 moves to its nearest rate; Ogg Opus keeps the rate in its header and resamples itself. */
+function rateFor(mime: string, rate: number): number {
+  return mime === "audio/mpeg" ? MP3_RATES.reduce((a, b) => (Math.abs(b - rate) < Math.abs(a - rate) ? b : a)) : rate;
+}
+
+function audioFile(mime: string, file: AudioFile) {
+  const encode = Object.hasOwn(AUDIO_ENCODERS, mime) ? AUDIO_ENCODERS[mime as keyof typeof AUDIO_ENCODERS] : undefined;
+  // Admission refuses a format the sandbox cannot make (src/media/encode/formats.ts); this is a guard.
+  if (!encode) throw new ProviderError("unsupported_option", `sandbox: ${mime} output is not simulated`);
+  return { mime, bytes: encode(file) };
 }
 
 export function music(request: Record<string, any>, seed: number, fixedSeconds?: number): ProviderResult {
-  const format = formatOf(request.format);
-  const rate = Number(request.sample_rate ?? 44100);
-  const sampleRate = format === "mp3" ? MP3_RATES.reduce((a, b) => (Math.abs(b - rate) < Math.abs(a - rate) ? b : a)) : rate;
+  const mime = formatMime("audio", String(request.format ?? "mp3"));
+  const sampleRate = rateFor(mime, Number(request.sample_rate ?? 44100));
   const kbps = Math.max(32, Math.min(320, Math.round(Number(request.bitrate ?? 128000) / 1000)));
   const tracks = Math.max(1, Number(request.tracks ?? 1));
   const outputs: ProviderOutput[] = [];
@@ -147,7 +158,7 @@ export function music(request: Record<string, any>, seed: number, fixedSeconds?:
     // A plausible song: 60 to 150 s, fixed by the prompt and seed (SANDBOX_MUSIC_SECONDS overrides).
     const seconds = fixedSeconds ?? 60 + (hash32(`${seed}|${request.prompt}|${index}`) % 91);
     const samples = synthesize({ seconds, sampleRate, channels: 2, seed: seed + index, voice: !request.instrumental });
-    const file = audioFile(format, samples, sampleRate, 2, kbps);
+    const file = audioFile(mime, { samples, sampleRate, channels: 2, kbps, seed: seed + index });
     outputs.push({ kind: "audio", content_type: file.mime, bytes: file.bytes, duration_seconds: seconds, index });
     total += seconds;
   }
@@ -165,14 +176,13 @@ export function music(request: Record<string, any>, seed: number, fixedSeconds?:
 }
 
 export function speech(request: Record<string, any>, seed: number): ProviderResult {
-  const format = formatOf(request.format);
+  const mime = formatMime("audio", String(request.format ?? "mp3"));
   const input = String(request.input ?? "");
   const characters = [...input].length;
   const speed = Number(request.speed ?? 1);
   // About 15 characters a second at speed 1, never under half a second.
   const seconds = Math.max(0.5, Math.round((characters / (15 * speed)) * 100) / 100);
-  const rate = Number(request.sample_rate ?? 24000);
-  const sampleRate = format === "mp3" ? MP3_RATES.reduce((a, b) => (Math.abs(b - rate) < Math.abs(a - rate) ? b : a)) : rate;
+  const sampleRate = rateFor(mime, Number(request.sample_rate ?? 24000));
   const samples = synthesize({
     seconds,
     sampleRate,
@@ -185,7 +195,7 @@ export function speech(request: Record<string, any>, seed: number): ProviderResu
   if (volume !== 1)
     for (let i = 0; i < samples.length; i++)
       samples[i] = Math.max(-32768, Math.min(32767, Math.round((samples[i] as number) * Math.min(volume, 4))));
-  const file = audioFile(format, samples, sampleRate, 1, 64);
+  const file = audioFile(mime, { samples, sampleRate, channels: 1, kbps: 64, seed });
   return {
     outputs: [{ kind: "audio", content_type: file.mime, bytes: file.bytes, duration_seconds: seconds, index: 0 }],
     usage: { characters, audio_seconds: Math.ceil(seconds) },

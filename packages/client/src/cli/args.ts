@@ -1,0 +1,116 @@
+/**
+ * Command-line words into positionals and options. `--name value`, `--name=value`, a bare
+ * `--name` (true), `--no-name` (false); an option given twice keeps every value in order; `--`
+ * ends the options. A value may start with a single dash (`--pitch -0.5`), never with two.
+ */
+
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+export type OptionValue = string | true | false;
+
+export interface ParsedArgs {
+  positionals: string[];
+  /** Every option as written (name without dashes), each with its values in order. */
+  options: Map<string, OptionValue[]>;
+}
+
+/** Options that never take a value. */
+const SWITCHES = new Set(["json", "help", "h", "no-wait", "wait", "version", "quiet"]);
+
+export function parseArgs(argv: readonly string[]): ParsedArgs {
+  const positionals: string[] = [];
+  const options = new Map<string, OptionValue[]>();
+  const add = (name: string, value: OptionValue) => options.set(name, [...(options.get(name) ?? []), value]);
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i] as string;
+    if (word === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (word === "-h") {
+      add("help", true);
+      continue;
+    }
+    if (!word.startsWith("--") || word === "--") {
+      positionals.push(word);
+      continue;
+    }
+    const body = word.slice(2);
+    const eq = body.indexOf("=");
+    if (eq > 0) {
+      add(body.slice(0, eq), body.slice(eq + 1));
+      continue;
+    }
+    if (SWITCHES.has(body)) {
+      add(body, true);
+      continue;
+    }
+    const next = argv[i + 1];
+    if (next !== undefined && !next.startsWith("--")) {
+      add(body, next);
+      i++;
+    } else if (body.startsWith("no-") && body.length > 3) {
+      add(body.slice(3), false);
+    } else {
+      add(body, true);
+    }
+  }
+  return { positionals, options };
+}
+
+/** Reads options off a parsed command line, so that whatever is left can be reported as unknown. */
+export class Options {
+  private readonly seen = new Set<string>();
+  constructor(readonly parsed: ParsedArgs) {}
+
+  has(name: string): boolean {
+    this.seen.add(name);
+    return this.parsed.options.has(name);
+  }
+
+  flag(name: string): boolean {
+    this.seen.add(name);
+    const values = this.parsed.options.get(name);
+    const last = values?.[values.length - 1];
+    if (typeof last === "string") throw new UsageError(`--${name} takes no value (got '${last}')`);
+    return last === true;
+  }
+
+  string(name: string): string | undefined {
+    this.seen.add(name);
+    const values = this.parsed.options.get(name);
+    if (!values?.length) return undefined;
+    const last = values[values.length - 1];
+    if (typeof last !== "string") throw new UsageError(`--${name} needs a value`);
+    return last;
+  }
+
+  strings(name: string): string[] {
+    this.seen.add(name);
+    return (this.parsed.options.get(name) ?? []).map((v) => {
+      if (typeof v !== "string") throw new UsageError(`--${name} needs a value`);
+      return v;
+    });
+  }
+
+  number(name: string): number | undefined {
+    const v = this.string(name);
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number (got '${v}')`);
+    return n;
+  }
+
+  /** Options not read by anyone. */
+  rest(): [string, OptionValue[]][] {
+    return [...this.parsed.options].filter(([name]) => !this.seen.has(name));
+  }
+
+  /** Refuses any option nobody read. */
+  done(command: string): void {
+    const left = this.rest();
+    if (left.length) throw new UsageError(`unknown option for ${command}: ${left.map(([n]) => `--${n}`).join(", ")}`);
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * The request body of `generate`, from the command line and the generated operation table:
+ * `--body` (JSON or @file) first, then `--set key=value` and `--<field> value` (dotted for nested
+ * fields, e.g. `--canvas.tier 1K`), each value read as the JSON type the field takes. Media inputs
+ * (`--input`) go to the operation's media fields by what they are: an image to the first image
+ * field still free, a video to the video field, … or to the field named (`--input last_frame=b.png`).
+ */
+import type { OperationRow } from "../operation-row.js";
+import { type OptionValue, UsageError } from "./args.js";
+
+export type MediaKind = "image" | "video" | "audio";
+
+/** The kind of media a field takes, told by its name (`images`, `first_frame`, `video`, `driving_audio`, …). */
+export function fieldKind(field: string): MediaKind | undefined {
+  if (/audio|voice/.test(field)) return "audio";
+  if (/video/.test(field)) return "video";
+  if (/image|frame/.test(field)) return "image";
+  return undefined;
+}
+
+/** The JSON types a dotted field takes (`[]` when the table does not say). */
+export function typesOf(row: OperationRow, path: string): string[] | undefined {
+  const fields = row.fields ?? {};
+  if (fields[path]) return fields[path] as string[];
+  const parent = path.slice(0, path.lastIndexOf("."));
+  return parent ? (fields[`${parent}.*`] as string[] | undefined) : undefined;
+}
+
+/** The field a flag names: `generate-audio` is `generate_audio` when that is the field. */
+export function fieldFor(row: OperationRow, flag: string): string | undefined {
+  const fields = row.fields ?? {};
+  for (const candidate of [flag, flag.replaceAll("-", "_")]) {
+    const top = candidate.split(".")[0] as string;
+    if (top in fields) return candidate;
+  }
+  return undefined;
+}
+
+const NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+
+/** A command-line value as the field's JSON type; a value no type fits is sent as written, for the server to judge. */
+export function coerce(value: OptionValue, types: string[] | undefined, flag: string): unknown {
+  if (typeof value === "boolean") {
+    if (!types || types.length === 0 || types.includes("boolean")) return value;
+    throw new UsageError(`--${flag} needs a value (${types.join(" or ")})`);
+  }
+  const t = types ?? [];
+  if ((t.includes("integer") || t.includes("number")) && NUMBER.test(value)) return Number(value);
+  if (t.includes("boolean") && (value === "true" || value === "false")) return value === "true";
+  if (t.includes("null") && value === "null") return null;
+  if ((t.includes("array") || t.includes("object") || t.length === 0) && /^\s*[[{]/.test(value)) {
+    try {
+      return JSON.parse(value);
+    } catch {
+      throw new UsageError(`--${flag}: not valid JSON: ${value}`);
+    }
+  }
+  if (t.length === 0) {
+    if (NUMBER.test(value)) return Number(value);
+    if (value === "true" || value === "false") return value === "true";
+    if (value === "null") return null;
+  }
+  return value;
+}
+
+function setPath(body: Record<string, unknown>, path: string, value: unknown, append: boolean): void {
+  const parts = path.split(".");
+  let node = body;
+  for (const part of parts.slice(0, -1)) {
+    const next = node[part];
+    if (next === undefined || next === null || typeof next !== "object" || Array.isArray(next)) node[part] = {};
+    node = node[part] as Record<string, unknown>;
+  }
+  const last = parts[parts.length - 1] as string;
+  if (append && Array.isArray(node[last])) (node[last] as unknown[]).push(value);
+  else node[last] = append ? [value] : value;
+}
+
+/** Applies `--<field> value` flags and `--set field=value` pairs to the body. */
+export function applyFields(
+  body: Record<string, unknown>,
+  row: OperationRow,
+  flags: [string, OptionValue[]][],
+  sets: string[],
+  capability: string,
+): void {
+  const pairs: [string, OptionValue][] = flags.flatMap(([flag, values]) => values.map((v) => [flag, v] as [string, OptionValue]));
+  for (const s of sets) {
+    const eq = s.indexOf("=");
+    if (eq <= 0) throw new UsageError(`--set takes field=value (got '${s}')`);
+    pairs.push([s.slice(0, eq), s.slice(eq + 1)]);
+  }
+  const counts = new Map<string, number>();
+  for (const [flag] of pairs) counts.set(flag, (counts.get(flag) ?? 0) + 1);
+  for (const [flag, value] of pairs) {
+    const field = fieldFor(row, flag);
+    if (!field) {
+      const known = Object.keys(row.fields ?? {}).filter((f) => !f.includes("."));
+      throw new UsageError(`${capability} has no field '${flag}'. Its fields: ${known.join(", ")}`);
+    }
+    const types = typesOf(row, field);
+    // A field given more than once is a list (when it is one).
+    const repeated = (counts.get(flag) ?? 0) > 1 && !!types?.includes("array");
+    setPath(body, field, coerce(value, repeated ? [] : types, flag), repeated);
+  }
+}
+
+/** A media input as the API takes it, from a URL, a data URI, `artifact:<id>` or (uploaded first) a local file. */
+export type InputSource =
+  | { type: "url"; url: string; kind: MediaKind | undefined }
+  | { type: "data_uri"; data_uri: string; kind: MediaKind | undefined }
+  | { type: "artifact"; artifact_id: string; kind: MediaKind | undefined }
+  | { type: "file"; path: string; kind: MediaKind | undefined };
+
+export interface InputSpec {
+  /** A field (or, for references, a kind) named before `=`. */
+  target: string | undefined;
+  value: string;
+}
+
+/** `--input [field=]value`: the part before `=` counts as a target only when it is a field or a kind. */
+export function splitInput(row: OperationRow, raw: string): InputSpec {
+  const eq = raw.indexOf("=");
+  if (eq > 0) {
+    const name = raw.slice(0, eq);
+    const names = new Set([...(row.media ?? []).map((m) => m.field), "image", "video", "audio"]);
+    if (names.has(name) && !/^[a-z]+:\/\//i.test(raw) && !raw.startsWith("data:"))
+      return { target: name, value: raw.slice(eq + 1) };
+  }
+  return { target: undefined, value: raw };
+}
+
+export interface Assignment {
+  field: string;
+  shape: "one" | "many" | "reference";
+  kind: MediaKind | undefined;
+}
+
+/** Where each input goes, in the order given. */
+export function assignInputs(
+  row: OperationRow,
+  inputs: { target: string | undefined; kind: MediaKind | undefined }[],
+  capability: string,
+) {
+  const media = row.media ?? [];
+  if (inputs.length && media.length === 0) throw new UsageError(`${capability} takes no media inputs`);
+  const filled = new Set<string>();
+  const out: Assignment[] = [];
+  for (const input of inputs) {
+    let field = input.target ? media.find((m) => m.field === input.target) : undefined;
+    let kind = input.kind;
+    if (!field && input.target) {
+      // A kind named for a capability whose media are references.
+      kind = input.target as MediaKind;
+      field = media.find((m) => m.shape === "reference" && (!m.kinds || m.kinds.includes(kind as string)));
+      if (!field) {
+        const choices = media.map((m) => m.field).join(", ");
+        throw new UsageError(`${capability} has no media field '${input.target}' (its media fields: ${choices})`);
+      }
+    }
+    if (!field) {
+      const free = media.filter((m) => m.shape !== "one" || !filled.has(m.field));
+      field =
+        free.find((m) => m.shape !== "reference" && kind !== undefined && fieldKind(m.field) === kind) ??
+        free.find((m) => m.shape === "reference" && kind !== undefined && (!m.kinds || m.kinds.includes(kind))) ??
+        (kind === undefined ? free.find((m) => m.shape !== "reference") : undefined);
+      if (!field && kind === undefined && free.some((m) => m.shape === "reference")) {
+        throw new UsageError("cannot tell what kind of media a reference is; name it: --input image=…, video=… or audio=…");
+      }
+      if (!field) {
+        const what = kind ? `a ${kind} input` : "this input";
+        throw new UsageError(
+          `${capability} has no free media field for ${what}; name one with --input <field>=… (fields: ${media.map((m) => m.field).join(", ")})`,
+        );
+      }
+    }
+    if (field.shape === "one" && filled.has(field.field)) throw new UsageError(`${field.field} takes one input, and got more`);
+    if (field.shape === "reference" && !kind) {
+      throw new UsageError(`cannot tell what kind of media a reference is; name it: --input image=…, video=… or audio=…`);
+    }
+    filled.add(field.field);
+    out.push({ field: field.field, shape: field.shape, kind });
+  }
+  return out;
+}
+
+/** Puts resolved inputs into the body: single fields, lists, or references `{kind, media}`. */
+export function placeInputs(body: Record<string, unknown>, assignments: Assignment[], refs: Record<string, unknown>[]): void {
+  assignments.forEach((a, i) => {
+    const media = refs[i];
+    if (a.shape === "one") body[a.field] = media;
+    else {
+      const list = Array.isArray(body[a.field]) ? (body[a.field] as unknown[]) : [];
+      list.push(a.shape === "reference" ? { kind: a.kind, media } : media);
+      body[a.field] = list;
+    }
+  });
+}

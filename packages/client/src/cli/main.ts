@@ -1,0 +1,531 @@
+/**
+ * `media-api`: the command line on the client. Exit codes: 0 success, 1 an API error (or a task
+ * that did not succeed), 2 a usage error, 130 interrupted. `--json` prints JSON only on stdout.
+ */
+import { stat } from "node:fs/promises";
+import { MediaClient, operationForCapability } from "../client.js";
+import { MediaApiError } from "../errors.js";
+import { OPERATIONS, type OperationId } from "../generated/operations.js";
+import { extensionFor, kindOf, sniffMediaType, typeByName } from "../media-types.js";
+import type { OperationRow } from "../operation-row.js";
+import { DEFAULT_BASE_URL, type FetchLike } from "../transport.js";
+import type { TaskEnvelope } from "../types.js";
+import { VERSION } from "../version.js";
+import { Options, parseArgs, UsageError } from "./args.js";
+import { applyFields, assignInputs, type InputSource, type MediaKind, placeInputs, splitInput } from "./body.js";
+import { mediaFacts, table } from "./format.js";
+import { finishTask, followTask, type Io } from "./tasks.js";
+
+export interface CliIo extends Io {
+  env: Record<string, string | undefined>;
+  fetch?: FetchLike;
+  /** Interrupts (Ctrl-C): the command stops following a task and says how to resume. */
+  interrupt?: AbortSignal;
+}
+
+const HELP = `media-api — the media generation API from the command line
+
+Usage:
+  media-api generate <capability> --prompt "…" [--model <id>] [--<field> <value> …]
+                     [--input <file|url|field=…> …] [--out <dir>] [--no-wait] [--timeout <s>]
+  media-api tasks list [--status …] [--capability …] [--limit N] [--cursor …]
+  media-api tasks get|cancel|wait <task_id> [--out <dir>]
+  media-api models [<model>]            media-api capabilities [<capability>]
+  media-api voices [--language en] [--gender female] [--category preset] [--q text]
+  media-api balance                     media-api usage [--from …] [--to …] [--group_by day|capability|model]
+  media-api upload <file> …             media-api download <artifact_id> [--out <file|dir>]
+  media-api artifacts delete <artifact_id>
+
+Generate:
+  <capability> is one of: ${capabilities().join(", ")}.
+  Fields of the request are flags: --count 2, --canvas.tier 1K, --generate_audio, --no-watermark;
+  --set field=value does the same; --body '{…}' (or --body @file.json) gives a whole body first.
+  --input takes a local file (uploaded first), an https URL, a data: URI or artifact:<id>; it goes
+  to the field that takes its kind (--input first_frame=a.png names the field). Every output is
+  saved as <out>/<task_id>-<index>.<ext> (default: the current directory).
+  media-api generate <capability> --help lists the capability's fields.
+
+Options:
+  --json              machine-readable JSON only on stdout (progress goes to stderr)
+  --base-url <url>    default $MEDIA_API_BASE_URL, else ${DEFAULT_BASE_URL}
+  --api-key <key>     default $MEDIA_API_KEY
+  --version, --help
+
+Exit codes: 0 success, 1 API error or a task that did not succeed, 2 usage error.
+`;
+
+function capabilities(): string[] {
+  return (Object.values(OPERATIONS) as OperationRow[])
+    .map((r) => r.capability)
+    .filter((c): c is string => !!c)
+    .sort();
+}
+
+function fieldHelp(capability: string, row: OperationRow): string {
+  const fields = Object.entries(row.fields ?? {}).filter(([f]) => !f.endsWith(".*"));
+  const media = new Map((row.media ?? []).map((m) => [m.field, m]));
+  const lines = fields.map(([f, types]) => {
+    const m = media.get(f);
+    const what = m
+      ? `media (${m.shape === "one" ? "one" : m.shape === "many" ? "list" : "references"}) — use --input`
+      : types.join("|");
+    return [`--${f}`, what, row.required?.includes(f) ? "required" : ""];
+  });
+  return `${capability}: ${row.method} ${row.path} — ${row.summary}\n\n${table(["field", "type", ""], lines)}\n`;
+}
+
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let json = false;
+  try {
+    const parsed = parseArgs(argv);
+    const opts = new Options(parsed);
+    json = opts.flag("json");
+    const help = opts.flag("help");
+    if (opts.flag("version")) {
+      io.stdout.write(`${VERSION}\n`);
+      return 0;
+    }
+    const [command, ...args] = parsed.positionals;
+    if (!command || (help && command !== "generate")) {
+      io.stdout.write(HELP);
+      return command || help ? 0 : 2;
+    }
+    const baseUrl = opts.string("base-url") ?? io.env.MEDIA_API_BASE_URL ?? DEFAULT_BASE_URL;
+    const apiKey = opts.string("api-key") ?? io.env.MEDIA_API_KEY;
+    const client = new MediaClient({ baseUrl, ...(apiKey ? { apiKey } : {}), ...(io.fetch ? { fetch: io.fetch } : {}) });
+    const ctx: Ctx = { io, opts, client, json, args, help };
+    if (!COMMANDS.includes(command)) throw new UsageError(`unknown command '${command}'`);
+    // `generate` checks later, so that `generate <capability> --help` works without a key.
+    if (!apiKey && command !== "generate") requireKeyNotice();
+    return await dispatch(command, ctx);
+  } catch (e) {
+    return report(e, io, json);
+  }
+}
+
+interface Ctx {
+  io: CliIo;
+  opts: Options;
+  client: MediaClient;
+  json: boolean;
+  args: string[];
+  help: boolean;
+}
+
+const COMMANDS = ["generate", "tasks", "models", "capabilities", "voices", "balance", "usage", "upload", "download", "artifacts"];
+
+function requireKeyNotice(): void {
+  throw new UsageError("no API key: set MEDIA_API_KEY (npm start prints the local one) or pass --api-key");
+}
+
+function report(e: unknown, io: CliIo, json: boolean): number {
+  if (e instanceof UsageError) {
+    io.stderr.write(`media-api: ${e.message}\nRun 'media-api --help' for usage.\n`);
+    return 2;
+  }
+  if (e instanceof MediaApiError) {
+    if (json) io.stdout.write(`${JSON.stringify({ error: { ...e.error, status: e.status } }, null, 2)}\n`);
+    const where = [
+      e.param ? `param ${e.param}` : "",
+      e.status ? `HTTP ${e.status}` : "",
+      e.requestId ? `request ${e.requestId}` : "",
+    ]
+      .filter(Boolean)
+      .join(", ");
+    io.stderr.write(`error: ${e.error.message}\n  code: ${e.code}${where ? ` (${where})` : ""}\n`);
+    return 1;
+  }
+  if ((e as { name?: string })?.name === "AbortError" || (e as { name?: string })?.name === "Interrupted") {
+    io.stderr.write(`${(e as Error).message || "interrupted"}\n`);
+    return 130;
+  }
+  io.stderr.write(`error: ${e instanceof Error ? e.message : String(e)}\n`);
+  return 1;
+}
+
+function print(ctx: Ctx, value: unknown, human: () => string): void {
+  ctx.io.stdout.write(ctx.json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
+}
+
+function one(ctx: Ctx, what: string): string {
+  const [value, ...extra] = ctx.args;
+  if (!value) throw new UsageError(`${what} is missing`);
+  if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}'`);
+  return value;
+}
+
+function query(ctx: Ctx, id: OperationId): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const q of (OPERATIONS[id] as OperationRow).queryParams) {
+    const v = ctx.opts.string(q) ?? ctx.opts.string(q.replaceAll("_", "-"));
+    if (v !== undefined) out[q] = v;
+  }
+  return out;
+}
+
+async function dispatch(command: string, ctx: Ctx): Promise<number> {
+  switch (command) {
+    case "generate":
+      return generate(ctx);
+    case "tasks":
+      return tasks(ctx);
+    case "models":
+      return models(ctx);
+    case "capabilities":
+      return capabilityCommand(ctx);
+    case "voices":
+      return voices(ctx);
+    case "balance":
+      return balance(ctx);
+    case "usage":
+      return usage(ctx);
+    case "upload":
+      return upload(ctx);
+    case "download":
+      return download(ctx);
+    case "artifacts":
+      return artifacts(ctx);
+    default:
+      throw new UsageError(`unknown command '${command}'`);
+  }
+}
+
+// ---------------------------------------------------------------- generate
+
+async function resolveSource(value: string, kindHint: MediaKind | undefined): Promise<InputSource> {
+  if (/^https?:\/\//i.test(value)) {
+    return { type: "url", url: value, kind: kindHint ?? kindOf(typeByName(new URL(value).pathname)) };
+  }
+  if (/^data:/i.test(value))
+    return { type: "data_uri", data_uri: value, kind: kindHint ?? kindOf(/^data:([^;,]+)/i.exec(value)?.[1]) };
+  if (value.startsWith("artifact:")) return { type: "artifact", artifact_id: value.slice("artifact:".length), kind: kindHint };
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(value);
+  } catch {
+    throw new UsageError(`--input ${value}: no such file (inputs are local files, https URLs, data: URIs or artifact:<id>)`);
+  }
+  if (!info.isFile()) throw new UsageError(`--input ${value}: not a file`);
+  const { openAsBlob } = await import("node:fs");
+  const head = new Uint8Array(await (await openAsBlob(value)).slice(0, 64).arrayBuffer());
+  return { type: "file", path: value, kind: kindHint ?? kindOf(sniffMediaType(head) ?? typeByName(value)) };
+}
+
+async function readBody(spec: string | undefined): Promise<Record<string, unknown>> {
+  if (spec === undefined) return {};
+  let text = spec;
+  if (spec.startsWith("@")) {
+    const { readFile } = await import("node:fs/promises");
+    try {
+      text = await readFile(spec.slice(1), "utf8");
+    } catch {
+      throw new UsageError(`--body ${spec}: cannot read the file`);
+    }
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new UsageError("--body is not valid JSON");
+  }
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw new UsageError("--body must be a JSON object");
+  return body as Record<string, unknown>;
+}
+
+async function generate(ctx: Ctx): Promise<number> {
+  const { opts, io, client, json } = ctx;
+  const [capability, ...extra] = ctx.args;
+  if (!capability) {
+    if (ctx.help) {
+      io.stdout.write(HELP);
+      return 0;
+    }
+    throw new UsageError(`generate needs a capability: ${capabilities().join(", ")}`);
+  }
+  if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}' (quote the prompt: --prompt "…")`);
+  const id = operationForCapability(capability);
+  if (!id) throw new UsageError(`unknown capability '${capability}'; one of: ${capabilities().join(", ")}`);
+  const row = OPERATIONS[id] as OperationRow;
+  if (ctx.help) {
+    io.stdout.write(fieldHelp(capability, row));
+    return 0;
+  }
+  if (!client.transport.apiKey) requireKeyNotice();
+
+  const body = await readBody(opts.string("body"));
+  const prompt = opts.string("prompt") ?? opts.string("text");
+  if (prompt !== undefined) {
+    const field = row.fields && "prompt" in row.fields ? "prompt" : row.fields && "input" in row.fields ? "input" : undefined;
+    if (!field) throw new UsageError(`${capability} takes no prompt`);
+    body[field] = prompt;
+  }
+  const model = opts.string("model");
+  if (model !== undefined) body.model = model;
+  const inputs = opts.strings("input");
+  const out = opts.string("out") ?? ".";
+  const noWait = opts.flag("no-wait");
+  const timeout = opts.number("timeout");
+  const idempotencyKey = opts.string("idempotency-key");
+  applyFields(body, row, ctx.opts.rest(), opts.strings("set"), capability);
+
+  // Every input is checked and placed before anything is uploaded.
+  const specs = inputs.map((raw) => splitInput(row, raw));
+  const sources = await Promise.all(
+    specs.map((s) =>
+      resolveSource(s.value, s.target && ["image", "video", "audio"].includes(s.target) ? (s.target as MediaKind) : undefined),
+    ),
+  );
+  const assignments = assignInputs(
+    row,
+    specs.map((s, i) => ({ target: s.target, kind: sources[i]?.kind })),
+    capability,
+  );
+  const log = json ? io.stderr : io.stdout;
+  const refs: Record<string, unknown>[] = [];
+  for (const source of sources) {
+    if (source.type === "file") {
+      const uploaded = await client.uploads.fromFile(source.path);
+      log.write(`uploaded ${source.path} → ${uploaded.artifact_id} (${uploaded.content_type}, ${uploaded.bytes} bytes)\n`);
+      refs.push({ type: "artifact", artifact_id: uploaded.artifact_id });
+    } else {
+      const { kind: _kind, ...ref } = source;
+      refs.push(ref);
+    }
+  }
+  placeInputs(body, assignments, refs);
+
+  const task = await client.create(id, body as never, idempotencyKey ? { idempotencyKey } : {});
+  if (noWait) {
+    print(ctx, task, () => `${task.task_id}  ${task.status}  (follow it: media-api tasks wait ${task.task_id})`);
+    return 0;
+  }
+  if (!json) io.stdout.write(`task ${task.task_id} ${task.status} · model ${task.model}\n`);
+  const final = await followTask(client, task, {
+    io,
+    json,
+    ...(timeout ? { timeoutMs: timeout * 1000 } : {}),
+    interrupt: io.interrupt,
+  });
+  return finishTask(client, final, { io, json, out });
+}
+
+// ---------------------------------------------------------------- tasks
+
+async function tasks(ctx: Ctx): Promise<number> {
+  const [sub, ...rest] = ctx.args;
+  const sctx = { ...ctx, args: rest };
+  switch (sub) {
+    case "list": {
+      const q = query(sctx, "listTasks");
+      ctx.opts.done("tasks list");
+      const page = await ctx.client.tasks.list(q as never);
+      print(sctx, page, () => {
+        const rows = page.data.map((t) => [t.task_id, t.status, t.capability, t.resolved_model, t.created_at]);
+        const more = page.has_more ? `\nmore: media-api tasks list --cursor ${page.next_cursor}` : "";
+        return rows.length ? `${table(["task_id", "status", "capability", "model", "created_at"], rows)}${more}` : "no tasks";
+      });
+      return 0;
+    }
+    case "get": {
+      const id = one(sctx, "task_id");
+      ctx.opts.done("tasks get");
+      const task = await ctx.client.tasks.get(id);
+      print(sctx, task, () => describeTask(task, (link) => ctx.client.transport.resolve(link)));
+      return 0;
+    }
+    case "cancel": {
+      const id = one(sctx, "task_id");
+      const reason = ctx.opts.string("reason");
+      ctx.opts.done("tasks cancel");
+      const task = await ctx.client.tasks.cancel(id, reason ? { reason } : {});
+      print(
+        sctx,
+        task,
+        () =>
+          `${task.task_id}  ${task.status}${task.cancel_requested_at ? `  (cancel requested ${task.cancel_requested_at})` : ""}`,
+      );
+      return 0;
+    }
+    case "wait": {
+      const id = one(sctx, "task_id");
+      const out = ctx.opts.string("out");
+      const timeout = ctx.opts.number("timeout");
+      ctx.opts.done("tasks wait");
+      const final = await followTask(ctx.client, id, {
+        io: ctx.io,
+        json: ctx.json,
+        ...(timeout ? { timeoutMs: timeout * 1000 } : {}),
+        interrupt: ctx.io.interrupt,
+      });
+      return finishTask(ctx.client, final, { io: ctx.io, json: ctx.json, ...(out ? { out } : {}) });
+    }
+    default:
+      throw new UsageError("tasks takes list, get <id>, cancel <id> or wait <id>");
+  }
+}
+
+function describeTask(t: TaskEnvelope, resolve: (link: string) => string): string {
+  const lines = [
+    `task       ${t.task_id}`,
+    `status     ${t.status}  ${t.progress.percent}%  ${[t.progress.stage, t.progress.message].filter(Boolean).join(": ")}`,
+    `capability ${t.capability}`,
+    `model      ${t.model}${t.resolved_model && t.resolved_model !== t.model ? ` → ${t.resolved_model}` : ""}`,
+    `created    ${t.created_at}${t.completed_at ? `  completed ${t.completed_at}` : ""}`,
+    `credits    charged ${t.billing.charged_credits}, net ${t.billing.net_charged_credits}`,
+  ];
+  for (const a of t.output?.artifacts ?? []) {
+    lines.push(`output ${a.index}   ${a.artifact_id}  ${a.content_type}  ${resolve(a.signed_url ?? a.url)}`);
+  }
+  const text = (t.output as { text?: unknown } | null)?.text;
+  if (typeof text === "string") lines.push(`text       ${text}`);
+  if (t.error) lines.push(`error      ${t.error.code}: ${t.error.message}`);
+  return lines.join("\n");
+}
+
+// ---------------------------------------------------------------- catalog, account
+
+async function models(ctx: Ctx): Promise<number> {
+  ctx.opts.done("models");
+  if (ctx.args.length) {
+    const model = await ctx.client.models.get(one(ctx, "model"));
+    ctx.io.stdout.write(`${JSON.stringify(model, null, 2)}\n`);
+    return 0;
+  }
+  const list = await ctx.client.models.list();
+  print(ctx, list, () =>
+    table(
+      ["model", "capabilities", "status", "available"],
+      list.data.map((m) => [m.id, m.capabilities.join(","), m.status, m.available ? "yes" : "no"]),
+    ),
+  );
+  return 0;
+}
+
+async function capabilityCommand(ctx: Ctx): Promise<number> {
+  ctx.opts.done("capabilities");
+  if (ctx.args.length) {
+    const detail = await ctx.client.catalog.getCapability(one(ctx, "capability"));
+    ctx.io.stdout.write(`${JSON.stringify(detail, null, 2)}\n`);
+    return 0;
+  }
+  const list = await ctx.client.catalog.listCapabilities();
+  print(ctx, list, () =>
+    table(
+      ["capability", "endpoint", "status"],
+      (list.data as Record<string, unknown>[]).map((c) => [c.capability as string, c.endpoint as string, c.status as string]),
+    ),
+  );
+  return 0;
+}
+
+async function voices(ctx: Ctx): Promise<number> {
+  const q = query(ctx, "listVoices");
+  ctx.opts.done("voices");
+  const list = await ctx.client.voices.list(q);
+  print(ctx, list, () =>
+    table(
+      ["voice_id", "name", "language", "gender", "category"],
+      list.data.map((v) => [v.voice_id, v.display_name, v.language, v.gender, v.category]),
+    ),
+  );
+  return 0;
+}
+
+async function balance(ctx: Ctx): Promise<number> {
+  ctx.opts.done("balance");
+  const b = await ctx.client.balance.get();
+  print(
+    ctx,
+    b,
+    () => `available ${b.available_credits} credits · reserved ${b.reserved_credits} · ${b.mode} key · as of ${b.as_of}`,
+  );
+  return 0;
+}
+
+async function usage(ctx: Ctx): Promise<number> {
+  const q = query(ctx, "getUsage");
+  ctx.opts.done("usage");
+  const u = await ctx.client.usage.get(q as never);
+  // Its scalar fields, then each of its lists as a table of the rows' scalar columns.
+  print(ctx, u, () => {
+    const entries = Object.entries(u as Record<string, unknown>);
+    const scalars = entries.filter(([, v]) => v === null || typeof v !== "object").map(([k, v]) => `${k}: ${v}`);
+    const tables = entries
+      .filter((e): e is [string, Record<string, unknown>[]] => Array.isArray(e[1]) && e[1].length > 0)
+      .map(([name, rows]) => {
+        const head = Object.keys(rows[0] ?? {}).filter((k) => rows.every((r) => r[k] === null || typeof r[k] !== "object"));
+        return `\n${name}:\n${table(
+          head,
+          rows.map((r) => head.map((h) => r[h] as string)),
+        )}`;
+      });
+    const objects = entries
+      .filter((e): e is [string, Record<string, unknown>] => !!e[1] && typeof e[1] === "object" && !Array.isArray(e[1]))
+      .map(
+        ([name, o]) =>
+          `${name}: ${Object.entries(o)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(", ")}`,
+      );
+    return [...scalars, ...objects].join("\n") + tables.join("");
+  });
+  return 0;
+}
+
+// ---------------------------------------------------------------- files
+
+async function upload(ctx: Ctx): Promise<number> {
+  ctx.opts.done("upload");
+  if (!ctx.args.length) throw new UsageError("upload needs at least one file");
+  for (const file of ctx.args) {
+    const info = await stat(file).catch(() => null);
+    if (!info?.isFile()) throw new UsageError(`${file}: no such file`);
+  }
+  const results = [];
+  for (const file of ctx.args) {
+    const a = await ctx.client.uploads.fromFile(file);
+    results.push(a);
+    if (!ctx.json) {
+      const facts = [
+        a.kind,
+        a.content_type,
+        `${a.bytes} bytes`,
+        a.width && a.height ? `${a.width}×${a.height}` : "",
+        a.duration_seconds ? `${a.duration_seconds} s` : "",
+      ];
+      ctx.io.stdout.write(`${a.artifact_id}  ${facts.filter(Boolean).join(" · ")}  ${file}\n`);
+    }
+  }
+  if (ctx.json) ctx.io.stdout.write(`${JSON.stringify(results.length === 1 ? results[0] : results, null, 2)}\n`);
+  return 0;
+}
+
+async function download(ctx: Ctx): Promise<number> {
+  const out = ctx.opts.string("out");
+  ctx.opts.done("download");
+  const id = one(ctx, "artifact_id");
+  const { join, dirname } = await import("node:path");
+  const { rename } = await import("node:fs/promises");
+  // --out names the file, or the folder to save <artifact_id>.<ext> in (default: here).
+  const isDir = !out || !!(await stat(out).catch(() => null))?.isDirectory();
+  const temp = isDir ? join(out ?? ".", `${id}.download`) : join(dirname(out), `.${id}.download`);
+  const saved = await ctx.client.artifacts.download(id, temp);
+  const path = isDir ? join(out ?? ".", `${id}.${extensionFor(saved.contentType)}`) : (out as string);
+  await rename(temp, path);
+  print(
+    ctx,
+    { path, artifact_id: id, content_type: saved.contentType, bytes: saved.bytes },
+    () => `saved ${path} (${mediaFacts({ content_type: saved.contentType, bytes: saved.bytes })})`,
+  );
+  return 0;
+}
+
+async function artifacts(ctx: Ctx): Promise<number> {
+  const [sub, ...rest] = ctx.args;
+  if (sub !== "delete") throw new UsageError("artifacts takes delete <artifact_id>");
+  const id = one({ ...ctx, args: rest }, "artifact_id");
+  ctx.opts.done("artifacts delete");
+  await ctx.client.artifacts.delete(id);
+  print(ctx, { artifact_id: id, deleted: true }, () => `deleted ${id}`);
+  return 0;
+}

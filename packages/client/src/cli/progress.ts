@@ -1,0 +1,73 @@
+/**
+ * The live view of a task while `generate` or `tasks wait` follows it. On a terminal, one line
+ * redrawn in place: status, a bar, percent, stage and message, and the time so far. Elsewhere
+ * (a pipe, a log, CI), one plain line per change of status, stage, percent or message.
+ */
+import type { TaskUpdate } from "../types.js";
+
+export interface Out {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+const BAR = 24;
+
+function clock(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+export function describeUpdate(u: TaskUpdate): string {
+  const p = u.progress;
+  const percent = typeof p?.percent === "number" ? `${String(p.percent).padStart(3)}%` : "   ?";
+  const detail = [p?.stage, p?.message].filter((x) => x && x.length > 0).join(": ");
+  return `${u.status.padEnd(9)} ${percent}${detail ? `  ${detail}` : ""}`;
+}
+
+export class ProgressView {
+  private last: TaskUpdate | undefined;
+  private readonly started = Date.now();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private drawn = false;
+
+  constructor(
+    private readonly out: Out,
+    private readonly taskId: string,
+  ) {
+    // The elapsed time keeps moving on a terminal even while the task says nothing new.
+    if (out.isTTY) {
+      this.timer = setInterval(() => this.draw(), 1000);
+      this.timer.unref?.();
+    }
+  }
+
+  update(u: TaskUpdate): void {
+    this.last = u;
+    if (this.out.isTTY) this.draw();
+    else this.out.write(`${this.taskId}  ${describeUpdate(u)}\n`);
+  }
+
+  private draw(): void {
+    const u = this.last;
+    if (!u) return;
+    const percent = Math.max(0, Math.min(100, u.progress?.percent ?? 0));
+    const filled = Math.round((percent / 100) * BAR);
+    const bar = `${"█".repeat(filled)}${"░".repeat(BAR - filled)}`;
+    const detail = [u.progress?.stage, u.progress?.message].filter(Boolean).join(" · ");
+    let line = `${u.status.padEnd(9)} ${bar} ${String(percent).padStart(3)}%  ${clock(Date.now() - this.started)}  ${detail}`;
+    const width = (this.out.columns || 100) - 1;
+    if (line.length > width) line = `${line.slice(0, Math.max(0, width - 1))}…`;
+    this.out.write(`\r\x1b[2K${line}`);
+    this.drawn = true;
+  }
+
+  /** Leaves the line as it is and moves below it. */
+  stop(): void {
+    clearInterval(this.timer);
+    if (this.out.isTTY && this.drawn) {
+      this.draw();
+      this.out.write("\n");
+    }
+  }
+}

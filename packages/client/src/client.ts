@@ -1,0 +1,267 @@
+/**
+ * `MediaClient`: one method per operation of the API, typed from the generated OpenAPI types.
+ *
+ *   const client = new MediaClient({ baseUrl: "http://127.0.0.1:8787", apiKey });
+ *   const task = await client.images.generate({ prompt: "a red fox in the snow" });
+ *   const done = await client.tasks.wait(task, { onProgress: (t) => console.log(t.progress) });
+ *   for (const a of outputArtifacts(done)) await client.artifacts.download(a, `fox-${a.index}.png`);
+ */
+import { type ChatChunk, chatStream } from "./chat.js";
+import { type DownloadResult, downloadArtifact, type SavedFile } from "./download.js";
+import { MediaApiError } from "./errors.js";
+import { OPERATIONS, type OperationId } from "./generated/operations.js";
+import { type CallSpec, type ClientOptions, type RequestOptions, Transport } from "./transport.js";
+import type { ArtifactRef, BodyOf, PathOf, QueryOf, ResultOf, TaskEnvelope, TaskEvent } from "./types.js";
+import { createFromFile, createUpload, type UploadData, type UploadOptions } from "./uploads.js";
+import { type EventsOptions, taskEvents, type WaitOptions, waitForTask } from "./wait.js";
+
+export interface CreateOptions extends RequestOptions {
+  /** Sent as `Idempotency-Key`; made once per call (and reused on its retries) when omitted. */
+  idempotencyKey?: string;
+  /** `Prefer: wait=N`: the server may hold the answer up to N seconds for the task to end. */
+  preferWaitSeconds?: number;
+}
+
+export interface GetTaskOptions extends RequestOptions {
+  preferWaitSeconds?: number;
+  /** `If-None-Match`: when the task has not changed the result is `null` (304). */
+  etag?: string;
+}
+
+export interface ConditionalTask {
+  /** Null when the task is unchanged since the ETag sent (304). */
+  task: TaskEnvelope | null;
+  etag: string | undefined;
+  /** The server held the read (`Preference-Applied: wait`). */
+  waited: boolean;
+}
+
+type TaskRef = string | { task_id: string };
+const taskIdOf = (t: TaskRef) => (typeof t === "string" ? t : t.task_id);
+
+/** The create operations, by the client method that calls them. */
+export const CREATE_METHODS = {
+  images: {
+    generate: "createImageGeneration",
+    imageToImage: "createImageFromImages",
+    edit: "createImageEdit",
+    describe: "createImageUnderstanding",
+  },
+  videos: {
+    enhancePrompt: "createVideoPromptEnhancement",
+    generate: "createVideoFromText",
+    fromImage: "createVideoFromImage",
+    fromReferences: "createVideoFromReferences",
+    fromFrames: "createVideoFromFrames",
+    extend: "createVideoExtension",
+    describe: "createVideoUnderstanding",
+  },
+  music: { generate: "createMusicFromText" },
+  audio: { speech: "createSpeech" },
+} as const satisfies Record<string, Record<string, OperationId>>;
+
+type CreateGroup<G extends Record<string, OperationId>> = {
+  [M in keyof G]: (body: BodyOf<G[M]>, options?: CreateOptions) => Promise<TaskEnvelope>;
+};
+
+/** Every other operation a key can call, by the client method that calls it (checked by a test). */
+export const OTHER_METHODS = {
+  "tasks.get": "getTask",
+  "tasks.list": "listTasks",
+  "tasks.cancel": "cancelTask",
+  "tasks.assets": "listTaskAssets",
+  "tasks.events": "streamTaskEvents",
+  "models.list": "listModels",
+  "models.get": "getModel",
+  "catalog.listModels": "listCatalogModels",
+  "catalog.listCapabilities": "listCapabilities",
+  "catalog.getCapability": "getCapability",
+  "voices.list": "listVoices",
+  "voices.get": "getVoice",
+  "uploads.create": "createUpload",
+  "artifacts.download": "downloadArtifact",
+  "artifacts.downloadSigned": "downloadSignedArtifact",
+  "artifacts.delete": "deleteArtifact",
+  "balance.get": "getBalance",
+  "usage.get": "getUsage",
+  "chat.completions.create": "createChatCompletion",
+} as const satisfies Record<string, OperationId>;
+
+export class MediaClient {
+  readonly transport: Transport;
+
+  readonly images: CreateGroup<typeof CREATE_METHODS.images>;
+  readonly videos: CreateGroup<typeof CREATE_METHODS.videos>;
+  readonly music: CreateGroup<typeof CREATE_METHODS.music>;
+  readonly audio: CreateGroup<typeof CREATE_METHODS.audio>;
+
+  constructor(options: ClientOptions = {}) {
+    this.transport = new Transport(options);
+    const group = <G extends Record<string, OperationId>>(methods: G) =>
+      Object.fromEntries(
+        Object.entries(methods).map(([name, id]) => [name, (body: never, o?: CreateOptions) => this.create(id, body, o)]),
+      ) as CreateGroup<G>;
+    this.images = group(CREATE_METHODS.images);
+    this.videos = group(CREATE_METHODS.videos);
+    this.music = group(CREATE_METHODS.music);
+    this.audio = group(CREATE_METHODS.audio);
+  }
+
+  get baseUrl(): string {
+    return this.transport.baseUrl;
+  }
+
+  /** Any operation of the table, by operationId, answering its JSON. */
+  async request<K extends OperationId>(
+    operationId: K,
+    spec: Omit<CallSpec, "path" | "query" | "body"> & { path?: PathOf<K>; query?: QueryOf<K>; body?: BodyOf<K> } = {},
+  ): Promise<ResultOf<K>> {
+    const res = await this.transport.call(operationId, spec as CallSpec);
+    return (res.status === 204 ? undefined : await res.json()) as ResultOf<K>;
+  }
+
+  /** A task-creating operation by operationId (the typed groups above call this). */
+  create<K extends OperationId>(operationId: K, body: BodyOf<K>, options: CreateOptions = {}): Promise<TaskEnvelope> {
+    const { preferWaitSeconds, headers, ...rest } = options;
+    return this.request(operationId, {
+      ...rest,
+      body,
+      headers: { ...headers, ...(preferWaitSeconds ? { Prefer: `wait=${Math.round(preferWaitSeconds)}` } : {}) },
+    } as never) as Promise<TaskEnvelope>;
+  }
+
+  /** The create operation that serves a capability (`text_to_image`, `video_extend`, …). */
+  createFor(capability: string, body: Record<string, unknown>, options: CreateOptions = {}): Promise<TaskEnvelope> {
+    const id = operationForCapability(capability);
+    if (!id) throw new TypeError(`no operation serves the capability '${capability}'`);
+    return this.create(id, body as never, options);
+  }
+
+  readonly tasks = {
+    get: async (task: TaskRef, options: GetTaskOptions = {}): Promise<TaskEnvelope> => {
+      const got = await this.readTask(task, options);
+      if (!got.task) throw new TypeError("the task answered 304 Not Modified to a read without If-None-Match");
+      return got.task;
+    },
+    /** A conditional read: `task` is null when it is unchanged since `etag` (304). */
+    getIfChanged: (task: TaskRef, options: GetTaskOptions = {}): Promise<ConditionalTask> => this.readTask(task, options),
+    list: (query: QueryOf<"listTasks"> = {}, options: RequestOptions = {}): Promise<ResultOf<"listTasks">> =>
+      this.request("listTasks", { ...options, query }),
+    /** Every task matching the query, page after page. */
+    listAll: (query: QueryOf<"listTasks"> = {}, options: RequestOptions = {}): AsyncGenerator<TaskEnvelope, void, undefined> =>
+      this.allTasks(query, options),
+    cancel: (task: TaskRef, body: BodyOf<"cancelTask"> = {}, options: RequestOptions = {}): Promise<TaskEnvelope> =>
+      this.request("cancelTask", { ...options, path: { task_id: taskIdOf(task) }, body }),
+    assets: (task: TaskRef, options: RequestOptions = {}): Promise<ResultOf<"listTaskAssets">> =>
+      this.request("listTaskAssets", { ...options, path: { task_id: taskIdOf(task) } }),
+    /** The task's events (status, progress, then done), reconnecting with Last-Event-ID when the stream drops. */
+    events: (task: TaskRef, options: EventsOptions = {}): AsyncGenerator<TaskEvent, void, undefined> =>
+      taskEvents(this.transport, taskIdOf(task), options),
+    /** Resolves with the final envelope (whatever its status) once the task ends. */
+    wait: (task: TaskRef | TaskEnvelope, options: WaitOptions = {}): Promise<TaskEnvelope> =>
+      waitForTask(this, this.transport, task, options),
+  };
+
+  private async readTask(task: TaskRef, options: GetTaskOptions): Promise<ConditionalTask> {
+    const { preferWaitSeconds, etag, headers, ...rest } = options;
+    const res = await this.transport.call("getTask", {
+      ...rest,
+      path: { task_id: taskIdOf(task) },
+      okStatuses: [304],
+      headers: {
+        ...headers,
+        ...(preferWaitSeconds ? { Prefer: `wait=${Math.round(preferWaitSeconds)}` } : {}),
+        ...(etag ? { "If-None-Match": etag } : {}),
+      },
+    });
+    const waited = /\bwait\b/i.test(res.headers.get("preference-applied") ?? "");
+    const tag = res.headers.get("etag") ?? etag ?? undefined;
+    if (res.status === 304) return { task: null, etag: tag, waited };
+    return { task: (await res.json()) as TaskEnvelope, etag: tag, waited };
+  }
+
+  private async *allTasks(query: QueryOf<"listTasks">, options: RequestOptions): AsyncGenerator<TaskEnvelope, void, undefined> {
+    let cursor: string | undefined;
+    do {
+      const page: ResultOf<"listTasks"> = await this.tasks.list({ ...query, ...(cursor ? { cursor } : {}) }, options);
+      yield* page.data;
+      cursor = page.has_more ? (page.next_cursor ?? undefined) : undefined;
+    } while (cursor);
+  }
+
+  readonly models = {
+    list: (options: RequestOptions = {}) => this.request("listModels", options),
+    get: (model: string, options: RequestOptions = {}) => this.request("getModel", { ...options, path: { model } }),
+  };
+
+  readonly catalog = {
+    listModels: (options: RequestOptions = {}) => this.request("listCatalogModels", options),
+    listCapabilities: (options: RequestOptions = {}) => this.request("listCapabilities", options),
+    getCapability: (capability: string, options: RequestOptions = {}) =>
+      this.request("getCapability", { ...options, path: { capability } }),
+  };
+
+  readonly voices = {
+    list: (query: QueryOf<"listVoices"> = {}, options: RequestOptions = {}) => this.request("listVoices", { ...options, query }),
+    get: (voiceId: string, options: RequestOptions = {}) => this.request("getVoice", { ...options, path: { voice_id: voiceId } }),
+  };
+
+  readonly uploads = {
+    /** Uploads bytes (a Blob, bytes or a stream) as an artifact to use as an input: `{type: "artifact", artifact_id}`. */
+    create: (data: UploadData, options: UploadOptions = {}): Promise<ResultOf<"createUpload">> =>
+      createUpload(this.transport, data, options) as Promise<ResultOf<"createUpload">>,
+    /** Uploads a local file (Node): streamed from disk, its type told by its first bytes or its name. */
+    fromFile: (path: string, options: UploadOptions = {}): Promise<ResultOf<"createUpload">> =>
+      createFromFile(this.transport, path, options) as Promise<ResultOf<"createUpload">>,
+  };
+
+  readonly artifacts = {
+    /**
+     * An artifact's bytes: through its signed URL when it has a live one, else with the key. With
+     * `path` (Node) they are written there (through a temporary file, renamed when whole).
+     */
+    download: ((artifact: string | ArtifactRef, path?: string, options: RequestOptions = {}) =>
+      downloadArtifact(this.transport, artifact, path, options)) as {
+      (artifact: string | ArtifactRef, path?: undefined, options?: RequestOptions): Promise<DownloadResult>;
+      (artifact: string | ArtifactRef, path: string, options?: RequestOptions): Promise<SavedFile>;
+    },
+    /** A signed URL's bytes (no key). */
+    downloadSigned: (signedUrl: string, path?: string, options: RequestOptions = {}) =>
+      downloadArtifact(this.transport, { artifact_id: "", signed_url: signedUrl }, path, options),
+    delete: async (artifactId: string, options: RequestOptions = {}): Promise<void> => {
+      await this.transport.call("deleteArtifact", { ...options, path: { artifact_id: artifactId } });
+    },
+  };
+
+  readonly balance = {
+    get: (options: RequestOptions = {}) => this.request("getBalance", options),
+  };
+
+  readonly usage = {
+    get: (query: QueryOf<"getUsage"> = {} as QueryOf<"getUsage">, options: RequestOptions = {}) =>
+      this.request("getUsage", { ...options, query }),
+  };
+
+  readonly chat = {
+    completions: {
+      create: ((body: BodyOf<"createChatCompletion">, options: RequestOptions = {}) =>
+        body.stream
+          ? this.transport
+              .call("createChatCompletion", { ...options, body, accept: "text/event-stream" })
+              .then((res) => chatStream(res))
+          : this.request("createChatCompletion", { ...options, body })) as {
+        (body: BodyOf<"createChatCompletion"> & { stream: true }, options?: RequestOptions): Promise<AsyncIterable<ChatChunk>>;
+        (body: BodyOf<"createChatCompletion">, options?: RequestOptions): Promise<ResultOf<"createChatCompletion">>;
+      },
+    },
+  };
+}
+
+/** The create operation serving a capability, from the generated table. */
+export function operationForCapability(capability: string): OperationId | undefined {
+  return (Object.keys(OPERATIONS) as OperationId[]).find(
+    (id) => (OPERATIONS[id] as { capability: string | null }).capability === capability,
+  );
+}
+
+export { MediaApiError };
