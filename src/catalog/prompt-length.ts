@@ -18,8 +18,11 @@ import type { PromptSpec } from "./schema";
 /** Generous: the longest entries of common BPE vocabularies are well below this. */
 export const MAX_TOKEN_BYTES = 128;
 
-/** Only ASCII whitespace separates words here: fewer separators can only lower the count. */
-const WORD = /[^ \t\n\r\f\v]+/g;
+/**
+ * Words are runs of anything but Unicode whitespace. A run of whitespace alone (a no-break space
+ * between two spaces, say) is no word: tokenizers merge it with the whitespace around it.
+ */
+const WORD = /\S+/g;
 const utf8 = new TextEncoder();
 
 /** Unicode code points, not UTF-16 units. */

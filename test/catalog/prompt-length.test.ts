@@ -20,6 +20,8 @@ describe("tokenLowerBound", () => {
     expect(tokenLowerBound("   \n\t ")).toBe(0);
     expect(tokenLowerBound("a lighthouse at dawn")).toBe(4);
     expect(tokenLowerBound("  spaced\n\nout\twords  ")).toBe(3);
+    // A no-break space is whitespace to tokenizers: alone between spaces it is merged, not a word.
+    expect(tokenLowerBound("x \u00a0\u00a0 \u00a0 y")).toBe(2);
     expect(tokenLowerBound("x".repeat(MAX_TOKEN_BYTES))).toBe(1);
     expect(tokenLowerBound("x".repeat(MAX_TOKEN_BYTES + 1))).toBe(2);
     // No spaces in Chinese: a run of 300 characters is 900 bytes, so at least 8 tokens.
@@ -40,7 +42,7 @@ describe("tokenLowerBound", () => {
           expect(n).toBeLessThanOrEqual(bytes(text));
         },
       ),
-      { numRuns: 500 },
+      { numRuns: 2000 },
     );
   });
 });
