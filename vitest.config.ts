@@ -59,6 +59,8 @@ function worker(environment?: string, providers = false) {
         // A region keeps its own as a secret; the tests of every project use this one.
         STORAGE_ENCRYPTION_KEY: "dGVzdC1zdG9yYWdlLWVuY3J5cHRpb24ta2V5LTMyYnk=",
         RECEIVER_URL: inject("receiverUrl"),
+        // The fake HTTP email API (test/people/fake-mail-api.ts); the local configuration mails to its outbox.
+        FAKE_MAIL_API_URL: inject("fakeMailApiUrl"),
         // The sandbox finishes at once in tests; progress and queues are exercised by faults.
         SANDBOX_LATENCY_SCALE: "0",
         SANDBOX_MUSIC_SECONDS: "4",
@@ -82,7 +84,7 @@ function worker(environment?: string, providers = false) {
 }
 
 const shared = {
-  globalSetup: ["./test/global-setup.ts", "./test/chat/fake-upstream.ts"],
+  globalSetup: ["./test/global-setup.ts", "./test/chat/fake-upstream.ts", "./test/people/fake-mail-api.ts"],
   setupFiles: ["./test/setup.ts"],
   testTimeout: 30_000,
 };
@@ -92,7 +94,12 @@ export default defineConfig({
     projects: [
       {
         plugins: [worker()],
-        test: { ...shared, name: "local", include: ["test/**/*.test.ts"], exclude: ["test/regional/**", "test/providers/**"] },
+        test: {
+          ...shared,
+          name: "local",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/regional/**", "test/providers/**", "test/browser/**"],
+        },
       },
       // Real adapters against fake upstreams that speak each provider's documented wire format.
       {
@@ -114,6 +121,17 @@ export default defineConfig({
           environment: "node",
           include: ["packages/client/test/**/*.test.ts"],
           testTimeout: 30_000,
+          hookTimeout: 180_000,
+        },
+      },
+      // The console in a real browser (Debian's Chromium, through playwright-core) against one
+      // local `wrangler dev`: test/browser/harness.ts.
+      {
+        test: {
+          name: "browser",
+          environment: "node",
+          include: ["test/browser/**/*.test.ts"],
+          testTimeout: 60_000,
           hookTimeout: 180_000,
         },
       },

@@ -3,8 +3,10 @@
  * 1. ADMIN_TOKEN in .dev.vars (generated when missing; the file is git-ignored).
  * 2. catalog-data/ checked and loaded into the local KV.
  * 3. wrangler dev on 127.0.0.1:$PORT (default 8787); state persists in .wrangler/state.
- * 4. On first run, a dev tenant with credits and an API key (kept in .wrangler/dev-tenant.json).
- * Every PROVIDER_* variable of this process's environment reaches the Worker (as do those in
+ * 4. On first run, a dev tenant with credits and an API key (kept in .wrangler/dev-tenant.json),
+ *    owned by DEV_EMAIL (default dev@example.com), who signs in to the console at /console with
+ *    the code the local outbox prints in this log.
+ * Every PROVIDER_* and PAYMENTS_* variable of this process's environment reaches the Worker (as do those in
  * .dev.vars), so `PROVIDER_FAL_API_KEY=… PROVIDER_FAL_BASE_URL=http://127.0.0.1:9999 npm start`
  * runs the local service against that upstream.
  */
@@ -69,13 +71,28 @@ async function adminCall(token: string, path: string, body?: unknown) {
   return { status: r.status, json: (await r.json()) as Record<string, any> };
 }
 
+/** The address that owns the dev tenant and signs in to the console (DEV_EMAIL to choose another). */
+const devEmail = (process.env.DEV_EMAIL ?? "dev@example.com").trim().toLowerCase();
+
+/** Makes sure `email` belongs to the tenant (a dev tenant saved before the console had members gets its owner). */
+async function ensureOwner(token: string, tenantId: string, email: string): Promise<void> {
+  const m = await adminCall(token, `/admin/v1/tenants/${tenantId}/members`);
+  if (m.status !== 200) throw new Error(`could not read the dev tenant's members: ${JSON.stringify(m.json)}`);
+  if ((m.json.data as { email: string }[]).some((x) => x.email === email)) return;
+  const added = await adminCall(token, `/admin/v1/tenants/${tenantId}/members`, { email, role: "owner" });
+  if (added.status !== 201) throw new Error(`could not add ${email} to the dev tenant: ${JSON.stringify(added.json)}`);
+}
+
 async function devTenant(token: string): Promise<{ tenant_id: string; api_key: string }> {
   if (existsSync(tenantFile)) {
     const saved = JSON.parse(readFileSync(tenantFile, "utf8"));
     const t = await adminCall(token, `/admin/v1/tenants/${saved.tenant_id}`);
-    if (t.status === 200) return saved;
+    if (t.status === 200) {
+      await ensureOwner(token, saved.tenant_id, devEmail);
+      return saved;
+    }
   }
-  const t = await adminCall(token, "/admin/v1/tenants", { name: "Local developer", credits: "10000" });
+  const t = await adminCall(token, "/admin/v1/tenants", { name: "Local developer", credits: "10000", owner_email: devEmail });
   if (t.status !== 201) throw new Error(`could not create the dev tenant: ${JSON.stringify(t.json)}`);
   const k = await adminCall(token, `/admin/v1/tenants/${t.json.tenant_id}/api-keys`, {});
   if (k.status !== 201) throw new Error(`could not create the dev API key: ${JSON.stringify(k.json)}`);
@@ -85,13 +102,13 @@ async function devTenant(token: string): Promise<{ tenant_id: string; api_key: s
 }
 
 /**
- * .dev.vars plus the PROVIDER_* variables of this environment, in one env file for wrangler (a
+ * .dev.vars plus the PROVIDER_* and PAYMENTS_* variables of this environment, in one env file for wrangler (a
  * file, not --var flags, so keys do not show in the process list). The environment wins.
  */
 function workerVars(): { file: string; providers: string[] } {
   const lines = existsSync(devVars) ? readFileSync(devVars, "utf8").split("\n") : [];
   const providers = Object.keys(process.env)
-    .filter((k) => /^PROVIDER_[A-Z0-9_]+$/.test(k))
+    .filter((k) => /^(PROVIDER|PAYMENTS)_[A-Z0-9_]+$/.test(k))
     .sort();
   const kept = lines.filter((l) => !providers.some((k) => new RegExp(`^\\s*${k}\\s*=`).test(l)));
   const added = providers.map((k) => `${k}=${JSON.stringify(process.env[k] ?? "")}`);
@@ -131,6 +148,7 @@ waitForServer()
         "",
         "  Media generation API running",
         `  Base URL:     ${base}/v1`,
+        `  Console:      ${base}/console  (sign in as ${devEmail}: the code is printed in this log, "[outbox] mail to …")`,
         `  API key:      ${tenant.api_key}`,
         `  Tenant:       ${tenant.tenant_id}`,
         `  Admin token:  ADMIN_TOKEN in ${devVars}`,

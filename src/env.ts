@@ -1,6 +1,8 @@
 import type { AccountObject } from "./accounts/account-object";
 import type { DirectoryObject } from "./accounts/directory-object";
 import type { RateCounterObject } from "./accounts/rate-counter-object";
+import type { OutboxObject } from "./mail/outbox";
+import type { UserObject } from "./people/user-object";
 import type { TaskObject } from "./tasks/task-object";
 
 /** Bindings and configuration of the Worker (see wrangler.toml). */
@@ -11,6 +13,10 @@ export interface Env {
   TASKS: DurableObjectNamespace<TaskObject>;
   /** Per-key rate-limit counters, in memory (src/accounts/rate-limit.ts). */
   RATE_COUNTERS: DurableObjectNamespace<RateCounterObject>;
+  /** One per person who can sign in to the console (src/people/user-object.ts). */
+  USERS: DurableObjectNamespace<UserObject>;
+  /** The local outbox (EMAIL_OUTBOX): mail kept and printed instead of sent. Bound in the local configuration only. */
+  OUTBOX?: DurableObjectNamespace<OutboxObject>;
   /** Outputs re-hosted by the service, served to their owner by /v1/artifacts/{id}. */
   ARTIFACTS: R2Bucket;
   /** The region this deployment serves; API keys of other regions are refused. */
@@ -24,6 +30,18 @@ export interface Env {
   STORAGE_ENCRYPTION_KEY?: string;
   /** "true" only in local development: lets callbacks and media URLs reach 127.0.0.1/localhost. */
   ALLOW_LOOPBACK_URLS?: string;
+  /**
+   * The console's mail (sign-in codes, invitations): an HTTP email API speaking Resend's `POST /emails`
+   * (src/mail/http-sender.ts). EMAIL_API_URL defaults to https://api.resend.com; EMAIL_API_KEY is a secret.
+   */
+  EMAIL_API_URL?: string;
+  EMAIL_API_KEY?: string;
+  /** The sender, e.g. `Media API <login@example.com>`. */
+  EMAIL_FROM?: string;
+  /** "true" only in the local configuration: mail goes to the outbox (log + GET /admin/v1/outbox), never out. */
+  EMAIL_OUTBOX?: string;
+  /** "true" only in the local configuration (plain http): the console's cookies lack `Secure` and the `__Host-` prefix. */
+  CONSOLE_INSECURE_COOKIES?: string;
   /** Requests per minute per API key for tenants without their own limit (default 600; "0" = none). */
   RATE_LIMIT_PER_MINUTE?: string;
   /** "false" removes the built-in sandbox provider (it is on by default and serves test-mode keys). */
@@ -49,6 +67,19 @@ export interface Env {
    * webhook URLs are built from it, never from a request's Host. Unset: links are relative paths.
    */
   PUBLIC_BASE_URL?: string;
+  /**
+   * Buying credits through Stripe Checkout (src/billing/payments/): the secret API key and the
+   * webhook endpoint's signing secret (`whsec_…`), both secrets; payments are on only with both.
+   * PAYMENTS_STRIPE_BASE_URL replaces https://api.stripe.com (tests, a proxy).
+   */
+  PAYMENTS_STRIPE_SECRET_KEY?: string;
+  PAYMENTS_STRIPE_WEBHOOK_SECRET?: string;
+  PAYMENTS_STRIPE_BASE_URL?: string;
+  /**
+   * Credits per unit of each currency sold, e.g. "usd:100,eur:105" (default "usd:100": 1 credit =
+   * US$0.01); the first currency is the default one.
+   */
+  PAYMENTS_CREDITS_PER_UNIT?: string;
   /**
    * Upstream providers: PROVIDER_<NAME>_API_KEY, PROVIDER_<NAME>_BASE_URL, PROVIDER_<NAME>_TIMEOUT_MS,
    * PROVIDER_<NAME>_WEBHOOK_SECRET, … (src/providers/config.ts; docs/providers.md).

@@ -3,6 +3,8 @@ import { createApp } from "./http/app";
 export { AccountObject } from "./accounts/account-object";
 export { DirectoryObject } from "./accounts/directory-object";
 export { RateCounterObject } from "./accounts/rate-counter-object";
+export { OutboxObject } from "./mail/outbox";
+export { UserObject } from "./people/user-object";
 export { TaskObject } from "./tasks/task-object";
 
 const app = createApp();

@@ -10,6 +10,8 @@ declare namespace Cloudflare {
     STORAGE_DOCS: string;
     /** The callback receiver started by test/global-setup.ts. */
     RECEIVER_URL: string;
+    /** The fake HTTP email API started by test/people/fake-mail-api.ts. */
+    FAKE_MAIL_API_URL: string;
   }
   interface GlobalProps {
     mainModule: typeof import("../src/index");

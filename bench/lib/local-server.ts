@@ -115,6 +115,15 @@ export async function startWranglerDev(opts: {
   }
 }
 
+/** Loads catalog-data/ into the local KV of a `wrangler dev` state folder (a `prepare` step). */
+export function loadCatalogInto(state: string): void {
+  execSync(`npx tsx scripts/build-catalog.ts --out ${state}/entries.json`, { cwd: root, stdio: "ignore" });
+  execSync(`npx wrangler kv bulk put ${state}/entries.json --binding CATALOG --local --persist-to ${state}`, {
+    cwd: root,
+    stdio: "ignore",
+  });
+}
+
 export interface LocalServer extends WranglerDev {
   apiKey: string;
 }
@@ -134,13 +143,7 @@ export async function startLocalServer(opts: {
     port: opts.port,
     vars,
     ...(opts.args ? { args: opts.args } : {}),
-    prepare(state) {
-      execSync(`npx tsx scripts/build-catalog.ts --out ${state}/entries.json`, { cwd: root, stdio: "ignore" });
-      execSync(`npx wrangler kv bulk put ${state}/entries.json --binding CATALOG --local --persist-to ${state}`, {
-        cwd: root,
-        stdio: "ignore",
-      });
-    },
+    prepare: loadCatalogInto,
   });
   try {
     const post = (path: string, body: unknown) =>

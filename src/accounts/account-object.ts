@@ -1,14 +1,42 @@
 import { DurableObject } from "cloudflare:workers";
+import { type AuditEntry, type AuditInput, appendAudit, readAudit } from "../audit/audit-store";
+import {
+  type CheckoutView,
+  checkoutRow,
+  checkoutRows,
+  insertCheckout,
+  markCheckout,
+  type PaymentOutcome,
+} from "../billing/payments/checkout-rows";
 import type { Env } from "../env";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { dec, fmt, sum } from "../lib/decimal";
 import { newId, randomToken } from "../lib/ids";
-import { seal, unseal } from "../lib/sealed";
+import { seal } from "../lib/sealed";
+import {
+  activeOwners,
+  insertMember,
+  type MemberRecord,
+  type MemberStatus,
+  readMember,
+  readMembers,
+} from "../people/members-store";
+import type { Role } from "../people/roles";
 import { migrate } from "../storage/migrations";
 import type { TaskObject } from "../tasks/task-object";
 import { accountMigrations } from "./account-schema";
+import { type ApiKeyRecord, apiKeyRow, apiKeyRows, insertApiKey, isExpired, type NewApiKey, touchApiKey } from "./api-key-rows";
 import type { KeyMode, Permission } from "./api-keys";
-import { recordUsage, type UsageGroup, type UsageNote, type UsageRow, usageRows } from "./usage";
+import {
+  newSigningSecret,
+  prepareRotation,
+  type SigningKeyView,
+  signingKeyRow,
+  signingKeyRows,
+  signingSecrets,
+  writeRotation,
+} from "./signing-key-rows";
+import { recordUsage, type UsageNote, type UsageQuery, type UsageRow, usageRows } from "./usage";
 
 export type TenantStatus = "active" | "disabled";
 
@@ -22,15 +50,8 @@ export interface TenantView {
   rate_limit_per_minute: number | null;
 }
 
-export interface ApiKeyRecord {
-  key_id: string;
-  region: string;
-  mode: KeyMode;
-  permissions: Permission[];
-  status: "active" | "revoked";
-  created_at: string;
-  revoked_at: string | null;
-}
+export type { ApiKeyRecord } from "./api-key-rows";
+export type { SigningKeyView } from "./signing-key-rows";
 
 export interface GrantView {
   grant_id: string;
@@ -38,13 +59,6 @@ export interface GrantView {
   source: string;
   created_at: string;
 }
-
-export type SigningKeyView = {
-  id: string;
-  status: "active" | "retired";
-  created_at: string;
-  retired_at: string | null;
-};
 
 /** The caller's rate-limit window, reported in `X-RateLimit-*` headers. */
 export interface RateState {
@@ -63,6 +77,8 @@ export type KeyResolution =
       permissions: Permission[];
       /** The tenant's own limit in requests per minute per key; null follows the deployment's. */
       rate_limit_per_minute: number | null;
+      /** Ms since the epoch when a rotated key stops working (checked on every request, cached or not). */
+      expires_at?: number | null;
     }
   | { ok: false; code: "invalid_api_key" | "tenant_disabled" };
 
@@ -114,8 +130,15 @@ export class AccountObject extends DurableObject<Env> {
     return t ? { ...t, balance: this.balance() } : null;
   }
 
-  /** Creates the tenant (once) with an optional opening grant. */
-  create(input: { tenant_id: string; name: string; credits?: string; source?: string }): TenantView {
+  /** Creates the tenant (once) with an optional opening grant and its first owner, in one write. */
+  create(input: {
+    tenant_id: string;
+    name: string;
+    credits?: string;
+    source?: string;
+    owner?: { user_id: string; email: string };
+    audit?: AuditInput;
+  }): TenantView {
     const existing = this.view();
     if (existing) return existing;
     const now = new Date().toISOString();
@@ -128,6 +151,9 @@ export class AccountObject extends DurableObject<Env> {
         now,
       );
       if (input.credits && dec(input.credits).gt(0)) this.insertGrant(input.credits, input.source ?? "opening_balance", now);
+      // The operator vouches for the first owner: active at once.
+      if (input.owner) insertMember(this.sql, { ...input.owner, role: "owner", status: "active", invited_by: null }, now);
+      if (input.audit) appendAudit(this.sql, input.audit, now);
     });
     return this.view() as TenantView;
   }
@@ -162,49 +188,71 @@ export class AccountObject extends DurableObject<Env> {
     return { grant, balance: this.balance() };
   }
 
-  addApiKey(input: {
-    key_id: string;
-    key_hash: string;
-    region: string;
-    mode: KeyMode;
-    permissions: Permission[];
-  }): ApiKeyRecord | null {
+  addApiKey(input: NewApiKey, audit?: AuditInput): ApiKeyRecord | null {
     if (!this.tenantRow()) return null;
     const now = new Date().toISOString();
-    this.sql.exec(
-      "INSERT INTO api_keys (key_id, key_hash, region, mode, permissions, status, created_at) VALUES (?, ?, ?, ?, ?, 'active', ?)",
-      input.key_id,
-      input.key_hash,
-      input.region,
-      input.mode,
-      JSON.stringify(input.permissions),
-      now,
-    );
-    return this.apiKey(input.key_id);
+    this.ctx.storage.transactionSync(() => {
+      insertApiKey(this.sql, input, now);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return apiKeyRow(this.sql, input.key_id);
   }
 
-  private apiKey(keyId: string): ApiKeyRecord | null {
-    const row = this.sql
-      .exec<{
-        key_id: string;
-        region: string;
-        mode: KeyMode;
-        permissions: string;
-        status: "active" | "revoked";
-        created_at: string;
-        revoked_at: string | null;
-      }>("SELECT key_id, region, mode, permissions, status, created_at, revoked_at FROM api_keys WHERE key_id = ?", keyId)
-      .toArray()[0];
-    return row ? { ...row, permissions: JSON.parse(row.permissions) as Permission[] } : null;
+  apiKey(keyId: string): ApiKeyRecord | null {
+    return apiKeyRow(this.sql, keyId);
   }
 
-  revokeApiKey(keyId: string): ApiKeyRecord | null {
+  /** The tenant's keys, newest first (the console's list). */
+  apiKeys(): ApiKeyRecord[] {
+    return apiKeyRows(this.sql);
+  }
+
+  revokeApiKey(keyId: string, audit?: AuditInput): ApiKeyRecord | null {
     const key = this.apiKey(keyId);
     if (!key) return null;
-    if (key.status === "active") {
-      this.sql.exec("UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE key_id = ?", new Date().toISOString(), keyId);
+    if (key.status !== "revoked") {
+      const now = new Date().toISOString();
+      this.ctx.storage.transactionSync(() => {
+        this.sql.exec("UPDATE api_keys SET status = 'revoked', revoked_at = ? WHERE key_id = ?", now, keyId);
+        if (audit) appendAudit(this.sql, audit, now);
+      });
     }
     return this.apiKey(keyId);
+  }
+
+  /**
+   * Issues `next` in place of `keyId` (same name, permissions, mode and region) and ends the old
+   * key at `now + grace_ms`, in one write. The new key's pointers are written before this call, so
+   * a crash between leaves an unknown key, never a rotation half made.
+   */
+  rotateApiKey(
+    keyId: string,
+    next: { key_id: string; key_hash: string; prefix: string; region: string; mode: KeyMode },
+    opts: { grace_ms: number; now_ms: number; created_by: string | null },
+    audit?: AuditInput,
+  ): { ok: true; old: ApiKeyRecord; key: ApiKeyRecord } | { ok: false; code: "not_found" | ApiKeyRecord["status"] | "rotated" } {
+    const old = apiKeyRow(this.sql, keyId, opts.now_ms);
+    if (!old || !this.tenantRow()) return { ok: false, code: "not_found" };
+    if (old.status !== "active") return { ok: false, code: old.status };
+    if (old.replaced_by !== null) return { ok: false, code: "rotated" };
+    if (old.region !== next.region || old.mode !== next.mode) return { ok: false, code: "not_found" };
+    const now = new Date(opts.now_ms).toISOString();
+    const expiresAt = new Date(opts.now_ms + opts.grace_ms).toISOString();
+    this.ctx.storage.transactionSync(() => {
+      insertApiKey(this.sql, { ...next, permissions: old.permissions, name: old.name, created_by: opts.created_by }, now);
+      this.sql.exec("UPDATE api_keys SET expires_at = ?, replaced_by = ? WHERE key_id = ?", expiresAt, next.key_id, keyId);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return {
+      ok: true,
+      old: apiKeyRow(this.sql, keyId, opts.now_ms) as ApiKeyRecord,
+      key: apiKeyRow(this.sql, next.key_id, opts.now_ms) as ApiKeyRecord,
+    };
+  }
+
+  /** A key was used (reported at most once a minute per key by each isolate). */
+  touchApiKey(keyId: string, at: string): void {
+    touchApiKey(this.sql, keyId, at);
   }
 
   setRateLimit(perMinute: number | null): TenantView | null {
@@ -214,18 +262,25 @@ export class AccountObject extends DurableObject<Env> {
   }
 
   /**
-   * What a key resolves to: key active, hash equal (constant time), tenant enabled. Read fresh
-   * here; the Worker caches the answer for a bounded time (src/accounts/key-cache.ts).
+   * What a key resolves to: key active and not expired, hash equal (constant time), tenant
+   * enabled. Read fresh here; the Worker caches the answer for a bounded time
+   * (src/accounts/key-cache.ts) and checks `expires_at` itself on every request.
    */
   resolveKey(keyId: string, keyHash: string): KeyResolution {
     const row = this.sql
-      .exec<{ key_hash: string; permissions: string; status: string }>(
-        "SELECT key_hash, permissions, status FROM api_keys WHERE key_id = ?",
+      .exec<{ key_hash: string; permissions: string; status: string; expires_at: string | null }>(
+        "SELECT key_hash, permissions, status, expires_at FROM api_keys WHERE key_id = ?",
         keyId,
       )
       .toArray()[0];
     const tenant = this.tenantRow();
-    if (!row || !tenant || !timingSafeEqualStrings(row.key_hash, keyHash) || row.status !== "active") {
+    if (
+      !row ||
+      !tenant ||
+      !timingSafeEqualStrings(row.key_hash, keyHash) ||
+      row.status !== "active" ||
+      isExpired(row.expires_at, Date.now())
+    ) {
       return { ok: false, code: "invalid_api_key" };
     }
     if (tenant.status !== "active") return { ok: false, code: "tenant_disabled" };
@@ -235,6 +290,7 @@ export class AccountObject extends DurableObject<Env> {
       key_id: keyId,
       permissions: JSON.parse(row.permissions) as Permission[],
       rate_limit_per_minute: tenant.rate_limit_per_minute,
+      expires_at: row.expires_at === null ? null : Date.parse(row.expires_at),
     };
   }
 
@@ -245,47 +301,211 @@ export class AccountObject extends DurableObject<Env> {
     return this.apiKey(keyId);
   }
 
-  async createSigningKey(id: string): Promise<{ id: string; secret: string; created_at: string } | null> {
+  async createSigningKey(id: string, audit?: AuditInput): Promise<{ id: string; secret: string; created_at: string } | null> {
     if (!this.tenantRow()) return null;
-    // Standard Webhooks secrets: whsec_ + base64 of at least 24 random bytes. Kept sealed.
-    const bytes = crypto.getRandomValues(new Uint8Array(32));
-    const secret = `whsec_${btoa(String.fromCharCode(...bytes))}`;
+    const secret = newSigningSecret();
     const sealed = await seal(this.env.STORAGE_ENCRYPTION_KEY, secret, id);
     const now = new Date().toISOString();
-    this.sql.exec("INSERT INTO signing_keys (id, secret_sealed, status, created_at) VALUES (?, ?, 'active', ?)", id, sealed, now);
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(
+        "INSERT INTO signing_keys (id, secret_sealed, status, created_at) VALUES (?, ?, 'active', ?)",
+        id,
+        sealed,
+        now,
+      );
+      if (audit) appendAudit(this.sql, audit, now);
+    });
     return { id, secret, created_at: now };
   }
 
-  retireSigningKey(id: string): SigningKeyView | null {
-    if (!this.signingKeyState(id)) return null;
-    this.sql.exec(
-      "UPDATE signing_keys SET status = 'retired', retired_at = ? WHERE id = ? AND status = 'active'",
-      new Date().toISOString(),
-      id,
-    );
+  /**
+   * A new secret for an active key; the current one keeps signing beside it for `overlap_ms`
+   * (0: stops at once). A rotation during an overlap ends that overlap: only two secrets sign.
+   */
+  async rotateSigningKey(
+    id: string,
+    overlapMs: number,
+    audit?: AuditInput,
+  ): Promise<
+    | { ok: true; key: SigningKeyView & { secret: string } }
+    | { ok: false; code: "callback_signing_key_not_found" | "callback_signing_key_inactive" }
+  > {
+    const before = this.signingKeyState(id);
+    if (!before) return { ok: false, code: "callback_signing_key_not_found" };
+    if (before.status !== "active") return { ok: false, code: "callback_signing_key_inactive" };
+    const { secret, sealed } = await prepareRotation(this.env.STORAGE_ENCRYPTION_KEY, id);
+    // Sealing awaited: the key may have been retired meanwhile.
+    if (this.signingKeyState(id)?.status !== "active") return { ok: false, code: "callback_signing_key_inactive" };
+    const nowMs = Date.now();
+    const now = new Date(nowMs).toISOString();
+    this.ctx.storage.transactionSync(() => {
+      writeRotation(this.sql, id, sealed, now, overlapMs > 0 ? new Date(nowMs + overlapMs).toISOString() : null);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return { ok: true, key: { ...(this.signingKeyState(id) as SigningKeyView), secret } };
+  }
+
+  retireSigningKey(id: string, audit?: AuditInput): SigningKeyView | null {
+    const key = this.signingKeyState(id);
+    if (!key) return null;
+    if (key.status === "active") {
+      const now = new Date().toISOString();
+      this.ctx.storage.transactionSync(() => {
+        this.sql.exec("UPDATE signing_keys SET status = 'retired', retired_at = ? WHERE id = ?", now, id);
+        if (audit) appendAudit(this.sql, audit, now);
+      });
+    }
     return this.signingKeyState(id);
   }
 
   /** A signing key's state, without its secret (admission checks this). */
   signingKeyState(id: string): SigningKeyView | null {
-    return (
-      this.sql
-        .exec<SigningKeyView>("SELECT id, status, created_at, retired_at FROM signing_keys WHERE id = ?", id)
-        .toArray()[0] ?? null
-    );
+    return signingKeyRow(this.sql, id);
   }
 
-  /** The secret leaves the object, unsealed, only to sign deliveries. */
-  async signingKey(id: string): Promise<(SigningKeyView & { secret: string }) | null> {
-    const row = this.sql
-      .exec<SigningKeyView & { secret_sealed: string }>(
-        "SELECT id, secret_sealed, status, created_at, retired_at FROM signing_keys WHERE id = ?",
-        id,
+  /** The tenant's signing keys, newest first, without secrets. */
+  signingKeys(): SigningKeyView[] {
+    return signingKeyRows(this.sql);
+  }
+
+  /**
+   * The secrets leave the object, unsealed, only to sign deliveries: `secret` is the current one,
+   * `secrets` adds the previous one while a rotation's overlap runs.
+   */
+  async signingKey(id: string): Promise<(SigningKeyView & { secret: string; secrets: string[] }) | null> {
+    const key = await signingSecrets(this.sql, this.env.STORAGE_ENCRYPTION_KEY, id);
+    return key ? { ...key, secret: key.secrets[0] as string } : null;
+  }
+
+  // ------------------------------------------------------------------ purchases
+
+  /** A hosted checkout was created with a payment provider: remembered until its payment event. */
+  recordCheckout(
+    c: Pick<CheckoutView, "checkout_id" | "provider" | "credits" | "amount" | "currency" | "created_by">,
+    audit?: AuditInput,
+  ): boolean {
+    if (!this.tenantRow()) return false;
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      insertCheckout(this.sql, c, now);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return true;
+  }
+
+  /**
+   * A verified "paid" event of a checkout: grants its credits once, in the same write that marks
+   * it paid, under the source `<provider>:<checkout id>`. Any repeat grants nothing.
+   */
+  completeCheckout(
+    p: { checkout_id: string; provider: string; event_id: string; amount: number; currency: string },
+    audit?: AuditInput,
+  ): PaymentOutcome {
+    const row = checkoutRow(this.sql, p.checkout_id);
+    if (!row || row.provider !== p.provider || !this.tenantRow()) return { outcome: "unknown_checkout" };
+    if (row.status === "paid") return { outcome: "already_granted", grant_id: row.grant_id };
+    if (row.amount !== p.amount || row.currency !== p.currency.toLowerCase()) {
+      return { outcome: "amount_mismatch", expected: { amount: row.amount, currency: row.currency } };
+    }
+    const now = new Date().toISOString();
+    const grant = this.ctx.storage.transactionSync(() => {
+      const g = this.insertGrant(row.credits, `${p.provider}:${p.checkout_id}`, now);
+      markCheckout(this.sql, p.checkout_id, "paid", now, p.event_id, g.grant_id);
+      if (audit) appendAudit(this.sql, { ...audit, details: { ...audit.details, grant_id: g.grant_id } }, now);
+      return g;
+    });
+    return { outcome: "granted", grant_id: grant.grant_id, credits: grant.amount, balance: this.balance() };
+  }
+
+  /** A checkout that ended without payment (expired, or its delayed payment failed). */
+  closeCheckout(checkoutId: string, provider: string, status: "expired" | "failed", eventId: string): boolean {
+    const row = checkoutRow(this.sql, checkoutId);
+    if (row?.provider !== provider || row.status !== "open") return false;
+    markCheckout(this.sql, checkoutId, status, new Date().toISOString(), eventId, null);
+    return true;
+  }
+
+  checkouts(limit: number): CheckoutView[] {
+    return checkoutRows(this.sql, limit);
+  }
+
+  /** The grants, newest first (the console's credits page). */
+  grants(limit: number): GrantView[] {
+    return this.sql
+      .exec<{ grant_id: string; amount: string; source: string; created_at: string }>(
+        "SELECT grant_id, amount, source, created_at FROM credit_grants ORDER BY created_at DESC, grant_id DESC LIMIT ?",
+        limit,
       )
-      .toArray()[0];
-    if (!row) return null;
-    const { secret_sealed, ...view } = row;
-    return { ...view, secret: await unseal(this.env.STORAGE_ENCRYPTION_KEY, secret_sealed, id) };
+      .toArray();
+  }
+
+  // ------------------------------------------------------------------ members and audit log
+
+  /** A member and the tenant they belong to (null: not a member, or no tenant). */
+  member(userId: string): { member: MemberRecord; tenant: TenantView } | null {
+    const tenant = this.view();
+    const member = tenant ? readMember(this.sql, userId) : null;
+    return tenant && member ? { member, tenant } : null;
+  }
+
+  members(): MemberRecord[] {
+    return readMembers(this.sql);
+  }
+
+  /** Adds someone not yet a member; `exists` when they already are (whatever their role). */
+  addMember(
+    m: { user_id: string; email: string; role: Role; status: MemberStatus; invited_by: string | null },
+    audit?: AuditInput,
+  ): { ok: true; member: MemberRecord } | { ok: false; code: "no_tenant" | "exists" } {
+    if (!this.tenantRow()) return { ok: false, code: "no_tenant" };
+    if (readMember(this.sql, m.user_id)) return { ok: false, code: "exists" };
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      insertMember(this.sql, m, now);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return { ok: true, member: readMember(this.sql, m.user_id) as MemberRecord };
+  }
+
+  /** An invited member signs in for the first time. */
+  activateMember(userId: string): MemberRecord | null {
+    const now = new Date().toISOString();
+    this.sql.exec(
+      "UPDATE members SET status = 'active', joined_at = ?, updated_at = ? WHERE user_id = ? AND status = 'invited'",
+      now,
+      now,
+      userId,
+    );
+    return readMember(this.sql, userId);
+  }
+
+  /** A new role, or (role null) no membership; a tenant always keeps one active owner. */
+  changeMember(
+    userId: string,
+    role: Role | null,
+    audit?: AuditInput,
+  ): { ok: true; member: MemberRecord } | { ok: false; code: "not_found" | "last_owner" } {
+    const current = readMember(this.sql, userId);
+    if (!current) return { ok: false, code: "not_found" };
+    const losesOwner = current.role === "owner" && current.status === "active" && role !== "owner";
+    if (losesOwner && activeOwners(this.sql) <= 1) return { ok: false, code: "last_owner" };
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      if (role === null) this.sql.exec("DELETE FROM members WHERE user_id = ?", userId);
+      else this.sql.exec("UPDATE members SET role = ?, updated_at = ? WHERE user_id = ?", role, now, userId);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return { ok: true, member: role === null ? current : (readMember(this.sql, userId) as MemberRecord) };
+  }
+
+  recordAudit(entry: AuditInput): boolean {
+    if (!this.tenantRow()) return false;
+    appendAudit(this.sql, entry);
+    return true;
+  }
+
+  audit(q: { limit: number; before?: number }): { entries: AuditEntry[]; has_more: boolean } {
+    return readAudit(this.sql, q);
   }
 
   // ------------------------------------------------------------------ ledger
@@ -478,8 +698,8 @@ export class AccountObject extends DurableObject<Env> {
     return { available: this.balance(), reserved: fmt(dec(this.totals().reserved)) };
   }
 
-  /** The settlements of one mode in [from, to), summed per group in one query (`GET /v1/usage`). */
-  usage(q: { mode: KeyMode; from: string; to: string; group_by: UsageGroup }): UsageRow[] {
+  /** The settlements of one mode in [from, to), summed per group in one query (`GET /v1/usage`, the console). */
+  usage(q: UsageQuery): UsageRow[] {
     return usageRows(this.sql, q);
   }
 

@@ -2,8 +2,11 @@
  * The AccountObject's schema, one migration per change, oldest first (docs/storage/account-object.md).
  * Versions 1–3 predate versioning and are no-ops on an object that already has them.
  */
+import { AUDIT_TABLE_SQL } from "../audit/audit-store";
+import { CHECKOUTS_TABLE_SQL } from "../billing/payments/checkout-rows";
 import type { Env } from "../env";
 import { seal } from "../lib/sealed";
+import { MEMBERS_TABLE_SQL } from "../people/members-store";
 import { addColumnIfMissing, type Migration } from "../storage/migrations";
 import { backfillUsage, USAGE_TABLE_SQL } from "./usage";
 
@@ -88,6 +91,33 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
       up(sql) {
         sql.exec(USAGE_TABLE_SQL);
         backfillUsage(sql);
+      },
+    },
+    {
+      version: 7,
+      name: "members, audit_log (console sign-in: who belongs to the tenant, and what they did)",
+      up(sql) {
+        sql.exec(MEMBERS_TABLE_SQL);
+        sql.exec(AUDIT_TABLE_SQL);
+      },
+    },
+    {
+      version: 8,
+      name: "api_keys name, prefix, created_by, last_used_at, expires_at, replaced_by; signing key rotation; checkouts",
+      up(sql) {
+        sql.exec(`
+          ALTER TABLE api_keys ADD COLUMN name TEXT;
+          ALTER TABLE api_keys ADD COLUMN prefix TEXT;
+          ALTER TABLE api_keys ADD COLUMN created_by TEXT;
+          ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
+          ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+          ALTER TABLE api_keys ADD COLUMN replaced_by TEXT;
+          UPDATE api_keys SET created_by = 'operator';
+          ALTER TABLE signing_keys ADD COLUMN rotated_at TEXT;
+          ALTER TABLE signing_keys ADD COLUMN previous_secret_sealed TEXT;
+          ALTER TABLE signing_keys ADD COLUMN previous_until TEXT;
+          ${CHECKOUTS_TABLE_SQL}
+        `);
       },
     },
   ];

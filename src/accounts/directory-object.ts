@@ -15,7 +15,8 @@ export const DIRECTORY_MIGRATIONS: Migration[] = [
 
 /**
  * Immutable pointers that let a request find its tenant without a global table:
- * `api-key-hash:<sha256>` and `api-key:<key_id>` and `signing-key:<id>` → tenant.
+ * `api-key-hash:<sha256>` and `api-key:<key_id>` and `signing-key:<id>` → tenant, and
+ * `user-email:<address>` → the person's user id (src/people/users.ts).
  * Pointers are spread over shards by name (see `directoryFor`), and never change once written,
  * so callers may cache them; everything that can change lives in the tenant's account object.
  */

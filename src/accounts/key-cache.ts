@@ -5,7 +5,8 @@
  *  - an entry older than MAX_AGE_MS is never used: the request waits for a fresh read.
  * So a revocation, a disable or a permission change made anywhere is seen by every isolate
  * within MAX_AGE_MS (docs/scaling.md). Refusals are cached the same way, which also keeps a
- * flood of bad keys away from the account object.
+ * flood of bad keys away from the account object. A rotated key's end (`expires_at`) is part of
+ * its resolution and checked on every request (`usable`), so a cached answer never outlives it.
  */
 import type { KeyResolution } from "./account-object";
 
@@ -71,7 +72,19 @@ export class KeyCache {
     }
   }
 
+  /** Drops what this cache holds for a key (changed by this isolate: revoked, rotated, re-permitted). */
+  forgetKey(keyId: string): void {
+    for (const [hash, entry] of this.entries) {
+      if (entry.value.ok && entry.value.key_id === keyId) this.entries.delete(hash);
+    }
+  }
+
   get size(): number {
     return this.entries.size;
   }
+}
+
+/** A resolution the request may use now: a valid key whose rotation's grace period (if any) has not ended. */
+export function usable(r: KeyResolution, nowMs: number): boolean {
+  return r.ok && (r.expires_at == null || nowMs < r.expires_at);
 }

@@ -6,6 +6,8 @@ import type { RateCounter } from "./rate-limit";
  * One per API key (named `rate:<key_id>`): the key's admissions per window, summed over the
  * isolates that report them (src/accounts/rate-limit.ts). Memory only, nothing stored: it sees
  * one batched report per isolate per second, plus one call per request only near the limit.
+ * Sign-in's slower limits (src/people/sign-in-limits.ts) use `takeStored` on objects of their own
+ * (named `sign-in:…`), which keep one count per window in storage.
  */
 export class RateCounterObject extends DurableObject<Env> implements RateCounter {
   private readonly windows = new Map<number, number>();
@@ -26,6 +28,21 @@ export class RateCounterObject extends DurableObject<Env> implements RateCounter
 
   async add(window: number, report: number): Promise<number> {
     return this.bump(window, report);
+  }
+
+  /**
+   * Counts one event in a long window (sign-in code requests per address or client: minutes, not
+   * seconds) that must survive the object's restarts, so these counts are stored: one value per
+   * window, the older ones dropped. Refused, and not counted, once `limit` is reached.
+   */
+  async takeStored(window: number, limit: number): Promise<{ allowed: boolean; total: number }> {
+    const key = `window:${window}`;
+    const total = (await this.ctx.storage.get<number>(key)) ?? 0;
+    if (total >= limit) return { allowed: false, total };
+    await this.ctx.storage.put(key, total + 1);
+    const older = [...(await this.ctx.storage.list({ prefix: "window:" })).keys()].filter((k) => k !== key);
+    if (older.length) await this.ctx.storage.delete(older);
+    return { allowed: true, total: total + 1 };
   }
 }
 

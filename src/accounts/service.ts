@@ -2,14 +2,18 @@
  * Operations on tenants, keys and signing keys that span the directory and the account object.
  * Routes call these; they throw ApiError with the public codes.
  */
+
+import type { AuditInput } from "../audit/audit-store";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { newId } from "../lib/ids";
+import { type Acting, auditFields, authorize } from "../people/principal";
 import type { AccountObject, ApiKeyRecord, KeyResolution, RateState } from "./account-object";
 import { newTenantId } from "./account-object";
+import { keyPrefix } from "./api-key-rows";
 import { generateApiKey, hashApiKey, type KeyMode, type Permission, parseApiKey } from "./api-keys";
 import { directoryFor } from "./directory-object";
-import { KeyCache } from "./key-cache";
+import { KeyCache, usable } from "./key-cache";
 import { rateCounterFor } from "./rate-counter-object";
 import { RATE_WINDOW_MS, RateLimiter } from "./rate-limit";
 
@@ -36,21 +40,66 @@ export async function getTenantOr404(env: Env, tenantId: string) {
   return tenant;
 }
 
-export async function issueApiKey(
-  env: Env,
-  tenantId: string,
-  region: string,
-  permissions: Permission[],
-  mode: KeyMode = "live",
-): Promise<{ record: ApiKeyRecord; api_key: string }> {
-  await getTenantOr404(env, tenantId);
+/**
+ * Who made a change, and from where: the audit log's actor, IP and user agent. Services that
+ * change keys record it in the same write as the change.
+ */
+export type AuditBy = Pick<AuditInput, "actor" | "ip" | "user_agent">;
+
+/** The operator API's principal, when a caller names none. */
+export const OPERATOR: Acting = { principal: { kind: "operator" } };
+
+/** What `created_by` shows: the member's email, `operator`, or `api_key:<key_id>`. */
+export function createdBy(by: AuditBy): string {
+  return by.actor.type === "operator" ? "operator" : (by.actor.email ?? `${by.actor.type}:${by.actor.id}`);
+}
+
+export function audited(by: AuditBy, action: string, target: string, details?: Record<string, unknown>): AuditInput {
+  return { ...by, action, target, ...(details ? { details } : {}) };
+}
+
+/** A console member may act on their own tenant's keys only: theirs is the only tenant they can name. */
+export function scopeOf(acting: Acting): string | undefined {
+  return acting.principal.kind === "session" ? acting.principal.tenant_id : undefined;
+}
+
+/** A new key's secret and the directory pointers that find its tenant, written before its record. */
+export async function newKeyPointers(env: Env, tenantId: string, region: string, mode: KeyMode) {
   const apiKey = generateApiKey(region, mode);
   const keyHash = await hashApiKey(apiKey);
   const keyId = newId("key");
   // Pointers first: a key whose pointers exist but whose record does not is simply unknown.
   await directoryFor(env, `api-key-hash:${keyHash}`).put(`api-key-hash:${keyHash}`, `${tenantId} ${keyId}`);
   await directoryFor(env, `api-key:${keyId}`).put(`api-key:${keyId}`, tenantId);
-  const record = await accountFor(env, tenantId).addApiKey({ key_id: keyId, key_hash: keyHash, region, mode, permissions });
+  return { apiKey, keyHash, keyId };
+}
+
+export async function issueApiKey(
+  env: Env,
+  tenantId: string,
+  region: string,
+  permissions: Permission[],
+  mode: KeyMode = "live",
+  opts: { name?: string | null; acting?: Acting } = {},
+): Promise<{ record: ApiKeyRecord; api_key: string }> {
+  const acting = opts.acting ?? OPERATOR;
+  authorize(acting.principal, tenantId, "keys:manage");
+  await getTenantOr404(env, tenantId);
+  const { apiKey, keyHash, keyId } = await newKeyPointers(env, tenantId, region, mode);
+  const by = auditFields(acting);
+  const record = await accountFor(env, tenantId).addApiKey(
+    {
+      key_id: keyId,
+      key_hash: keyHash,
+      region,
+      mode,
+      permissions,
+      name: opts.name ?? null,
+      prefix: keyPrefix(apiKey),
+      created_by: createdBy(by),
+    },
+    audited(by, "api_key.create", keyId, { name: opts.name ?? null, mode, permissions }),
+  );
   if (!record) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
   return { record, api_key: apiKey };
 }
@@ -59,10 +108,31 @@ export async function tenantOfPointer(env: Env, name: string): Promise<string | 
   return directoryFor(env, name).get(name);
 }
 
-export async function revokeApiKey(env: Env, keyId: string): Promise<ApiKeyRecord> {
-  const tenantId = await tenantOfPointer(env, `api-key:${keyId}`);
-  const record = tenantId ? await accountFor(env, tenantId).revokeApiKey(keyId) : null;
+/**
+ * The tenant a key belongs to; with `tenantId` (a console member's tenant), a key of another
+ * tenant is as unknown as a key that does not exist.
+ */
+export async function tenantOfKey(env: Env, keyId: string, tenantId?: string): Promise<string> {
+  const owner = await tenantOfPointer(env, `api-key:${keyId}`);
+  if (!owner || (tenantId !== undefined && owner !== tenantId)) {
+    throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+  }
+  return owner;
+}
+
+/** Any member may see the keys of their tenant (never the keys themselves); changing them needs `keys:manage`. */
+export async function listApiKeys(env: Env, tenantId: string, acting: Acting = OPERATOR): Promise<ApiKeyRecord[]> {
+  const scope = scopeOf(acting);
+  if (scope !== undefined && scope !== tenantId) throw new ApiError("forbidden", "This tenant is not yours.");
+  return accountFor(env, tenantId).apiKeys();
+}
+
+export async function revokeApiKey(env: Env, keyId: string, acting: Acting = OPERATOR): Promise<ApiKeyRecord> {
+  const tenantId = await tenantOfKey(env, keyId, scopeOf(acting));
+  authorize(acting.principal, tenantId, "keys:manage");
+  const record = await accountFor(env, tenantId).revokeApiKey(keyId, audited(auditFields(acting), "api_key.revoke", keyId));
   if (!record) throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+  keys.forgetKey(keyId);
   return record;
 }
 
@@ -70,23 +140,13 @@ export async function setKeyPermissions(env: Env, keyId: string, permissions: Pe
   const tenantId = await tenantOfPointer(env, `api-key:${keyId}`);
   const record = tenantId ? await accountFor(env, tenantId).setKeyPermissions(keyId, permissions) : null;
   if (!record) throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+  keys.forgetKey(keyId);
   return record;
 }
 
-export async function createSigningKey(env: Env, tenantId: string) {
-  await getTenantOr404(env, tenantId);
-  const id = newId("whk");
-  await directoryFor(env, `signing-key:${id}`).put(`signing-key:${id}`, tenantId);
-  const key = await accountFor(env, tenantId).createSigningKey(id);
-  if (!key) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
-  return key;
-}
-
-export async function retireSigningKey(env: Env, id: string) {
-  const tenantId = await tenantOfPointer(env, `signing-key:${id}`);
-  const key = tenantId ? await accountFor(env, tenantId).retireSigningKey(id) : null;
-  if (!key) throw new ApiError("callback_signing_key_not_found", `Callback signing key ${id} does not exist.`);
-  return key;
+/** This isolate forgets what it cached for a key it just changed; other isolates follow within MAX_AGE_MS. */
+export function forgetCachedKey(keyId: string): void {
+  keys.forgetKey(keyId);
 }
 
 /** hash → "tenant key_id": immutable once written, so an isolate may keep it. */
@@ -154,6 +214,9 @@ export async function authenticate(
       ? new ApiError("tenant_disabled", "The tenant of this key is disabled.")
       : new ApiError("invalid_api_key", "The API key is not valid.");
   }
+  // A rotated key's end is known in advance: it is checked here, so the cache never extends it.
+  if (!usable(resolved, Date.now())) throw new ApiError("invalid_api_key", "The API key is not valid.");
+  noteUse(env, resolved.tenant_id, resolved.key_id, background);
   const limit = resolved.rate_limit_per_minute ?? defaultRateLimit(env);
   let rate: RateState | null = null;
   if (limit > 0) {
@@ -176,6 +239,28 @@ export async function authenticate(
     mode: parsed.mode,
     rate,
   };
+}
+
+/** When this isolate last reported each key's use (ms), so that it reports at most once a minute. */
+const lastReported = new Map<string, number>();
+const USE_REPORT_MS = 60_000;
+
+/**
+ * Keeps `last_used_at` to the minute without a write per request: the first use in a minute is
+ * reported after the response (waitUntil), stamped with the minute it fell in.
+ */
+function noteUse(env: Env, tenantId: string, keyId: string, background: (p: Promise<unknown>) => void): void {
+  const now = Date.now();
+  const last = lastReported.get(keyId);
+  if (last !== undefined && now - last < USE_REPORT_MS) return;
+  if (lastReported.size >= 10_000) lastReported.clear();
+  lastReported.set(keyId, now);
+  const minute = new Date(now - (now % USE_REPORT_MS)).toISOString();
+  background(
+    accountFor(env, tenantId)
+      .touchApiKey(keyId, minute)
+      .catch(() => lastReported.delete(keyId)),
+  );
 }
 
 /** The directory's pointer (immutable, cached for good), then the account's answer. */

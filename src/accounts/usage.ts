@@ -60,7 +60,17 @@ export type UsageFigures = {
   canceled: number;
 } & Record<UsageCounter, number>;
 
-export type UsageRow = { key: string } & UsageFigures;
+/** A group's figures; `subkey` is the second key's value when the report is grouped by two. */
+export type UsageRow = { key: string; subkey?: string } & UsageFigures;
+
+/** A report's window and grouping; `then_by` splits each group by a second key (day × model). */
+export interface UsageQuery {
+  mode: KeyMode;
+  from: string;
+  to: string;
+  group_by: UsageGroup;
+  then_by?: UsageGroup;
+}
 
 const NANOS = 1_000_000_000;
 
@@ -114,6 +124,7 @@ const GROUP_KEY: Record<UsageGroup, string> = {
 
 type RawRow = {
   key: string;
+  subkey?: string;
   credit_units: string;
   credit_nanos: string;
   tasks: number;
@@ -123,18 +134,19 @@ type RawRow = {
   canceled: number;
 } & Record<UsageCounter, number>;
 
-/** One row per group with settlements in [from, to), sorted by key. */
-export function usageRows(sql: SqlStorage, q: { mode: KeyMode; from: string; to: string; group_by: UsageGroup }): UsageRow[] {
+/** One row per group (or pair of groups, with `then_by`) with settlements in [from, to), sorted by key. */
+export function usageRows(sql: SqlStorage, q: UsageQuery): UsageRow[] {
+  const two = q.then_by !== undefined && q.then_by !== q.group_by;
   const rows = sql
     .exec<RawRow>(
-      `SELECT ${GROUP_KEY[q.group_by]} AS key,
+      `SELECT ${GROUP_KEY[q.group_by]} AS key, ${two ? `${GROUP_KEY[q.then_by as UsageGroup]} AS subkey,` : ""}
          CAST(SUM(credit_units) AS TEXT) AS credit_units, CAST(SUM(credit_nanos) AS TEXT) AS credit_nanos,
          SUM(counted * (kind = 'task')) AS tasks, SUM(counted * (kind = 'completion')) AS completions,
          SUM(counted * (outcome = 'succeeded')) AS succeeded, SUM(counted * (outcome = 'failed')) AS failed,
          SUM(counted * (outcome = 'canceled')) AS canceled,
          ${USAGE_COUNTERS.map((c) => `SUM(${c}) AS ${c}`).join(", ")}
        FROM usage_entries WHERE mode = ? AND at >= ? AND at < ?
-       GROUP BY key ORDER BY key`,
+       GROUP BY key${two ? ", subkey" : ""} ORDER BY key${two ? ", subkey" : ""}`,
       q.mode,
       q.from,
       q.to,
@@ -161,7 +173,7 @@ export function emptyFigures(): UsageFigures {
 /** The sum of the groups (each settlement is in exactly one group). */
 export function usageTotals(rows: readonly UsageRow[]): UsageFigures {
   const total = emptyFigures();
-  for (const { key: _key, ...r } of rows) {
+  for (const { key: _key, subkey: _subkey, ...r } of rows) {
     total.credits = fmt(dec(total.credits).plus(r.credits));
     for (const k of ["tasks", "completions", "succeeded", "failed", "canceled", ...USAGE_COUNTERS] as const) total[k] += r[k];
   }

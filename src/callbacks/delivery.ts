@@ -18,7 +18,8 @@ export interface Attempt {
   url: string;
   messageId: string;
   body: string;
-  secret?: string;
+  /** Signing secrets, newest first (two during a rotation's overlap); none: unsigned. */
+  secrets?: readonly string[];
   policy: UrlPolicy;
   nowMs: number;
 }
@@ -36,7 +37,7 @@ export async function attemptDelivery(a: Attempt): Promise<AttemptOutcome> {
   if (!verdict.ok) return { kind: "stop", error: `callback_url ${verdict.reason}` };
   const headers: Record<string, string> = { "Content-Type": "application/json", "User-Agent": "media-gateway-callbacks/1" };
   const timestamp = Math.floor(a.nowMs / 1000);
-  if (a.secret) Object.assign(headers, signatureHeaders(a.secret, a.messageId, timestamp, a.body));
+  if (a.secrets?.length) Object.assign(headers, signatureHeaders(a.secrets, a.messageId, timestamp, a.body));
   else headers["webhook-id"] = a.messageId;
   try {
     const res = await fetch(verdict.url.toString(), {

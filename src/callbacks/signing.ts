@@ -1,16 +1,22 @@
-/** Standard Webhooks signatures (`webhook-id`, `webhook-timestamp`, `webhook-signature`). */
+/**
+ * Standard Webhooks signatures (`webhook-id`, `webhook-timestamp`, `webhook-signature`). With more
+ * than one secret (a rotation's overlap), `webhook-signature` lists one signature per secret,
+ * space-separated, newest first, as the specification allows: a receiver holding either secret
+ * finds its own among them.
+ */
 import { Webhook } from "standardwebhooks";
 
 export function signatureHeaders(
-  secret: string,
+  secrets: string | readonly string[],
   messageId: string,
   timestampSeconds: number,
   body: string,
 ): Record<string, string> {
-  const signature = new Webhook(secret).sign(messageId, new Date(timestampSeconds * 1000), body);
+  const at = new Date(timestampSeconds * 1000);
+  const list = typeof secrets === "string" ? [secrets] : secrets;
   return {
     "webhook-id": messageId,
     "webhook-timestamp": String(timestampSeconds),
-    "webhook-signature": signature,
+    "webhook-signature": list.map((s) => new Webhook(s).sign(messageId, at, body)).join(" "),
   };
 }

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { consoleApp } from "../console/app";
 import { ApiError } from "../errors/api-error";
 import { type AppEnv, newRouter } from "./context";
 import { mountDocs } from "./docs";
@@ -7,10 +8,12 @@ import { jsonBody } from "./json-body";
 import { requestId } from "./request-id";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
+import { adminPeopleRoutes } from "./routes/admin-people";
 import { catalogRoutes } from "./routes/catalog";
 import { chatRoutes } from "./routes/chat";
 import { fileRoutes } from "./routes/files";
 import { operationRoutes } from "./routes/operations";
+import { paymentRoutes, paymentWebhookRoutes } from "./routes/payments";
 import { taskRoutes } from "./routes/tasks";
 import { uploadRoutes } from "./routes/uploads";
 import { upstreamRoutes } from "./routes/upstream";
@@ -42,6 +45,7 @@ export function createApp() {
   app.get("/healthz", (c) => c.json({ status: "ok", region: c.env.REGION }));
   app.route("/", catalogRoutes);
   app.route("/", adminRoutes);
+  app.route("/", adminPeopleRoutes);
   app.route("/", operationRoutes);
   app.route("/", taskRoutes);
   app.route("/", uploadRoutes);
@@ -50,7 +54,11 @@ export function createApp() {
   app.route("/", chatRoutes);
   app.route("/", upstreamRoutes);
   app.route("/", voicePreviewRoutes);
+  app.route("/", paymentRoutes);
+  app.route("/", paymentWebhookRoutes);
   mountDocs(app);
+  // The tenant console: HTML pages with their own session, CSRF and error handling (src/console/).
+  app.route("/console", consoleApp);
 
   app.notFound((c) =>
     respondWithError(c, new ApiError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)),

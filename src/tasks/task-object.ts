@@ -996,10 +996,11 @@ export class TaskObject extends DurableObject<Env> {
     const cb = rec.callback;
     if (!cb || cb.status === "delivered" || cb.status === "failed") return;
     if (cb.next_attempt_at !== null && cb.next_attempt_at > now) return;
-    let secret: string | undefined;
+    let secrets: string[] | undefined;
     if (cb.signing_key_id) {
+      // Two secrets while the key's rotation overlap runs: both signatures are sent.
       const key = await accountFor(this.env, rec.tenant_id).signingKey(cb.signing_key_id);
-      secret = key?.secret;
+      secrets = key?.secrets;
     }
     // Count the attempt before making it: a crash mid-attempt still shows it was tried.
     cb.attempt_count++;
@@ -1014,7 +1015,7 @@ export class TaskObject extends DurableObject<Env> {
       url: cb.url,
       messageId: cb.message_id,
       body,
-      secret,
+      secrets,
       policy: policyFrom(this.env),
       nowMs: Date.now(),
     });

@@ -22,17 +22,21 @@ export async function call(path: string, options: CallOptions = {}) {
     body = JSON.stringify(options.body);
     if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json");
   }
-  const res = await exports.default.fetch(
-    new Request(`${BASE}${path}`, { method: options.method ?? (body !== undefined ? "POST" : "GET"), headers, body }),
-  );
-  const text = new TextDecoder().decode(await res.arrayBuffer());
+  return send(new Request(`${BASE}${path}`, { method: options.method ?? (body !== undefined ? "POST" : "GET"), headers, body }));
+}
+
+/** Sends a request as it is through the Worker's entry point; the answer's bytes, text and JSON (if any). */
+export async function send(request: Request) {
+  const res = await exports.default.fetch(request);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  const text = new TextDecoder().decode(bytes);
   let json: any;
   try {
     json = JSON.parse(text);
   } catch {
     json = undefined;
   }
-  return { status: res.status, headers: res.headers, text, json };
+  return { status: res.status, headers: res.headers, bytes, text, json };
 }
 
 export function admin(path: string, body?: unknown, method?: string) {

@@ -96,7 +96,7 @@ describe("OpenAPI document", () => {
       // Operator operations carry an `admin` prefix before their verb.
       const verbFirst = id.replace(/^admin([A-Z])/, (_, c: string) => c.toLowerCase());
       expect(verbFirst, id).toMatch(
-        /^(create|get|list|cancel|download|delete|stream|set|grant|revoke|retire|disable|enable|update)[A-Z]/,
+        /^(create|get|list|cancel|download|delete|stream|set|grant|revoke|retire|rotate|disable|enable|update)[A-Z]/,
       );
     }
     const byRoute = Object.fromEntries(all.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o.op.operationId]));

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { artifactKey } from "../../src/media/artifacts";
 import { signOutputUrl } from "../../src/media/signed-outputs";
 import { MAX_UPLOAD_BYTES, UPLOAD_CAP_BYTES } from "../../src/media/uploads";
-import { BASE, call, expectError, newTenant, type TestTenant } from "../helpers/api";
+import { BASE, call, expectError, newTenant, send, type TestTenant } from "../helpers/api";
 import { mp4, png } from "../helpers/media-fixtures";
 import { createImage, newKey, waitFor } from "../helpers/tasks";
 import { buildFixtures } from "./fixtures";
@@ -24,18 +24,10 @@ beforeAll(async () => {
 });
 const fixture = (name: string) => fixtures[name] as Uint8Array;
 
-async function upload(key: string, body: BodyInit | null, headers: Record<string, string> = {}) {
-  const res = await exports.default.fetch(
+function upload(key: string, body: BodyInit | null, headers: Record<string, string> = {}) {
+  return send(
     new Request(`${BASE}/v1/uploads`, { method: "POST", body, headers: { Authorization: `Bearer ${key}`, ...headers } }),
   );
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
 }
 
 /** The tenant's objects under `artifacts/`, as R2 holds them. */

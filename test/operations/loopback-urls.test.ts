@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, expectError, newTenant, type TestTenant } from "../helpers/api";
 import { newKey } from "../helpers/tasks";
-import { held, minimalRequest, PATHS, sourceSeconds } from "./requests";
+import { catalogView, held, minimalRequest, PATHS, sourceSeconds } from "./requests";
 
 let t: TestTenant;
 let voices: any[];
@@ -16,11 +16,10 @@ const cards: { capability: string; card: any }[] = [];
 
 beforeAll(async () => {
   t = await newTenant({ credits: "100000000" });
-  voices = (await call("/v1/voices", { key: t.api_key })).json.data;
-  for (const capability of Object.keys(PATHS)) {
-    const detail = await call(`/v1/catalog/capabilities/${capability}`, { key: t.api_key });
-    for (const card of detail.json.models) if (card.inputs.length > 0) cards.push({ capability, card });
-  }
+  const view = await catalogView(t.api_key);
+  voices = view.voices;
+  for (const [capability, detail] of Object.entries(view.detail))
+    for (const card of detail.models) if (card.inputs.length > 0) cards.push({ capability, card });
 });
 
 const post = (capability: string, body: unknown) =>

@@ -9,23 +9,10 @@ import { describe, expect, it } from "vitest";
 import { accountMigrations } from "../../src/accounts/account-schema";
 import { DIRECTORY_MIGRATIONS } from "../../src/accounts/directory-object";
 import { unseal } from "../../src/lib/sealed";
-import { type Migration, migrate, schemaVersion } from "../../src/storage/migrations";
+import { migrate, schemaVersion } from "../../src/storage/migrations";
 import { upgradeRecord } from "../../src/tasks/record-versions";
 import { TASK_BASELINE, TASK_MIGRATIONS } from "../../src/tasks/task-schema";
-
-/** Empties an object's storage and rebuilds it at `version` (dropping the version row when `unversioned`). */
-function rebuildAt(storage: DurableObjectStorage, migrations: Migration<any>[], version: number, unversioned: boolean) {
-  const sql = storage.sql;
-  for (const { name } of sql
-    .exec<{ name: string }>(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
-    )
-    .toArray())
-    sql.exec(`DROP TABLE ${name}`);
-  return migrate(storage, migrations, version).then(() => {
-    if (unversioned) sql.exec("DROP TABLE schema_version");
-  });
-}
+import { rebuildAt } from "../helpers/storage";
 
 const count = (sql: SqlStorage, table: string) => sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table}`).toArray()[0]?.n;
 
@@ -74,6 +61,14 @@ describe("AccountObject migrations", () => {
       const tenant = sql.exec("SELECT rate_limit_per_minute FROM tenant").toArray()[0];
       expect(tenant?.rate_limit_per_minute).toBe(version >= 2 ? 42 : null);
       expect(sql.exec("SELECT mode FROM api_keys").toArray()[0]?.mode).toBe(version >= 3 ? "test" : "live");
+      // Version 8: keys made before it were the operator's; nothing about their use or end is known.
+      expect(sql.exec("SELECT name, prefix, created_by, last_used_at, expires_at, replaced_by FROM api_keys").toArray()).toEqual([
+        { name: null, prefix: null, created_by: "operator", last_used_at: null, expires_at: null, replaced_by: null },
+      ]);
+      expect(sql.exec("SELECT rotated_at, previous_secret_sealed, previous_until FROM signing_keys").toArray()).toEqual([
+        { rotated_at: null, previous_secret_sealed: null, previous_until: null },
+      ]);
+      expect(count(sql, "checkouts")).toBe(0);
       expect(sql.exec("SELECT lease_until FROM reservations").toArray()[0]?.lease_until).toBeNull();
       // The secret stored in clear before version 5 is sealed, and opens to what it was.
       const key = sql.exec<{ secret_sealed: string }>("SELECT secret_sealed FROM signing_keys").toArray()[0];

@@ -9,6 +9,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { accountMigrations } from "../../src/accounts/account-schema";
 import { DIRECTORY_MIGRATIONS } from "../../src/accounts/directory-object";
+import { OUTBOX_MIGRATIONS } from "../../src/mail/outbox";
+import { USER_MIGRATIONS } from "../../src/people/user-schema";
+import { ensureUser } from "../../src/people/users";
 import { RECORD_VERSION } from "../../src/tasks/record-versions";
 import { TASK_MIGRATIONS } from "../../src/tasks/task-schema";
 import { newTenant } from "../helpers/api";
@@ -101,6 +104,19 @@ describe("docs/storage matches the live objects", () => {
       const stored = { ...JSON.parse(row.record), ...JSON.parse(row.plan) };
       expect(Object.keys(stored).sort()).toEqual(documented);
     });
+  });
+
+  it("UserObject", async () => {
+    const email = `documented-${Date.now()}@example.com`;
+    const user = await ensureUser(env, email);
+    await expectDocumented(env.USERS.getByName(user.user_id), "user-object.md", USER_MIGRATIONS);
+  });
+
+  it("OutboxObject", async () => {
+    const outbox = env.OUTBOX?.getByName("outbox");
+    expect(outbox).toBeDefined();
+    await outbox?.put({ to: "documented@example.com", subject: "s", text: "t" });
+    await expectDocumented(outbox as DurableObjectStub, "outbox-object.md", OUTBOX_MIGRATIONS);
   });
 
   it("DirectoryObject", async () => {

@@ -15,7 +15,7 @@ import {
   signOutputUrl,
   verifyOutputUrl,
 } from "../../src/media/signed-outputs";
-import { BASE, call, expectError, newTenant, type TestTenant } from "../helpers/api";
+import { BASE, call, expectError, newTenant, send, type TestTenant } from "../helpers/api";
 import { createImage, getTask, waitFor } from "../helpers/tasks";
 
 let t: TestTenant;
@@ -28,17 +28,8 @@ beforeAll(async () => {
 });
 
 /** A request with no API key at all, as a browser or a player makes it. */
-async function fetchPublic(url: string, headers: Record<string, string> = {}) {
-  const res = await exports.default.fetch(new Request(url, { headers }));
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  const text = new TextDecoder().decode(bytes);
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, bytes, json };
+function fetchPublic(url: string, headers: Record<string, string> = {}) {
+  return send(new Request(url, { headers }));
 }
 
 async function download(path: string) {

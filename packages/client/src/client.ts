@@ -84,6 +84,7 @@ export const OTHER_METHODS = {
   "artifacts.delete": "deleteArtifact",
   "balance.get": "getBalance",
   "usage.get": "getUsage",
+  "credits.checkout": "createCreditCheckout",
   "chat.completions.create": "createChatCompletion",
 } as const satisfies Record<string, OperationId>;
 
@@ -240,6 +241,12 @@ export class MediaClient {
   readonly usage = {
     get: (query: QueryOf<"getUsage"> = {} as QueryOf<"getUsage">, options: RequestOptions = {}) =>
       this.request("getUsage", { ...options, query }),
+  };
+
+  readonly credits = {
+    /** Starts buying credits: a hosted checkout whose `url` the buyer opens; granted once the payment is confirmed. */
+    checkout: (body: BodyOf<"createCreditCheckout">, options: RequestOptions = {}) =>
+      this.request("createCreditCheckout", { ...options, body }),
   };
 
   readonly chat = {

@@ -1,19 +1,22 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { KEY_MODES, PERMISSIONS, REGION_PATTERN } from "../../accounts/api-keys";
+import { GRACES, rotateApiKey } from "../../accounts/key-rotation";
 import {
-  createSigningKey,
   createTenant,
   getTenantOr404,
   issueApiKey,
-  retireSigningKey,
   revokeApiKey,
   setKeyPermissions,
   tenantAccount,
 } from "../../accounts/service";
+import { createSigningKey, DEFAULT_OVERLAP, retireSigningKey, rotateSigningKey } from "../../accounts/signing-keys";
 import { ApiError } from "../../errors/api-error";
 import { isDecimalString } from "../../lib/decimal";
+import type { Acting } from "../../people/principal";
+import { createTenantWithOwner } from "../../people/tenants";
 import { requireAdmin } from "../auth";
-import { newRouter } from "../context";
+import { type AppEnv, newRouter } from "../context";
 import { errorResponses } from "../schemas";
 
 const security = [{ adminToken: [] }];
@@ -49,6 +52,15 @@ const errors = errorResponses(401, 404, 422);
 export const adminRoutes = newRouter();
 adminRoutes.use("/admin/*", requireAdmin);
 
+/** The operator, as services and the audit log know it, with where the call came from. */
+function operator(c: Context<AppEnv>): Acting {
+  return {
+    principal: { kind: "operator" },
+    ip: c.req.header("CF-Connecting-IP") ?? null,
+    user_agent: c.req.header("User-Agent") ?? null,
+  };
+}
+
 adminRoutes.openapi(
   createRoute({
     method: "post",
@@ -63,6 +75,10 @@ adminRoutes.openapi(
           name: z.string().trim().min(1).max(200),
           credits: Amount.optional(),
           rate_limit_per_minute: RateLimit.optional(),
+          owner_email: z.email().max(254).optional().openapi({
+            description: "The first owner: signs in to the console with this address (a user is made for it when new)",
+            example: "owner@example.com",
+          }),
         })
         .strict(),
     ),
@@ -70,7 +86,13 @@ adminRoutes.openapi(
   }),
   async (c) => {
     const input = c.req.valid("json");
-    const tenant = await createTenant(c.env, { name: input.name, credits: input.credits, source: "opening_balance" });
+    const tenant = input.owner_email
+      ? await createTenantWithOwner(
+          c.env,
+          { name: input.name, credits: input.credits, source: "opening_balance", owner_email: input.owner_email },
+          operator(c),
+        )
+      : await createTenant(c.env, { name: input.name, credits: input.credits, source: "opening_balance" });
     if (input.rate_limit_per_minute === undefined) return c.json(tenant, 201);
     return c.json((await tenantAccount(c.env, tenant.tenant_id).setRateLimit(input.rate_limit_per_minute)) ?? tenant, 201);
   },
@@ -201,10 +223,13 @@ adminRoutes.openapi(
   },
 );
 
+const KeyName = z.string().trim().min(1).max(100);
+
 const IssuedKey = z
   .object({
     key_id: z.string(),
     api_key: z.string().openapi({ description: "Shown only in this response" }),
+    name: z.string().nullable(),
     region: z.string(),
     mode: z.enum(KEY_MODES),
     permissions: z.array(z.enum(PERMISSIONS)),
@@ -225,6 +250,7 @@ adminRoutes.openapi(
       ...body(
         z
           .object({
+            name: KeyName.optional().openapi({ description: "A label for the key (1 to 100 characters)", example: "ci" }),
             region: z.string().regex(REGION_PATTERN, "must be 2 to 8 lowercase letters").optional(),
             permissions: z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length).optional(),
             mode: z.enum(KEY_MODES).default("live").openapi({
@@ -249,11 +275,15 @@ adminRoutes.openapi(
       });
     }
     const permissions = [...new Set(input.permissions ?? PERMISSIONS)];
-    const { record, api_key } = await issueApiKey(c.env, tenant_id, region, permissions, input.mode);
+    const { record, api_key } = await issueApiKey(c.env, tenant_id, region, permissions, input.mode, {
+      name: input.name ?? null,
+      acting: operator(c),
+    });
     return c.json(
       {
         key_id: record.key_id,
         api_key,
+        name: record.name,
         region: record.region,
         mode: record.mode,
         permissions: record.permissions,
@@ -267,11 +297,19 @@ adminRoutes.openapi(
 const KeyRecord = z
   .object({
     key_id: z.string(),
+    name: z.string().nullable(),
+    prefix: z.string().nullable().openapi({ description: "The key's first characters, e.g. `sk_us_live_Ab3x`" }),
     region: z.string(),
     mode: z.enum(KEY_MODES),
     permissions: z.array(z.enum(PERMISSIONS)),
-    status: z.enum(["active", "revoked"]),
+    status: z.enum(["active", "revoked", "expired"]).openapi({
+      description: "`expired`: a rotated key whose grace period has ended",
+    }),
     created_at: z.string(),
+    created_by: z.string().nullable().openapi({ description: "The member's email, or `operator`" }),
+    last_used_at: z.string().nullable().openapi({ description: "To the minute" }),
+    expires_at: z.string().nullable().openapi({ description: "Set by a rotation: when the key stops working" }),
+    replaced_by: z.string().nullable().openapi({ description: "The key a rotation issued in its place" }),
     revoked_at: z.string().nullable(),
   })
   .openapi("ApiKey");
@@ -287,7 +325,62 @@ adminRoutes.openapi(
     request: { params: z.object({ key_id: z.string() }) },
     responses: { 200: json(KeyRecord, "The revoked key"), ...errors },
   }),
-  async (c) => c.json(await revokeApiKey(c.env, c.req.valid("param").key_id), 200),
+  async (c) => c.json(await revokeApiKey(c.env, c.req.valid("param").key_id, operator(c)), 200),
+);
+
+const RotatedKey = z
+  .object({
+    old: KeyRecord,
+    key: IssuedKey.openapi({ description: "The new key; `api_key` is shown only in this response" }),
+  })
+  .openapi("RotatedApiKey");
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/api-keys/{key_id}/rotate",
+    operationId: "adminRotateApiKey",
+    tags: ["Operator"],
+    summary:
+      "Rotate an API key: a new key with the same name, permissions and mode; the old one works for the grace period, then stops",
+    security,
+    request: {
+      params: z.object({ key_id: z.string() }),
+      ...body(
+        z
+          .object({
+            grace: z.enum(GRACES).openapi({
+              description: "How long the old key keeps working: `none` (stops now), `1h`, `24h` or `7d`",
+              example: "24h",
+            }),
+          })
+          .strict(),
+      ),
+    },
+    responses: {
+      200: json(RotatedKey, "The old key (with its expiry) and the new key, shown once"),
+      ...errorResponses(401, 404, 409, 422),
+    },
+  }),
+  async (c) => {
+    const r = await rotateApiKey(c.env, c.req.valid("param").key_id, c.req.valid("json").grace, operator(c));
+    const { record } = r;
+    return c.json(
+      {
+        old: r.old,
+        key: {
+          key_id: record.key_id,
+          api_key: r.api_key,
+          name: record.name,
+          region: record.region,
+          mode: record.mode,
+          permissions: record.permissions,
+          created_at: record.created_at,
+        },
+      },
+      200,
+    );
+  },
 );
 
 adminRoutes.openapi(
@@ -310,8 +403,21 @@ adminRoutes.openapi(
 
 const SigningKey = z.object({ id: z.string(), secret: z.string(), created_at: z.string() }).openapi("CallbackSigningKey");
 const RetiredKey = z
-  .object({ id: z.string(), status: z.enum(["active", "retired"]), created_at: z.string(), retired_at: z.string().nullable() })
+  .object({
+    id: z.string(),
+    status: z.enum(["active", "retired"]),
+    created_at: z.string(),
+    retired_at: z.string().nullable(),
+    rotated_at: z.string().nullable(),
+    previous_valid_until: z
+      .string()
+      .nullable()
+      .openapi({ description: "While a rotation's overlap runs: until when the previous secret still signs" }),
+  })
   .openapi("CallbackSigningKeyState");
+const RotatedSigningKey = RetiredKey.extend({
+  secret: z.string().openapi({ description: "The new secret (`whsec_…`), shown only in this response" }),
+}).openapi("RotatedCallbackSigningKey");
 
 adminRoutes.openapi(
   createRoute({
@@ -324,7 +430,7 @@ adminRoutes.openapi(
     request: { params: TenantId },
     responses: { 201: json(SigningKey, "The key and its secret"), ...errors },
   }),
-  async (c) => c.json(await createSigningKey(c.env, c.req.valid("param").tenant_id), 201),
+  async (c) => c.json(await createSigningKey(c.env, c.req.valid("param").tenant_id, operator(c)), 201),
 );
 
 adminRoutes.openapi(
@@ -338,5 +444,39 @@ adminRoutes.openapi(
     request: { params: z.object({ id: z.string() }) },
     responses: { 200: json(RetiredKey, "The retired key"), ...errors },
   }),
-  async (c) => c.json(await retireSigningKey(c.env, c.req.valid("param").id), 200),
+  async (c) => c.json(await retireSigningKey(c.env, c.req.valid("param").id, operator(c)), 200),
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/callback-signing-keys/{id}/rotate",
+    operationId: "adminRotateCallbackSigningKey",
+    tags: ["Operator"],
+    summary: "Rotate a callback signing key's secret; during the overlap deliveries carry both signatures, then only the new one",
+    security,
+    request: {
+      params: z.object({ id: z.string() }),
+      body: {
+        required: false,
+        content: {
+          "application/json": {
+            schema: z
+              .object({
+                overlap: z.enum(GRACES).default(DEFAULT_OVERLAP).openapi({
+                  description:
+                    "How long the previous secret keeps signing beside the new one: `none`, `1h`, `24h` (default) or `7d`",
+                }),
+              })
+              .strict(),
+          },
+        },
+      },
+    },
+    responses: { 200: json(RotatedSigningKey, "The key and its new secret"), ...errors },
+  }),
+  async (c) => {
+    const overlap = (c.req.valid("json") as { overlap?: (typeof GRACES)[number] } | undefined)?.overlap ?? DEFAULT_OVERLAP;
+    return c.json(await rotateSigningKey(c.env, c.req.valid("param").id, overlap, operator(c)), 200);
+  },
 );

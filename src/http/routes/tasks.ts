@@ -1,15 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { accountFor } from "../../accounts/service";
 import { deprecationHeaders } from "../../catalog/deprecation";
 import { CAPABILITIES } from "../../catalog/schema";
 import { loadCatalog } from "../../catalog/store";
 import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
-import { sha256Hex } from "../../lib/crypto";
 import { headArtifact } from "../../media/artifacts";
-import { type Envelope, TASK_STATUSES, TERMINAL } from "../../tasks/record";
+import { listTaskPage, type TaskListQuery } from "../../tasks/listing";
+import { TASK_STATUSES, TERMINAL } from "../../tasks/record";
 import type { CancelResult } from "../../tasks/task-object";
+import { readTask, taskStub } from "../../tasks/task-stub";
 import { artifactResponse } from "../artifact-response";
 import { requireKey } from "../auth";
 import { type AppEnv, newRouter } from "../context";
@@ -18,33 +18,14 @@ import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
 import { errorResponses } from "../schemas";
 import { KEEP_ALIVE_MS, parseLastEventId, RETRY_MS, STREAM_LIFETIME_MS, taskEventStream } from "../task-events";
 import { readAfterWait, readTaskJson, readTaskState, requestSignal } from "../task-wait";
-import { invalidWindow, parseInstant } from "../window";
 import { TaskEnvelope } from "./task-shared";
 
-const TASK_ID = /^task_([0-9a-f]{64})$/;
-
-/** RPC typing cannot express the envelope's free-form parts; these are the object's real results. */
-async function readTask(env: Env, taskId: string, tenantId: string): Promise<Envelope | null> {
-  return (await taskStub(env, taskId).read(tenantId)) as unknown as Envelope | null;
-}
+export { taskStub };
 
 /** Deprecation headers for a task on a deprecated model (looked up only when its envelope says so). */
 async function deprecationHeadersOf(env: Env, resolvedModel: string): Promise<Record<string, string>> {
   const model = (await loadCatalog(env.CATALOG)).models[resolvedModel];
   return model ? deprecationHeaders(model) : {};
-}
-
-/** The task object behind a public id, or 404 for an id that cannot exist. */
-export function taskStub(env: Env, taskId: string) {
-  const m = TASK_ID.exec(taskId);
-  if (m) {
-    try {
-      return env.TASKS.get(env.TASKS.idFromString(m[1] as string));
-    } catch {
-      // not an id of this namespace
-    }
-  }
-  throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
 }
 
 const security = [{ bearerAuth: [] }];
@@ -221,35 +202,6 @@ const TaskPage = z
   .object({ object: z.literal("list"), data: z.array(TaskEnvelope), has_more: z.boolean(), next_cursor: z.string().nullable() })
   .openapi("TaskPage");
 
-async function cursorTag(tenantId: string): Promise<string> {
-  return (await sha256Hex(`cursor:${tenantId}`)).slice(0, 12);
-}
-
-function encodeCursor(c: object): string {
-  return btoa(JSON.stringify(c)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-async function decodeCursor(cursor: string, tenantId: string): Promise<{ created_at: string; task_id: string }> {
-  const invalid = () =>
-    new ApiError("invalid_cursor", "The cursor is malformed or belongs to another listing.", { param: "/cursor" });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(atob(cursor.replaceAll("-", "+").replaceAll("_", "/")));
-  } catch {
-    throw invalid();
-  }
-  const p = parsed as { v?: unknown; t?: unknown; c?: unknown; i?: unknown };
-  if (
-    p?.v !== 1 ||
-    p.t !== (await cursorTag(tenantId)) ||
-    typeof p.c !== "string" ||
-    typeof p.i !== "string" ||
-    !TASK_ID.test(p.i)
-  )
-    throw invalid();
-  return { created_at: p.c, task_id: p.i };
-}
-
 taskRoutes.openapi(
   createRoute({
     method: "get",
@@ -268,31 +220,14 @@ taskRoutes.openapi(
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const tenantId = c.get("caller").tenant_id;
-    const after = parseInstant(q.created_after, "created_after");
-    const before = parseInstant(q.created_before, "created_before");
-    if (after && before && after >= before) {
-      throw invalidWindow("created_after", "created_after must be earlier than created_before.", {
-        created_after: q.created_after,
-        created_before: q.created_before,
-      });
-    }
-    const position = q.cursor ? await decodeCursor(q.cursor, tenantId) : undefined;
-    const page = await accountFor(c.env, tenantId).listTasks({
-      status: q.status,
-      capability: q.capability,
-      created_after: after,
-      created_before: before,
-      limit: q.limit,
-      after: position,
-    });
-    const data = (await Promise.all(page.task_ids.map((id) => readTask(c.env, id, tenantId)))).filter((e) => e !== null);
-    const next =
-      page.has_more && page.last
-        ? encodeCursor({ v: 1, t: await cursorTag(tenantId), c: page.last.created_at, i: page.last.task_id })
-        : null;
+    const page = await listTaskPage(c.env, c.get("caller").tenant_id, q as TaskListQuery);
     return c.json(
-      { object: "list" as const, data: data as z.infer<typeof TaskEnvelope>[], has_more: page.has_more, next_cursor: next },
+      {
+        object: "list" as const,
+        data: page.data as z.infer<typeof TaskEnvelope>[],
+        has_more: page.has_more,
+        next_cursor: page.next_cursor,
+      },
       200,
     );
   },

@@ -276,6 +276,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/api-keys/{key_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate an API key: a new key with the same name, permissions and mode; the old one works for the grace period, then stops */
+        post: operations["adminRotateApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/api-keys/{key_id}/permissions": {
         parameters: {
             query?: never;
@@ -321,6 +338,58 @@ export interface paths {
         put?: never;
         /** Retire a callback signing key */
         post: operations["adminRetireCallbackSigningKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/callback-signing-keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate a callback signing key's secret; during the overlap deliveries carry both signatures, then only the new one */
+        post: operations["adminRotateCallbackSigningKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Mail kept by the local outbox (EMAIL_OUTBOX), newest first; deployments that send mail have none */
+        get: operations["adminListOutbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/tenants/{tenant_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A tenant's members and invitations */
+        get: operations["adminListTenantMembers"];
+        put?: never;
+        /** Invite someone to a tenant with a role (they are emailed, and join at their first sign-in) */
+        post: operations["adminCreateTenantMember"];
         delete?: never;
         options?: never;
         head?: never;
@@ -775,6 +844,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/credits/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start buying credits: a hosted checkout of the payment provider
+         * @description Any live key may start a checkout for its tenant; the credits are granted when the provider's signed webhook confirms the payment, once per checkout. Test-mode keys cannot buy credits (403 `forbidden`). Without a configured payment provider: 503 `payment_provider_unavailable`.
+         */
+        post: operations["createCreditCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -964,6 +1053,7 @@ export interface components {
             key_id: string;
             /** @description Shown only in this response */
             api_key: string;
+            name: string | null;
             region: string;
             /** @enum {string} */
             mode: "live" | "test";
@@ -972,14 +1062,32 @@ export interface components {
         };
         ApiKey: {
             key_id: string;
+            name: string | null;
+            /** @description The key's first characters, e.g. `sk_us_live_Ab3x` */
+            prefix: string | null;
             region: string;
             /** @enum {string} */
             mode: "live" | "test";
             permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat")[];
-            /** @enum {string} */
-            status: "active" | "revoked";
+            /**
+             * @description `expired`: a rotated key whose grace period has ended
+             * @enum {string}
+             */
+            status: "active" | "revoked" | "expired";
             created_at: string;
+            /** @description The member's email, or `operator` */
+            created_by: string | null;
+            /** @description To the minute */
+            last_used_at: string | null;
+            /** @description Set by a rotation: when the key stops working */
+            expires_at: string | null;
+            /** @description The key a rotation issued in its place */
+            replaced_by: string | null;
             revoked_at: string | null;
+        };
+        RotatedApiKey: {
+            old: components["schemas"]["ApiKey"];
+            key: components["schemas"]["IssuedApiKey"] & unknown;
         };
         CallbackSigningKey: {
             id: string;
@@ -992,6 +1100,31 @@ export interface components {
             status: "active" | "retired";
             created_at: string;
             retired_at: string | null;
+            rotated_at: string | null;
+            /** @description While a rotation's overlap runs: until when the previous secret still signs */
+            previous_valid_until: string | null;
+        };
+        RotatedCallbackSigningKey: components["schemas"]["CallbackSigningKeyState"] & {
+            /** @description The new secret (`whsec_…`), shown only in this response */
+            secret: string;
+        };
+        OutboxMessage: {
+            id: string;
+            to: string;
+            subject: string;
+            text: string;
+            created_at: string;
+        };
+        TenantMember: {
+            user_id: string;
+            email: string;
+            /** @enum {string} */
+            role: "owner" | "developer" | "viewer";
+            /** @enum {string} */
+            status: "invited" | "active";
+            invited_by: string | null;
+            created_at: string;
+            joined_at: string | null;
         };
         TaskEnvelope: {
             /** @enum {string} */
@@ -1935,6 +2068,23 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        CreditCheckout: {
+            /** @enum {string} */
+            object: "checkout";
+            /**
+             * @description The provider's checkout id
+             * @example cs_test_a1b2c3
+             */
+            id: string;
+            /** @description Send the buyer here to pay */
+            url: string;
+            /** @example stripe */
+            provider: string;
+            amount: number;
+            currency: string;
+            /** @description Credits granted once the provider confirms the payment (decimal string) */
+            credits: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -2389,6 +2539,12 @@ export interface operations {
                     /** @example 1000 */
                     credits?: string;
                     rate_limit_per_minute?: number | null;
+                    /**
+                     * Format: email
+                     * @description The first owner: signs in to the console with this address (a user is made for it when new)
+                     * @example owner@example.com
+                     */
+                    owner_email?: string;
                 };
             };
         };
@@ -2752,6 +2908,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description A label for the key (1 to 100 characters)
+                     * @example ci
+                     */
+                    name?: string;
                     region?: string;
                     permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat")[];
                     /**
@@ -2833,6 +2994,75 @@ export interface operations {
             };
             /** @description Error (404) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminRotateApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How long the old key keeps working: `none` (stops now), `1h`, `24h` or `7d`
+                     * @example 24h
+                     * @enum {string}
+                     */
+                    grace: "none" | "1h" | "24h" | "7d";
+                };
+            };
+        };
+        responses: {
+            /** @description The old key (with its expiry) and the new key, shown once */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedApiKey"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (409) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2995,6 +3225,247 @@ export interface operations {
             };
             /** @description Error (422) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminRotateCallbackSigningKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description How long the previous secret keeps signing beside the new one: `none`, `1h`, `24h` (default) or `7d`
+                     * @default 24h
+                     * @enum {string}
+                     */
+                    overlap?: "none" | "1h" | "24h" | "7d";
+                };
+            };
+        };
+        responses: {
+            /** @description The key and its new secret */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedCallbackSigningKey"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminListOutbox: {
+        parameters: {
+            query?: {
+                /** @description Only the messages to this address */
+                to?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The messages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: components["schemas"]["OutboxMessage"][];
+                    };
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminListTenantMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The members */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: components["schemas"]["TenantMember"][];
+                    };
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminCreateTenantMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @example dev@example.com
+                     */
+                    email: string;
+                    /**
+                     * @example developer
+                     * @enum {string}
+                     */
+                    role: "owner" | "developer" | "viewer";
+                };
+            };
+        };
+        responses: {
+            /** @description The invitation */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantMember"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (409) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (502) */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5270,6 +5741,114 @@ export interface operations {
             };
             /** @description Error (504) */
             504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createCreditCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The price to pay, in the currency's smallest unit (cents): 1000 is US$10.00. From 5 to 10,000 units of the currency.
+                     * @example 1000
+                     */
+                    amount: number;
+                    /**
+                     * @description ISO 4217; one the deployment sells (default: its first, usually usd)
+                     * @example usd
+                     */
+                    currency?: string;
+                    /**
+                     * @description Where the buyer returns after paying (default: the console's credits page)
+                     * @example https://example.com/paid
+                     */
+                    success_url?: string;
+                    /**
+                     * @description Where the buyer returns when abandoning the payment (default: the console's credits page)
+                     * @example https://example.com/canceled
+                     */
+                    cancel_url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The checkout: send the buyer to `url` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditCheckout"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (500) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (503) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,63 @@
+/**
+ * The tenant console: server-rendered pages (Hono JSX) under `/console`, served by the same Worker
+ * as the API. Pages are thin: they read the member (src/console/session.ts), call the same
+ * services as the REST and operator doors, and render. The router applies, for every console
+ * request: security headers, the session, and the cross-site check of state-changing requests.
+ *
+ * Each page file exports `register(app)`; add one line to PAGES to mount a page.
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import { ApiError } from "../errors/api-error";
+import type { ConsoleEnv } from "./context";
+import { csrfProtection } from "./csrf";
+import { consoleError } from "./error-page";
+import { register as audit } from "./pages/audit";
+import { register as credits } from "./pages/credits";
+import { register as keys } from "./pages/keys";
+import { register as members } from "./pages/members";
+import { register as overview } from "./pages/overview";
+import { register as signIn } from "./pages/sign-in";
+import { register as signingKeys } from "./pages/signing-keys";
+import { register as task } from "./pages/task";
+import { register as tasks } from "./pages/tasks";
+import { register as usage } from "./pages/usage";
+import { loadSession } from "./session";
+
+const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
+  signIn,
+  overview,
+  members,
+  audit,
+  tasks,
+  task,
+  usage,
+  keys,
+  signingKeys,
+  credits,
+];
+
+/**
+ * Pages are never cached, never framed, and load nothing from elsewhere. Inline styles and small
+ * inline scripts (progressive enhancement) are allowed; forms post only to this origin.
+ */
+const securityHeaders: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+  await next();
+  c.header("Cache-Control", "no-store");
+  c.header("X-Content-Type-Options", "nosniff");
+  c.header("X-Frame-Options", "DENY");
+  c.header("Referrer-Policy", "same-origin");
+  c.header(
+    "Content-Security-Policy",
+    "default-src 'self'; img-src 'self' data: blob: https:; media-src 'self' blob: https:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'",
+  );
+};
+
+export const consoleApp = new Hono<ConsoleEnv>();
+consoleApp.onError(consoleError);
+consoleApp.use("*", securityHeaders);
+consoleApp.use("*", loadSession);
+consoleApp.use("*", csrfProtection);
+for (const page of PAGES) page(consoleApp);
+consoleApp.all("*", (c) => {
+  throw new ApiError("not_found", `No console page at ${new URL(c.req.url).pathname}.`);
+});

@@ -1,0 +1,157 @@
+/**
+ * The frame of every console page: header with the tenant (and a switcher when the person has
+ * several), navigation, sign-out, the page's flash message, and a small stylesheet. Plain HTML
+ * forms and links: everything works without JavaScript.
+ */
+import type { Child } from "hono/jsx";
+import { type Action, can } from "../people/roles";
+import type { Member } from "./context";
+import type { Flash } from "./flash";
+
+interface NavItem {
+  key: string;
+  label: string;
+  href: string;
+  /** Shown only to roles that may do this; none: everyone. */
+  needs?: Action;
+}
+
+export const NAV: NavItem[] = [
+  { key: "overview", label: "Overview", href: "/console" },
+  { key: "keys", label: "API keys", href: "/console/keys" },
+  { key: "signing-keys", label: "Signing keys", href: "/console/signing-keys" },
+  { key: "tasks", label: "Tasks", href: "/console/tasks", needs: "tasks:read" },
+  { key: "usage", label: "Usage", href: "/console/usage", needs: "usage:read" },
+  { key: "members", label: "Members", href: "/console/members", needs: "members:manage" },
+  { key: "credits", label: "Credits", href: "/console/credits", needs: "billing:manage" },
+  { key: "audit", label: "Audit", href: "/console/audit", needs: "audit:read" },
+];
+
+const STYLE = `
+:root { color-scheme: light dark; --fg: #1b1f24; --muted: #5b6470; --bg: #ffffff; --panel: #f5f7f9; --line: #d8dde3;
+  --accent: #2357c6; --ok: #1d7a3a; --err: #b42318; font-family: system-ui, -apple-system, "Segoe UI", sans-serif; }
+@media (prefers-color-scheme: dark) { :root { --fg: #e6e9ed; --muted: #a0a9b4; --bg: #14171b; --panel: #1d2126;
+  --line: #333a42; --accent: #7aa2ff; --ok: #5cc27f; --err: #ff8a80; } }
+* { box-sizing: border-box; }
+body { margin: 0; color: var(--fg); background: var(--bg); line-height: 1.45; }
+a { color: var(--accent); }
+header.top { display: flex; flex-wrap: wrap; gap: .75rem 1.5rem; align-items: center; padding: .75rem 1.25rem;
+  border-bottom: 1px solid var(--line); background: var(--panel); }
+header.top .brand { font-weight: 700; text-decoration: none; color: var(--fg); }
+header.top .who { margin-left: auto; display: flex; gap: .75rem; align-items: center; color: var(--muted); font-size: .9rem; }
+nav.main ul { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem; margin: 0; padding: 0; }
+nav.main a { display: block; padding: .3rem .6rem; border-radius: 6px; text-decoration: none; }
+nav.main a[aria-current="page"] { background: var(--accent); color: var(--bg); }
+main { max-width: 72rem; margin: 0 auto; padding: 1.25rem; }
+h1 { font-size: 1.5rem; margin: .25rem 0 1rem; }
+h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
+table { border-collapse: collapse; width: 100%; margin: .5rem 0 1rem; }
+th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-size: .85rem; color: var(--muted); font-weight: 600; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+form.inline { display: inline-flex; gap: .4rem; align-items: center; margin: 0; }
+form.stack { display: grid; gap: .6rem; max-width: 26rem; }
+label { font-weight: 600; font-size: .9rem; }
+input, select, textarea, button { font: inherit; }
+input[type="text"], input[type="email"], input[type="number"], select, textarea { padding: .4rem .5rem;
+  border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
+button { padding: .4rem .8rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent);
+  color: var(--bg); cursor: pointer; }
+button.secondary { background: transparent; color: var(--accent); }
+button.danger { border-color: var(--err); background: transparent; color: var(--err); }
+.flash { padding: .6rem .8rem; border-radius: 6px; margin: 0 0 1rem; border: 1px solid; }
+.flash.ok { border-color: var(--ok); color: var(--ok); }
+.flash.error { border-color: var(--err); color: var(--err); }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(12rem, 1fr)); gap: .75rem; }
+.card { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: .75rem 1rem; }
+.card .value { font-size: 1.6rem; font-weight: 700; font-variant-numeric: tabular-nums; }
+.muted { color: var(--muted); }
+.badge { display: inline-block; padding: 0 .4rem; border-radius: 4px; border: 1px solid var(--line); font-size: .8rem; }
+code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9em; }
+figure { margin: 0; }
+time { white-space: nowrap; }
+.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+`;
+
+export function Layout(props: { title: string; member?: Member; active?: string; children: Child; flash?: Flash }) {
+  const { member } = props;
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="same-origin" />
+        <title>{member ? `${props.title} · ${member.tenant_name} · Console` : `${props.title} · Console`}</title>
+        <style dangerouslySetInnerHTML={{ __html: STYLE }} />
+      </head>
+      <body>
+        <header class="top">
+          <a class="brand" href="/console">
+            Media API console
+          </a>
+          {member ? (
+            <>
+              <nav class="main" aria-label="Console">
+                <ul>
+                  {NAV.filter((n) => !n.needs || can(member.role, n.needs)).map((n) => (
+                    <li>
+                      <a href={n.href} aria-current={props.active === n.key ? "page" : undefined}>
+                        {n.label}
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+              </nav>
+              <div class="who">
+                <TenantSwitcher member={member} />
+                <span>
+                  {member.email} <span class="badge">{member.role}</span>
+                </span>
+                <form class="inline" method="post" action="/console/sign-out">
+                  <input type="hidden" name="_csrf" value={member.csrf ?? ""} />
+                  <button type="submit" class="secondary">
+                    Sign out
+                  </button>
+                </form>
+              </div>
+            </>
+          ) : null}
+        </header>
+        <main>
+          <h1>{props.title}</h1>
+          {props.flash ? (
+            <p class={`flash ${props.flash.kind}`} role={props.flash.kind === "error" ? "alert" : "status"}>
+              {props.flash.text}
+            </p>
+          ) : null}
+          {props.children}
+        </main>
+      </body>
+    </html>
+  );
+}
+
+/** The tenant's name, or a select of the person's tenants when they belong to several. */
+function TenantSwitcher(props: { member: Member }) {
+  const { member } = props;
+  const tenants = member.tenants ?? [];
+  if (tenants.length < 2) return <strong>{member.tenant_name}</strong>;
+  return (
+    <form class="inline" method="post" action="/console/switch-tenant">
+      <input type="hidden" name="_csrf" value={member.csrf ?? ""} />
+      <label for="tenant-switch" class="sr-only">
+        Tenant
+      </label>
+      <select id="tenant-switch" name="tenant_id">
+        {tenants.map((t) => (
+          <option value={t.tenant_id} selected={t.tenant_id === member.tenant_id}>
+            {t.tenant_name}
+          </option>
+        ))}
+      </select>
+      <button type="submit" class="secondary">
+        Switch
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,88 @@
+/** Overview: balance, reserved credits, the last 30 days' spend by capability, recent tasks. */
+import type { Hono } from "hono";
+import { dailySpend } from "../../accounts/daily-spend";
+import { accountFor } from "../../accounts/service";
+import { can } from "../../people/roles";
+import { listTaskPage } from "../../tasks/listing";
+import type { ConsoleEnv } from "../context";
+import { takeFlash } from "../flash";
+import { Layout } from "../layout";
+import { render } from "../render";
+import { requireMember } from "../session";
+import { SpendChart } from "../spend-chart";
+
+export function register(app: Hono<ConsoleEnv>) {
+  app.get("/", requireMember, async (c) => {
+    const member = c.get("member");
+    const [balance, spend, recent] = await Promise.all([
+      accountFor(c.env, member.tenant_id).balanceView(),
+      dailySpend(c.env, member.tenant_id),
+      can(member.role, "tasks:read") ? listTaskPage(c.env, member.tenant_id, { limit: 10 }) : null,
+    ]);
+    return render(
+      c,
+      <Layout title="Overview" member={member} active="overview" flash={takeFlash(c)}>
+        <section class="cards" aria-label="Credits">
+          <div class="card">
+            <div class="muted">Balance</div>
+            <div class="value" data-testid="balance">
+              {balance?.available ?? "0"}
+            </div>
+            <div class="muted">credits available</div>
+          </div>
+          <div class="card">
+            <div class="muted">Reserved</div>
+            <div class="value" data-testid="reserved">
+              {balance?.reserved ?? "0"}
+            </div>
+            <div class="muted">held by running work</div>
+          </div>
+        </section>
+        <h2>Spend, last 30 days</h2>
+        <SpendChart days={spend} title="Credits spent per day over the last 30 days, by capability" />
+        {recent ? (
+          <>
+            <h2>Recent tasks</h2>
+            {recent.data.length === 0 ? (
+              <p class="muted">No tasks yet.</p>
+            ) : (
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Task</th>
+                    <th scope="col">Capability</th>
+                    <th scope="col">Model</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Created</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {recent.data.map((t) => (
+                    <tr>
+                      <td>
+                        <a class="mono" href={`/console/tasks/${t.task_id}`}>
+                          {t.task_id}
+                        </a>
+                      </td>
+                      <td>{t.capability}</td>
+                      <td>{t.resolved_model ?? t.model}</td>
+                      <td>
+                        <span class="badge">{t.status}</span>
+                      </td>
+                      <td>
+                        <time datetime={t.created_at}>{t.created_at.replace("T", " ").slice(0, 19)}</time>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+            <p>
+              <a href="/console/tasks">All tasks</a>
+            </p>
+          </>
+        ) : null}
+      </Layout>,
+    );
+  });
+}

@@ -1,0 +1,67 @@
+/**
+ * Console sessions at the door: `loadSession` turns the session cookie into `c.get("member")`
+ * (and `c.get("session")`) on every console request; `requireMember` sends the signed-out to the
+ * sign-in page; `requireRole(action)` refuses a member whose role lacks the action (403
+ * `forbidden`, as a page or, for a JSON caller, the API's error envelope).
+ */
+import type { MiddlewareHandler } from "hono";
+import { ApiError } from "../errors/api-error";
+import { type Action, can } from "../people/roles";
+import { resolveSession } from "../people/sessions";
+import type { ConsoleEnv } from "./context";
+import { readCookie } from "./cookies";
+
+export const SESSION_COOKIE = "session";
+
+export const loadSession: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+  const resolved = await resolveSession(c.env, readCookie(c, SESSION_COOKIE));
+  if (resolved) {
+    c.set("session", resolved);
+    if (resolved.current) {
+      c.set("member", {
+        user_id: resolved.session.user_id,
+        email: resolved.session.email,
+        tenant_id: resolved.current.tenant_id,
+        tenant_name: resolved.current.tenant_name,
+        role: resolved.current.role,
+        session_id: resolved.session.session_id,
+        tenants: resolved.tenants,
+      });
+    }
+  }
+  await next();
+};
+
+/** Whether the caller wants JSON (a script's fetch) rather than a page. */
+export function wantsJson(accept: string | undefined): boolean {
+  return !!accept && accept.includes("application/json") && !accept.includes("text/html");
+}
+
+/** The signed-in member, or the sign-in page (a JSON caller gets 401 `unauthorized`). */
+export const requireMember: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+  if (c.get("member")) return next();
+  if (wantsJson(c.req.header("Accept"))) throw new ApiError("unauthorized", "Sign in to the console first.");
+  // Signed in, but no tenant counts them in any more: a page that says so, with sign-out.
+  if (c.get("session")) throw new NoTenant();
+  return c.redirect("/console/sign-in", 303);
+};
+
+export function requireRole(action: Action): MiddlewareHandler<ConsoleEnv> {
+  return async (c, next) => {
+    const member = c.get("member");
+    if (!member) return requireMember(c, next);
+    if (!can(member.role, action)) {
+      throw new ApiError("forbidden", `Your role (${member.role}) does not allow this.`, {
+        details: { required: action, role: member.role },
+      });
+    }
+    await next();
+  };
+}
+
+/** Thrown for a signed-in person who belongs to no tenant; the console's error handler shows the page. */
+export class NoTenant extends Error {
+  constructor() {
+    super("no tenant");
+  }
+}

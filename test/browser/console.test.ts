@@ -1,0 +1,243 @@
+/**
+ * The console as a person uses it, in headless Chromium against the local Worker: sign in with
+ * the code the outbox holds, make an API key and use it, rotate it (the old one refused at
+ * once), then watch two sandbox tasks made with the new key — progress moving on the page, the
+ * image decoded, the video playing — and read the usage table and its CSV. With SCREENSHOTS_DIR
+ * set (`npm run screenshots`), the main pages are saved there as PNGs.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Browser, type ConsoleServer, chromiumPath, launchBrowser, signInCode, startConsoleServer } from "./harness.ts";
+
+// What the callbacks below use of the page's globals (they run in Chromium, not here).
+declare const document: { querySelector(selector: string): unknown };
+interface PageVideo {
+  readyState: number;
+  currentTime: number;
+  duration: number;
+  muted: boolean;
+  play(): Promise<void>;
+  pause(): void;
+}
+interface PageImage {
+  complete: boolean;
+  naturalWidth: number;
+}
+
+const OWNER = "ada@example.com";
+const root = new URL("../../", import.meta.url).pathname;
+/** Where the screenshots go: SCREENSHOTS_DIR (relative to the checkout), else a temporary folder. */
+const shots = process.env.SCREENSHOTS_DIR
+  ? resolve(root, process.env.SCREENSHOTS_DIR)
+  : mkdtempSync(join(tmpdir(), "console-screens-"));
+
+let server: ConsoleServer;
+let browser: Browser;
+let page: Page;
+
+/** What the tests carry from one step to the next (they run in order, on one page). */
+const state = { key: "", imageTask: "", videoTask: "" };
+
+const api = (path: string, key: string, body?: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${server.base}${path}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+async function screenshot(name: string) {
+  mkdirSync(shots, { recursive: true });
+  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+}
+
+/**
+ * Records, from inside the page, every value the task page's progress bar takes after load (the
+ * live updates, not the state rendered with the page), and its status at that moment.
+ */
+const RECORD_PROGRESS = `
+  window.__progress = [];
+  document.addEventListener("DOMContentLoaded", () => {
+    const record = () => {
+      const live = document.getElementById("task-live");
+      const bar = live && live.querySelector("progress");
+      if (!bar) return;
+      const last = window.__progress[window.__progress.length - 1];
+      const entry = { percent: bar.value, status: live.dataset.status };
+      if (!last || last.percent !== entry.percent || last.status !== entry.status) window.__progress.push(entry);
+    };
+    new MutationObserver(record).observe(document.body, { subtree: true, attributes: true, childList: true, characterData: true });
+  });
+`;
+
+beforeAll(async () => {
+  // First, so that a machine without Chromium fails at once, saying what to install.
+  chromiumPath();
+  [server, browser] = await Promise.all([startConsoleServer({ ownerEmail: OWNER }), launchBrowser()]);
+  await browser.context.addInitScript(RECORD_PROGRESS);
+  page = await browser.context.newPage();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  server?.stop();
+  if (!process.env.SCREENSHOTS_DIR) rmSync(shots, { recursive: true, force: true });
+});
+
+describe("the console in Chromium", () => {
+  it("signs in with the code mailed to the owner (read from the outbox)", async () => {
+    await page.goto(`${server.base}/console`);
+    expect(new URL(page.url()).pathname).toBe("/console/sign-in");
+    await page.getByLabel("Email").fill(OWNER);
+    await page.getByRole("button", { name: /code/i }).click();
+    await page.getByLabel(/code/i).fill(await signInCode(server, OWNER));
+    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await page.waitForURL(`${server.base}/console`);
+    expect(await page.textContent("body")).toContain("Acme Studio");
+  });
+
+  it("creates an API key, calls the API with it, rotates it and sees the old one refused", async () => {
+    await page.goto(`${server.base}/console/keys`);
+    await page.getByLabel("Name", { exact: true }).fill("laptop");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const secret = await page.locator("[data-secret-once] input").inputValue();
+    expect(secret).toMatch(/^sk_us_live_/);
+    expect((await api("/v1/models", secret)).status).toBe(200);
+
+    await page.goto(`${server.base}/console/keys`);
+    const row = page.locator("tr[data-key-id]", { hasText: "laptop" });
+    await row.getByLabel("Old key keeps working for").selectOption("none");
+    await row.getByRole("button", { name: "Rotate" }).click();
+    const rotated = await page.locator("[data-secret-once] input").inputValue();
+    expect(rotated).toMatch(/^sk_us_live_/);
+    expect(rotated).not.toBe(secret);
+    expect((await api("/v1/models", secret)).status).toBe(401);
+    expect((await api("/v1/models", rotated)).status).toBe(200);
+    state.key = rotated;
+    await page.goto(`${server.base}/console/keys`);
+    await screenshot("keys");
+  });
+
+  it("shows a video task's progress moving, then plays the video", async () => {
+    const res = await api(
+      "/v1/videos/text-to-video",
+      state.key,
+      { prompt: "waves on a beach", duration: 4 },
+      { "Idempotency-Key": "v-1" },
+    );
+    expect(res.status).toBe(202);
+    state.videoTask = ((await res.json()) as { task_id: string }).task_id;
+
+    // From the listing, as a person would find it.
+    await page.goto(`${server.base}/console/tasks`);
+    await page.locator(`a[href="/console/tasks/${state.videoTask}"]`).click();
+    await page.waitForURL(`${server.base}/console/tasks/${state.videoTask}`);
+    await page.waitForSelector('#task-live[data-status="succeeded"]', { timeout: 45_000 });
+
+    const seen = (await page.evaluate("window.__progress")) as { percent: number; status: string }[];
+    const intermediate = seen.filter(
+      (s) => (s.status === "queued" || s.status === "running") && s.percent > 0 && s.percent < 100,
+    );
+    expect(intermediate.length, JSON.stringify(seen)).toBeGreaterThan(0);
+    // Rendered in order: the percentages never go back.
+    const percents = seen.map((s) => s.percent);
+    expect(percents).toEqual([...percents].sort((a, b) => a - b));
+
+    const video = page.locator("#task-live video").first();
+    await video.waitFor();
+    await page.waitForFunction(() => (document.querySelector("#task-live video") as PageVideo).readyState >= 1);
+    const duration = await video.evaluate((v: PageVideo) => v.duration);
+    expect(duration).toBeGreaterThan(3.5);
+    await video.evaluate((v: PageVideo) => {
+      v.muted = true;
+      return v.play();
+    });
+    await page.waitForFunction(() => {
+      const v = document.querySelector("#task-live video") as PageVideo;
+      return v.currentTime > 0 && v.readyState >= 2;
+    });
+    await video.evaluate((v: PageVideo) => v.pause());
+  });
+
+  it("follows an image task by polling where EventSource is missing, then shows the image decoded", async () => {
+    const body = { prompt: "a red fox in the snow", count: 1, canvas: { type: "preset", tier: "1K", aspect: "1:1" } };
+    const res = await api("/v1/images/generations", state.key, body, { "Idempotency-Key": "i-1" });
+    expect(res.status).toBe(202);
+    state.imageTask = ((await res.json()) as { task_id: string }).task_id;
+
+    const polling = await browser.context.newPage();
+    try {
+      await polling.addInitScript("delete window.EventSource;");
+      const asked: string[] = [];
+      polling.on("request", (r) => {
+        const path = new URL(r.url()).pathname;
+        if (path.startsWith(`/console/tasks/${state.imageTask}/`)) asked.push(path.slice(path.lastIndexOf("/") + 1));
+      });
+      await polling.goto(`${server.base}/console/tasks/${state.imageTask}`);
+      await polling.waitForSelector('#task-live[data-status="succeeded"]', { timeout: 30_000 });
+      expect(asked).not.toContain("events");
+      expect(asked).toContain("state");
+      await polling.waitForFunction(() => {
+        const img = document.querySelector("#task-live img") as PageImage | null;
+        return !!img && img.complete && img.naturalWidth > 0;
+      });
+      const width = await polling
+        .locator("#task-live img")
+        .first()
+        .evaluate((i: PageImage) => i.naturalWidth);
+      expect(width).toBe(1024);
+      const envelope = JSON.parse((await polling.locator("#task-live pre.envelope").textContent()) ?? "{}");
+      expect(envelope).toMatchObject({ task_id: state.imageTask, status: "succeeded", capability: "text_to_image" });
+    } finally {
+      await polling.close();
+    }
+    await page.goto(`${server.base}/console/tasks/${state.imageTask}`);
+    await screenshot("task");
+  });
+
+  it("lists the tasks with the API's filters", async () => {
+    await page.goto(`${server.base}/console/tasks?capability=text_to_video`);
+    expect(await page.locator(`a[href="/console/tasks/${state.videoTask}"]`).count()).toBe(1);
+    expect(await page.locator(`a[href="/console/tasks/${state.imageTask}"]`).count()).toBe(0);
+    await page.goto(`${server.base}/console/tasks?limit=1`);
+    await page.getByRole("link", { name: "Next" }).click();
+    // Newest first: the image is on the first page, the video on the second.
+    expect(await page.locator(`a[href="/console/tasks/${state.videoTask}"]`).count()).toBe(1);
+    await page.goto(`${server.base}/console/tasks`);
+    await screenshot("tasks");
+  });
+
+  it("shows usage per day and model, and downloads it as CSV", async () => {
+    await page.goto(`${server.base}/console/usage`);
+    const table = page.locator("table.usage");
+    await table.waitFor();
+    const text = (await table.textContent()) ?? "";
+    const [image, video] = await Promise.all(
+      [state.imageTask, state.videoTask].map(async (id) => (await (await api(`/v1/tasks/${id}`, state.key)).json()) as any),
+    );
+    expect(text).toContain(image.resolved_model);
+    expect(text).toContain(video.resolved_model);
+    await screenshot("usage");
+
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "Download CSV" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^usage-live-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}\.csv$/);
+    const csv = readFileSync((await download.path()) as string, "utf8");
+    const lines = csv.split("\r\n");
+    expect(lines[0]).toMatch(/^day,model,credits,tasks,completions,succeeded,failed,canceled,input_tokens,/);
+    const day = (image.completed_at as string).slice(0, 10);
+    expect(lines).toContainEqual(
+      expect.stringMatching(new RegExp(`^${day},${image.resolved_model},${image.billing.net_charged_credits},1,0,1,0,0,`)),
+    );
+    expect(lines[lines.length - 1]).toBe("");
+  });
+
+  it("shows the overview", async () => {
+    await page.goto(`${server.base}/console`);
+    await screenshot("overview");
+  });
+});

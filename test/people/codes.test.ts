@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { generateCode, normaliseCode } from "../../src/people/codes";
+import { normaliseEmail } from "../../src/people/email";
+import { can, ROLES } from "../../src/people/roles";
+
+describe("sign-in codes", () => {
+  it("are six digits, leading zeros kept, spread over every digit in every place", () => {
+    const seen = Array.from({ length: 6 }, () => new Set<string>());
+    for (let i = 0; i < 2000; i++) {
+      const code = generateCode();
+      expect(code).toMatch(/^\d{6}$/);
+      for (const [place, d] of [...code].entries()) seen[place]?.add(d);
+    }
+    for (const digits of seen) expect(digits.size).toBe(10);
+  });
+
+  it("accept what a person types: spaces and dashes between digits, nothing else", () => {
+    expect(normaliseCode("123456")).toBe("123456");
+    expect(normaliseCode(" 123 456 ")).toBe("123456");
+    expect(normaliseCode("123-456")).toBe("123456");
+    expect(normaliseCode("12345")).toBeNull();
+    expect(normaliseCode("1234567")).toBeNull();
+    expect(normaliseCode("12345a")).toBeNull();
+    expect(normaliseCode("")).toBeNull();
+  });
+});
+
+describe("email addresses", () => {
+  it("are trimmed and lower-cased; anything not shaped like an address is refused", () => {
+    expect(normaliseEmail("  Ana@Example.COM ")).toBe("ana@example.com");
+    for (const bad of ["", "ana", "ana@", "@example.com", "ana@example", "a b@example.com", "<ana@example.com>", 42, null]) {
+      expect(normaliseEmail(bad), String(bad)).toBeNull();
+    }
+    expect(normaliseEmail(`${"a".repeat(250)}@example.com`)).toBeNull();
+  });
+});
+
+describe("roles", () => {
+  it("owner may do everything; developer keys, signing keys, tasks and usage; viewer only reads", () => {
+    expect(ROLES).toEqual(["owner", "developer", "viewer"]);
+    const actions = [
+      "keys:manage",
+      "signing_keys:manage",
+      "tasks:read",
+      "tasks:write",
+      "members:manage",
+      "billing:manage",
+      "audit:read",
+      "usage:read",
+    ] as const;
+    const allowed = (role: (typeof ROLES)[number]) => actions.filter((a) => can(role, a));
+    expect(allowed("owner")).toEqual([...actions]);
+    expect(allowed("developer")).toEqual(["keys:manage", "signing_keys:manage", "tasks:read", "tasks:write", "usage:read"]);
+    expect(allowed("viewer")).toEqual(["tasks:read", "usage:read"]);
+  });
+});
