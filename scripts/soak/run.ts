@@ -16,11 +16,12 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { freePort } from "../../bench/lib/local-server.ts";
 import { check, report } from "./check.ts";
 import { drain, readLedgers } from "./drain.ts";
 import { History } from "./history.ts";
 import { RECEIVERS, Receivers } from "./receivers.ts";
-import { freePort, SoakServer } from "./server.ts";
+import { SoakServer } from "./server.ts";
 import { openReservationRows } from "./state.ts";
 import { Client, type Tenant, World } from "./traffic.ts";
 import { startUpstreams } from "./upstreams.ts";

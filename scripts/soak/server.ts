@@ -6,25 +6,12 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
+import { freePort } from "../../bench/lib/local-server.ts";
 import type { History } from "./history.ts";
 
 export const root = new URL("../..", import.meta.url).pathname;
 const bin = join(root, "node_modules/.bin");
-
-/** A port free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const address = s.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** `pid` and every process under it, from the process table. */
 export function descendants(pid: number): number[] {

@@ -95,6 +95,14 @@ class RecordingProxy {
             job_id: jobId,
             ...(answerLost ? { answer_lost: true } : {}),
           });
+        // The service's process may die before the upstream answers: its connection then closes
+        // first, and the answer, when it comes, is recorded as lost (fal still took the job).
+        let answered: { status: number | null; jobId: string | null } | null = null;
+        let closedFirst = false;
+        res.once("close", () => {
+          if (answered) record(answered.status, answered.jobId, !res.writableFinished);
+          else closedFirst = true;
+        });
         const headers = { ...req.headers, host: target.host };
         delete headers["content-length"];
         const upstream = request(
@@ -123,7 +131,8 @@ class RecordingProxy {
               const outHeaders = { ...answer.headers, "content-length": String(out.length) };
               delete outHeaders["transfer-encoding"];
               // Recorded once the answer is handed over, or known lost with the service's process.
-              res.once("close", () => record(answer.statusCode ?? null, jobId, !res.writableFinished));
+              answered = { status: answer.statusCode ?? null, jobId };
+              if (closedFirst) record(answered.status, jobId, true);
               const send = () => {
                 if (req.socket.destroyed) res.destroy();
                 else res.writeHead(answer.statusCode ?? 502, outHeaders).end(out);
@@ -136,7 +145,8 @@ class RecordingProxy {
           },
         );
         upstream.on("error", (e) => {
-          record(null, null);
+          answered = { status: null, jobId: null };
+          if (closedFirst) record(null, null);
           if (!res.headersSent) res.writeHead(502, { "Content-Type": "text/plain" }).end(String(e));
         });
         upstream.end(body);

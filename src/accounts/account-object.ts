@@ -732,13 +732,14 @@ export class AccountObject extends DurableObject<Env> {
 
   private insertIndex(entry: TaskIndexEntry, update: boolean): void {
     this.sql.exec(
-      `INSERT INTO tasks (task_id, created_at, status, capability, model, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+      `INSERT INTO tasks (task_id, created_at, status, capability, model, mode, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (task_id) DO ${update ? "UPDATE SET status = excluded.status, updated_at = excluded.updated_at" : "NOTHING"}`,
       entry.task_id,
       entry.created_at,
       entry.status,
       entry.capability,
       entry.model,
+      entry.mode ?? "live",
       new Date().toISOString(),
     );
   }
@@ -746,6 +747,8 @@ export class AccountObject extends DurableObject<Env> {
   listTasks(q: {
     status?: string;
     capability?: string;
+    /** Only the tasks of keys of this mode (an API key sees its own mode's tasks); all when absent. */
+    mode?: KeyMode;
     created_after?: string;
     created_before?: string;
     limit: number;
@@ -753,6 +756,7 @@ export class AccountObject extends DurableObject<Env> {
   }): { task_ids: string[]; has_more: boolean; last?: { created_at: string; task_id: string } } {
     const where: string[] = [];
     const args: (string | number)[] = [];
+    if (q.mode) where.push("mode = ?") && args.push(q.mode);
     if (q.status) where.push("status = ?") && args.push(q.status);
     if (q.capability) where.push("capability = ?") && args.push(q.capability);
     if (q.created_after) where.push("created_at > ?") && args.push(q.created_after);
@@ -779,6 +783,8 @@ export interface TaskIndexEntry {
   status: string;
   capability: string;
   model: string;
+  /** The creating key's mode (live when absent: entries written before modes were listed apart). */
+  mode?: KeyMode;
 }
 
 /** How long an unconfirmed hold waits for its task object when that object cannot answer. */

@@ -120,5 +120,12 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
         `);
       },
     },
+    {
+      version: 9,
+      name: "tasks.mode (each key mode lists its own tasks; tasks listed before are live)",
+      up(sql) {
+        addColumnIfMissing(sql, "tasks", "mode", "TEXT NOT NULL DEFAULT 'live'");
+      },
+    },
   ];
 }

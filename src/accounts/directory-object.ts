@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { type Migration, migrate } from "../storage/migrations";
+import { type Migration, migratedSql } from "../storage/migrations";
 
 /** The DirectoryObject's schema, one migration per change (docs/storage/directory-object.md). */
 export const DIRECTORY_MIGRATIONS: Migration[] = [
@@ -25,8 +25,7 @@ export class DirectoryObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
-    void ctx.blockConcurrencyWhile(() => migrate(ctx.storage, DIRECTORY_MIGRATIONS));
+    this.sql = migratedSql(ctx, DIRECTORY_MIGRATIONS);
   }
 
   /** Writes a pointer once; a second write with another value is refused (returns false). */

@@ -6,7 +6,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { newId } from "../lib/ids";
-import { type Migration, migrate } from "../storage/migrations";
+import { type Migration, migratedSql } from "../storage/migrations";
 import type { MailMessage, MailSender } from "./sender";
 import { sendFailed } from "./sender";
 
@@ -39,8 +39,7 @@ export class OutboxObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
-    void ctx.blockConcurrencyWhile(() => migrate(ctx.storage, OUTBOX_MIGRATIONS));
+    this.sql = migratedSql(ctx, OUTBOX_MIGRATIONS);
   }
 
   put(message: MailMessage): OutboxMessage {

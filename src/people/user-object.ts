@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { newId } from "../lib/ids";
-import { migrate } from "../storage/migrations";
+import { migratedSql } from "../storage/migrations";
 import { generateCode } from "./codes";
 import { CODE_MAX_ATTEMPTS, CODE_TTL_MS, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SESSION_TOUCH_MS } from "./policy";
 import { keyedHash } from "./secret";
@@ -51,8 +51,7 @@ export class UserObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
-    void ctx.blockConcurrencyWhile(() => migrate(ctx.storage, USER_MIGRATIONS));
+    this.sql = migratedSql(ctx, USER_MIGRATIONS);
   }
 
   private row(): UserView | null {

@@ -78,6 +78,15 @@ export async function migrate(
   return version;
 }
 
+/**
+ * For a Durable Object's constructor: its SQL storage, with the migrations applied inside
+ * blockConcurrencyWhile, so that the object takes no request before its schema is current.
+ */
+export function migratedSql(ctx: DurableObjectState, migrations: readonly Migration<any>[], baseline?: Baseline): SqlStorage {
+  void ctx.blockConcurrencyWhile(() => migrate(ctx.storage, migrations, Number.POSITIVE_INFINITY, baseline));
+  return ctx.storage.sql;
+}
+
 function setVersion(sql: SqlStorage, version: number): void {
   sql.exec(
     "INSERT INTO schema_version (id, version, updated_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at",

@@ -4,6 +4,7 @@
  * position of the page's last task, tagged with the tenant so that it cannot be replayed
  * against another listing.
  */
+import type { KeyMode } from "../accounts/api-keys";
 import { accountFor } from "../accounts/service";
 import type { Capability } from "../catalog/schema";
 import type { Env } from "../env";
@@ -21,6 +22,8 @@ export interface TaskListQuery {
   created_before?: string;
   limit: number;
   cursor?: string;
+  /** An API key lists its own mode's tasks; the console (no mode) lists both. */
+  mode?: KeyMode;
 }
 
 export interface TaskListPage {
@@ -72,6 +75,7 @@ export async function listTaskPage(env: Env, tenantId: string, q: TaskListQuery)
   const page = await accountFor(env, tenantId).listTasks({
     status: q.status,
     capability: q.capability,
+    ...(q.mode ? { mode: q.mode } : {}),
     created_after: after,
     created_before: before,
     limit: q.limit,

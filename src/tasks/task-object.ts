@@ -27,7 +27,7 @@ import {
   type ProviderResult,
   SAFETY_CODES,
 } from "../providers/types";
-import { migrate } from "../storage/migrations";
+import { migratedSql } from "../storage/migrations";
 import { type Envelope, emptyUsage, envelope, type TaskPlan, type TaskRecord, type TaskStatus, TERMINAL } from "./record";
 import { RECORD_VERSION, upgradeRecord } from "./record-versions";
 import { TASK_BASELINE, TASK_MIGRATIONS } from "./task-schema";
@@ -117,9 +117,8 @@ export class TaskObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
+    this.sql = migratedSql(ctx, TASK_MIGRATIONS, TASK_BASELINE);
     this.taskId = `task_${ctx.id.toString()}`;
-    void ctx.blockConcurrencyWhile(() => migrate(ctx.storage, TASK_MIGRATIONS, Number.POSITIVE_INFINITY, TASK_BASELINE));
   }
 
   // ---------------------------------------------------------------- storage
@@ -297,6 +296,7 @@ export class TaskObject extends DurableObject<Env> {
       status: "queued",
       capability: plan.capability,
       model: plan.resolved_model,
+      mode: plan.mode,
     };
     // The hold is named by this task and this body, so only a retry of the same request adopts it;
     // one the account already gave back (lease over) is followed by a fresh one.
@@ -430,6 +430,7 @@ export class TaskObject extends DurableObject<Env> {
       status: rec.status,
       capability: rec.capability,
       model: rec.resolved_model,
+      mode: rec.mode ?? "live",
     });
   }
 

@@ -12,7 +12,7 @@ import { parseStripeEvent, verifyStripeSignature } from "../../src/billing/payme
 import type { Env } from "../../src/env";
 import { ApiError } from "../../src/errors/api-error";
 import { createApp } from "../../src/http/app";
-import { BASE, call, expectError, newTenant } from "../helpers/api";
+import { BASE, call, expectError, newTenant, readResponse } from "../helpers/api";
 import { createFakeStripe, FAKE_STRIPE_BASE } from "./fake-stripe";
 
 const SECRET_KEY = "sk_test_fake_0123456789";
@@ -37,14 +37,7 @@ async function callConfigured(path: string, init: RequestInit & { key?: string }
   const ctx = createExecutionContext();
   const res = await app.fetch(new Request(`${BASE}${path}`, { ...init, headers }), { ...env, ...extra }, ctx);
   await waitOnExecutionContext(ctx);
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+  return readResponse(res);
 }
 
 /** The Worker's outgoing requests to the Stripe base URL go to the fake; nothing else is touched. */

@@ -7,11 +7,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
-import { loadCatalogInto, startWranglerDev, type WranglerDev } from "../../bench/lib/local-server.ts";
+import { freePort, loadCatalogInto, startWranglerDev, type WranglerDev } from "../../bench/lib/local-server.ts";
 
 export const INSTALL_HINT = "apt-get install -y chromium";
 
@@ -29,17 +28,6 @@ export function chromiumPath(): string {
   throw new Error(
     `The browser tests need Chromium and none was found (CHROMIUM_PATH or \`chromium\` on the PATH): ${INSTALL_HINT}`,
   );
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface ConsoleServer {

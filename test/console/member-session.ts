@@ -11,7 +11,7 @@ import type { Role } from "../../src/people/roles";
 import { startSession } from "../../src/people/sessions";
 import { createTenantWithOwner } from "../../src/people/tenants";
 import { userIdByEmail } from "../../src/people/users";
-import { admin, BASE, type TestTenant } from "../helpers/api";
+import { admin, BASE, readResponse, type TestTenant } from "../helpers/api";
 
 let counter = 0;
 const operator = { principal: { kind: "operator" as const } };
@@ -69,14 +69,7 @@ export async function consoleCall(
   const res = await exports.default.fetch(
     new Request(`${BASE}${path}`, { method: body === undefined ? "GET" : "POST", headers, body, redirect: "manual" }),
   );
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+  return readResponse(res);
 }
 
 /** The `_csrf` value of a page's forms. */

@@ -1,7 +1,7 @@
 /** Members from the console: invite, join at first sign-in, change a role, remove, keep the last owner. */
 import { describe, expect, it } from "vitest";
 import { admin } from "../helpers/api";
-import { Browser, freshEmail, inviteAndSignIn, lastCode, lastMail, signIn, tenantWithOwner } from "../helpers/console";
+import { askCode, freshEmail, inviteAndSignIn, lastCode, lastMail, signIn, tenantWithOwner } from "../helpers/console";
 
 async function members(tenantId: string): Promise<{ user_id: string; email: string; role: string; status: string }[]> {
   const res = await admin(`/admin/v1/tenants/${tenantId}/members`);
@@ -9,10 +9,29 @@ async function members(tenantId: string): Promise<{ user_id: string; email: stri
   return res.json.data;
 }
 
+/** The member row of `email` in the tenant, if any. */
+async function memberOf(tenantId: string, email: string) {
+  return (await members(tenantId)).find((m) => m.email === email);
+}
+
+async function userIdOf(tenantId: string, email: string): Promise<string> {
+  const m = await memberOf(tenantId, email);
+  expect(m, `${email} among the members`).toBeDefined();
+  return (m as { user_id: string }).user_id;
+}
+
 async function ownerSignedIn() {
   const email = freshEmail("owner");
   const tenant = await tenantWithOwner(email);
   return { email, tenant, browser: await signIn(email) };
+}
+
+/** A signed-in owner, and a member with `role` they invited, signed in too. */
+async function ownerAndMember(label: string, role: "owner" | "developer" | "viewer") {
+  const { browser: owner, tenant } = await ownerSignedIn();
+  const email = freshEmail(label);
+  const member = await inviteAndSignIn(owner, email, role);
+  return { owner, tenant, email, member, user_id: await userIdOf(tenant.tenant_id, email) };
 }
 
 describe("members", () => {
@@ -28,12 +47,12 @@ describe("members", () => {
     const mail = await lastMail(email);
     expect(mail?.subject).toBe(`You are invited to ${tenant.name}`);
     expect(mail?.text).toContain("as developer");
-    expect((await members(tenant.tenant_id)).find((m) => m.email === email)).toMatchObject({
+    expect(await memberOf(tenant.tenant_id, email)).toMatchObject({
       role: "developer",
       status: "invited",
     });
     const dev = await signIn(email);
-    expect((await members(tenant.tenant_id)).find((m) => m.email === email)).toMatchObject({
+    expect(await memberOf(tenant.tenant_id, email)).toMatchObject({
       role: "developer",
       status: "active",
     });
@@ -56,11 +75,8 @@ describe("members", () => {
   });
 
   it("changing a role takes effect at the member's next request", async () => {
-    const { browser: owner, tenant } = await ownerSignedIn();
-    const email = freshEmail("promoted");
-    const member = await inviteAndSignIn(owner, email, "viewer");
+    const { owner, email, member, user_id } = await ownerAndMember("promoted", "viewer");
     expect((await member.get("/console/members")).status).toBe(403);
-    const { user_id } = (await members(tenant.tenant_id)).find((m) => m.email === email) as { user_id: string };
     await owner.get("/console/members");
     const res = await owner.post(`/console/members/${user_id}/role`, { role: "owner" });
     expect(res.status).toBe(303);
@@ -69,11 +85,8 @@ describe("members", () => {
   });
 
   it("removing a member ends their sessions' access to the tenant", async () => {
-    const { browser: owner, tenant } = await ownerSignedIn();
-    const email = freshEmail("removed");
-    const member = await inviteAndSignIn(owner, email, "developer");
+    const { owner, tenant, email, member, user_id } = await ownerAndMember("removed", "developer");
     expect((await member.get("/console")).status).toBe(200);
-    const { user_id } = (await members(tenant.tenant_id)).find((m) => m.email === email) as { user_id: string };
     await owner.get("/console/members");
     expect((await owner.post(`/console/members/${user_id}/remove`, {})).status).toBe(303);
     expect((await members(tenant.tenant_id)).map((m) => m.email)).not.toContain(email);
@@ -81,9 +94,7 @@ describe("members", () => {
     expect(after.status).toBe(403);
     expect(after.text).toContain("no tenant counts you among its members");
     // Signing in again does not bring the tenant back.
-    const again = new Browser();
-    await again.get("/console/sign-in");
-    await again.post("/console/sign-in", { email });
+    const again = await askCode(email);
     const done = await again.post("/console/sign-in/code", { email, code: await lastCode(email) });
     expect(done.status).toBe(303);
     expect((await again.get("/console")).status).toBe(403);
@@ -91,27 +102,27 @@ describe("members", () => {
 
   it("the last owner can be neither demoted nor removed (409), by themselves or anyone", async () => {
     const { browser: owner, tenant, email } = await ownerSignedIn();
-    const { user_id } = (await members(tenant.tenant_id)).find((m) => m.email === email) as { user_id: string };
+    const user_id = await userIdOf(tenant.tenant_id, email);
     await owner.get("/console/members");
     const demote = await owner.post(`/console/members/${user_id}/role`, { role: "developer" });
     expect(demote.status).toBe(409);
     expect(demote.text).toContain("A tenant keeps at least one owner");
     const remove = await owner.post(`/console/members/${user_id}/remove`, {});
     expect(remove.status).toBe(409);
-    expect((await members(tenant.tenant_id)).find((m) => m.email === email)).toMatchObject({ role: "owner" });
+    expect(await memberOf(tenant.tenant_id, email)).toMatchObject({ role: "owner" });
     // With a second active owner, the first may step down.
     const second = freshEmail("second-owner");
     await inviteAndSignIn(owner, second, "owner");
     await owner.get("/console/members");
     expect((await owner.post(`/console/members/${user_id}/role`, { role: "developer" })).status).toBe(303);
-    expect((await members(tenant.tenant_id)).find((m) => m.email === email)).toMatchObject({ role: "developer" });
+    expect(await memberOf(tenant.tenant_id, email)).toMatchObject({ role: "developer" });
   });
 
   it("an invited owner who never signed in does not count as the owner that must remain", async () => {
     const { browser: owner, tenant, email } = await ownerSignedIn();
     await owner.get("/console/members");
     await owner.post("/console/members/invite", { email: freshEmail("pending-owner"), role: "owner" });
-    const { user_id } = (await members(tenant.tenant_id)).find((m) => m.email === email) as { user_id: string };
+    const user_id = await userIdOf(tenant.tenant_id, email);
     await owner.get("/console/members");
     expect((await owner.post(`/console/members/${user_id}/role`, { role: "viewer" })).status).toBe(409);
   });

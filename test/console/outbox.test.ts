@@ -1,15 +1,13 @@
 /** The local outbox: `GET /admin/v1/outbox`, operator only, newest first. */
 import { describe, expect, it } from "vitest";
 import { admin, call, expectError } from "../helpers/api";
-import { Browser, freshEmail, tenantWithOwner } from "../helpers/console";
+import { askCode, freshEmail, tenantWithOwner } from "../helpers/console";
 
 describe("GET /admin/v1/outbox", () => {
   it("lists the mail kept instead of sent, newest first, with to, subject, text and created_at", async () => {
     const email = freshEmail("outbox");
     await tenantWithOwner(email);
-    const b = new Browser();
-    await b.get("/console/sign-in");
-    await b.post("/console/sign-in", { email });
+    const b = await askCode(email);
     await b.post("/console/sign-in", { email });
     const res = await admin(`/admin/v1/outbox?to=${encodeURIComponent(email)}`);
     expect(res.status).toBe(200);

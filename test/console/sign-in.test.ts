@@ -1,6 +1,6 @@
 /** The sign-in pages as a browser uses them: forms, cookies, the code from the outbox. */
 import { describe, expect, it } from "vitest";
-import { Browser, freshEmail, lastCode, lastMail, signIn, tenantWithOwner } from "../helpers/console";
+import { askCode, Browser, freshEmail, lastCode, lastMail, signIn, tenantWithOwner } from "../helpers/console";
 
 describe("console sign-in", () => {
   it("sends the signed-out to the sign-in page, and the signed-in to the overview", async () => {
@@ -21,9 +21,7 @@ describe("console sign-in", () => {
   it("sets the session cookie HttpOnly and SameSite=Lax, and not Secure only in the local configuration", async () => {
     const email = freshEmail("cookie");
     await tenantWithOwner(email);
-    const b = new Browser();
-    await b.get("/console/sign-in");
-    await b.post("/console/sign-in", { email });
+    const b = await askCode(email);
     const res = await b.post("/console/sign-in/code", { email, code: await lastCode(email) });
     const cookie = res.headers.getSetCookie().find((c) => c.startsWith("session="));
     expect(cookie).toBeDefined();
@@ -54,9 +52,7 @@ describe("console sign-in", () => {
   it("says clearly what is wrong with a code: wrong (attempts left), then too many attempts", async () => {
     const email = freshEmail("wrong");
     await tenantWithOwner(email);
-    const b = new Browser();
-    await b.get("/console/sign-in");
-    await b.post("/console/sign-in", { email });
+    const b = await askCode(email);
     const code = await lastCode(email);
     const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, "0");
     const first = await b.post("/console/sign-in/code", { email, code: wrong });

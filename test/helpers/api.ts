@@ -27,7 +27,11 @@ export async function call(path: string, options: CallOptions = {}) {
 
 /** Sends a request as it is through the Worker's entry point; the answer's bytes, text and JSON (if any). */
 export async function send(request: Request) {
-  const res = await exports.default.fetch(request);
+  return readResponse(await exports.default.fetch(request));
+}
+
+/** A response's status, headers, bytes, text and JSON (undefined when the body is not JSON). */
+export async function readResponse(res: Response) {
   const bytes = new Uint8Array(await res.arrayBuffer());
   const text = new TextDecoder().decode(bytes);
   let json: any;

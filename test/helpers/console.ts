@@ -108,12 +108,18 @@ export async function tenantWithOwner(email: string, credits = "1000"): Promise<
   return { tenant_id: res.json.tenant_id, name: res.json.name };
 }
 
-/** Asks for a code and signs in with it; returns the browser, now holding a session. */
-export async function signIn(email: string, browser = new Browser()): Promise<Browser> {
+/** Opens the sign-in form and asks for a code mailed to `email`; returns the browser, on the code form. */
+export async function askCode(email: string, browser = new Browser()): Promise<Browser> {
   const form = await browser.get("/console/sign-in");
   expect(form.status).toBe(200);
   const asked = await browser.post("/console/sign-in", { email });
   expect(asked.status, asked.text).toBe(200);
+  return browser;
+}
+
+/** Asks for a code and signs in with it; returns the browser, now holding a session. */
+export async function signIn(email: string, browser = new Browser()): Promise<Browser> {
+  await askCode(email, browser);
   const done = await browser.post("/console/sign-in/code", { email, code: await lastCode(email) });
   expect(done.status, done.text).toBe(303);
   expect(done.location).toBe("/console");

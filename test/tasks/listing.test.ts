@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, expectError, newTenant, type TestTenant } from "../helpers/api";
+import { ADMIN_TOKEN, call, expectError, newTenant, type TestTenant } from "../helpers/api";
 import { createImage, waitFor } from "../helpers/tasks";
 
 let t: TestTenant;
@@ -83,5 +83,25 @@ describe("GET /v1/tasks", () => {
   it("never shows another tenant's tasks", async () => {
     const other = await newTenant();
     expect((await call("/v1/tasks", { key: other.api_key })).json.data).toEqual([]);
+  });
+});
+
+describe("GET /v1/tasks and key modes", () => {
+  it("lists only the tasks of the calling key's mode: test work never shows to a live key, nor the reverse", async () => {
+    const live = await newTenant({ credits: "1000" });
+    const made = await call(`/admin/v1/tenants/${live.tenant_id}/api-keys`, { key: ADMIN_TOKEN, body: { mode: "test" } });
+    expect(made.status).toBe(201);
+    const test: TestTenant = { ...live, api_key: made.json.api_key, key_id: made.json.key_id };
+    const canvas = { type: "preset", tier: "1K", aspect: "1:1" };
+    const liveTask = (await createImage(live, { prompt: "live work", canvas })).json.task_id;
+    const testTask = (await createImage(test, { prompt: "test work", canvas })).json.task_id;
+    await waitFor(live, liveTask);
+    await waitFor(test, testTask);
+
+    const ofLive = await call("/v1/tasks", { key: live.api_key });
+    const ofTest = await call("/v1/tasks", { key: test.api_key });
+    expect(ofLive.json.data.map((x: any) => x.task_id)).toEqual([liveTask]);
+    expect(ofTest.json.data.map((x: any) => x.task_id)).toEqual([testTask]);
+    expect(ofTest.json.data[0].provider.mode).toBe("test");
   });
 });

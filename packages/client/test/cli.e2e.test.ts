@@ -6,12 +6,11 @@
  */
 import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type LocalServer, startLocalServer } from "../../../bench/lib/local-server.ts";
+import { freePort, type LocalServer, startLocalServer } from "../../../bench/lib/local-server.ts";
 import { probeMedia } from "../../../src/media/probe.ts";
 
 const root = new URL("../../../", import.meta.url).pathname;
@@ -19,17 +18,6 @@ const pkg = join(root, "packages/client");
 const cliPath = join(pkg, "dist/cli.js");
 /** What `npx media-api` runs: the committed launcher, which loads dist/cli.js. */
 const bin = join(pkg, "bin/media-api.js");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function newestMtime(dir: string): number {
   let newest = 0;

@@ -5,6 +5,7 @@ import type { ConsoleEnv } from "../context";
 import { Layout } from "../layout";
 import { render } from "../render";
 import { requireRole } from "../session";
+import { TableHead } from "../table";
 
 const PAGE = 50;
 
@@ -22,15 +23,7 @@ export function register(app: Hono<ConsoleEnv>) {
           <p class="muted">Nothing recorded yet.</p>
         ) : (
           <table>
-            <thead>
-              <tr>
-                <th scope="col">When (UTC)</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">On</th>
-                <th scope="col">From</th>
-              </tr>
-            </thead>
+            <TableHead columns={["When (UTC)", "Who", "What", "On", "From"]} />
             <tbody>
               {page.entries.map((e) => (
                 <tr data-action={e.action}>

@@ -15,9 +15,11 @@ import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, takeFlash } from "../flash";
 import { Layout } from "../layout";
+import { refusal } from "../refusal";
 import { render } from "../render";
 import { when } from "../secret-once";
-import { requireRole, wantsJson } from "../session";
+import { requireRole } from "../session";
+import { TableHead } from "../table";
 
 /** What a grant's source means, for people. */
 function sourceText(source: string): string {
@@ -97,15 +99,7 @@ async function creditsPage(c: Context<ConsoleEnv>, flash?: Flash, status: Conten
         <p class="muted">No credits granted yet.</p>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col" class="num">
-                Credits
-              </th>
-              <th scope="col">Source</th>
-            </tr>
-          </thead>
+          <TableHead columns={["When", { label: "Credits", num: true }, "Source"]} />
           <tbody>
             {grants.map((g) => (
               <tr data-grant-id={g.grant_id} data-source={g.source}>
@@ -122,19 +116,7 @@ async function creditsPage(c: Context<ConsoleEnv>, flash?: Flash, status: Conten
         <>
           <h2>Purchases</h2>
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Started</th>
-                <th scope="col">By</th>
-                <th scope="col" class="num">
-                  Paid
-                </th>
-                <th scope="col" class="num">
-                  Credits
-                </th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
+            <TableHead columns={["Started", "By", { label: "Paid", num: true }, { label: "Credits", num: true }, "Status"]} />
             <tbody>
               {checkouts.map((k) => (
                 <tr data-checkout-id={k.checkout_id} data-status={k.status}>
@@ -202,9 +184,10 @@ export function register(app: Hono<ConsoleEnv>) {
         201,
       );
     } catch (e) {
-      if (!(e instanceof ApiError) || e.code === "forbidden" || wantsJson(c.req.header("Accept"))) throw e;
-      if (e.code === "payment_provider_unavailable") throw e;
-      return creditsPage(c, { kind: "error", text: e.message }, e.status as ContentfulStatusCode);
+      // Without a provider the page says so already: the error page tells what to configure.
+      if (e instanceof ApiError && e.code === "payment_provider_unavailable") throw e;
+      const { flash, status } = refusal(c, e);
+      return creditsPage(c, flash, status);
     }
   });
 }

@@ -8,7 +8,7 @@ import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiKeyRecord } from "../../accounts/api-key-rows";
 import { KEY_MODES, type KeyMode, PERMISSIONS, type Permission } from "../../accounts/api-keys";
-import { GRACE_LABELS, GRACES, type Grace, rotateApiKey } from "../../accounts/key-rotation";
+import { GRACE_LABELS, rotateApiKey } from "../../accounts/key-rotation";
 import { issueApiKey, listApiKeys, revokeApiKey } from "../../accounts/service";
 import { ApiError } from "../../errors/api-error";
 import { can } from "../../people/roles";
@@ -17,9 +17,12 @@ import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
 import { Layout } from "../layout";
+import { refusal } from "../refusal";
 import { render } from "../render";
+import { PostButton, postedGrace, RotateForm } from "../row-forms";
 import { CopyScript, SecretOnce, when } from "../secret-once";
-import { requireMember, requireRole, wantsJson } from "../session";
+import { requireMember, requireRole } from "../session";
+import { TableHead } from "../table";
 
 const PERMISSION_HELP: Record<Permission, string> = {
   "catalog:read": "read the catalog of models and voices",
@@ -46,22 +49,7 @@ async function keysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Contentfu
         <p class="muted">No API keys yet.</p>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Mode</th>
-              <th scope="col">Permissions</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Created</th>
-              <th scope="col">Status</th>
-              {manage ? (
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              ) : null}
-            </tr>
-          </thead>
+          <TableHead columns={["Name", "Key", "Mode", "Permissions", "Last used", "Created", "Status"]} actions={manage} />
           <tbody>
             {keys.map((k) => (
               <tr data-key-id={k.key_id} data-status={k.status}>
@@ -86,30 +74,26 @@ async function keysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Contentfu
                 {manage ? (
                   <td>
                     {k.status === "active" && !k.replaced_by ? (
-                      <form class="inline" method="post" action={`/console/keys/${k.key_id}/rotate`}>
-                        {csrfField(c)}
-                        <label class="sr-only" for={`grace-${k.key_id}`}>
-                          Old key keeps working for
-                        </label>
-                        <select id={`grace-${k.key_id}`} name="grace" title="How long the old key keeps working">
-                          {GRACES.map((g) => (
-                            <option value={g} selected={g === "24h"}>
-                              {GRACE_LABELS[g]}
-                            </option>
-                          ))}
-                        </select>
-                        <button type="submit" class="secondary">
-                          Rotate
-                        </button>
-                      </form>
+                      <RotateForm
+                        c={c}
+                        action={`/console/keys/${k.key_id}/rotate`}
+                        name="grace"
+                        rowId={k.key_id}
+                        label="Old key keeps working for"
+                        title="How long the old key keeps working"
+                        labels={GRACE_LABELS}
+                        selected="24h"
+                      />
                     ) : null}
                     {k.status !== "revoked" ? (
-                      <form class="inline" method="post" action={`/console/keys/${k.key_id}/revoke`}>
-                        {csrfField(c)}
-                        <button type="submit" class="danger" aria-label={`Revoke ${k.name ?? k.key_id}`}>
-                          Revoke
-                        </button>
-                      </form>
+                      <PostButton
+                        c={c}
+                        action={`/console/keys/${k.key_id}/revoke`}
+                        kind="danger"
+                        label={`Revoke ${k.name ?? k.key_id}`}
+                      >
+                        Revoke
+                      </PostButton>
                     ) : null}
                   </td>
                 ) : null}
@@ -169,8 +153,8 @@ async function keysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Contentfu
 
 /** A refusal from a service: the list again with the reason (a script asking for JSON gets the envelope). */
 async function refused(c: Context<ConsoleEnv>, e: unknown) {
-  if (!(e instanceof ApiError) || e.code === "forbidden" || wantsJson(c.req.header("Accept"))) throw e;
-  return keysPage(c, { kind: "error", text: e.message }, e.status as ContentfulStatusCode);
+  const { flash, status } = refusal(c, e);
+  return keysPage(c, flash, status);
 }
 
 function invalid(param: string, reason: string): ApiError {
@@ -245,12 +229,8 @@ export function register(app: Hono<ConsoleEnv>) {
 
   app.post("/keys/:key_id/rotate", requireRole("keys:manage"), async (c) => {
     try {
-      const body = await c.req.parseBody();
-      const grace = body.grace;
-      if (typeof grace !== "string" || !(GRACES as readonly string[]).includes(grace)) {
-        throw invalid("grace", `must be one of ${GRACES.join(", ")}`);
-      }
-      const r = await rotateApiKey(c.env, c.req.param("key_id"), grace as Grace, acting(c));
+      const grace = await postedGrace(c, "grace");
+      const r = await rotateApiKey(c.env, c.req.param("key_id"), grace, acting(c));
       return render(
         c,
         <NewKeyPage c={c} title={`Key “${r.record.name ?? r.record.key_id}” rotated`} apiKey={r.api_key}>
@@ -262,7 +242,7 @@ export function register(app: Hono<ConsoleEnv>) {
             ) : (
               <>
                 The old key <code>{r.old.key_id}</code> keeps working until <strong>{when(r.old.expires_at)}</strong> (
-                {GRACE_LABELS[grace as Grace]}), then stops: deploy the new key before then.
+                {GRACE_LABELS[grace]}), then stops: deploy the new key before then.
               </>
             )}
           </p>

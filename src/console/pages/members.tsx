@@ -1,7 +1,6 @@
 /** Members (owners): invite by email with a role, change a role, remove. */
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ApiError } from "../../errors/api-error";
 import { changeMemberRole, inviteMember, listMembers, removeMember } from "../../people/members";
 import { ROLES } from "../../people/roles";
 import { acting } from "../acting";
@@ -9,8 +8,11 @@ import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
 import { Layout } from "../layout";
+import { refusal } from "../refusal";
 import { render } from "../render";
-import { requireRole, wantsJson } from "../session";
+import { PostButton } from "../row-forms";
+import { requireRole } from "../session";
+import { TableHead } from "../table";
 
 async function field(c: Context<ConsoleEnv>, name: string): Promise<string> {
   const value = (await c.req.parseBody())[name];
@@ -30,17 +32,7 @@ async function membersPage(c: Context<ConsoleEnv>, flash?: Flash, status: Conten
     c,
     <Layout title="Members" member={member} active="members" flash={flash}>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
-            <th scope="col">Status</th>
-            <th scope="col">Since</th>
-            <th scope="col">
-              <span class="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={["Email", "Role", "Status", "Since"]} actions />
         <tbody>
           {members.map((m) => (
             <tr data-user-id={m.user_id}>
@@ -71,12 +63,9 @@ async function membersPage(c: Context<ConsoleEnv>, flash?: Flash, status: Conten
               </td>
               <td>{(m.joined_at ?? m.created_at).slice(0, 10)}</td>
               <td>
-                <form class="inline" method="post" action={`/console/members/${m.user_id}/remove`}>
-                  {csrfField(c)}
-                  <button type="submit" class="danger" aria-label={`Remove ${m.email}`}>
-                    Remove
-                  </button>
-                </form>
+                <PostButton c={c} action={`/console/members/${m.user_id}/remove`} kind="danger" label={`Remove ${m.email}`}>
+                  Remove
+                </PostButton>
               </td>
             </tr>
           ))}
@@ -112,9 +101,9 @@ async function act(c: Context<ConsoleEnv>, run: () => Promise<string>) {
     const text = await run();
     return redirectWithFlash(c, "/console/members", { kind: "ok", text });
   } catch (e) {
-    if (!(e instanceof ApiError) || e.code === "forbidden" || wantsJson(c.req.header("Accept"))) throw e;
-    if (e.retryAfter !== undefined) c.header("Retry-After", String(Math.ceil(e.retryAfter)));
-    return membersPage(c, { kind: "error", text: e.message }, e.status as ContentfulStatusCode);
+    const { flash, status, error } = refusal(c, e);
+    if (error.retryAfter !== undefined) c.header("Retry-After", String(Math.ceil(error.retryAfter)));
+    return membersPage(c, flash, status);
   }
 }
 

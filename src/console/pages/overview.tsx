@@ -10,6 +10,7 @@ import { Layout } from "../layout";
 import { render } from "../render";
 import { requireMember } from "../session";
 import { SpendChart } from "../spend-chart";
+import { TableHead } from "../table";
 
 export function register(app: Hono<ConsoleEnv>) {
   app.get("/", requireMember, async (c) => {
@@ -47,15 +48,7 @@ export function register(app: Hono<ConsoleEnv>) {
               <p class="muted">No tasks yet.</p>
             ) : (
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Task</th>
-                    <th scope="col">Capability</th>
-                    <th scope="col">Model</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Created</th>
-                  </tr>
-                </thead>
+                <TableHead columns={["Task", "Capability", "Model", "Status", "Created"]} />
                 <tbody>
                   {recent.data.map((t) => (
                     <tr>

@@ -6,7 +6,7 @@
 import type { Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { GRACE_LABELS, GRACES, type Grace } from "../../accounts/key-rotation";
+import { GRACE_LABELS, type Grace } from "../../accounts/key-rotation";
 import {
   createSigningKey,
   DEFAULT_OVERLAP,
@@ -14,16 +14,18 @@ import {
   retireSigningKey,
   rotateSigningKey,
 } from "../../accounts/signing-keys";
-import { ApiError } from "../../errors/api-error";
 import { can } from "../../people/roles";
 import { acting } from "../acting";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
 import { Layout } from "../layout";
+import { refusal } from "../refusal";
 import { render } from "../render";
+import { PostButton, postedGrace, RotateForm } from "../row-forms";
 import { CopyScript, SecretOnce, when } from "../secret-once";
-import { requireMember, requireRole, wantsJson } from "../session";
+import { requireMember, requireRole } from "../session";
+import { TableHead } from "../table";
 
 const OVERLAP_LABELS: Record<Grace, string> = { ...GRACE_LABELS, none: "none (old secret stops now)" };
 
@@ -42,20 +44,7 @@ async function signingKeysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Co
         <p class="muted">No signing keys yet.</p>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Key id</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last rotated</th>
-              <th scope="col">Previous secret signs until</th>
-              {manage ? (
-                <th scope="col">
-                  <span class="sr-only">Actions</span>
-                </th>
-              ) : null}
-            </tr>
-          </thead>
+          <TableHead columns={["Key id", "Status", "Created", "Last rotated", "Previous secret signs until"]} actions={manage} />
           <tbody>
             {keys.map((k) => (
               <tr data-signing-key-id={k.id} data-status={k.status}>
@@ -73,28 +62,19 @@ async function signingKeysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Co
                   <td>
                     {k.status === "active" ? (
                       <>
-                        <form class="inline" method="post" action={`/console/signing-keys/${k.id}/rotate`}>
-                          {csrfField(c)}
-                          <label class="sr-only" for={`overlap-${k.id}`}>
-                            Previous secret keeps signing for
-                          </label>
-                          <select id={`overlap-${k.id}`} name="overlap" title="How long the previous secret keeps signing">
-                            {GRACES.map((g) => (
-                              <option value={g} selected={g === DEFAULT_OVERLAP}>
-                                {OVERLAP_LABELS[g]}
-                              </option>
-                            ))}
-                          </select>
-                          <button type="submit" class="secondary">
-                            Rotate
-                          </button>
-                        </form>
-                        <form class="inline" method="post" action={`/console/signing-keys/${k.id}/retire`}>
-                          {csrfField(c)}
-                          <button type="submit" class="danger" aria-label={`Retire ${k.id}`}>
-                            Retire
-                          </button>
-                        </form>
+                        <RotateForm
+                          c={c}
+                          action={`/console/signing-keys/${k.id}/rotate`}
+                          name="overlap"
+                          rowId={k.id}
+                          label="Previous secret keeps signing for"
+                          title="How long the previous secret keeps signing"
+                          labels={OVERLAP_LABELS}
+                          selected={DEFAULT_OVERLAP}
+                        />
+                        <PostButton c={c} action={`/console/signing-keys/${k.id}/retire`} kind="danger" label={`Retire ${k.id}`}>
+                          Retire
+                        </PostButton>
                       </>
                     ) : null}
                   </td>
@@ -120,8 +100,8 @@ async function signingKeysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Co
 }
 
 async function refused(c: Context<ConsoleEnv>, e: unknown) {
-  if (!(e instanceof ApiError) || e.code === "forbidden" || wantsJson(c.req.header("Accept"))) throw e;
-  return signingKeysPage(c, { kind: "error", text: e.message }, e.status as ContentfulStatusCode);
+  const { flash, status } = refusal(c, e);
+  return signingKeysPage(c, flash, status);
 }
 
 function SecretPage(props: { c: Context<ConsoleEnv>; title: string; id: string; secret: string; children?: Child }) {
@@ -152,14 +132,8 @@ export function register(app: Hono<ConsoleEnv>) {
 
   app.post("/signing-keys/:id/rotate", requireRole("signing_keys:manage"), async (c) => {
     try {
-      const overlap = (await c.req.parseBody()).overlap ?? DEFAULT_OVERLAP;
-      if (typeof overlap !== "string" || !(GRACES as readonly string[]).includes(overlap)) {
-        throw new ApiError("invalid_request", `overlap: must be one of ${GRACES.join(", ")}.`, {
-          param: "overlap",
-          details: { errors: [{ loc: ["body", "overlap"], reason: `must be one of ${GRACES.join(", ")}` }] },
-        });
-      }
-      const key = await rotateSigningKey(c.env, c.req.param("id"), overlap as Grace, acting(c));
+      const overlap = await postedGrace(c, "overlap", DEFAULT_OVERLAP);
+      const key = await rotateSigningKey(c.env, c.req.param("id"), overlap, acting(c));
       return render(
         c,
         <SecretPage c={c} title="Signing key rotated" id={key.id} secret={key.secret}>

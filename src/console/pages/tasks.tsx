@@ -10,10 +10,12 @@ import { ApiError } from "../../errors/api-error";
 import { listTaskPage, type TaskListPage, type TaskListQuery } from "../../tasks/listing";
 import { TASK_STATUSES, type TaskStatus } from "../../tasks/record";
 import type { ConsoleEnv } from "../context";
+import { DateField, SelectField } from "../filter-fields";
 import { type Flash, takeFlash } from "../flash";
 import { Layout } from "../layout";
 import { render } from "../render";
 import { requireRole } from "../session";
+import { TableHead } from "../table";
 import { CONSOLE_TASK_STYLE } from "../task-style";
 
 const PAGE_SIZES = [10, 20, 50, 100] as const;
@@ -75,46 +77,11 @@ export const shortTime = (iso: string | null | undefined) => (iso ? `${iso.slice
 function FilterForm({ f }: { f: Filters }) {
   return (
     <form method="get" action="/console/tasks" class="filters" aria-label="Filter tasks">
-      <label>
-        Status
-        <select name="status">
-          <option value="">any</option>
-          {TASK_STATUSES.map((s) => (
-            <option value={s} selected={f.status === s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Capability
-        <select name="capability">
-          <option value="">any</option>
-          {CAPABILITIES.map((cap) => (
-            <option value={cap} selected={f.capability === cap}>
-              {cap}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Created after
-        <input type="date" name="created_after" value={f.created_after} />
-      </label>
-      <label>
-        Created before
-        <input type="date" name="created_before" value={f.created_before} />
-      </label>
-      <label>
-        Page size
-        <select name="limit">
-          {PAGE_SIZES.map((n) => (
-            <option value={String(n)} selected={(f.limit || String(DEFAULT_PAGE_SIZE)) === String(n)}>
-              {n}
-            </option>
-          ))}
-        </select>
-      </label>
+      <SelectField label="Status" name="status" options={TASK_STATUSES} selected={f.status} any />
+      <SelectField label="Capability" name="capability" options={CAPABILITIES} selected={f.capability} any />
+      <DateField label="Created after" name="created_after" value={f.created_after} />
+      <DateField label="Created before" name="created_before" value={f.created_before} />
+      <SelectField label="Page size" name="limit" options={PAGE_SIZES} selected={f.limit || String(DEFAULT_PAGE_SIZE)} />
       <button type="submit">Filter</button>
       <a href="/console/tasks">Clear</a>
     </form>
@@ -131,17 +98,7 @@ function TaskTable({ page }: { page: TaskListPage }) {
   }
   return (
     <table class="tasks">
-      <thead>
-        <tr>
-          <th scope="col">Task</th>
-          <th scope="col">Status</th>
-          <th scope="col">Progress</th>
-          <th scope="col">Capability</th>
-          <th scope="col">Model</th>
-          <th scope="col">Credits</th>
-          <th scope="col">Created</th>
-        </tr>
-      </thead>
+      <TableHead columns={["Task", "Status", "Progress", "Capability", "Model", "Credits", "Created"]} />
       <tbody>
         {page.data.map((t) => (
           <tr>

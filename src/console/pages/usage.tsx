@@ -6,13 +6,15 @@
 import type { Hono } from "hono";
 import { raw } from "hono/html";
 import { KEY_MODES } from "../../accounts/api-keys";
-import { USAGE_COUNTERS, type UsageCounter, type UsageRow, usageTotals } from "../../accounts/usage";
+import { USAGE_COUNTERS, type UsageCounter, type UsageFigures, type UsageRow, usageTotals } from "../../accounts/usage";
 import { ApiError } from "../../errors/api-error";
 import type { ConsoleEnv } from "../context";
+import { DateField, SelectField } from "../filter-fields";
 import { type Flash, takeFlash } from "../flash";
 import { Layout } from "../layout";
 import { render } from "../render";
 import { requireRole } from "../session";
+import { TableHead } from "../table";
 import { CONSOLE_TASK_STYLE } from "../task-style";
 import { usageByDayAndModel, usageCsv, usageWindow } from "../usage-report";
 
@@ -33,39 +35,46 @@ const COUNTER_LABELS: Record<UsageCounter, string> = {
 
 const fmtNumber = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 3 });
 
+/** A row's figures (a day and model's, or the totals'): credits, counts, then the counters shown. */
+function FigureCells({ figures, counters }: { figures: UsageFigures; counters: readonly UsageCounter[] }) {
+  return (
+    <>
+      <td class="num">{figures.credits}</td>
+      <td class="num">{figures.tasks}</td>
+      <td class="num">{figures.completions}</td>
+      <td class="num">{figures.failed}</td>
+      <td class="num">{figures.canceled}</td>
+      {counters.map((k) => (
+        <td class="num">{fmtNumber(figures[k])}</td>
+      ))}
+    </>
+  );
+}
+
 function UsageTable({ rows }: { rows: UsageRow[] }) {
   // Only the counters something in the window used: a table of zeros says nothing.
   const counters = USAGE_COUNTERS.filter((k) => rows.some((r) => r[k] > 0));
   const totals = usageTotals(rows);
   return (
     <table class="usage">
-      <thead>
-        <tr>
-          <th scope="col">Day (UTC)</th>
-          <th scope="col">Model</th>
-          <th scope="col">Credits</th>
-          <th scope="col">Tasks</th>
-          <th scope="col">Completions</th>
-          <th scope="col">Failed</th>
-          <th scope="col">Canceled</th>
-          {counters.map((k) => (
-            <th scope="col">{COUNTER_LABELS[k]}</th>
-          ))}
-        </tr>
-      </thead>
+      <TableHead
+        columns={[
+          "Day (UTC)",
+          "Model",
+          "Credits",
+          "Tasks",
+          "Completions",
+          "Failed",
+          "Canceled",
+          ...counters.map((k) => COUNTER_LABELS[k]),
+        ]}
+      />
       <tbody>
         {rows.map((r) => (
           <tr>
             <td>{r.key}</td>
             <td>{r.subkey}</td>
-            <td class="num">{r.credits}</td>
-            <td class="num">{r.tasks}</td>
-            <td class="num">{r.completions}</td>
-            <td class="num">{r.failed}</td>
-            <td class="num">{r.canceled}</td>
-            {counters.map((k) => (
-              <td class="num">{fmtNumber(r[k])}</td>
-            ))}
+            <FigureCells figures={r} counters={counters} />
           </tr>
         ))}
       </tbody>
@@ -74,14 +83,7 @@ function UsageTable({ rows }: { rows: UsageRow[] }) {
           <th scope="row" colspan={2}>
             Total
           </th>
-          <td class="num">{totals.credits}</td>
-          <td class="num">{totals.tasks}</td>
-          <td class="num">{totals.completions}</td>
-          <td class="num">{totals.failed}</td>
-          <td class="num">{totals.canceled}</td>
-          {counters.map((k) => (
-            <td class="num">{fmtNumber(totals[k])}</td>
-          ))}
+          <FigureCells figures={totals} counters={counters} />
         </tr>
       </tfoot>
     </table>
@@ -113,24 +115,9 @@ export function register(app: Hono<ConsoleEnv>) {
           ended, a completion when it was charged.
         </p>
         <form method="get" action="/console/usage" class="filters" aria-label="Usage window">
-          <label>
-            From
-            <input type="date" name="from" value={error ? (q.from ?? "") : window.from} required />
-          </label>
-          <label>
-            To (included)
-            <input type="date" name="to" value={error ? (q.to ?? "") : window.to} required />
-          </label>
-          <label>
-            Keys
-            <select name="mode">
-              {KEY_MODES.map((m) => (
-                <option value={m} selected={window.mode === m}>
-                  {m}
-                </option>
-              ))}
-            </select>
-          </label>
+          <DateField label="From" name="from" value={error ? (q.from ?? "") : window.from} required />
+          <DateField label="To (included)" name="to" value={error ? (q.to ?? "") : window.to} required />
+          <SelectField label="Keys" name="mode" options={KEY_MODES} selected={window.mode} />
           <button type="submit">Show</button>
           {!error && (
             <a href={csv} download class="button">

@@ -220,7 +220,8 @@ taskRoutes.openapi(
   }),
   async (c) => {
     const q = c.req.valid("query");
-    const page = await listTaskPage(c.env, c.get("caller").tenant_id, q as TaskListQuery);
+    const caller = c.get("caller");
+    const page = await listTaskPage(c.env, caller.tenant_id, { ...(q as TaskListQuery), mode: caller.mode });
     return c.json(
       {
         object: "list" as const,
