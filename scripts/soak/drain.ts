@@ -22,12 +22,25 @@ type Envelope = {
   billing?: { charged_credits: string; refunded_credits: string; net_charged_credits: string };
 };
 
-/** Every task of a tenant, newest first, through the listing's cursor. */
+/**
+ * Every task of a tenant through the listing's cursor: a key lists its own mode's tasks, so the
+ * live keys' listing, then the test key's (when the tenant has one).
+ */
 async function listAll(world: World, tenant: Tenant, op: "drain_list"): Promise<Envelope[] | null> {
+  const out: Envelope[] = [];
+  for (const keys of [tenant.live_keys, ...(tenant.test_key ? [[tenant.test_key]] : [])]) {
+    const listed = await listMode(world, tenant, op, keys);
+    if (!listed) return null;
+    out.push(...listed);
+  }
+  return out;
+}
+
+async function listMode(world: World, tenant: Tenant, op: "drain_list", keys: string[]): Promise<Envelope[] | null> {
   const out: Envelope[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < 200; page++) {
-    const key = tenant.live_keys[page % tenant.live_keys.length] as string;
+    const key = keys[page % keys.length] as string;
     const a = await world.exchange(
       "drain",
       tenant,
