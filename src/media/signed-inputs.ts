@@ -10,10 +10,19 @@ import { hmacSha256Hex, timingSafeEqualStrings } from "../lib/crypto";
 /** Long enough for a queued upstream job to start and read its inputs; short enough to be useless later. */
 export const INPUT_URL_TTL_SECONDS = 2 * 60 * 60;
 
+/**
+ * The configured secret behind every signed URL of this deployment (inputs here, outputs in
+ * signed-outputs.ts, each under a derivation of its own): INPUT_URL_SECRET, else ADMIN_TOKEN.
+ */
+export function urlSigningSecret(env: Env): { secret: string; dedicated: boolean } | null {
+  if (env.INPUT_URL_SECRET && env.INPUT_URL_SECRET.length >= 16) return { secret: env.INPUT_URL_SECRET, dedicated: true };
+  return env.ADMIN_TOKEN && env.ADMIN_TOKEN.length >= 16 ? { secret: env.ADMIN_TOKEN, dedicated: false } : null;
+}
+
 function secretOf(env: Env): string | null {
-  if (env.INPUT_URL_SECRET && env.INPUT_URL_SECRET.length >= 16) return env.INPUT_URL_SECRET;
+  const base = urlSigningSecret(env);
   // Derived, not the operator token itself: a leaked URL signature says nothing about the token.
-  return env.ADMIN_TOKEN && env.ADMIN_TOKEN.length >= 16 ? `input-urls:${env.ADMIN_TOKEN}` : null;
+  return base === null ? null : base.dedicated ? base.secret : `input-urls:${base.secret}`;
 }
 
 const b64url = (s: string) => btoa(s).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");

@@ -11,6 +11,7 @@
  */
 import type { Env } from "../env";
 import { hmacSha256Hex, timingSafeEqualStrings } from "../lib/crypto";
+import { urlSigningSecret } from "./signed-inputs";
 
 /** The least validity a signed output URL has when an envelope is read (it has at most an hour more). */
 export const OUTPUT_URL_TTL_SECONDS = 24 * 60 * 60;
@@ -20,14 +21,9 @@ export const OUTPUT_URL_BUCKET_SECONDS = 60 * 60;
 const ARTIFACT_ID = /^art_[0-9a-f]{32}$/;
 
 function secretOf(env: Env): string | null {
-  // The same configured secrets as the input URLs (src/media/signed-inputs.ts), under another derivation.
-  const base =
-    env.INPUT_URL_SECRET && env.INPUT_URL_SECRET.length >= 16
-      ? env.INPUT_URL_SECRET
-      : env.ADMIN_TOKEN && env.ADMIN_TOKEN.length >= 16
-        ? env.ADMIN_TOKEN
-        : null;
-  return base === null ? null : `output-urls:${base}`;
+  // The same configured secret as the input URLs, under another derivation.
+  const base = urlSigningSecret(env);
+  return base === null ? null : `output-urls:${base.secret}`;
 }
 
 /** Whether this deployment can sign output URLs (it can wherever ADMIN_TOKEN or INPUT_URL_SECRET is set). */
