@@ -2,7 +2,9 @@ import type { AccountObject } from "./accounts/account-object";
 import type { DirectoryObject } from "./accounts/directory-object";
 import type { RateCounterObject } from "./accounts/rate-counter-object";
 import type { OutboxObject } from "./mail/outbox";
+import type { OAuthObject } from "./oauth/oauth-object";
 import type { UserObject } from "./people/user-object";
+import type { AiBinding } from "./safety/providers/llama-guard";
 import type { TaskObject } from "./tasks/task-object";
 
 /** Bindings and configuration of the Worker (see wrangler.toml). */
@@ -13,6 +15,8 @@ export interface Env {
   TASKS: DurableObjectNamespace<TaskObject>;
   /** Per-key rate-limit counters, in memory (src/accounts/rate-limit.ts). */
   RATE_COUNTERS: DurableObjectNamespace<RateCounterObject>;
+  /** OAuth clients (`client:<client_id>`) and device authorizations (`device:<USERCODE>`), src/oauth/oauth-object.ts. */
+  OAUTH: DurableObjectNamespace<OAuthObject>;
   /** One per person who can sign in to the console (src/people/user-object.ts). */
   USERS: DurableObjectNamespace<UserObject>;
   /** The local outbox (EMAIL_OUTBOX): mail kept and printed instead of sent. Bound in the local configuration only. */
@@ -80,6 +84,22 @@ export interface Env {
    * US$0.01); the first currency is the default one.
    */
   PAYMENTS_CREDITS_PER_UNIT?: string;
+  /**
+   * Content safety review at admission (src/safety/config.ts, README "Content safety"):
+   * SAFETY_PROVIDER `openai` | `llama-guard` | unset (the built-in reviewer); SAFETY_API_URL and
+   * the secret SAFETY_API_KEY for OpenAI's moderation endpoint; SAFETY_MODEL (default
+   * omni-moderation-latest); SAFETY_FAILURE_MODE `closed` (default) | `open`; SAFETY_TIMEOUT_MS
+   * (default 3000); SAFETY_REVIEW_CHAT "true" reviews chat completions too.
+   */
+  SAFETY_PROVIDER?: string;
+  SAFETY_API_URL?: string;
+  SAFETY_API_KEY?: string;
+  SAFETY_MODEL?: string;
+  SAFETY_FAILURE_MODE?: string;
+  SAFETY_TIMEOUT_MS?: string;
+  SAFETY_REVIEW_CHAT?: string;
+  /** Workers AI (`[ai] binding = "AI"`), bound only where SAFETY_PROVIDER is `llama-guard`. */
+  AI?: AiBinding;
   /**
    * Upstream providers: PROVIDER_<NAME>_API_KEY, PROVIDER_<NAME>_BASE_URL, PROVIDER_<NAME>_TIMEOUT_MS,
    * PROVIDER_<NAME>_WEBHOOK_SECRET, … (src/providers/config.ts; docs/providers.md).

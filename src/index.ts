@@ -4,6 +4,7 @@ export { AccountObject } from "./accounts/account-object";
 export { DirectoryObject } from "./accounts/directory-object";
 export { RateCounterObject } from "./accounts/rate-counter-object";
 export { OutboxObject } from "./mail/outbox";
+export { OAuthObject } from "./oauth/oauth-object";
 export { UserObject } from "./people/user-object";
 export { TaskObject } from "./tasks/task-object";
 

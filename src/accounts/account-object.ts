@@ -14,6 +14,13 @@ import { dec, fmt, sum } from "../lib/decimal";
 import { newId, randomToken } from "../lib/ids";
 import { seal } from "../lib/sealed";
 import {
+  type AccessResolution,
+  type IssueHashes,
+  type IssueResult,
+  OAuthGrantStore,
+  type OAuthGrantView,
+} from "../oauth/grant-store";
+import {
   activeOwners,
   insertMember,
   type MemberRecord,
@@ -22,6 +29,8 @@ import {
   readMembers,
 } from "../people/members-store";
 import type { Role } from "../people/roles";
+import type { SafetyPolicy } from "../safety/policy";
+import { readSafetyPolicy, writeSafetyPolicy } from "../safety/policy-store";
 import { migrate } from "../storage/migrations";
 import type { TaskObject } from "../tasks/task-object";
 import { accountMigrations } from "./account-schema";
@@ -79,6 +88,8 @@ export type KeyResolution =
       rate_limit_per_minute: number | null;
       /** Ms since the epoch when a rotated key stops working (checked on every request, cached or not). */
       expires_at?: number | null;
+      /** The tenant's content review policy (src/safety/policy.ts), cached with the key. */
+      safety_policy?: SafetyPolicy;
     }
   | { ok: false; code: "invalid_api_key" | "tenant_disabled" };
 
@@ -88,11 +99,14 @@ export type KeyResolution =
  */
 export class AccountObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
+  /** OAuth grants of the tenant's members (src/oauth/grant-store.ts). */
+  private readonly oauth: OAuthGrantStore;
   /** The alarm as last set (null: none), read at start. */
   private alarmAt: number | null = null;
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    this.oauth = new OAuthGrantStore(ctx.storage);
     void ctx.blockConcurrencyWhile(async () => {
       await migrate(ctx.storage, accountMigrations(env));
       this.alarmAt = await ctx.storage.getAlarm();
@@ -291,7 +305,24 @@ export class AccountObject extends DurableObject<Env> {
       permissions: JSON.parse(row.permissions) as Permission[],
       rate_limit_per_minute: tenant.rate_limit_per_minute,
       expires_at: row.expires_at === null ? null : Date.parse(row.expires_at),
+      safety_policy: readSafetyPolicy(this.sql),
     };
+  }
+
+  /** The tenant's content review policy (the default when the operator set none); null without a tenant. */
+  safetyPolicy(): SafetyPolicy | null {
+    return this.tenantRow() ? readSafetyPolicy(this.sql) : null;
+  }
+
+  /** Replaces the tenant's content review policy, with its audit entry, in one write. */
+  setSafetyPolicy(policy: SafetyPolicy, audit?: AuditInput): SafetyPolicy | null {
+    if (!this.tenantRow()) return null;
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      writeSafetyPolicy(this.sql, policy, now);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return readSafetyPolicy(this.sql);
   }
 
   /** Replaces a key's permissions (effective everywhere within the key cache's bound). */
@@ -491,8 +522,11 @@ export class AccountObject extends DurableObject<Env> {
     if (losesOwner && activeOwners(this.sql) <= 1) return { ok: false, code: "last_owner" };
     const now = new Date().toISOString();
     this.ctx.storage.transactionSync(() => {
-      if (role === null) this.sql.exec("DELETE FROM members WHERE user_id = ?", userId);
-      else this.sql.exec("UPDATE members SET role = ?, updated_at = ? WHERE user_id = ?", role, now, userId);
+      if (role === null) {
+        this.sql.exec("DELETE FROM members WHERE user_id = ?", userId);
+        // Whoever leaves takes their connected apps with them.
+        this.oauth.revokeUserGrants(userId, Date.now());
+      } else this.sql.exec("UPDATE members SET role = ?, updated_at = ? WHERE user_id = ?", role, now, userId);
       if (audit) appendAudit(this.sql, audit, now);
     });
     return { ok: true, member: role === null ? current : (readMember(this.sql, userId) as MemberRecord) };
@@ -506,6 +540,40 @@ export class AccountObject extends DurableObject<Env> {
 
   audit(q: { limit: number; before?: number }): { entries: AuditEntry[]; has_more: boolean } {
     return readAudit(this.sql, q);
+  }
+
+  // ------------------------------------------------------------------ OAuth grants (src/oauth/)
+
+  oauthCreateCode(input: Parameters<OAuthGrantStore["createCode"]>[0], audit: AuditInput) {
+    return this.oauth.createCode(input, audit, Date.now());
+  }
+
+  oauthRedeemCode(codeHash: string, presented: Parameters<OAuthGrantStore["redeemCode"]>[1], issue: IssueHashes): IssueResult {
+    return this.oauth.redeemCode(codeHash, presented, issue, Date.now());
+  }
+
+  oauthIssueDeviceGrant(input: Parameters<OAuthGrantStore["issueDeviceGrant"]>[0], issue: IssueHashes): IssueResult {
+    return this.oauth.issueDeviceGrant(input, issue, Date.now());
+  }
+
+  oauthRefresh(refreshHash: string, presented: Parameters<OAuthGrantStore["refresh"]>[1], issue: IssueHashes): IssueResult {
+    return this.oauth.refresh(refreshHash, presented, issue, Date.now());
+  }
+
+  oauthResolveAccess(accessHash: string): AccessResolution {
+    return this.oauth.resolveAccess(accessHash, Date.now());
+  }
+
+  oauthGrants(userId?: string): OAuthGrantView[] {
+    return this.oauth.grants(userId);
+  }
+
+  oauthRevokeGrant(grantId: string, userId: string | null, audit: AuditInput): OAuthGrantView | null {
+    return this.oauth.revokeGrant(grantId, userId, audit, Date.now());
+  }
+
+  oauthRevokeToken(hash: string, clientId: string | null): "ok" | "wrong_client" {
+    return this.oauth.revokeToken(hash, clientId, Date.now());
   }
 
   // ------------------------------------------------------------------ ledger

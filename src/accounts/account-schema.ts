@@ -6,6 +6,7 @@ import { AUDIT_TABLE_SQL } from "../audit/audit-store";
 import { CHECKOUTS_TABLE_SQL } from "../billing/payments/checkout-rows";
 import type { Env } from "../env";
 import { seal } from "../lib/sealed";
+import { OAUTH_TABLES_SQL } from "../oauth/grant-store";
 import { MEMBERS_TABLE_SQL } from "../people/members-store";
 import { addColumnIfMissing, type Migration } from "../storage/migrations";
 import { backfillUsage, USAGE_TABLE_SQL } from "./usage";
@@ -125,6 +126,20 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
       name: "tasks.mode (each key mode lists its own tasks; tasks listed before are live)",
       up(sql) {
         addColumnIfMissing(sql, "tasks", "mode", "TEXT NOT NULL DEFAULT 'live'");
+      },
+    },
+    {
+      version: 10,
+      name: "oauth_grants, oauth_tokens (MCP clients connected by members: grants, hashed codes and tokens)",
+      up(sql) {
+        sql.exec(OAUTH_TABLES_SQL);
+      },
+    },
+    {
+      version: 11,
+      name: "tenant.safety_policy (the operator's content review policy for the tenant)",
+      up(sql) {
+        addColumnIfMissing(sql, "tenant", "safety_policy", "TEXT");
       },
     },
   ];

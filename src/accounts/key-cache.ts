@@ -79,6 +79,13 @@ export class KeyCache {
     }
   }
 
+  /** Drops what this cache holds for every key of a tenant (a tenant setting they carry changed here). */
+  forgetTenant(tenantId: string): void {
+    for (const [hash, entry] of this.entries) {
+      if (entry.value.ok && entry.value.tenant_id === tenantId) this.entries.delete(hash);
+    }
+  }
+
   get size(): number {
     return this.entries.size;
   }

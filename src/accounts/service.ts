@@ -8,6 +8,7 @@ import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { newId } from "../lib/ids";
 import { type Acting, auditFields, authorize } from "../people/principal";
+import type { SafetyPolicy } from "../safety/policy";
 import type { AccountObject, ApiKeyRecord, KeyResolution, RateState } from "./account-object";
 import { newTenantId } from "./account-object";
 import { keyPrefix } from "./api-key-rows";
@@ -149,6 +150,11 @@ export function forgetCachedKey(keyId: string): void {
   keys.forgetKey(keyId);
 }
 
+/** This isolate forgets what it cached for a tenant's keys (a policy they carry changed here). */
+export function forgetCachedTenant(tenantId: string): void {
+  keys.forgetTenant(tenantId);
+}
+
 /** hash → "tenant key_id": immutable once written, so an isolate may keep it. */
 const pointerCache = new Map<string, string>();
 const POINTER_CACHE_MAX = 10_000;
@@ -161,6 +167,8 @@ export interface Caller {
   /** From the key itself: `test` keys run on the sandbox only and are charged nothing. */
   mode: KeyMode;
   rate: RateState | null;
+  /** The tenant's content review policy, as cached with the key; absent: read from the account. */
+  safety_policy?: SafetyPolicy;
 }
 
 /** Requests per minute per key when the tenant sets none (RATE_LIMIT_PER_MINUTE; "0" turns it off). */
@@ -217,20 +225,7 @@ export async function authenticate(
   // A rotated key's end is known in advance: it is checked here, so the cache never extends it.
   if (!usable(resolved, Date.now())) throw new ApiError("invalid_api_key", "The API key is not valid.");
   noteUse(env, resolved.tenant_id, resolved.key_id, background);
-  const limit = resolved.rate_limit_per_minute ?? defaultRateLimit(env);
-  let rate: RateState | null = null;
-  if (limit > 0) {
-    const keyId = resolved.key_id;
-    const { allowed, ...state } = await limiter.check(keyId, limit, () => rateCounterFor(env, keyId), background);
-    if (!allowed) {
-      throw new ApiError("rate_limited", `This key made ${state.limit} requests this minute; retry after ${state.reset} s.`, {
-        retryAfter: state.reset,
-        headers: rateHeaders(state),
-        details: { limit: state.limit, window_seconds: RATE_WINDOW_MS / 1000 },
-      });
-    }
-    rate = state;
-  }
+  const rate = await checkRate(env, resolved.key_id, resolved.rate_limit_per_minute, background);
   return {
     tenant_id: resolved.tenant_id,
     key_id: resolved.key_id,
@@ -238,7 +233,32 @@ export async function authenticate(
     region: parsed.region,
     mode: parsed.mode,
     rate,
+    ...(resolved.safety_policy ? { safety_policy: resolved.safety_policy } : {}),
   };
+}
+
+/**
+ * Counts a request against the window of `keyId` (an API key, or an OAuth grant on /mcp) and
+ * refuses it with 429 past the limit: the tenant's own, else RATE_LIMIT_PER_MINUTE. Null when
+ * no limit applies.
+ */
+export async function checkRate(
+  env: Env,
+  keyId: string,
+  tenantLimit: number | null | undefined,
+  background: (p: Promise<unknown>) => void,
+): Promise<RateState | null> {
+  const limit = tenantLimit ?? defaultRateLimit(env);
+  if (limit <= 0) return null;
+  const { allowed, ...state } = await limiter.check(keyId, limit, () => rateCounterFor(env, keyId), background);
+  if (!allowed) {
+    throw new ApiError("rate_limited", `This key made ${state.limit} requests this minute; retry after ${state.reset} s.`, {
+      retryAfter: state.reset,
+      headers: rateHeaders(state),
+      details: { limit: state.limit, window_seconds: RATE_WINDOW_MS / 1000 },
+    });
+  }
+  return state;
 }
 
 /** When this isolate last reported each key's use (ms), so that it reports at most once a minute. */

@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import { toJsonPointer } from "../lib/json-pointer";
 import { PROVIDERS, serves } from "../providers/names";
+import { type SafetyTermEntry, SafetyTermsFile } from "../safety/terms";
 import {
   CAPABILITIES,
   type Capability,
@@ -22,6 +23,8 @@ export interface CatalogBundle {
   capabilities: Record<Capability, CapabilityFile>;
   models: Record<string, ModelFileT>;
   voices: VoiceFile[];
+  /** The built-in content reviewer's list (safety/builtin-terms.json); absent in bundles built before it. */
+  safety_terms?: SafetyTermEntry[];
 }
 
 export class CatalogLoadError extends Error {
@@ -58,6 +61,7 @@ export function buildCatalog(files: CatalogFiles, builtAt = new Date().toISOStri
   const models: Record<string, ModelFileT> = {};
   const voices: VoiceFile[] = [];
   const voiceFiles = new Map<string, string>();
+  let safetyTerms: SafetyTermEntry[] | undefined;
 
   for (const file of Object.keys(files).sort()) {
     const text = files[file] as string;
@@ -80,8 +84,11 @@ export function buildCatalog(files: CatalogFiles, builtAt = new Date().toISOStri
         voiceFiles.set(v.voice_id, file);
         voices.push(v);
       });
+    } else if (dir === "safety") {
+      if (base !== "builtin-terms") throw new CatalogLoadError(file, "", "unknown safety file (expected builtin-terms.json)");
+      safetyTerms = parseFile(file, text, SafetyTermsFile).entries;
     } else {
-      throw new CatalogLoadError(file, "", "unknown catalog folder (expected capabilities/, models/ or voices/)");
+      throw new CatalogLoadError(file, "", "unknown catalog folder (expected capabilities/, models/, voices/ or safety/)");
     }
   }
 
@@ -121,7 +128,14 @@ export function buildCatalog(files: CatalogFiles, builtAt = new Date().toISOStri
     });
   });
 
-  return { version: catalogVersion(files), built_at: builtAt, capabilities, models, voices };
+  return {
+    version: catalogVersion(files),
+    built_at: builtAt,
+    capabilities,
+    models,
+    voices,
+    ...(safetyTerms ? { safety_terms: safetyTerms } : {}),
+  };
 }
 
 /**

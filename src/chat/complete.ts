@@ -5,6 +5,7 @@
 
 import type { KeyMode } from "../accounts/api-keys";
 import type { UsageCounters } from "../accounts/usage";
+import type { CatalogBundle } from "../catalog/build";
 import { deprecationHeaders } from "../catalog/deprecation";
 import { loadCatalog } from "../catalog/store";
 import type { Env } from "../env";
@@ -26,6 +27,11 @@ export interface ChatCall {
   mode: KeyMode;
   requestId: string;
   waitUntil(promise: Promise<unknown>): void;
+  /**
+   * Content review (src/safety/chat.ts), after the model is chosen and before anything is held:
+   * throws a refusal, else gives the headers the answer carries.
+   */
+  review?: (bundle: CatalogBundle, body: ChatCompletionRequest) => Promise<Record<string, string>>;
 }
 
 const FREE = { input: "0", output: "0", cache_read: "0", cache_write: "0", reasoning: "0" };
@@ -70,7 +76,8 @@ export async function chatCompletion(
   const promptTokens = estimatePromptTokens(body);
   const selection = selectChatModel(ctx, body, promptTokens);
   const routes = chatRoutesFor(env, selection.model, ctx.providers);
-  const deprecated = deprecationHeaders(selection.model);
+  // The model's deprecation headers and what content review says, on every answer.
+  const answerHeaders = { ...deprecationHeaders(selection.model), ...(call.review ? await call.review(ctx.bundle, body) : {}) };
   const stream = body.stream === true;
   const reserve = estimateCredits(
     prices(call.mode, selection, routes[0] as ChatRoute, promptTokens),
@@ -114,7 +121,7 @@ export async function chatCompletion(
         const expected = ledger.expectedCharge(amount);
         const charged = expected ?? (await ledger.capture(amount, counters(relay)));
         if (expected !== null) call.waitUntil(ledger.capture(amount, counters(relay)).catch(logBilling(call.requestId)));
-        return Response.json(completion, { headers: { ...deprecated, "X-Credits-Charged": charged } });
+        return Response.json(completion, { headers: { ...answerHeaders, "X-Credits-Charged": charged } });
       }
       // Failures up to the first forwardable chunk are still answered as JSON errors.
       for (;;) {
@@ -146,7 +153,7 @@ export async function chatCompletion(
       },
     });
     return new Response(body, {
-      headers: { ...deprecated, "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache" },
+      headers: { ...answerHeaders, "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache" },
     });
   })();
   call.waitUntil(work.catch(() => {}));

@@ -12,9 +12,12 @@ import type { ConsoleEnv } from "./context";
 import { csrfProtection } from "./csrf";
 import { consoleError } from "./error-page";
 import { register as audit } from "./pages/audit";
+import { register as connections } from "./pages/connections";
 import { register as credits } from "./pages/credits";
+import { register as device } from "./pages/device";
 import { register as keys } from "./pages/keys";
 import { register as members } from "./pages/members";
+import { register as oauthConsent } from "./pages/oauth-consent";
 import { register as overview } from "./pages/overview";
 import { register as signIn } from "./pages/sign-in";
 import { register as signingKeys } from "./pages/signing-keys";
@@ -34,6 +37,9 @@ const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
   keys,
   signingKeys,
   credits,
+  connections,
+  device,
+  oauthConsent,
 ];
 
 /**
@@ -42,13 +48,14 @@ const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
  */
 const securityHeaders: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   await next();
+  const formAction = c.get("formAction");
   c.header("Cache-Control", "no-store");
   c.header("X-Content-Type-Options", "nosniff");
   c.header("X-Frame-Options", "DENY");
   c.header("Referrer-Policy", "same-origin");
   c.header(
     "Content-Security-Policy",
-    "default-src 'self'; img-src 'self' data: blob: https:; media-src 'self' blob: https:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'",
+    `default-src 'self'; img-src 'self' data: blob: https:; media-src 'self' blob: https:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; form-action 'self'${formAction ? ` ${formAction}` : ""}; base-uri 'none'; object-src 'none'`,
   );
 };
 

@@ -24,6 +24,11 @@ export type ConsoleEnv = {
     requestId: string;
     /** Set for a signed-in person, even one whom no tenant counts in any more (then `member` is unset). */
     session: ResolvedSession;
+    /**
+     * An origin a page's form may end up at after its post's redirect (the OAuth consent page sends
+     * the browser on to the client's redirect URI), added to the page's CSP `form-action`.
+     */
+    formAction?: string;
   };
 };
 

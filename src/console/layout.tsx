@@ -25,6 +25,7 @@ export const NAV: NavItem[] = [
   { key: "members", label: "Members", href: "/console/members", needs: "members:manage" },
   { key: "credits", label: "Credits", href: "/console/credits", needs: "billing:manage" },
   { key: "audit", label: "Audit", href: "/console/audit", needs: "audit:read" },
+  { key: "connections", label: "Connected apps", href: "/console/connections" },
 ];
 
 const STYLE = `

@@ -194,7 +194,17 @@ export const ERROR_CODES = {
     condition: "artifact could not be downloaded after 3 attempts",
   },
   internal_error: { status: 500, type: "service_error", retryable: true, condition: "unclassified server error" },
+  // Tool-only (spec, Errors rule 8): the tool protocol's answer to a grant or key lacking a tool's scope.
+  insufficient_scope: {
+    status: 403,
+    type: "permission_error",
+    retryable: false,
+    condition: "tool-only: the grant lacks a scope the tool needs",
+  },
 } as const satisfies Record<string, CodeInfo>;
+
+/** Codes the spec names outside its table: they belong to the tool protocol (/mcp) only. */
+export const TOOL_ONLY_CODES: ReadonlySet<string> = new Set(["insufficient_scope"]);
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 

@@ -2,6 +2,8 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { consoleApp } from "../console/app";
 import { ApiError } from "../errors/api-error";
+import { mcpRoutes } from "../mcp/endpoint";
+import { oauthRoutes } from "../oauth/routes";
 import { type AppEnv, newRouter } from "./context";
 import { mountDocs } from "./docs";
 import { jsonBody } from "./json-body";
@@ -9,6 +11,7 @@ import { requestId } from "./request-id";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
 import { adminPeopleRoutes } from "./routes/admin-people";
+import { adminSafetyRoutes } from "./routes/admin-safety";
 import { catalogRoutes } from "./routes/catalog";
 import { chatRoutes } from "./routes/chat";
 import { fileRoutes } from "./routes/files";
@@ -46,6 +49,7 @@ export function createApp() {
   app.route("/", catalogRoutes);
   app.route("/", adminRoutes);
   app.route("/", adminPeopleRoutes);
+  app.route("/", adminSafetyRoutes);
   app.route("/", operationRoutes);
   app.route("/", taskRoutes);
   app.route("/", uploadRoutes);
@@ -57,6 +61,10 @@ export function createApp() {
   app.route("/", paymentRoutes);
   app.route("/", paymentWebhookRoutes);
   mountDocs(app);
+  // The OAuth authorization server for MCP clients (src/oauth/): metadata, /oauth/*, in OAuth's wire format.
+  app.route("/", oauthRoutes);
+  // The MCP endpoint (src/mcp/): POST /mcp, tools over the same services as the routes above.
+  app.route("/", mcpRoutes);
   // The tenant console: HTML pages with their own session, CSRF and error handling (src/console/).
   app.route("/console", consoleApp);
 

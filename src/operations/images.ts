@@ -28,6 +28,9 @@ const imageControls = {
     .openapi({ description: "File format of the images; omitted is the model's default (`outputs.format` of its card)" }),
 };
 
+/** The free text content review reads in the generating image operations. */
+const IMAGE_TEXTS = ["prompt", "negative_prompt"] as const;
+
 const IMAGE_CONTROL_FIELDS = [
   "count",
   "seed",
@@ -112,6 +115,7 @@ export const imageGeneration = operation({
     },
   },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
+  texts: IMAGE_TEXTS,
   controls: IMAGE_CONTROL_FIELDS,
   canvas: (b) => b.canvas,
   ...imagePricing,
@@ -149,6 +153,7 @@ export const imageToImage = operation({
     },
   },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
+  texts: IMAGE_TEXTS,
   controls: IMAGE_CONTROL_FIELDS.filter((f) => f !== "reasoning"),
   media: (b) => refs("images", "image", b.images),
   canvas: (b) => b.canvas,
@@ -211,6 +216,7 @@ export const imageEdit = operation({
     },
   },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
+  texts: IMAGE_TEXTS,
   controls: [...IMAGE_CONTROL_FIELDS.filter((f) => f !== "reasoning" && f !== "output_relationship"), "edit_regions"],
   media: (b) => refs("images", "image", b.images),
   canvas: (b) => b.canvas,
@@ -244,6 +250,7 @@ export const imageUnderstanding = operation({
     },
   },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
+  texts: ["prompt"],
   controls: ["detail", "response_format", "temperature", "max_output_tokens"],
   media: (b) => refs("images", "image", b.images),
   usageKey: "input_tokens",

@@ -27,6 +27,8 @@ const videoControls = {
   web_search: z.boolean().optional(),
   return_last_frame: z.boolean().optional(),
 };
+/** The free text content review reads in the generating video operations. */
+const VIDEO_TEXTS = ["prompt", "negative_prompt"] as const;
 const outputFormat = { output_format: z.enum(["mp4", "mov"]).optional().openapi({ description: "Container; mp4 by default" }) };
 
 const VIDEO_CONTROLS = [
@@ -156,6 +158,7 @@ export const videoPromptEnhance = operation({
     },
   },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
+  texts: ["prompt", "style"],
   controls: ["target_model", "language", "style"],
   media: (b) => refs("images", "image", b.images),
   usageKey: "input_tokens",
@@ -217,6 +220,7 @@ export const textToVideo = operation({
     },
   },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
+  texts: VIDEO_TEXTS,
   controls: VIDEO_CONTROLS,
   media: (b) => refs("audio", "audio", b.audio),
   ...videoPricing,
@@ -250,6 +254,7 @@ export const imageToVideo = operation({
     },
   },
   prompt: (b) => (b.prompt ? { field: "prompt", text: b.prompt } : undefined),
+  texts: VIDEO_TEXTS,
   controls: VIDEO_CONTROLS,
   media: (b) => [...refs("image", "image", b.image), ...refs("audio", "audio", b.audio)],
   ...videoPricing,
@@ -284,6 +289,7 @@ export const referenceToVideo = operation({
     },
   },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
+  texts: VIDEO_TEXTS,
   controls: VIDEO_CONTROLS,
   media: (b) => referenceRefs(b.references),
   ...videoPricing,
@@ -316,6 +322,7 @@ export const framesToVideo = operation({
     },
   },
   prompt: (b) => (b.prompt ? { field: "prompt", text: b.prompt } : undefined),
+  texts: VIDEO_TEXTS,
   controls: VIDEO_CONTROLS.filter((c) => c !== "output_format"),
   media: (b) => [
     ...refs("first_frame", "image", b.first_frame),
@@ -359,6 +366,7 @@ export const videoExtend = operation({
     },
   },
   prompt: (b) => ({ field: "instruction", text: b.instruction }),
+  texts: ["instruction", "negative_prompt"],
   controls: ["direction", ...VIDEO_CONTROLS],
   media: (b) => [...refs("video", "video", b.video), ...referenceRefs(b.references)],
   check: ({ body, media }) => {
@@ -416,6 +424,7 @@ export const videoUnderstanding = operation({
     },
   },
   prompt: (b) => ({ field: "prompt", text: b.prompt }),
+  texts: ["prompt"],
   controls: ["detail", "response_format", "temperature"],
   media: (b) => refs("video", "video", b.video),
   usageKey: "input_video_seconds",

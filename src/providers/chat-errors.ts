@@ -2,6 +2,14 @@
 import { ApiError } from "../errors/api-error";
 
 const CONTEXT_LENGTH = /context[ _-]?length|context[ _-]?window|maximum context|too many tokens|prompt is too long/i;
+/**
+ * An upstream's refusal of the prompt on its content policy: OpenAI's and Azure OpenAI's codes
+ * (`content_policy_violation`, `moderation_blocked`, `content_filter` on a 400), DashScope's
+ * `data_inspection_failed`, and the wording others use (DeepSeek's "Content Exists Risk").
+ */
+const SAFETY_CODES = new Set(["content_filter", "content_policy_violation", "moderation_blocked", "data_inspection_failed"]);
+const SAFETY_WORDING =
+  /content (?:management )?polic|safety system|content exists risk|input data may contain inappropriate content|flagged by (?:the |our )?(?:content|safety|moderation)/i;
 
 /** Control characters out, anything that looks like a credential or a signed URL redacted, bounded length. */
 export function safeMessage(text: string, secret?: string): string {
@@ -40,6 +48,13 @@ export function fromUpstreamStatus(status: number, bodyText: string, retryAfterS
     (code === "context_length_exceeded" || CONTEXT_LENGTH.test(message))
   ) {
     return new ApiError("context_length_exceeded", `The model refused the request: ${said}`, { param: "/messages", details });
+  }
+  if ((status === 400 || status === 422) && ((code && SAFETY_CODES.has(code.toLowerCase())) || SAFETY_WORDING.test(message))) {
+    // The input was refused: not charged (the hold is released), and the same request gets the same answer.
+    return new ApiError("safety_rejected", `The model refused the request on its content policy: ${said}`, {
+      param: "/messages",
+      details: { ...details, recovery: { action: "change_input", requires_input_change: true, client_request_id: "new" } },
+    });
   }
   if (status === 400 || status === 413 || status === 422) {
     return new ApiError("invalid_request", `The model refused the request: ${said}`, { details });

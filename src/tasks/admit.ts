@@ -4,6 +4,7 @@
  * estimate, then the task object (which reserves credits and commits).
  */
 import { accountFor, type Caller } from "../accounts/service";
+import type { AuditActor } from "../audit/audit-store";
 import type { CatalogBundle } from "../catalog/build";
 import { deprecationHeaders, deprecationWarning } from "../catalog/deprecation";
 import { estimateCredits, type PricedMeter, pricedMeters } from "../catalog/pricing";
@@ -23,6 +24,8 @@ import { UPLOAD_CAP_BYTES } from "../media/uploads";
 import type { MediaRef, OperationContext, OperationSpec, StoredMedia } from "../operations/types";
 import { routeProduces } from "../providers/output-formats";
 import { liveProviders, type RoutePlan, routesFor } from "../providers/routing";
+import { FetchedImages, reviewAdmission } from "../safety/admission";
+import { refusalError, reviewerFor } from "../safety/review";
 import { deadlineSeconds } from "./deadlines";
 import { requestHash, requireIdempotencyKey } from "./idempotency";
 import { echoInput } from "./input-echo";
@@ -34,6 +37,8 @@ export interface AdmissionContext {
   caller: Caller;
   requestId: string;
   idempotencyKey: string | undefined;
+  /** Who the audit log names for what admission records (a content review refusal); default: the caller's key. */
+  actor?: AuditActor;
 }
 
 const COMMON_FIELDS = new Set(["metadata", "callback_url", "callback_signing_key_id"]);
@@ -83,7 +88,7 @@ async function checkCallback(ctx: AdmissionContext, body: CommonFields): Promise
 }
 
 /** Fetches and probes every media input once, and keeps its bytes where the provider can read them. */
-async function resolveMedia(ctx: AdmissionContext, refs: MediaRef[]): Promise<StoredMedia[]> {
+async function resolveMedia(ctx: AdmissionContext, refs: MediaRef[], images?: FetchedImages): Promise<StoredMedia[]> {
   return Promise.all(
     refs.map(async (ref) => {
       const resolved = await resolveMediaInput(ref.input, {
@@ -100,6 +105,8 @@ async function resolveMedia(ctx: AdmissionContext, refs: MediaRef[]): Promise<St
           details: { expected_kind: ref.kind, detected: resolved.probe.mime },
         });
       }
+      // Content review reads these bytes (src/safety/admission.ts): nothing is fetched twice.
+      if (images && resolved.probe.kind === "image") images.set(ref.param, { bytes: resolved.data, mime: resolved.probe.mime });
       // Content-addressed over every byte: two inputs share a key only when they are the same file.
       const key = `inputs/${ctx.caller.tenant_id}/${await sha256Hex(resolved.data)}`;
       await ctx.env.ARTIFACTS.put(key, resolved.data, {
@@ -168,6 +175,12 @@ export async function admitOperation<B extends CommonFields>(
   const callback = await checkCallback(ctx, body);
   const providers = liveProviders(ctx.env, ctx.caller.mode);
   const bundle = await loadCatalog(ctx.env.CATALOG);
+  const reviewer = await reviewerFor(ctx.env, ctx.caller, bundle);
+  if (reviewer.provider.external && refs.length === 0) {
+    // A review that leaves the Worker is not made again for a request already answered.
+    const seen = (await stub.replay(hash)) as unknown as CreateResult | null;
+    if (seen) return outcome(seen);
+  }
 
   let voice: { voice_id: string; compatible_models: string[]; sample?: boolean } | undefined;
   const voiceId = spec.voice?.(body);
@@ -176,7 +189,11 @@ export async function admitOperation<B extends CommonFields>(
     if (!found) throw new ApiError("voice_not_found", `Voice '${voiceId}' does not exist.`, { param: "/voice" });
     voice = { voice_id: found.voice_id, compatible_models: found.compatible_models, ...(found.sample ? { sample: true } : {}) };
   }
-  const media = await resolveMedia(ctx, refs);
+  const images = new FetchedImages(
+    reviewer.provider.reviewsImages,
+    refs.map((r) => r.param),
+  );
+  const media = await resolveMedia(ctx, refs, images);
   const selection = select(
     { bundle, providers },
     {
@@ -213,6 +230,9 @@ export async function admitOperation<B extends CommonFields>(
   // Reserve what the dearest route would cost, so a failover never runs past the reservation.
   const estimates = meters.map((m) => estimateCredits({ meters: m, quantities }));
   const estimate = estimates.reduce((a, b) => (dec(b).gt(a) ? b : a));
+  // Content review: after every validation, before anything is reserved (src/safety/admission.ts).
+  const safety = await reviewAdmission({ ctx, reviewer, spec, body, images, stub, hash });
+  if ("result" in safety) return outcome(safety.result);
   const input = await echoInput(Object.fromEntries(Object.entries(raw).filter(([k]) => !COMMON_FIELDS.has(k))), media);
   const plan: TaskPlan = {
     tenant_id: ctx.caller.tenant_id,
@@ -240,6 +260,7 @@ export async function admitOperation<B extends CommonFields>(
       ...canvasWarnings(opCtx),
       ...simulatedWarning(ctx, selection.model.model, route.provider),
       ...deprecationWarning(selection.model),
+      ...safety.admitted.warnings,
     ],
     estimate,
     pricing: meters[0] as PricedMeter[],
@@ -248,6 +269,7 @@ export async function admitOperation<B extends CommonFields>(
     deadline_seconds: deadlineSeconds(spec.capability),
     origin: publicBaseUrl(ctx.env),
     request_id: ctx.requestId,
+    safety: safety.admitted.record,
   };
   checkRecordSize(plan);
   // RPC typing cannot express the free-form parts of the envelope; the object returns CreateResult.
@@ -366,6 +388,8 @@ function outcome(result: CreateResult): { envelope: Envelope; replayed: boolean 
           details: { recovery: { action: "use_new_idempotency_key", requires_input_change: false, client_request_id: "new" } },
         },
       );
+    case "rejected":
+      throw refusalError(result.error);
     case "refused":
       if (result.code === "tenant_disabled") throw new ApiError("tenant_disabled", "The tenant of this key is disabled.");
       throw new ApiError(

@@ -5,7 +5,7 @@
  */
 import type { TaskRecord } from "./record";
 
-export const RECORD_VERSION = 3;
+export const RECORD_VERSION = 4;
 
 type Stored = Record<string, unknown> & { record_version?: number };
 
@@ -25,6 +25,10 @@ const STEPS: Record<number, (rec: Stored) => void> = {
   // 2 → 3: records from before task events counted their changes.
   2(rec) {
     rec.change_seq ??= 0;
+  },
+  // 3 → 4: records from before content review at admission.
+  3(rec) {
+    rec.safety ??= null;
   },
 };
 

@@ -10,6 +10,7 @@ import { ApiError } from "../errors/api-error";
 import type { ErrorCode } from "../errors/codes";
 import type { RoutePlan } from "../providers/routing";
 import type { Progress, ProviderHandle } from "../providers/types";
+import type { SafetyRecord } from "../safety/review";
 
 export type TaskStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
 export const TERMINAL: ReadonlySet<TaskStatus> = new Set(["succeeded", "failed", "canceled"]);
@@ -97,6 +98,8 @@ export interface TaskPlan {
   origin: string;
   /** The creating request's id; asynchronous errors carry it. */
   request_id: string;
+  /** What content review decided at admission (src/safety/review.ts). */
+  safety?: SafetyRecord | null;
 }
 
 /** The stored task: the plan it was admitted with, and everything execution has learned since. */
@@ -158,6 +161,8 @@ export interface TaskRecord
   completed_at: string | null;
   cancel_requested_at: string | null;
   cancel_reason: string | null;
+  /** Content review's decision at admission; null on records from before review (record version 4). */
+  safety: SafetyRecord | null;
 }
 
 /** The same error object a synchronous failure would carry (one builder: ApiError). */

@@ -28,7 +28,16 @@ import {
   SAFETY_CODES,
 } from "../providers/types";
 import { migratedSql } from "../storage/migrations";
-import { type Envelope, emptyUsage, envelope, type TaskPlan, type TaskRecord, type TaskStatus, TERMINAL } from "./record";
+import {
+  type Envelope,
+  emptyUsage,
+  envelope,
+  type TaskError,
+  type TaskPlan,
+  type TaskRecord,
+  type TaskStatus,
+  TERMINAL,
+} from "./record";
 import { RECORD_VERSION, upgradeRecord } from "./record-versions";
 import { TASK_BASELINE, TASK_MIGRATIONS } from "./task-schema";
 import { taskUsageNote } from "./usage-note";
@@ -68,7 +77,9 @@ export type CreateResult =
   | { kind: "replay"; envelope: Envelope }
   | { kind: "in_progress" }
   | { kind: "conflict" }
-  | { kind: "refused"; code: "insufficient_balance" | "tenant_disabled"; balance: string; required: string };
+  | { kind: "refused"; code: "insufficient_balance" | "tenant_disabled"; balance: string; required: string }
+  /** Refused by content review before anything was reserved; `recorded` on the first refusal only. */
+  | { kind: "rejected"; error: TaskError; recorded: boolean };
 
 export type CancelResult = { kind: "not_found" } | { kind: "ok"; envelope: Envelope } | { kind: "conflict"; envelope: Envelope };
 
@@ -242,8 +253,54 @@ export class TaskObject extends DurableObject<Env> {
 
   // ---------------------------------------------------------------- admission
 
+  /** The refusal this key answered at admission, if any (src/safety/admission.ts). */
+  private refusal(): { request_hash: string; error: TaskError } | null {
+    const row = this.sql
+      .exec<{ request_hash: string; error: string }>("SELECT request_hash, error FROM refusal WHERE id = 1")
+      .toArray()[0];
+    return row ? { request_hash: row.request_hash, error: JSON.parse(row.error) as TaskError } : null;
+  }
+
+  /** The stored refusal's answer to a request: the same refusal for the same body, a conflict for another. */
+  private refusalAnswer(requestHash: string): CreateResult | null {
+    const refused = this.refusal();
+    if (!refused) return null;
+    return refused.request_hash === requestHash
+      ? { kind: "rejected", error: refused.error, recorded: false }
+      : { kind: "conflict" };
+  }
+
+  /**
+   * Content review refused this request: kept against the key, so that the same body keeps
+   * getting the same refusal (without another review) and another body a conflict. A key that
+   * already holds a task answers as a create would (the task again, or a conflict).
+   */
+  async refuse(input: { request_hash: string; tenant_id: string; error: TaskError }): Promise<CreateResult> {
+    const earlier = this.refusalAnswer(input.request_hash);
+    if (earlier) return earlier;
+    const adm = this.admission();
+    if (adm?.state === "committed") {
+      if (adm.request_hash !== input.request_hash) return { kind: "conflict" };
+      return { kind: "replay", envelope: await this.present(this.load() as TaskRecord) };
+    }
+    if (this.admitting || (adm && adm.lease_until > Date.now())) {
+      const hash = this.admitting?.request_hash ?? adm?.request_hash;
+      return hash === input.request_hash ? { kind: "in_progress" } : { kind: "conflict" };
+    }
+    this.sql.exec(
+      "INSERT INTO refusal (id, tenant_id, request_hash, error, at) VALUES (1, ?, ?, ?, ?)",
+      input.tenant_id,
+      input.request_hash,
+      JSON.stringify(input.error),
+      new Date().toISOString(),
+    );
+    return { kind: "rejected", error: input.error, recorded: true };
+  }
+
   /** The committed answer for this body, if there is one (so a replay needs no more work). */
   async replay(requestHash: string): Promise<CreateResult | null> {
+    const refused = this.refusalAnswer(requestHash);
+    if (refused) return refused;
     const adm = this.admission();
     if (adm?.state !== "committed") return null;
     return adm.request_hash === requestHash
@@ -258,6 +315,8 @@ export class TaskObject extends DurableObject<Env> {
    * the lease runs out and this object says it never committed (holdsReservation).
    */
   async create(input: { request_hash: string; plan: TaskPlan }): Promise<CreateResult> {
+    const refused = this.refusalAnswer(input.request_hash);
+    if (refused) return refused;
     const now = Date.now();
     const adm = this.admission();
     if (adm) {
@@ -371,6 +430,7 @@ export class TaskObject extends DurableObject<Env> {
       cancel_reason: null,
       origin: plan.origin,
       request_id: plan.request_id,
+      safety: plan.safety ?? null,
     };
     this.inTransaction(() => {
       this.save(rec);

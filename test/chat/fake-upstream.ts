@@ -10,6 +10,7 @@
  *   {scenario: "content_filter"}                 stopped with finish_reason content_filter
  *   {scenario: "stream_error", after?}           an `{"error": …}` event after `after` chunks
  *   {scenario: "context_length"}                 400 context_length_exceeded, as OpenAI sends it
+ *   {scenario: "prompt_refused"}                 400 content_policy_violation: the prompt refused on content policy
  * Every attempt is recorded by tag: GET /_fake/requests?tag=<tag>.
  * Used as a vitest globalSetup (the URL is provided as `fakeOpenAiUrl`) and by bench/chat-overhead.ts.
  */
@@ -249,6 +250,15 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
           type: "invalid_request_error",
           param: "messages",
           code: "context_length_exceeded",
+        });
+        return;
+      case "prompt_refused":
+        json(400, {
+          message:
+            "Your request was rejected as a result of our safety system. Your prompt may contain text that is not allowed.",
+          type: "invalid_request_error",
+          param: null,
+          code: "content_policy_violation",
         });
         return;
       case "hang": {

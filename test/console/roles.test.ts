@@ -58,6 +58,7 @@ describe("roles in the console", () => {
       "/console/members",
       "/console/credits",
       "/console/audit",
+      "/console/connections",
     ]);
     expect(await nav(developer)).toEqual([
       "/console",
@@ -65,7 +66,15 @@ describe("roles in the console", () => {
       "/console/signing-keys",
       "/console/tasks",
       "/console/usage",
+      "/console/connections",
     ]);
-    expect(await nav(viewer)).toEqual(["/console", "/console/keys", "/console/signing-keys", "/console/tasks", "/console/usage"]);
+    expect(await nav(viewer)).toEqual([
+      "/console",
+      "/console/keys",
+      "/console/signing-keys",
+      "/console/tasks",
+      "/console/usage",
+      "/console/connections",
+    ]);
   });
 });

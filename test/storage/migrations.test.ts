@@ -99,8 +99,10 @@ describe("TaskObject and DirectoryObject migrations", () => {
       );
       sql.exec('INSERT INTO task (id, record) VALUES (1, \'{"task_id":"task_a"}\')');
       sql.exec("INSERT INTO events (at, kind) VALUES ('t', 'reserve')");
-      expect(await migrate(state.storage, TASK_MIGRATIONS)).toBe(2);
+      expect(await migrate(state.storage, TASK_MIGRATIONS)).toBe(3);
       for (const table of ["admission", "task", "events"]) expect(count(sql, table)).toBe(1);
+      // v3: no refusal (content review) for a key that holds a task.
+      expect(count(sql, "refusal")).toBe(0);
       // v2: the record stays whole in `record` (no plan yet) until the object next saves it.
       expect(sql.exec("SELECT record, plan FROM task").one()).toEqual({ record: '{"task_id":"task_a"}', plan: null });
     });
@@ -149,13 +151,14 @@ describe("TaskObject and DirectoryObject migrations", () => {
   it("a task record of version 1 reads as the current version with its defaults", () => {
     const rec = upgradeRecord({ task_id: "task_a", route: { provider: "fal" } }) as any;
     expect(rec).toMatchObject({
-      record_version: 3,
+      record_version: 4,
       routes: [{ provider: "fal" }],
       mode: "live",
       route_index: 0,
       route_failures: [],
       malformed_polls: 0,
       change_seq: 0,
+      safety: null,
     });
     expect(() => upgradeRecord({ record_version: 99 })).toThrow(/newer/);
   });

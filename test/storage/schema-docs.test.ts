@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { accountMigrations } from "../../src/accounts/account-schema";
 import { DIRECTORY_MIGRATIONS } from "../../src/accounts/directory-object";
 import { OUTBOX_MIGRATIONS } from "../../src/mail/outbox";
+import { OAUTH_OBJECT_MIGRATIONS } from "../../src/oauth/oauth-object";
 import { USER_MIGRATIONS } from "../../src/people/user-schema";
 import { ensureUser } from "../../src/people/users";
 import { RECORD_VERSION } from "../../src/tasks/record-versions";
@@ -117,6 +118,24 @@ describe("docs/storage matches the live objects", () => {
     expect(outbox).toBeDefined();
     await outbox?.put({ to: "documented@example.com", subject: "s", text: "t" });
     await expectDocumented(outbox as DurableObjectStub, "outbox-object.md", OUTBOX_MIGRATIONS);
+  });
+
+  it("OAuthObject", async () => {
+    const stub = env.OAUTH.getByName("client:cli_documented000000000000000000");
+    await stub.putClient(
+      {
+        client_id: "cli_documented000000000000000000",
+        kind: "registered",
+        client_name: "documented",
+        redirect_uris: ["https://app.example.com/cb"],
+        grant_types: ["authorization_code"],
+        application_type: null,
+        client_uri: null,
+        created_at: new Date().toISOString(),
+      },
+      null,
+    );
+    await expectDocumented(stub, "oauth-object.md", OAUTH_OBJECT_MIGRATIONS);
   });
 
   it("DirectoryObject", async () => {

@@ -15,6 +15,7 @@ import { type Flash, redirectWithFlash, takeFlash } from "../flash";
 import { Layout } from "../layout";
 import { render } from "../render";
 import { clientIp } from "../request-meta";
+import { takeReturnTo } from "../return-to";
 import { requireMember, SESSION_COOKIE } from "../session";
 
 function meta(c: Context<ConsoleEnv>) {
@@ -153,7 +154,8 @@ export function register(app: Hono<ConsoleEnv>) {
     }
     if (outcome.ok) {
       writeCookie(c, SESSION_COOKIE, outcome.started.cookie, SESSION_ABSOLUTE_MS / 1000);
-      return c.redirect("/console", 303);
+      // Back to the page that sent the person here (an OAuth consent, a device code), if any.
+      return c.redirect(takeReturnTo(c) ?? "/console", 303);
     }
     const failure = failureText(outcome);
     return codePage(c, email.trim().toLowerCase(), {

@@ -5,8 +5,9 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { KEY_MODES } from "../../accounts/api-keys";
-import { accountFor } from "../../accounts/service";
+import { accountFor, type Caller } from "../../accounts/service";
 import { USAGE_COUNTERS, USAGE_GROUPS, type UsageCounter, usageTotals } from "../../accounts/usage";
+import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
 import { requireKey } from "../auth";
 import { newRouter } from "../context";
@@ -30,7 +31,7 @@ const security = [{ bearerAuth: [] }];
 const credits = (description: string) =>
   z.string().openapi({ description: `${description} (decimal string, up to 9 decimals)`, example: "982.5" });
 
-const Balance = z
+export const Balance = z
   .object({
     object: z.literal("balance"),
     mode: z.enum(KEY_MODES).openapi({ description: "The calling key's mode: each mode sees its own balance" }),
@@ -112,37 +113,33 @@ accountRoutes.openapi(
       ...errorResponses(400, 401, 403, 429),
     },
   }),
-  async (c) => {
-    const caller = c.get("caller");
-    const as_of = new Date().toISOString();
-    if (caller.mode === "test") {
-      return c.json(
-        {
-          object: "balance" as const,
-          mode: "test" as const,
-          available_credits: TEST_MODE_AVAILABLE_CREDITS,
-          reserved_credits: "0",
-          currency: "credits" as const,
-          as_of,
-        },
-        200,
-      );
-    }
-    const view = await accountFor(c.env, caller.tenant_id).balanceView();
-    if (!view) throw new ApiError("invalid_api_key", "The API key is not valid.");
-    return c.json(
-      {
-        object: "balance" as const,
-        mode: "live" as const,
-        available_credits: view.available,
-        reserved_credits: view.reserved,
-        currency: "credits" as const,
-        as_of,
-      },
-      200,
-    );
-  },
+  async (c) => c.json(await balanceOf(c.env, c.get("caller")), 200),
 );
+
+/** The caller's balance in its key's mode (also the /mcp `get_balance` tool's answer). */
+export async function balanceOf(env: Env, caller: Pick<Caller, "tenant_id" | "mode">): Promise<z.infer<typeof Balance>> {
+  const as_of = new Date().toISOString();
+  if (caller.mode === "test") {
+    return {
+      object: "balance",
+      mode: "test",
+      available_credits: TEST_MODE_AVAILABLE_CREDITS,
+      reserved_credits: "0",
+      currency: "credits",
+      as_of,
+    };
+  }
+  const view = await accountFor(env, caller.tenant_id).balanceView();
+  if (!view) throw new ApiError("invalid_api_key", "The API key is not valid.");
+  return {
+    object: "balance",
+    mode: "live",
+    available_credits: view.available,
+    reserved_credits: view.reserved,
+    currency: "credits",
+    as_of,
+  };
+}
 
 /** [from, to) from the query, with its defaults; 422 invalid_window naming `/from` or `/to`. */
 function usageWindow(q: { from?: string; to?: string }, now: number): { from: string; to: string } {

@@ -1,9 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { KeyMode } from "../../accounts/api-keys";
 import { CAPABILITIES } from "../../catalog/schema";
 import { loadCatalog } from "../../catalog/store";
 import { type CatalogContext, capabilityDetail, capabilityList, modelDetail, modelList } from "../../catalog/views";
 import { filterVoices, voiceView } from "../../catalog/voices";
+import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
 import { publicBaseUrl } from "../../lib/public-url";
 import { liveProviders } from "../../providers/routing";
@@ -14,9 +16,29 @@ import { CapabilityDetail, CapabilityList, errorResponses, ModelDetail, ModelLis
 const security = [{ bearerAuth: [] }];
 const authErrors = errorResponses(400, 401, 403, 422);
 
-async function catalogContext(c: Context<AppEnv>): Promise<CatalogContext> {
+/** The catalog as a caller of `mode` sees it (also the /mcp tools' view). */
+export async function catalogFor(env: Env, mode: KeyMode): Promise<CatalogContext> {
   // What is live depends on who asks: a test-mode key sees the sandbox, a live key the real routes.
-  return { bundle: await loadCatalog(c.env.CATALOG), providers: liveProviders(c.env, c.get("caller")?.mode ?? "live") };
+  return { bundle: await loadCatalog(env.CATALOG), providers: liveProviders(env, mode) };
+}
+
+function catalogContext(c: Context<AppEnv>): Promise<CatalogContext> {
+  return catalogFor(c.env, c.get("caller")?.mode ?? "live");
+}
+
+/** One model's detail, or 404 `not_found`. */
+export function modelDetailOf(ctx: CatalogContext, model: string) {
+  const found = Object.hasOwn(ctx.bundle.models, model) ? ctx.bundle.models[model] : undefined;
+  if (!found) throw new ApiError("not_found", `Model '${model}' does not exist in the catalog.`);
+  return modelDetail(ctx, found) as z.infer<typeof ModelDetail>;
+}
+
+/** The voices matching `filter`, as `GET /v1/voices` lists them. */
+export function voiceListOf(env: Env, ctx: CatalogContext, filter: z.infer<typeof VoiceQuery>) {
+  return {
+    object: "list" as const,
+    data: filterVoices(ctx.bundle.voices, filter).map((v) => voiceView(v, publicBaseUrl(env))),
+  };
 }
 
 function modelListRoute(path: string, operationId: string, summary: string) {
@@ -107,14 +129,11 @@ catalogRoutes.openapi(
   }),
   async (c) => {
     const { model } = c.req.valid("param");
-    const ctx = await catalogContext(c);
-    const found = Object.hasOwn(ctx.bundle.models, model) ? ctx.bundle.models[model] : undefined;
-    if (!found) throw new ApiError("not_found", `Model '${model}' does not exist in the catalog.`);
-    return c.json(modelDetail(ctx, found) as z.infer<typeof ModelDetail>, 200);
+    return c.json(modelDetailOf(await catalogContext(c), model), 200);
   },
 );
 
-const VoiceQuery = z
+export const VoiceQuery = z
   .object({
     language: z
       .string()
@@ -141,12 +160,7 @@ catalogRoutes.openapi(
     responses: { 200: { description: "Voice list", content: { "application/json": { schema: VoiceList } } }, ...authErrors },
   }),
   async (c) => {
-    const filter = c.req.valid("query");
-    const { bundle } = await catalogContext(c);
-    return c.json(
-      { object: "list" as const, data: filterVoices(bundle.voices, filter).map((v) => voiceView(v, publicBaseUrl(c.env))) },
-      200,
-    );
+    return c.json(voiceListOf(c.env, await catalogContext(c), c.req.valid("query")), 200);
   },
 );
 

@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { chatCompletion } from "../../chat/complete";
 import { ChatCompletion, ChatCompletionRequest, ChatCompletionStream } from "../../chat/schema";
+import { reviewChat } from "../../safety/chat";
 import { requireKey } from "../auth";
 import { newRouter } from "../context";
 import { errorResponses } from "../schemas";
@@ -60,6 +61,7 @@ chatRoutes.openapi(
         mode: c.get("caller").mode,
         requestId: c.get("requestId"),
         waitUntil: (p) => c.executionCtx.waitUntil(p),
+        review: (bundle, reviewed) => reviewChat(c.env, c.get("caller"), c.get("requestId"), reviewed, bundle),
       },
       body,
       raw,

@@ -8,8 +8,7 @@ import { ApiError } from "../../errors/api-error";
 import { headArtifact } from "../../media/artifacts";
 import { listTaskPage, type TaskListQuery } from "../../tasks/listing";
 import { TASK_STATUSES, TERMINAL } from "../../tasks/record";
-import type { CancelResult } from "../../tasks/task-object";
-import { readTask, taskStub } from "../../tasks/task-stub";
+import { cancelTask, readTask, taskStub } from "../../tasks/task-stub";
 import { artifactResponse } from "../artifact-response";
 import { requireKey } from "../auth";
 import { type AppEnv, newRouter } from "../context";
@@ -167,27 +166,12 @@ taskRoutes.openapi(
   async (c) => {
     const { task_id } = c.req.valid("param");
     const body = (c.req.valid("json") ?? {}) as { reason?: string };
-    const result = (await taskStub(c.env, task_id).cancel(
-      c.get("caller").tenant_id,
-      body.reason ?? null,
-    )) as unknown as CancelResult;
-    if (result.kind === "not_found") throw new ApiError("task_not_found", `Task '${task_id}' does not exist.`);
-    if (result.kind === "conflict") {
-      throw new ApiError("conflict", "The task is already running at a provider that cannot stop it; it continues.", {
-        details: {
-          action: "keep_polling",
-          task_id,
-          status: result.envelope.status,
-          cancel_requested_at: result.envelope.cancel_requested_at,
-          recovery: { action: "keep_polling", requires_input_change: false, client_request_id: "same" },
-        },
-      });
-    }
-    return c.json(result.envelope as z.infer<typeof TaskEnvelope>, 200);
+    const envelope = await cancelTask(c.env, task_id, c.get("caller").tenant_id, body.reason ?? null);
+    return c.json(envelope as z.infer<typeof TaskEnvelope>, 200);
   },
 );
 
-const ListQuery = z
+export const ListQuery = z
   .object({
     status: z.enum(TASK_STATUSES as [string, ...string[]]).optional(),
     capability: z.enum(CAPABILITIES).optional(),
@@ -198,7 +182,7 @@ const ListQuery = z
   })
   .strict();
 
-const TaskPage = z
+export const TaskPage = z
   .object({ object: z.literal("list"), data: z.array(TaskEnvelope), has_more: z.boolean(), next_cursor: z.string().nullable() })
   .openapi("TaskPage");
 

@@ -396,6 +396,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/tenants/{tenant_id}/safety": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a tenant's content review policy */
+        get: operations["adminGetTenantSafetyPolicy"];
+        /** Set a tenant's content review policy (stricter categories and thresholds, or review off) */
+        put: operations["adminSetTenantSafetyPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/images/generations": {
         parameters: {
             query?: never;
@@ -1125,6 +1143,25 @@ export interface components {
             invited_by: string | null;
             created_at: string;
             joined_at: string | null;
+        };
+        TenantSafetyPolicy: {
+            tenant_id: string;
+            /** @description false: the tenant's requests are not reviewed (it runs its own moderation) */
+            enabled: boolean;
+            /** @description Categories refused from a score of 0.3 (or their threshold) even when the provider does not flag them */
+            block_categories: string[];
+            /** @description Category → the score from which it refuses (0 < t ≤ 1); flagged content refuses whatever they say */
+            thresholds: {
+                [key: string]: number;
+            };
+        };
+        /** @description Replaces the tenant's policy. Categories: harassment, harassment/threatening, hate, hate/threatening, illicit, illicit/violent, self-harm, self-harm/intent, self-harm/instructions, sexual, sexual/minors, violence, violence/graphic, specialized_advice, privacy, intellectual_property, elections, code_interpreter_abuse, test. */
+        TenantSafetyPolicyInput: {
+            enabled: boolean;
+            block_categories?: string[];
+            thresholds?: {
+                [key: string]: number;
+            };
         };
         TaskEnvelope: {
             /** @enum {string} */
@@ -3466,6 +3503,99 @@ export interface operations {
             };
             /** @description Error (502) */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminGetTenantSafetyPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy that applies */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantSafetyPolicy"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminSetTenantSafetyPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TenantSafetyPolicyInput"];
+            };
+        };
+        responses: {
+            /** @description The policy now applied */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantSafetyPolicy"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,87 @@
+/**
+ * One tool per media operation, named by its capability (`text_to_image`, `text_to_video`, ...).
+ * Its arguments are the REST body (the same zod schema, the same validation and error params)
+ * plus `idempotency_key`; it admits the task exactly as the REST route does and answers at once.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import { ApiError } from "../errors/api-error";
+import { TaskEnvelope } from "../http/routes/task-shared";
+import { OPERATIONS } from "../operations";
+import type { OperationSpec } from "../operations/types";
+import { admitOperation } from "../tasks/admit";
+import { jsonSchemaOf, withProperties } from "./json-schema";
+import { taskResult } from "./results";
+import { type CreateTaskResult, createTaskResult } from "./tasks-extension";
+import { once, parseWith, type ToolContext, type ToolDefinition } from "./tool";
+
+/** The REST Idempotency-Key's rule: 1 to 128 printable ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,128}$/;
+
+const IDEMPOTENCY_KEY_SCHEMA = {
+  type: "string",
+  minLength: 1,
+  maxLength: 128,
+  pattern: "^[\\x20-\\x7e]+$",
+  description:
+    "Optional, 1 to 128 printable ASCII characters. A retry with the same key and arguments returns the original task instead of creating another (the same key space as the REST Idempotency-Key); without it every call creates a new task.",
+};
+
+interface OperationCall {
+  body: Record<string, unknown>;
+  raw: Record<string, unknown>;
+  idempotencyKey: string;
+}
+
+function parseOperation(spec: OperationSpec, args: Record<string, unknown>): OperationCall {
+  const { idempotency_key: key, ...raw } = args;
+  if (key !== undefined && (typeof key !== "string" || !IDEMPOTENCY_KEY.test(key))) {
+    const reason = typeof key !== "string" ? "must be a string" : "must be 1 to 128 printable ASCII characters";
+    throw new ApiError("invalid_request", `idempotency_key ${reason}.`, {
+      param: "/idempotency_key",
+      details: { errors: [{ loc: ["body", "idempotency_key"], reason }] },
+    });
+  }
+  const body = parseWith(spec.schema, raw, spec.path) as Record<string, unknown>;
+  // Without a key every call is its own request: a fresh key, as a REST client would send.
+  return { body, raw, idempotencyKey: key ?? `mcp-${crypto.randomUUID()}` };
+}
+
+function describe(spec: OperationSpec): string {
+  return [
+    `${spec.summary}. Creates an asynchronous ${spec.capability} task (the same as POST ${spec.path}) and answers at once with its envelope, status queued.`,
+    "Then call wait_for_task with its task_id (up to 30 s a call) until status is succeeded, failed or canceled; the outputs come as resource_link items with signed URLs.",
+    "Spends the tenant's credits (nothing with a test-mode key). Pass idempotency_key to make a retried call return the same task.",
+    ...(spec.description ? [spec.description] : []),
+  ].join(" ");
+}
+
+function operationTool(spec: OperationSpec): ToolDefinition<OperationCall> {
+  return {
+    name: spec.capability,
+    title: spec.summary,
+    description: describe(spec),
+    scopes: ["tasks:write"],
+    annotations: { title: spec.summary, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    inputSchema: once(() => withProperties(jsonSchemaOf(spec.schema), { idempotency_key: IDEMPOTENCY_KEY_SCHEMA })),
+    outputSchema: once(() => jsonSchemaOf(TaskEnvelope)),
+    parse: (args) => parseOperation(spec, args),
+    async run(call: OperationCall, ctx: ToolContext): Promise<CallToolResult | CreateTaskResult> {
+      const { envelope } = await admitOperation(
+        {
+          env: ctx.env,
+          caller: ctx.caller,
+          requestId: ctx.requestId,
+          idempotencyKey: call.idempotencyKey,
+          ...(ctx.actor ? { actor: ctx.actor } : {}),
+        },
+        spec,
+        call.body,
+        call.raw,
+      );
+      // The task is committed in its object before admission returns: tasks/get finds it at once.
+      return ctx.tasksExtension ? createTaskResult(envelope) : taskResult(envelope, ctx.origin);
+    },
+  };
+}
+
+export const OPERATION_TOOLS: ToolDefinition<OperationCall>[] = OPERATIONS.map(operationTool);

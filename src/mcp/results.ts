@@ -1,0 +1,100 @@
+/**
+ * Tool results: the structured answer (the same JSON as the REST route's body) plus a few lines
+ * of text for the model, and a task's outputs as `resource_link` items pointing at their signed
+ * URLs, which any client can fetch without a key until they expire.
+ */
+import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/server";
+import type { Envelope } from "../tasks/record";
+
+interface ArtifactView {
+  artifact_id: string;
+  url: string;
+  signed_url?: string;
+  signed_url_expires_at?: string;
+  content_type: string;
+  bytes: number;
+  index: number;
+  width?: number;
+  height?: number;
+  duration_seconds?: number;
+}
+
+/** An absolute URI: links are relative where the deployment has no PUBLIC_BASE_URL (local). */
+function absolute(url: string, origin: string): string {
+  try {
+    return new URL(url, origin).toString();
+  } catch {
+    return url;
+  }
+}
+
+function artifactsOf(envelope: Envelope): ArtifactView[] {
+  const output = envelope.output as { artifacts?: ArtifactView[] } | null;
+  return Array.isArray(output?.artifacts) ? output.artifacts : [];
+}
+
+function describe(a: ArtifactView): string {
+  const parts = [a.content_type];
+  if (a.width && a.height) parts.push(`${a.width}x${a.height}`);
+  if (a.duration_seconds !== undefined) parts.push(`${a.duration_seconds} s`);
+  parts.push(`${a.bytes} bytes`);
+  const access = a.signed_url
+    ? `signed link, no key needed${a.signed_url_expires_at ? `, valid until ${a.signed_url_expires_at}` : ""}`
+    : "needs the API key";
+  return `${parts.join(", ")} (${access})`;
+}
+
+/** Each output of a task as a link to its bytes (the signed URL where the deployment can sign). */
+export function outputLinks(envelope: Envelope, origin: string): ContentBlock[] {
+  return artifactsOf(envelope).map((a) => ({
+    type: "resource_link" as const,
+    uri: absolute(a.signed_url ?? a.url, origin),
+    name: `${envelope.task_id}-${a.index}`,
+    title: `Output ${a.index + 1} of ${envelope.task_id}`,
+    mimeType: a.content_type,
+    size: a.bytes,
+    description: describe(a),
+  }));
+}
+
+/** One line on where a task stands, and what to do next. */
+export function taskSummary(envelope: Envelope): string {
+  const what = `Task ${envelope.task_id} (${envelope.capability} on ${envelope.resolved_model})`;
+  switch (envelope.status) {
+    case "queued":
+    case "running": {
+      const p = envelope.progress;
+      return `${what} is ${envelope.status}: ${p.percent}%, ${p.message}. Call wait_for_task with this task_id to wait for it (up to 30 s a call), or get_task to check on it.`;
+    }
+    case "succeeded": {
+      const n = artifactsOf(envelope).length;
+      return n > 0 ? `${what} succeeded with ${n} output${n === 1 ? "" : "s"}, linked below.` : `${what} succeeded.`;
+    }
+    case "failed": {
+      const e = envelope.error;
+      return `${what} failed${e ? `: ${e.code}: ${e.message}` : "."}`;
+    }
+    case "canceled":
+      return `${what} was canceled.`;
+  }
+}
+
+/** A task as a tool result: its envelope, a summary, any text answer and its outputs as links. */
+export function taskResult(envelope: Envelope, origin: string): CallToolResult {
+  const content: ContentBlock[] = [{ type: "text", text: taskSummary(envelope) }];
+  const text = (envelope.output as { text?: unknown } | null)?.text;
+  if (typeof text === "string" && text !== "") content.push({ type: "text", text });
+  if (envelope.provider?.simulated) {
+    content.push({
+      type: "text",
+      text: "Note: the built-in sandbox serves this task; its output is simulated, not the real model's.",
+    });
+  }
+  content.push(...outputLinks(envelope, origin));
+  return { content, structuredContent: envelope as unknown as Record<string, unknown> };
+}
+
+/** Any other answer: its JSON as structured content, with a one-line summary. */
+export function dataResult(summary: string, data: object): CallToolResult {
+  return { content: [{ type: "text", text: summary }], structuredContent: data as Record<string, unknown> };
+}

@@ -1,0 +1,23 @@
+/** Every tool of /mcp, in the order `tools/list` gives them (fixed, so lists are cacheable). */
+import { getBalanceTool, getModelTool, listModelsTool, listVoicesTool } from "./catalog-tools";
+import { OPERATION_TOOLS } from "./operation-tools";
+import { cancelTaskTool, getTaskTool, listTasksTool, waitForTaskTool } from "./task-tools";
+import type { ToolDefinition } from "./tool";
+
+export const TOOLS: readonly ToolDefinition<any>[] = [
+  ...OPERATION_TOOLS,
+  getTaskTool,
+  waitForTaskTool,
+  cancelTaskTool,
+  listTasksTool,
+  listModelsTool,
+  getModelTool,
+  listVoicesTool,
+  getBalanceTool,
+];
+
+const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));
+
+export function toolNamed(name: string): ToolDefinition<any> | undefined {
+  return BY_NAME.get(name);
+}

@@ -1,0 +1,55 @@
+/**
+ * OAuth scopes are the API key permissions (catalog:read, tasks:read, tasks:write, chat). What a
+ * grant may do is always narrowed to what the member's current role allows, so a demoted member's
+ * tokens lose scopes at once, without a new consent.
+ */
+import { PERMISSIONS, type Permission } from "../accounts/api-keys";
+import { can, type Role } from "../people/roles";
+
+export const OAUTH_SCOPES: readonly Permission[] = PERMISSIONS;
+
+/** What a member of `role` may hand to a client: catalog:read for all; tasks:* as the role says; chat writes. */
+export function roleScopes(role: Role): Permission[] {
+  return OAUTH_SCOPES.filter((s) => {
+    if (s === "catalog:read") return true;
+    if (s === "tasks:read") return can(role, "tasks:read");
+    return can(role, "tasks:write");
+  });
+}
+
+/** The scopes both in `scopes` and allowed to `role`, in the canonical order. */
+export function narrowScopes(scopes: readonly Permission[], role: Role): Permission[] {
+  const allowed = new Set(roleScopes(role));
+  return OAUTH_SCOPES.filter((s) => scopes.includes(s) && allowed.has(s));
+}
+
+/**
+ * A `scope` parameter (space-separated, RFC 6749 §3.3) as known scopes in canonical order;
+ * undefined or blank: `fallback`; null when any scope is unknown (invalid_scope).
+ */
+export function parseScope(
+  value: string | null | undefined,
+  fallback: readonly Permission[] = OAUTH_SCOPES,
+): Permission[] | null {
+  const parts = (value ?? "").split(" ").filter((s) => s !== "");
+  if (parts.length === 0) return [...fallback];
+  if (!parts.every((p) => (OAUTH_SCOPES as readonly string[]).includes(p))) return null;
+  return OAUTH_SCOPES.filter((s) => parts.includes(s));
+}
+
+export function formatScope(scopes: readonly Permission[]): string {
+  return scopes.join(" ");
+}
+
+/** Stored scope strings back to the list; unknown words (none are written) are dropped. */
+export function storedScopes(value: string | null): Permission[] {
+  return parseScope(value ?? "", []) ?? [];
+}
+
+/** Plain words for the consent and device pages. */
+export const SCOPE_LABELS: Record<Permission, string> = {
+  "catalog:read": "Read the model catalog and voices",
+  "tasks:read": "Read the tenant's tasks and their outputs",
+  "tasks:write": "Create and cancel tasks (spends the tenant's credits)",
+  chat: "Use chat models (spends the tenant's credits)",
+};
