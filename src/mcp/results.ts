@@ -5,19 +5,10 @@
  */
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/server";
 import type { Envelope } from "../tasks/record";
+import type { StoredOutput } from "../tasks/task-object";
 
-interface ArtifactView {
-  artifact_id: string;
-  url: string;
-  signed_url?: string;
-  signed_url_expires_at?: string;
-  content_type: string;
-  bytes: number;
-  index: number;
-  width?: number;
-  height?: number;
-  duration_seconds?: number;
-}
+/** An output artifact as the envelope shows it (signed where the deployment can sign). */
+type ArtifactView = StoredOutput & { signed_url?: string; signed_url_expires_at?: string };
 
 /** An absolute URI: links are relative where the deployment has no PUBLIC_BASE_URL (local). */
 function absolute(url: string, origin: string): string {

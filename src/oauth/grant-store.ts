@@ -260,15 +260,7 @@ export class OAuthGrantStore {
   }
 
   private newGrant(
-    g: {
-      grant_id: string;
-      client_id: string;
-      client_name: string;
-      user_id: string;
-      email: string;
-      scopes: Permission[];
-      resource: string;
-    },
+    g: Pick<OAuthGrantView, "grant_id" | "client_id" | "client_name" | "user_id" | "email" | "scopes" | "resource">,
     issue: IssueHashes,
     now: number,
   ): IssueResult {

@@ -1137,7 +1137,8 @@ function probeOrNull(bytes: Uint8Array): ProbedMedia | null {
   }
 }
 
-interface StoredOutput {
+/** An output as stored and listed in `output.artifacts`. */
+export interface StoredOutput {
   kind: ProviderOutput["kind"];
   artifact_id: string;
   url: string;

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import type { Env } from "../../src/env";
 import worker from "../../src/index";
 import { BASE, type CallOptions, readResponse } from "./api";
-import { taskStub } from "./tasks";
+import { newKey, taskStub } from "./tasks";
 
 /** A request through the app with `overrides` on top of the Worker's environment. */
 export async function callWith(overrides: Partial<Env>, path: string, options: CallOptions = {}) {
@@ -29,6 +29,17 @@ export async function callWith(overrides: Partial<Env>, path: string, options: C
   const read = await readResponse(res);
   await waitOnExecutionContext(ctx);
   return read;
+}
+
+/** A task-creating POST (an image by default) under `overrides`, with its own Idempotency-Key unless given. */
+export function createWith(
+  overrides: Partial<Env>,
+  key: string,
+  body: Record<string, unknown>,
+  idempotencyKey: string = newKey(),
+  path = "/v1/images/generations",
+) {
+  return callWith(overrides, path, { key, body, headers: { "Idempotency-Key": idempotencyKey } });
 }
 
 /** The task record's `safety`, read from the task's storage. */

@@ -7,6 +7,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { resolveAccessToken } from "../../src/oauth/access";
+import type { DeviceAuthorizationResponse } from "../../src/oauth/device";
 import { BASE, send } from "../helpers/api";
 import { type Browser, freshEmail, inviteAndSignIn } from "../helpers/console";
 import { auditOf, DEVICE_GRANT, newClient, ownerSignedIn, postForm, RESOURCE, register, token } from "./flow";
@@ -20,14 +21,7 @@ async function deviceClient(): Promise<string> {
 async function start(clientId: string, fields: Record<string, string> = {}) {
   const res = await postForm("/oauth/device_authorization", { client_id: clientId, ...fields });
   expect(res.status, res.text).toBe(200);
-  return res.json as {
-    device_code: string;
-    user_code: string;
-    verification_uri: string;
-    verification_uri_complete: string;
-    expires_in: number;
-    interval: number;
-  };
+  return res.json as DeviceAuthorizationResponse;
 }
 
 function poll(deviceCode: string, clientId: string) {

@@ -13,7 +13,7 @@ import { ModerationUnavailable, type ReviewItem } from "../../src/safety/provide
 import { OpenAIModeration, TEXT_PIECE_CHARS, textPieces } from "../../src/safety/providers/openai-moderation";
 import { admin, newTenant } from "../helpers/api";
 import { dataUri, png } from "../helpers/media-fixtures";
-import { accountState, callWith, safetyOf } from "../helpers/safety";
+import { accountState, createWith, safetyOf } from "../helpers/safety";
 import { newKey } from "../helpers/tasks";
 import { fakeRequests, newTag } from "./harness";
 
@@ -129,15 +129,7 @@ describe("the adapter", () => {
 
 const OPENAI: Partial<Env> = { SAFETY_PROVIDER: "openai" };
 
-function create(
-  overrides: Partial<Env>,
-  key: string,
-  body: Record<string, unknown>,
-  idempotencyKey = newKey(),
-  path = "/v1/images/generations",
-) {
-  return callWith(overrides, path, { key, body, headers: { "Idempotency-Key": idempotencyKey } });
-}
+const create = createWith;
 
 describe("admission with SAFETY_PROVIDER=openai", () => {
   it("refuses a flagged prompt with its pointer and categories; nothing is charged", async () => {

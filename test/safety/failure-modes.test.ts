@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
 import { newTenant } from "../helpers/api";
-import { accountState, callWith, safetyOf } from "../helpers/safety";
+import { accountState, createWith, safetyOf } from "../helpers/safety";
 import { newKey } from "../helpers/tasks";
 
 interface FakeAi {
@@ -45,15 +45,7 @@ const guard = (ai: FakeAi, extra: Partial<Env> = {}): Partial<Env> => ({
   ...extra,
 });
 
-function create(
-  overrides: Partial<Env>,
-  key: string,
-  body: Record<string, unknown>,
-  idempotencyKey = newKey(),
-  path = "/v1/images/generations",
-) {
-  return callWith(overrides, path, { key, body, headers: { "Idempotency-Key": idempotencyKey } });
-}
+const create = createWith;
 
 describe("fail-closed (the default)", () => {
   for (const [name, ai] of [
