@@ -13,16 +13,13 @@
  * https origin, and from loopback http where local URLs are allowed. Anything else ("null",
  * plain http, malformed) is refused with 403.
  */
-import { createMcpHandler } from "@modelcontextprotocol/server";
 import { Hono, type MiddlewareHandler } from "hono";
 import { rateHeaders } from "../accounts/service";
 import { ApiError } from "../errors/api-error";
 import { setHeaders } from "../http/auth";
 import type { AppEnv } from "../http/context";
-import { MAX_BODY_BYTES } from "../http/json-body";
 import { oauthOrigin } from "../oauth/resource";
 import { authenticateMcp, requireEndpointScope } from "./auth";
-import { buildMcpServer } from "./server";
 
 const ALLOW_HEADERS = [
   "Authorization",
@@ -109,12 +106,9 @@ mcpRoutes.post("/mcp", async (c) => {
     origin: oauthOrigin(c.env, request),
     ...(grant ? { actor: { type: "user" as const, id: grant.user_id, email: grant.email } } : {}),
   };
-  const handler = createMcpHandler(({ era }) => buildMcpServer(scope, era), {
-    maxRequestBodySize: MAX_BODY_BYTES,
-    onerror: (error) =>
-      console.warn(JSON.stringify({ level: "warn", where: "mcp", request_id: scope.requestId, message: String(error) })),
-  });
-  const response = await handler.fetch(request);
+  // The SDK is loaded on the first /mcp request: isolates that serve only /v1 never evaluate it.
+  const { serveMcp } = await import("./serve");
+  const response = await serveMcp(request, scope);
   if (!caller.rate) return response;
   const withRate = new Response(response.body, response);
   for (const [k, v] of Object.entries(rateHeaders(caller.rate))) withRate.headers.set(k, v);
