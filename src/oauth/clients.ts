@@ -8,6 +8,7 @@
  */
 import type { Env } from "../env";
 import { newId } from "../lib/ids";
+import { readAtMost, TooLarge } from "../lib/streams";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import { clientObject, type OAuthClient } from "./oauth-object";
 import { redirectUriProblem } from "./redirect-uris";
@@ -189,32 +190,6 @@ export function metadataUrlProblem(env: Env, raw: string): string | null {
   return null;
 }
 
-async function readCapped(res: Response, max: number): Promise<Uint8Array | null> {
-  const declared = Number(res.headers.get("Content-Length") ?? "0");
-  if (declared > max) return null;
-  const reader = res.body?.getReader();
-  if (!reader) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
-  }
-  return out;
-}
-
 async function metadataClient(env: Env, url: string, now: number): Promise<ClientLookup> {
   const problem = metadataUrlProblem(env, url);
   if (problem) return { ok: false, reason: `client_id ${problem}.` };
@@ -236,8 +211,22 @@ async function metadataClient(env: Env, url: string, now: number): Promise<Clien
     await res.body?.cancel();
     return { ok: false, reason: `The client's metadata document answered HTTP ${res.status}.` };
   }
-  const bytes = await readCapped(res, METADATA_MAX_BYTES).catch(() => null);
-  if (!bytes) return { ok: false, reason: `The client's metadata document is larger than ${METADATA_MAX_BYTES / 1024} KiB.` };
+  let bytes: Uint8Array;
+  try {
+    if (Number(res.headers.get("Content-Length") ?? "0") > METADATA_MAX_BYTES) {
+      await res.body?.cancel();
+      throw new TooLarge(METADATA_MAX_BYTES);
+    }
+    bytes = await readAtMost(res.body, METADATA_MAX_BYTES);
+  } catch (e) {
+    return {
+      ok: false,
+      reason:
+        e instanceof TooLarge
+          ? `The client's metadata document is larger than ${METADATA_MAX_BYTES / 1024} KiB.`
+          : "The client's metadata document could not be read.",
+    };
+  }
   let body: unknown;
   try {
     body = JSON.parse(new TextDecoder().decode(bytes));

@@ -22,6 +22,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { fakeKey, json, listen, RequestLog, readBody, tagOf } from "./kit";
+import { error, requestId } from "./openai";
 
 export const provider = "openai-moderation";
 
@@ -63,20 +64,7 @@ const IMAGE_CATEGORIES = new Set([
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
 let counter = 0;
-const requestId = () => `req_${Date.now().toString(16)}${(++counter).toString(16).padStart(8, "0")}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function error(
-  res: ServerResponse,
-  status: number,
-  message: string,
-  type: string,
-  code: string | null,
-  param: string | null = null,
-  headers: Record<string, string> = {},
-) {
-  json(res, status, { error: { message, type, param, code } }, { "x-request-id": requestId(), ...headers });
-}
 
 interface Part {
   text?: string;
@@ -213,6 +201,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, log: RequestLog
       "requests",
       "rate_limit_exceeded",
       null,
+      {},
       {
         "retry-after": wait,
         "x-ratelimit-limit-requests": "500",

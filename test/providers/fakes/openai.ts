@@ -36,9 +36,11 @@ const MAX_EDIT_IMAGES = 16;
 const MAX_IMAGE_BYTES = 50 * 1024 * 1024;
 
 let requestCounter = 0;
-const requestId = () => `req_${Date.now().toString(16)}${(++requestCounter).toString(16).padStart(8, "0")}`;
+/** An `x-request-id` as OpenAI's API sends it (every OpenAI-format fake uses it). */
+export const requestId = () => `req_${Date.now().toString(16)}${(++requestCounter).toString(16).padStart(8, "0")}`;
 
-function error(
+/** OpenAI's error answer: `{error: {message, type, param, code}}` with an `x-request-id`. */
+export function error(
   res: ServerResponse,
   status: number,
   message: string,
