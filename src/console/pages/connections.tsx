@@ -9,7 +9,7 @@ import { listGrants, revokeGrant, seesAllGrants } from "../../oauth/grants";
 import type { ConsoleEnv } from "../context";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
 import { Layout } from "../layout";
-import { refusal } from "../refusal";
+import { showingRefusals } from "../refusal";
 import { render } from "../render";
 import { actorOf } from "../request-meta";
 import { PostButton } from "../row-forms";
@@ -78,16 +78,13 @@ async function connectionsPage(c: Context<ConsoleEnv>, flash?: Flash, status: Co
 export function register(app: Hono<ConsoleEnv>) {
   app.get("/connections", requireMember, async (c) => connectionsPage(c, takeFlash(c)));
 
-  app.post("/connections/:grant_id/revoke", requireMember, async (c) => {
-    try {
+  app.post("/connections/:grant_id/revoke", requireMember, async (c) =>
+    showingRefusals(c, connectionsPage, async () => {
       const revoked = await revokeGrant(c.env, c.get("member"), c.req.param("grant_id"), actorOf(c));
       return redirectWithFlash(c, "/console/connections", {
         kind: "ok",
         text: `Revoked ${revoked.grant_id}: its tokens no longer work.`,
       });
-    } catch (e) {
-      const { flash, status } = refusal(c, e);
-      return connectionsPage(c, flash, status);
-    }
-  });
+    }),
+  );
 }

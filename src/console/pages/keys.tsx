@@ -17,7 +17,7 @@ import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
 import { Layout } from "../layout";
-import { refusal } from "../refusal";
+import { showingRefusals } from "../refusal";
 import { render } from "../render";
 import { PostButton, postedGrace, RotateForm } from "../row-forms";
 import { CopyScript, SecretOnce, when } from "../secret-once";
@@ -151,12 +151,6 @@ async function keysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Contentfu
   );
 }
 
-/** A refusal from a service: the list again with the reason (a script asking for JSON gets the envelope). */
-async function refused(c: Context<ConsoleEnv>, e: unknown) {
-  const { flash, status } = refusal(c, e);
-  return keysPage(c, flash, status);
-}
-
 function invalid(param: string, reason: string): ApiError {
   return new ApiError("invalid_request", `${param}: ${reason}.`, {
     param,
@@ -196,8 +190,8 @@ function NewKeyPage(props: { c: Context<ConsoleEnv>; title: string; apiKey: stri
 export function register(app: Hono<ConsoleEnv>) {
   app.get("/keys", requireMember, async (c) => keysPage(c, takeFlash(c)));
 
-  app.post("/keys", requireRole("keys:manage"), async (c) => {
-    try {
+  app.post("/keys", requireRole("keys:manage"), async (c) =>
+    showingRefusals(c, keysPage, async () => {
       const input = await createInput(c);
       const member = c.get("member");
       const { record, api_key } = await issueApiKey(c.env, member.tenant_id, c.env.REGION, input.permissions, input.mode, {
@@ -213,22 +207,18 @@ export function register(app: Hono<ConsoleEnv>) {
         </NewKeyPage>,
         201,
       );
-    } catch (e) {
-      return refused(c, e);
-    }
-  });
+    }),
+  );
 
-  app.post("/keys/:key_id/revoke", requireRole("keys:manage"), async (c) => {
-    try {
+  app.post("/keys/:key_id/revoke", requireRole("keys:manage"), async (c) =>
+    showingRefusals(c, keysPage, async () => {
       const k = await revokeApiKey(c.env, c.req.param("key_id"), acting(c));
       return redirectWithFlash(c, "/console/keys", { kind: "ok", text: `Key ${k.name ?? k.key_id} was revoked.` });
-    } catch (e) {
-      return refused(c, e);
-    }
-  });
+    }),
+  );
 
-  app.post("/keys/:key_id/rotate", requireRole("keys:manage"), async (c) => {
-    try {
+  app.post("/keys/:key_id/rotate", requireRole("keys:manage"), async (c) =>
+    showingRefusals(c, keysPage, async () => {
       const grace = await postedGrace(c, "grace");
       const r = await rotateApiKey(c.env, c.req.param("key_id"), grace, acting(c));
       return render(
@@ -249,8 +239,6 @@ export function register(app: Hono<ConsoleEnv>) {
         </NewKeyPage>,
         201,
       );
-    } catch (e) {
-      return refused(c, e);
-    }
-  });
+    }),
+  );
 }

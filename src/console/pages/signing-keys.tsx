@@ -20,7 +20,7 @@ import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
 import { Layout } from "../layout";
-import { refusal } from "../refusal";
+import { showingRefusals } from "../refusal";
 import { render } from "../render";
 import { PostButton, postedGrace, RotateForm } from "../row-forms";
 import { CopyScript, SecretOnce, when } from "../secret-once";
@@ -99,11 +99,6 @@ async function signingKeysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Co
   );
 }
 
-async function refused(c: Context<ConsoleEnv>, e: unknown) {
-  const { flash, status } = refusal(c, e);
-  return signingKeysPage(c, flash, status);
-}
-
 function SecretPage(props: { c: Context<ConsoleEnv>; title: string; id: string; secret: string; children?: Child }) {
   return (
     <Layout title={props.title} member={props.c.get("member")} active="signing-keys">
@@ -121,17 +116,15 @@ function SecretPage(props: { c: Context<ConsoleEnv>; title: string; id: string; 
 export function register(app: Hono<ConsoleEnv>) {
   app.get("/signing-keys", requireMember, async (c) => signingKeysPage(c, takeFlash(c)));
 
-  app.post("/signing-keys", requireRole("signing_keys:manage"), async (c) => {
-    try {
+  app.post("/signing-keys", requireRole("signing_keys:manage"), async (c) =>
+    showingRefusals(c, signingKeysPage, async () => {
       const key = await createSigningKey(c.env, c.get("member").tenant_id, acting(c));
       return render(c, <SecretPage c={c} title="Signing key created" id={key.id} secret={key.secret} />, 201);
-    } catch (e) {
-      return refused(c, e);
-    }
-  });
+    }),
+  );
 
-  app.post("/signing-keys/:id/rotate", requireRole("signing_keys:manage"), async (c) => {
-    try {
+  app.post("/signing-keys/:id/rotate", requireRole("signing_keys:manage"), async (c) =>
+    showingRefusals(c, signingKeysPage, async () => {
       const overlap = await postedGrace(c, "overlap", DEFAULT_OVERLAP);
       const key = await rotateSigningKey(c.env, c.req.param("id"), overlap, acting(c));
       return render(
@@ -151,20 +144,16 @@ export function register(app: Hono<ConsoleEnv>) {
         </SecretPage>,
         201,
       );
-    } catch (e) {
-      return refused(c, e);
-    }
-  });
+    }),
+  );
 
-  app.post("/signing-keys/:id/retire", requireRole("signing_keys:manage"), async (c) => {
-    try {
+  app.post("/signing-keys/:id/retire", requireRole("signing_keys:manage"), async (c) =>
+    showingRefusals(c, signingKeysPage, async () => {
       const key = await retireSigningKey(c.env, c.req.param("id"), acting(c));
       return redirectWithFlash(c, "/console/signing-keys", {
         kind: "ok",
         text: `Signing key ${key.id} was retired: new tasks can no longer choose it.`,
       });
-    } catch (e) {
-      return refused(c, e);
-    }
-  });
+    }),
+  );
 }
