@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { readCatalogFiles } from "./scripts/lib/catalog-files.ts";
+import { findChromium, INSTALL_HINT } from "./test/browser/chromium.ts";
 import { fakeKey } from "./test/providers/fakes/kit.ts";
 import { fakeProviders } from "./test/providers/fakes/setup.ts";
 
@@ -49,6 +50,8 @@ function providerBindings(inject: (key: string) => unknown): Record<string, stri
  */
 function worker(environment?: string, providers = false) {
   return cloudflareTest(({ inject }) => ({
+    // workerd's own diagnostics (stack addresses, expected disconnects of the crash drills) stay out of the log.
+    verbose: false,
     wrangler: { configPath: "./wrangler.toml", ...(environment ? { environment } : {}) },
     miniflare: {
       bindings: {
@@ -83,6 +86,12 @@ function worker(environment?: string, providers = false) {
   }));
 }
 
+// The browser tests run when a Chromium is found. Without one they are not run, and the run says so
+// at its start; REQUIRE_BROWSER=1 (set by .ci/run) keeps them in, so that a missing Chromium fails.
+const withBrowser = Boolean(findChromium()) || process.env.REQUIRE_BROWSER === "1";
+if (!withBrowser)
+  console.warn(`\nThe browser tests (test/browser) are NOT run: no Chromium was found. To run them: ${INSTALL_HINT}\n`);
+
 const shared = {
   globalSetup: ["./test/global-setup.ts", "./test/chat/fake-upstream.ts", "./test/people/fake-mail-api.ts"],
   setupFiles: ["./test/setup.ts"],
@@ -90,9 +99,15 @@ const shared = {
 };
 
 export default defineConfig({
+  // Vite's own notices (a dependency's source map that names files it does not ship) are not results.
+  logLevel: "error",
   test: {
+    // What a test prints (mail the outbox shows, the service's error logs of faults a test causes)
+    // is shown only for the tests that fail, so a passing run's log is the results alone.
+    silent: "passed-only",
     projects: [
       {
+        logLevel: "error",
         plugins: [worker()],
         test: {
           ...shared,
@@ -103,6 +118,7 @@ export default defineConfig({
       },
       // Real adapters against fake upstreams that speak each provider's documented wire format.
       {
+        logLevel: "error",
         plugins: [worker(undefined, true)],
         test: {
           ...shared,
@@ -112,7 +128,11 @@ export default defineConfig({
         },
       },
       // The production configuration of a region, as deployed: proves what local development relaxes.
-      { plugins: [worker("us")], test: { ...shared, name: "region-us", include: ["test/regional/**/*.test.ts"] } },
+      {
+        logLevel: "error",
+        plugins: [worker("us")],
+        test: { ...shared, name: "region-us", include: ["test/regional/**/*.test.ts"] },
+      },
       // The client and its command line, in Node: unit tests on a fake fetch, and end to end
       // against a local `wrangler dev` (packages/client/test/cli.e2e.test.ts).
       {
@@ -126,15 +146,19 @@ export default defineConfig({
       },
       // The console in a real browser (Debian's Chromium, through playwright-core) against one
       // local `wrangler dev`: test/browser/harness.ts.
-      {
-        test: {
-          name: "browser",
-          environment: "node",
-          include: ["test/browser/**/*.test.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 180_000,
-        },
-      },
+      ...(withBrowser
+        ? [
+            {
+              test: {
+                name: "browser",
+                environment: "node",
+                include: ["test/browser/**/*.test.ts"],
+                testTimeout: 60_000,
+                hookTimeout: 180_000,
+              },
+            },
+          ]
+        : []),
     ],
   },
 });

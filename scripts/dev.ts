@@ -1,6 +1,6 @@
 /**
  * `npm start`: a complete local service on Miniflare.
- * 1. ADMIN_TOKEN in .dev.vars (generated when missing; the file is git-ignored).
+ * 1. ADMIN_TOKEN and STORAGE_ENCRYPTION_KEY in .dev.vars (generated when missing; the file is git-ignored).
  * 2. catalog-data/ checked and loaded into the local KV.
  * 3. wrangler dev on 127.0.0.1:$PORT (default 8787); state persists in .wrangler/state.
  * 4. On first run, a dev tenant with credits and an API key (kept in .wrangler/dev-tenant.json),
@@ -25,16 +25,27 @@ const stateDir = join(root, ".wrangler");
 const tenantFile = join(stateDir, "dev-tenant.json");
 const wrangler = join(root, "node_modules/.bin/wrangler");
 
-function adminToken(): string {
+/** NAME's value in .dev.vars, written there from `make()` when missing. */
+function devVar(name: string, make: () => string): string {
   const existing = existsSync(devVars) ? readFileSync(devVars, "utf8") : "";
-  const m = /^ADMIN_TOKEN\s*=\s*"?([^"\n]+)"?/m.exec(existing);
+  const m = new RegExp(`^${name}\\s*=\\s*"?([^"\\n]+)"?`, "m").exec(existing);
   if (m?.[1]) return m[1];
-  const token = `adm_${randomBytes(32).toString("hex")}`;
-  writeFileSync(devVars, `${existing}${existing && !existing.endsWith("\n") ? "\n" : ""}ADMIN_TOKEN="${token}"\n`, {
+  const value = make();
+  writeFileSync(devVars, `${existing}${existing && !existing.endsWith("\n") ? "\n" : ""}${name}="${value}"\n`, {
     mode: 0o600,
   });
-  return token;
+  return value;
 }
+
+/** The key that seals secrets in this machine's local state; kept with that state's earlier key where one was used. */
+function storageKey(): string {
+  return devVar("STORAGE_ENCRYPTION_KEY", () =>
+    existsSync(join(stateDir, "state")) ? EARLIER_LOCAL_STORAGE_KEY : randomBytes(32).toString("base64"),
+  );
+}
+
+/** The fixed key local state was sealed with before each machine had its own; existing local data stays readable. */
+const EARLIER_LOCAL_STORAGE_KEY = "bG9jYWwtZGV2ZWxvcG1lbnQtb25seS1rZXktMzJieXQ=";
 
 function loadCatalog() {
   const bundle = buildFromDisk();
@@ -125,7 +136,8 @@ function workerVars(): { file: string; providers: string[] } {
   return { file, providers: configured };
 }
 
-const token = adminToken();
+const token = devVar("ADMIN_TOKEN", () => `adm_${randomBytes(32).toString("hex")}`);
+storageKey();
 loadCatalog();
 const vars = workerVars();
 const child = spawn(

@@ -19,7 +19,7 @@ export interface Env {
   OAUTH: DurableObjectNamespace<OAuthObject>;
   /** One per person who can sign in to the console (src/people/user-object.ts). */
   USERS: DurableObjectNamespace<UserObject>;
-  /** The local outbox (EMAIL_OUTBOX): mail kept and printed instead of sent. Bound in the local configuration only. */
+  /** The local outbox (EMAIL_OUTBOX): mail kept and printed instead of sent. Used only where EMAIL_OUTBOX is "true" (the local configuration). */
   OUTBOX?: DurableObjectNamespace<OutboxObject>;
   /** Outputs re-hosted by the service, served to their owner by /v1/artifacts/{id}. */
   ARTIFACTS: R2Bucket;

@@ -4,6 +4,7 @@
  * (wrangler's proxy caps throughput and would compress every ratio) when it can be found.
  */
 import { type ChildProcess, execSync, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -79,6 +80,12 @@ export interface WranglerDev {
 }
 
 /**
+ * The service's secrets that wrangler.toml does not hold (each region keeps them as secrets, `npm
+ * start` in .dev.vars): one set per process, so a server restarted on the same state reads it.
+ */
+export const LOCAL_SECRETS = { STORAGE_ENCRYPTION_KEY: randomBytes(32).toString("base64") };
+
+/**
  * `wrangler dev` of one Worker config with state on /dev/shm and local tracing off, answering
  * on its inner workerd port when it can be found; `prepare` runs once the state folder exists.
  */
@@ -104,7 +111,7 @@ export async function startWranglerDev(opts: {
       state,
       "--log-level",
       "warn",
-      ...Object.entries(opts.vars ?? {}).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+      ...Object.entries({ ...(opts.config ? {} : LOCAL_SECRETS), ...opts.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
       ...(opts.args ?? []),
     ],
     {

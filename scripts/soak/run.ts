@@ -16,7 +16,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePort } from "../../bench/lib/local-server.ts";
+import { freePort, LOCAL_SECRETS } from "../../bench/lib/local-server.ts";
 import { check, report } from "./check.ts";
 import { drain, readLedgers } from "./drain.ts";
 import { History } from "./history.ts";
@@ -108,6 +108,7 @@ async function main(): Promise<number> {
     port,
     history,
     vars: {
+      ...LOCAL_SECRETS,
       ADMIN_TOKEN: `soak-admin-${randomBytes(16).toString("hex")}`,
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       ...upstreams.vars,

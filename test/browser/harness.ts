@@ -6,29 +6,15 @@
  * its executable path; nothing is downloaded.
  */
 import { randomBytes } from "node:crypto";
-import { accessSync, constants, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
 import { freePort, loadCatalogInto, startWranglerDev, type WranglerDev } from "../../bench/lib/local-server.ts";
 
-export const INSTALL_HINT = "apt-get install -y chromium";
+import { chromiumPath } from "./chromium.ts";
 
-/** Chromium's executable: CHROMIUM_PATH, else `chromium` on the PATH. Throws, naming the install command, when missing. */
-export function chromiumPath(): string {
-  const candidates = process.env.CHROMIUM_PATH
-    ? [process.env.CHROMIUM_PATH]
-    : [...(process.env.PATH ?? "").split(delimiter).map((d) => join(d, "chromium")), "/usr/bin/chromium"];
-  for (const c of candidates) {
-    try {
-      accessSync(c, constants.X_OK);
-      return c;
-    } catch {}
-  }
-  throw new Error(
-    `The browser tests need Chromium and none was found (CHROMIUM_PATH or \`chromium\` on the PATH): ${INSTALL_HINT}`,
-  );
-}
+export { chromiumPath, findChromium, INSTALL_HINT } from "./chromium.ts";
 
 export interface ConsoleServer {
   /** The address a person opens (wrangler's own port, as `npm start` prints it). */

@@ -10,8 +10,8 @@ import { Browser } from "../helpers/console";
 
 describe("the console in a region", () => {
   it("sets Secure, host-only cookies and accepts them back", async () => {
-    expect(env.CONSOLE_INSECURE_COOKIES).toBeUndefined();
-    expect(env.EMAIL_OUTBOX).toBeUndefined();
+    expect(env.CONSOLE_INSECURE_COOKIES).toBe("false");
+    expect(env.EMAIL_OUTBOX).toBe("false");
     const b = new Browser();
     const page = await b.get("/console/sign-in");
     const cookie = page.headers.getSetCookie().find((c) => c.startsWith("__Host-csrf="));

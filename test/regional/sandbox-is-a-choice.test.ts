@@ -13,7 +13,7 @@ const CANVAS = { type: "preset", tier: "1K", aspect: "1:1" };
 describe("the sandbox is a choice, never a fallback (region us)", () => {
   it("has no provider configured and does not lend the sandbox to live keys", () => {
     expect(Object.keys(env).filter((k) => /^PROVIDER_.*_API_KEY$/.test(k))).toEqual([]);
-    expect(env.SANDBOX_FOR_LIVE_KEYS).toBeUndefined();
+    expect(env.SANDBOX_FOR_LIVE_KEYS).toBe("false");
   });
 
   it("refuses a concrete model for a live key with 503 model_unavailable, reserving nothing", async () => {

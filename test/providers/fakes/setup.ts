@@ -20,7 +20,8 @@ const running: RunningFake[] = [];
 
 export async function setup(project: TestProject) {
   for (const name of fakeProviders()) {
-    const mod = (await import(`./${name}.ts`)) as {
+    // A path built at run time from the folder's listing, not a pattern for the bundler to expand.
+    const mod = (await import(/* @vite-ignore */ `${FAKES_DIR}${name}.ts`)) as {
       provider: string;
       start(): Promise<RunningFake>;
       bindings?: (url: string) => Record<string, string>;
