@@ -271,6 +271,8 @@ describe("minimax: error codes on a task", () => {
     expect(task.status).toBe("failed");
     expect(task.error).toMatchObject({ code: "model_unavailable", retryable: true });
     expect(task.error.message).toContain("status_code 1028");
+    // The route's attempts (as for any refusal that may pass), then no next route is left.
+    expect(count(await fakeRequests("minimax", tg), "submit")).toBe(3);
     await expectRefunded(t, task, "1000");
   });
 
