@@ -3,7 +3,9 @@
  * server-sent events). Each request picks its behaviour with a top-level `fake` object, which the
  * service passes through like any unknown field:
  *   {tag, scenario: "ok"}                        an answer; `first_byte_ms`, `interval_ms`, `text`,
- *                                                `prompt_tokens`, `cached_tokens`, `reasoning_tokens`
+ *                                                `prompt_tokens`, `cached_tokens`, `reasoning_tokens`,
+ *                                                `usage_format: "deepseek"` (cache hits as DeepSeek documents them:
+ *                                                `prompt_cache_hit_tokens`/`prompt_cache_miss_tokens`, no prompt_tokens_details)
  *   {scenario: "status", status, times?, retry_after?}  that status for the first `times` attempts
  *   {scenario: "hang", delay_ms?}                no headers until the delay (or the caller leaves)
  *   {scenario: "drop", after}                    `after` chunks, then the connection is destroyed
@@ -49,6 +51,7 @@ interface Fake {
   prompt_tokens?: number;
   cached_tokens?: number;
   reasoning_tokens?: number;
+  usage_format?: "openai" | "deepseek";
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -83,13 +86,25 @@ function plan(body: any, fake: Fake) {
   const parts = tool ? ['{"city":', ' "Paris"}'] : pieces(text);
   const reasoning = fake.reasoning_tokens ?? 0;
   const prompt = fake.prompt_tokens ?? 40;
-  const usage = {
+  const cached = fake.cached_tokens ?? 0;
+  const totals = {
     prompt_tokens: prompt,
     completion_tokens: parts.length + reasoning,
     total_tokens: prompt + parts.length + reasoning,
-    prompt_tokens_details: { cached_tokens: fake.cached_tokens ?? 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: 0 },
   };
+  const usage =
+    fake.usage_format === "deepseek"
+      ? {
+          ...totals,
+          prompt_cache_hit_tokens: cached,
+          prompt_cache_miss_tokens: prompt - cached,
+          completion_tokens_details: { reasoning_tokens: reasoning },
+        }
+      : {
+          ...totals,
+          prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 },
+          completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: 0 },
+        };
   return { tool, text, parts, usage };
 }
 

@@ -88,6 +88,13 @@ describe("bfl status table", () => {
       state: "failed",
       error: { code: "model_request_failed", message: expect.stringContaining("out of memory") },
     });
+    expect(at("Error", { error: "content_policy_violation", message: "The prompt violated content policy" })).toMatchObject({
+      state: "failed",
+      error: { code: "safety_rejected", message: expect.stringContaining("content policy") },
+    });
+    expect(at("Error", { error: "invalid_image", message: "bad image" })).toMatchObject({ error: { code: "invalid_media" } });
+    expect(at("Error", { error: "generation_timeout" })).toMatchObject({ error: { code: "model_timeout" } });
+    expect(at("Error", { error: "internal_error" })).toMatchObject({ error: { code: "model_request_failed" } });
     expect(at("Task not found")).toMatchObject({
       state: "failed",
       error: { code: "model_request_failed", message: expect.stringContaining("Task not found") },
@@ -390,6 +397,16 @@ describe("a task's life against the fake BFL", () => {
     expect(polls[2]).toMatchObject({ error: { code: "content_filtered" } });
     const e = await bflAdapter.fetchResult(output.handle, output.job, output.ctx).catch((err: unknown) => err);
     expect(e).toMatchObject({ code: "content_filtered" });
+  });
+
+  it("a task ending Error with content_policy_violation is a content refusal; other reasons are failures", async () => {
+    const refused = await started("policy", "#fake:task_error_content_policy_violation");
+    expect(await refused.poll(0)).toMatchObject({
+      state: "failed",
+      error: { code: "safety_rejected", message: expect.stringContaining("content_policy_violation") },
+    });
+    const broken = await started("internal", "#fake:task_error_internal_error");
+    expect(await broken.poll(0)).toMatchObject({ state: "failed", error: { code: "model_request_failed" } });
   });
 
   it("an unlisted status is running; a Ready without its image is malformed; an unknown id is not found", async () => {

@@ -13,6 +13,7 @@ const flux = {
   path: "/v1/images/generations",
   body: (text: string) => ({ model: "flux-2-pro", prompt: text, canvas: CANVAS }),
 };
+const fluxOnBfl = { ...flux, provider: "bfl" };
 const gptImage = {
   provider: "openai",
   path: "/v1/images/generations",
@@ -79,6 +80,21 @@ describe("failover across a model's routes", () => {
     expect(task.provider.name).toBe("fal");
     expect(count(await fakeRequests("replicate", tag), "submit")).toBe(0);
     expect(count(await fakeRequests("bfl", tag), "submit")).toBe(0);
+    await expectRefunded(t, task, "1000");
+  });
+
+  it("never routes around a content refusal that BFL reports as a task Error (content_policy_violation)", async () => {
+    const t = await newTenant({ credits: "1000" });
+    const tag = newTag("failover-bfl-policy");
+    const created = await create(t, fluxOnBfl, tag, ["#fake:task_error_content_policy_violation@bfl"]);
+    expect(created.provider.name).toBe("bfl");
+    const { task } = await follow(t, created.task_id);
+    expect(task.status).toBe("failed");
+    expect(task.error).toMatchObject({ code: "safety_rejected", retryable: false });
+    expect(task.provider.name).toBe("bfl");
+    expect(count(await fakeRequests("bfl", tag), "submit")).toBe(1);
+    expect(count(await fakeRequests("fal", tag), "submit")).toBe(0);
+    expect(count(await fakeRequests("replicate", tag), "submit")).toBe(0);
     await expectRefunded(t, task, "1000");
   });
 });

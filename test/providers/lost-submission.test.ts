@@ -1,7 +1,8 @@
 /**
- * A submission whose answer never arrives (the connection drops after the upstream took the job)
- * on an upstream that cannot be asked for it: the task never submits again. fal's signed webhook
- * names the job and the task adopts it; without one the task ends refunded, submitted once.
+ * A submission whose answer never arrives (the connection drops after the upstream took the job):
+ * the task never submits again. Replicate can be asked: its list of predictions names the job by
+ * model, creation time and input, and the task takes it up. fal and BFL cannot: fal's signed
+ * webhook names the job and the task adopts it; without one the task ends refunded, submitted once.
  */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -71,6 +72,23 @@ describe("a submission whose answer was lost", () => {
     // A late webhook for the job no longer moves the task.
     const ids: string[] = await (await fetch(`${env.PROVIDER_FAL_BASE_URL}/_fake/jobs?tag=${tag}`)).json();
     expect(await (await falWebhook(taskId, ids[0] as string)).json()).toEqual({ received: true, woke: false });
+  });
+
+  it("Replicate: finds the prediction in its list by model, time and input, and finishes it, submitted once", async () => {
+    const t = await newTenant({ credits: "1000" });
+    const tag = newTag("lost-replicate");
+    const created = await create(t, flux("replicate"), tag, ["#fake:answer_lost"]);
+    const { task } = await follow(t, created.task_id);
+    expect(task.status, JSON.stringify(task.error)).toBe("succeeded");
+    expect(task.provider.name).toBe("replicate");
+    expect(task.output.artifacts).toHaveLength(1);
+    const requests = await fakeRequests("replicate", tag);
+    expect(count(requests, "submit")).toBe(1);
+    expect(count(requests, "list")).toBeGreaterThanOrEqual(1);
+    const events = await taskEvents(created.task_id);
+    const reconciled = events.find((e) => e.kind === "provider_reconciled");
+    expect(reconciled?.detail).toMatchObject({ provider: "replicate" });
+    expect(task.billing.net_charged_credits).toBe(task.usage.credits);
   });
 
   it("BFL (no listing, no webhook): ends at once, refunded, submitted once", async () => {

@@ -13,9 +13,13 @@ import { codeForStatusCode, describeMiniMax, fromHex } from "../../src/providers
 import { MINIMAX_BASE_URL, minimaxAdapter } from "../../src/providers/minimax/index";
 import { musicBody } from "../../src/providers/minimax/music";
 import { languageBoost, pitchOf, speechBody } from "../../src/providers/minimax/speech";
+import { audioOutput } from "../../src/providers/minimax/sync";
 import { pollVideo } from "../../src/providers/minimax/video";
 import { type PollResult, type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
+import { newTenant } from "../helpers/api";
 import { fakeKey } from "./fakes/kit";
+import { count, create, expectRefunded, fakeRequests, follow, newTag } from "./harness";
+import { subjects } from "./subjects/minimax";
 import { recorded, rejection } from "./unit";
 
 const config = providerConfig(env, "minimax", MINIMAX_BASE_URL)!;
@@ -165,6 +169,14 @@ describe("minimax: errors", () => {
     expect(codeForStatusCode(1027)).toEqual({ code: "content_filtered", retryable: false });
     for (const c of [1000, 1001, 1024]) expect(codeForStatusCode(c).retryable).toBe(true);
     expect(codeForStatusCode(2013)).toEqual({ code: "model_request_failed", retryable: false });
+    // Quota exhausted (1028/1030), the plan's window used up (2056), the model not on the plan
+    // (2061): this account cannot serve, another route may.
+    for (const c of [1028, 1030, 2056, 2061])
+      expect(codeForStatusCode(c), String(c)).toEqual({ code: "model_unavailable", retryable: true });
+    // Token, connection and growth rate limits: retried with backoff, like 1002.
+    for (const c of [1039, 1041, 2045])
+      expect(codeForStatusCode(c), String(c)).toEqual({ code: "model_rate_limited", retryable: true });
+    expect(codeForStatusCode(1033)).toEqual({ code: "model_request_failed", retryable: true });
     expect(describeMiniMax(429, '{"base_resp":{"status_code":1002,"status_msg":"rate limit"}}')).toMatchObject({
       code: "model_rate_limited",
     });
@@ -183,6 +195,95 @@ describe("minimax: errors", () => {
     expect(safety).toMatchObject({ code: "safety_rejected", retryable: false, accepted: "no" });
     const limited = await rejection(minimaxAdapter.submit(speechJob({ input: `x #tag:${tag("rl")} #fake:submit_429` }), ctx()));
     expect(limited).toMatchObject({ code: "model_rate_limited", retryable: true, retryAfterMs: 1000 });
+  });
+});
+
+describe("minimax: error codes at submission", () => {
+  it("refusals with 1028, 1030 and 2061 leave the route; 1039 and 1041 are rate limits", async () => {
+    for (const code of [1028, 1030, 2061]) {
+      const e = await rejection(
+        minimaxAdapter.submit(musicJob({ prompt: `x #tag:${tag(`q${code}`)} #fake:code_${code}` }), ctx()),
+      );
+      expect(e, String(code)).toMatchObject({ code: "model_unavailable", retryable: true, accepted: "no" });
+      expect(e.message).toContain(`status_code ${code}`);
+    }
+    for (const code of [1039, 1041]) {
+      const e = await rejection(
+        minimaxAdapter.submit(speechJob({ input: `x #tag:${tag(`r${code}`)} #fake:code_${code}` }), ctx()),
+      );
+      expect(e, String(code)).toMatchObject({ code: "model_rate_limited", retryable: true, accepted: "no" });
+    }
+  });
+});
+
+describe("minimax: music answers", () => {
+  const mp3Header = (bytes: Uint8Array) => bytes[0] === 0xff && (bytes[1] as number) >= 0xe0;
+
+  it("a URL in data.audio_url (where the official CLI reads it) is the track", async () => {
+    const t = tag("audio-url");
+    const job = musicJob({ prompt: `calm piano #tag:${t} #fake:audio_url` });
+    const c = ctx();
+    const handle = await minimaxAdapter.submit(job, c);
+    const result = await minimaxAdapter.fetchResult(handle, job, c);
+    const out = result.outputs[0] as { kind: string; url: string };
+    expect(out).toMatchObject({ kind: "audio", index: 0 });
+    expect(out.url).toMatch(/\/_files\//);
+    expect(mp3Header(new Uint8Array(await (await fetch(out.url)).arrayBuffer()))).toBe(true);
+    expect(result.metadata).toMatchObject({ music_duration_ms: 1045 });
+  });
+
+  it("reads the URL from data.audio_url or data.audio, and hex from data.audio", () => {
+    const url = "https://cdn.minimax.example/music/a.mp3?Expires=1&Signature=x";
+    const from = (data: Record<string, unknown>) => audioOutput(config, { data }, "audio/mpeg");
+    expect(from({ audio_url: url, status: 2 })).toEqual({ kind: "audio", url, index: 0 });
+    expect(from({ audio: url, status: 2 })).toEqual({ kind: "audio", url, index: 0 });
+    expect(from({ audio: "", audio_url: url })).toEqual({ kind: "audio", url, index: 0 });
+    expect(from({ audio: "fffb9064" })).toEqual({
+      kind: "audio",
+      bytes: new Uint8Array([0xff, 0xfb, 0x90, 0x64]),
+      content_type: "audio/mpeg",
+      index: 0,
+    });
+    for (const data of [{}, { audio: "not hex" }, { audio_url: "ftp://x/y.mp3" }]) {
+      expect(() => from(data)).toThrow(expect.objectContaining({ code: "model_output_invalid" }));
+    }
+  });
+});
+
+describe("minimax: error codes on a task", () => {
+  const music = subjects.find((s) => s.model === "music-2.6")!;
+
+  it("a rate limit (1041) is retried on the route and the task succeeds", async () => {
+    const t = await newTenant({ credits: "1000" });
+    const tg = newTag("minimax-1041");
+    const created = await create(t, music, tg, ["#fake:code_1041_once"]);
+    const { task } = await follow(t, created.task_id);
+    expect(task.status, JSON.stringify(task.error)).toBe("succeeded");
+    expect(task.provider.failed_attempts.map((f: { code: string }) => f.code)).toEqual(["model_rate_limited"]);
+    expect(count(await fakeRequests("minimax", tg), "submit")).toBe(2);
+  });
+
+  it("an exhausted quota (1028) leaves the route; with no other route the task fails, refunded", async () => {
+    const t = await newTenant({ credits: "1000" });
+    const tg = newTag("minimax-1028");
+    const created = await create(t, music, tg, ["#fake:code_1028"]);
+    const { task } = await follow(t, created.task_id);
+    expect(task.status).toBe("failed");
+    expect(task.error).toMatchObject({ code: "model_unavailable", retryable: true });
+    expect(task.error.message).toContain("status_code 1028");
+    // The route's attempts (as for any refusal that may pass), then no next route is left.
+    expect(count(await fakeRequests("minimax", tg), "submit")).toBe(3);
+    await expectRefunded(t, task, "1000");
+  });
+
+  it("a URL answer in data.audio_url is stored as the task's output, never model_output_invalid", async () => {
+    const t = await newTenant({ credits: "1000" });
+    const tg = newTag("minimax-audio-url");
+    const created = await create(t, music, tg, ["#fake:audio_url"]);
+    const { task } = await follow(t, created.task_id);
+    expect(task.status, JSON.stringify(task.error)).toBe("succeeded");
+    expect(task.output.artifacts).toHaveLength(1);
+    expect(count(await fakeRequests("minimax", tg), "download")).toBe(1);
   });
 });
 
@@ -255,6 +356,24 @@ describe("minimax: video task", () => {
     const states = (await drive(unknown, await minimaxAdapter.submit(unknown, ctx()))).map((s) => s.state);
     expect(states.slice(0, 2)).toEqual(["running", "running"]);
     expect(states.at(-1)).toBe("succeeded");
+  });
+
+  it("a task ending Failed (as the official CLI spells it) is a failure, like Fail", async () => {
+    const job = videoJob("text_to_video", `x #tag:${tag("vfailed")} #fake:task_failed`);
+    const seen = await drive(job, await minimaxAdapter.submit(job, ctx()));
+    expect(seen.at(-1)).toMatchObject({
+      state: "failed",
+      error: { code: "model_request_failed", message: expect.stringContaining("video generation failed") },
+    });
+    const now = Date.now();
+    for (const status of ["Fail", "Failed"]) {
+      expect(
+        pollVideo(config, { status, base: { status_code: 1026, status_msg: "input new_sensitive" } }, now, now),
+      ).toMatchObject({
+        state: "failed",
+        error: { code: "safety_rejected" },
+      });
+    }
   });
 
   it("keeps progress monotonic across statuses, and a Success without file_id is malformed", () => {

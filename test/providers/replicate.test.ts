@@ -17,9 +17,10 @@ import {
   safetyCode,
   throttleWaitMs,
 } from "../../src/providers/replicate/client";
-import { predictionInput, promptWithPalette } from "../../src/providers/replicate/inputs";
+import { markerSeed, predictionInput, promptWithPalette } from "../../src/providers/replicate/inputs";
 import { resultOf } from "../../src/providers/replicate/outputs";
 import { createPrediction, type Prediction } from "../../src/providers/replicate/predictions";
+import { sameInput } from "../../src/providers/replicate/reconcile";
 import { logPercent, pollResult } from "../../src/providers/replicate/status";
 import type { ProviderContext, ProviderHandle } from "../../src/providers/types";
 import { recorded, rejection } from "./unit";
@@ -186,10 +187,24 @@ describe("input mapping", () => {
     });
   });
 
-  it("sends no input_images for text-to-image and leaves the prompt alone without a palette", async () => {
-    const input = await predictionInput(imageJob("text_to_image", "a lighthouse"), ctx());
-    expect(input).toEqual({ prompt: "a lighthouse", aspect_ratio: "custom", width: 1024, height: 1024, output_format: "jpg" });
+  it("sends no input_images for text-to-image, leaves the prompt alone without a palette, and seeds by the task", async () => {
+    const job = imageJob("text_to_image", "a lighthouse");
+    const input = await predictionInput(job, ctx());
+    expect(input).toEqual({
+      prompt: "a lighthouse",
+      aspect_ratio: "custom",
+      width: 1024,
+      height: 1024,
+      seed: markerSeed(job.task_id),
+      output_format: "jpg",
+    });
     expect(promptWithPalette("x", [])).toBe("x");
+    // The task's own seed: stable for the task, different between tasks, a non-negative 31-bit integer.
+    expect(markerSeed("task_a")).toBe(markerSeed("task_a"));
+    expect(markerSeed("task_a")).not.toBe(markerSeed("task_b"));
+    for (const id of ["task_a", "task_b", "x"]) {
+      expect(Number.isInteger(markerSeed(id)) && markerSeed(id) >= 0 && markerSeed(id) < 2 ** 31).toBe(true);
+    }
   });
 
   it("refuses sizes Replicate would not make exactly, before anything is sent", async () => {
@@ -326,7 +341,14 @@ describe("against the fake Replicate", () => {
     expect(submit.path).toBe(`/models/black-forest-labs/flux-2-pro/predictions`);
     expect(submit.authorization).toBe(`Bearer ${config.apiKey}`);
     expect(submit.body).toEqual({
-      input: { prompt: `a lighthouse #tag:${t}`, aspect_ratio: "custom", width: 1024, height: 1024, output_format: "jpg" },
+      input: {
+        prompt: `a lighthouse #tag:${t}`,
+        aspect_ratio: "custom",
+        width: 1024,
+        height: 1024,
+        seed: markerSeed(job.task_id),
+        output_format: "jpg",
+      },
     });
   });
 
@@ -352,10 +374,11 @@ describe("against the fake Replicate", () => {
       "completed_at",
       "urls",
       "metrics",
-      "webhook",
     ]) {
       expect(p).toHaveProperty(field);
     }
+    // Replicate's prediction object does not carry the webhook it was created with.
+    expect(p).not.toHaveProperty("webhook");
     expect(p.status).toBe("starting");
     expect(p.urls?.get).toContain(`/predictions/${p.id}`);
   });
@@ -462,25 +485,19 @@ describe("against the fake Replicate", () => {
 });
 
 describe("reconcile", () => {
-  it("finds the task's prediction by its webhook URL, following the list's cursor pages", async () => {
+  it("finds the task's prediction by model, creation time and input, following the list's cursor pages", async () => {
     const since = Date.now() - 1000;
     const target = tag("rec-target");
     const filler = tag("rec-filler");
-    const job = imageJob("text_to_image", "x");
-    const webhookUrl = `https://gateway.test/webhooks/providers/replicate/${job.task_id}`;
-    const created = await createPrediction(config, MODEL, {
-      input: { prompt: `x #tag:${target}` },
-      webhook: webhookUrl,
-      webhook_events_filter: ["completed"],
-    });
-    // More than a page (100) of newer predictions pushes it to a later page.
-    for (let i = 0; i < 101; i++) {
-      await createPrediction(config, MODEL, {
-        input: { prompt: `y #tag:${filler}` },
-        webhook: `https://gateway.test/webhooks/providers/replicate/task_other_${run}_${i}`,
-      });
-    }
-    const handle = await replicateAdapter.reconcile!(job, ctx({ webhookUrl }), since);
+    const job = imageJob("text_to_image", `a harbour #tag:${target}`);
+    const c = ctx({ webhookUrl: `https://gateway.test/webhooks/providers/replicate/${job.task_id}` });
+    // The task's submission went out; its answer was lost.
+    const created = await createPrediction(config, MODEL, { input: await predictionInput(job, c) });
+    // The same prompt from another task (its own seed), and more than a page (100) of newer predictions.
+    const other = imageJob("text_to_image", `a harbour #tag:${target}`);
+    await createPrediction(config, MODEL, { input: await predictionInput(other, c) });
+    for (let i = 0; i < 101; i++) await createPrediction(config, MODEL, { input: { prompt: `y #tag:${filler}` } });
+    const handle = await replicateAdapter.reconcile!(job, c, since);
     expect(handle).toMatchObject({ job_id: created.id, data: { model: MODEL } });
     const lists = (await requests(target)).filter((r) => r.kind === "list");
     expect(lists).toHaveLength(1);
@@ -489,14 +506,40 @@ describe("reconcile", () => {
     expect((await requests(filler)).some((r) => r.kind === "list")).toBe(true);
   });
 
-  it("answers null when nothing matches, and when the deployment has no webhook URL", async () => {
-    const job = imageJob("text_to_image", "x");
-    const none = await replicateAdapter.reconcile!(
-      job,
-      ctx({ webhookUrl: `https://gateway.test/webhooks/providers/replicate/${job.task_id}` }),
-      Date.now(),
+  it("matches input images by their stored input, whatever their signature; a webhook URL is not needed", async () => {
+    const since = Date.now() - 1000;
+    const t = tag("rec-images");
+    const job = imageJob("image_edit", `autumn #tag:${t}`, { seed: 11 }, [pngInput(`inputs/${t}/a.png`)]);
+    const signedAt = (sig: string) =>
+      ctx({
+        inputs: {
+          url: async (i) => `https://gateway.test/inputs/${encodeURIComponent(i.key)}?expires=1&sig=${sig}`,
+          bytes: async () => new Uint8Array(),
+        },
+      });
+    const created = await createPrediction(config, MODEL, { input: await predictionInput(job, signedAt("aa")) });
+    expect(await replicateAdapter.reconcile!(job, signedAt("bb"), since)).toMatchObject({ job_id: created.id });
+    // Another stored image is another request.
+    const elsewhere = imageJob("image_edit", `autumn #tag:${t}`, { seed: 11 }, [pngInput(`inputs/${t}/b.png`)]);
+    expect(await replicateAdapter.reconcile!(elsewhere, signedAt("bb"), since)).toBeNull();
+  });
+
+  it("answers null when nothing was created, or only before the window", async () => {
+    const job = imageJob("text_to_image", `lost #tag:${tag("rec-none")}`);
+    expect(await replicateAdapter.reconcile!(job, ctx(), Date.now())).toBeNull();
+    const early = imageJob("text_to_image", `early #tag:${tag("rec-early")}`);
+    await createPrediction(config, MODEL, { input: await predictionInput(early, ctx()) });
+    expect(await replicateAdapter.reconcile!(early, ctx(), Date.now() + 10 * 60_000)).toBeNull();
+  });
+
+  it("compares inputs field by field: every sent field with its value; URLs without their query", () => {
+    const ours = { prompt: "p", seed: 3, input_images: ["https://g.test/inputs/k?expires=1&sig=a"] };
+    expect(sameInput({ ...ours, input_images: ["https://g.test/inputs/k?expires=2&sig=b"], safety_tolerance: 2 }, ours)).toBe(
+      true,
     );
-    expect(none).toBeNull();
-    expect(await replicateAdapter.reconcile!(job, ctx({ webhookUrl: null }), Date.now())).toBeNull();
+    expect(sameInput({ ...ours, seed: 4 }, ours)).toBe(false);
+    expect(sameInput({ ...ours, input_images: ["https://g.test/inputs/other?expires=1&sig=a"] }, ours)).toBe(false);
+    expect(sameInput({ prompt: "p", seed: 3 }, ours)).toBe(false);
+    expect(sameInput(null, ours)).toBe(false);
   });
 });

@@ -8,7 +8,10 @@
  *                        without it is a malformed answer, never a success
  *   Request Moderated  → failed, safety_rejected  (the input was flagged before processing; not charged)
  *   Content Moderated  → failed, content_filtered (the output was flagged after processing; not charged)
- *   Error              → failed, model_request_failed, with BFL's details
+ *   Error              → failed, by the `error` code BFL's error-handling guide lists for it:
+ *                        `content_policy_violation` (the prompt or image flagged) → safety_rejected,
+ *                        refunded and never tried elsewhere; `invalid_image` → invalid_media;
+ *                        `generation_timeout` → model_timeout; anything else → model_request_failed
  *   Task not found     → failed, model_request_failed (the id does not exist or has expired)
  *   anything else      → running, so that a status added later never ends a job that may still finish
  */
@@ -16,7 +19,7 @@ import type { ErrorCode } from "../../errors/codes";
 import type { ProviderConfig } from "../config";
 import { malformed } from "../http";
 import type { PollResult, Progress } from "../types";
-import { safeWording } from "./client";
+import { isSafetyRefusal, safeWording } from "./client";
 
 export interface BflResultAnswer {
   id?: unknown;
@@ -89,6 +92,16 @@ export function detailsOf(config: ProviderConfig, answer: BflResultAnswer): stri
   return parts.length > 0 ? safeWording(config, parts.join("; "), 400) : undefined;
 }
 
+/** The public code of a task that ended `Error`, from the failure reason BFL names in `error`. */
+export function errorCodeOf(answer: BflResultAnswer, said: string | undefined): ErrorCode {
+  const error = typeof answer.error === "string" ? answer.error.trim().toLowerCase() : undefined;
+  const message = typeof answer.message === "string" ? answer.message : "";
+  if (isSafetyRefusal({ error, message }, said ?? message)) return "safety_rejected";
+  if (error === "invalid_image") return "invalid_media";
+  if (error === "generation_timeout") return "model_timeout";
+  return "model_request_failed";
+}
+
 function failed(code: ErrorCode, message: string): PollResult {
   return { state: "failed", error: { code, message } };
 }
@@ -119,8 +132,15 @@ export function pollResultOf(config: ProviderConfig, answer: unknown, elapsedMs:
       return failed("safety_rejected", why("refused the request on content moderation (Request Moderated)"));
     case STATUS.contentModerated:
       return failed("content_filtered", why("withheld the generated image on content moderation (Content Moderated)"));
-    case STATUS.error:
-      return failed("model_request_failed", why("reports the generation failed (Error)"));
+    case STATUS.error: {
+      const code = errorCodeOf(a, said);
+      return failed(
+        code,
+        why(
+          code === "safety_rejected" ? "refused the request on content policy (Error)" : "reports the generation failed (Error)",
+        ),
+      );
+    }
     case STATUS.notFound:
       return failed("model_request_failed", why("no longer knows the task (Task not found: unknown or expired)"));
     default: {

@@ -2,14 +2,21 @@
  * MiniMax as this service calls it (platform.minimax.io API reference, and the official
  * MiniMax-MCP client, `minimax_mcp/client.py`): `Authorization: Bearer <API key>` on every call,
  * JSON bodies, and errors that come back as **HTTP 200** with `base_resp.status_code != 0`
- * (`base_resp.status_msg` says why). The codes this adapter reads (errorcode page):
- *   1000 unknown error, 1001 timeout, 1024 internal error  → retryable failures
- *   1002 rate limit                                        → model_rate_limited (retryable)
+ * (`base_resp.status_msg` says why). The codes this adapter reads (MiniMax's errorcode page, and
+ * the codes its official CLI, MiniMax-AI/cli `src/errors/api.ts`, knows):
+ *   1000 unknown error, 1001 timeout, 1024 internal error,
+ *   1033 system error                                      → retryable failures
+ *   1002 rate limit, 1039 token limit, 1041 connection limit,
+ *   2045 rate growth limit                                 → model_rate_limited (retried with backoff)
  *   1004 authentication failed, 2049 invalid API key       → model_unavailable (another route may serve)
- *   1008 insufficient balance                              → model_unavailable (another route may serve)
+ *   1008 insufficient balance, 1028/1030 quota exhausted,
+ *   2056 usage limit of the plan's window,
+ *   2061 model not on the account's plan                   → model_unavailable (another route may serve)
  *   1026 input flagged as sensitive                        → safety_rejected (never retried)
  *   1027 output flagged as sensitive                       → content_filtered (never retried)
  *   anything else (2013 invalid parameters, …)             → model_request_failed, not retryable
+ * The CLI reads 1039 as a content filter; MiniMax's own errorcode page names it "token limit",
+ * a rate limit to retry later, and that page is followed here.
  * MiniMax documents no Retry-After; one is honoured when a proxy sends it.
  */
 import type { ErrorCode } from "../../errors/codes";
@@ -38,15 +45,23 @@ export function baseRespOf(body: unknown): BaseResp | null {
 export function codeForStatusCode(code: number): { code: ErrorCode; retryable: boolean } {
   switch (code) {
     case 1002:
+    case 1039:
+    case 1041:
+    case 2045:
       return { code: "model_rate_limited", retryable: true };
     case 1001:
       return { code: "model_timeout", retryable: true };
     case 1000:
     case 1024:
+    case 1033:
       return { code: "model_request_failed", retryable: true };
     case 1004:
     case 2049:
     case 1008:
+    case 1028:
+    case 1030:
+    case 2056:
+    case 2061:
       return { code: "model_unavailable", retryable: true };
     case 1026:
       return { code: "safety_rejected", retryable: false };

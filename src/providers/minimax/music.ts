@@ -7,8 +7,9 @@
  *   output_format "url": the track is a URL the service copies at fetchResult (it expires)
  * A vocal song without lyrics has nothing to sing: lyrics_optimizer is then turned on, so that
  * MiniMax writes them from the prompt (its documented way to make a song from a prompt alone).
- * The answer: `{data: {audio, status}, extra_info: {music_duration (ms), music_sample_rate,
- * music_channel, bitrate, music_size}, trace_id, base_resp}`.
+ * The answer: `{data: {audio | audio_url, status}, extra_info: {music_duration (ms), music_sample_rate,
+ * music_channel, bitrate, music_size}, trace_id, base_resp}`; the URL may come in either field
+ * (sync.ts reads both, and hex).
  */
 import type { JobFor } from "../jobs";
 import type { ProviderContext, ProviderHandle, ProviderResult } from "../types";

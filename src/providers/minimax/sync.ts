@@ -2,8 +2,10 @@
  * MiniMax's synchronous endpoints, speech (`POST /v1/t2a_v2`) and music (`POST /v1/music_generation`):
  * the answer is the result, paid for the moment it arrives. `submitSync` keeps it in R2 before it
  * returns (the rule: src/providers/staging.ts), and `syncResult` reads the audio from what was kept:
- * `data.audio` is a URL (output_format "url", valid for a limited time: the service copies it) or
- * the audio in hex (output_format "hex"). An answer with a non-zero `base_resp` is a refusal
+ * a URL (output_format "url", valid for a limited time: the service copies it), found in
+ * `data.audio_url` (where MiniMax's official CLI reads it) or `data.audio` (where its MCP server
+ * does), or the audio in hex in `data.audio` (output_format "hex"). Any of them is accepted: the
+ * answer has been paid for, and a readable one must not be thrown away. An answer with a non-zero `base_resp` is a refusal
  * (MiniMax errors come as HTTP 200): nothing is kept and the mapped error is thrown.
  */
 
@@ -62,7 +64,7 @@ function invalid(config: ProviderConfig, what: string): ProviderError {
 }
 
 export interface SyncAnswer {
-  data?: { audio?: unknown; status?: unknown } | null;
+  data?: { audio?: unknown; audio_url?: unknown; status?: unknown } | null;
   extra_info?: Record<string, unknown> | null;
   trace_id?: unknown;
   base_resp?: unknown;
@@ -81,10 +83,12 @@ export async function readSync(ctx: ProviderContext, handle: ProviderHandle): Pr
   return body as SyncAnswer;
 }
 
-/** The audio of an answer: a URL to copy, or the hex bytes. */
+/** The audio of an answer: a URL to copy (`data.audio_url`, else `data.audio`), or the hex bytes of `data.audio`. */
 export function audioOutput(config: ProviderConfig, answer: SyncAnswer, contentType: string): ProviderOutput {
+  const linked = httpUrl(answer.data?.audio_url);
+  if (linked) return { kind: "audio", url: linked, index: 0 };
   const audio = answer.data?.audio;
-  if (typeof audio !== "string" || audio.length === 0) throw invalid(config, "no `data.audio`");
+  if (typeof audio !== "string" || audio.length === 0) throw invalid(config, "no `data.audio` or `data.audio_url`");
   const url = httpUrl(audio);
   if (url) return { kind: "audio", url, index: 0 };
   const bytes = fromHex(audio);

@@ -8,8 +8,8 @@
  *   file    GET  /v1/files/retrieve?file_id=               `{file: {file_id, bytes, filename,
  *           download_url}, base_resp}`; the link expires (the service copies it at once)
  * Statuses (query): Preparing, Queueing → queued; Processing → running; Success → succeeded (with
- * file_id); Fail → failed, with base_resp 1026/1027 as the safety outcomes; anything else → still
- * running. MiniMax reports no percentage: progress follows the elapsed time. There is no cancel
+ * file_id); Fail (the v1 reference, the MCP server) or Failed (the official CLI's reading) → failed,
+ * with base_resp 1026/1027 as the safety outcomes; anything else (Unknown among them) → still running. MiniMax reports no percentage: progress follows the elapsed time. There is no cancel
  * endpoint. Frames go as short-lived signed URLs served by this service.
  */
 import type { ErrorCode } from "../../errors/codes";
@@ -127,6 +127,9 @@ export function failureOf(config: ProviderConfig, task: VideoTask): { code: Erro
       known.code === "safety_rejected" || known.code === "content_filtered" ? known.code : "model_request_failed";
     return { code, message: wordingOf(config, base) };
   }
+  // A failure with base_resp 0 may still say why in status_msg (the CLI shows it as "Task Failed: …").
+  const said = base?.status_msg && !/^success$/i.test(base.status_msg) ? base.status_msg : "";
+  if (base && said) return { code: "model_request_failed", message: wordingOf(config, base) };
   return { code: "model_request_failed", message: `${config.name}: the video task failed without an error message.` };
 }
 
@@ -154,6 +157,7 @@ export function pollVideo(config: ProviderConfig, task: VideoTask, now: number, 
       if (!task.file_id) throw malformed(config, "a succeeded task without file_id");
       return { state: "succeeded" };
     case "Fail":
+    case "Failed":
       return { state: "failed", error: failureOf(config, task) };
     default: {
       const word = task.status.replace(/[^A-Za-z0-9_ -]/g, "").slice(0, 32);

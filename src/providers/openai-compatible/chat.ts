@@ -13,6 +13,7 @@ import type { ProviderConfig } from "../config";
 import { DEFAULT_TIMEOUT_MS } from "../config";
 import { retryAfterMs } from "../http";
 import { IdleTimeout, readText, readWithin, sseData } from "./sse";
+import { withUsageDetails } from "./usage";
 
 export interface OpenAiCompatibleConfig {
   /** Up to and including the version, e.g. `https://api.example.com/v1`. */
@@ -50,7 +51,7 @@ async function* chunksOf(body: ReadableStream<Uint8Array>, config: OpenAiCompati
       }
       if (chunk.error) throw fromUpstreamErrorObject(chunk.error, config.apiKey);
       if (Array.isArray(chunk.choices) && chunk.choices.some((c: ChatObject) => c?.finish_reason)) finished = true;
-      yield chunk;
+      yield withUsageDetails(chunk);
     }
   } catch (e) {
     if (e instanceof IdleTimeout) throw timedOut(config.timeoutMs / 1000);
@@ -102,7 +103,7 @@ export function openAiCompatible(config: OpenAiCompatibleConfig, name = "openai-
     }
     let parsed: ChatObject;
     try {
-      parsed = JSON.parse(text) as ChatObject;
+      parsed = withUsageDetails(JSON.parse(text) as ChatObject);
     } catch {
       throw new ApiError("model_request_failed", "The model's answer is not JSON.");
     }

@@ -1,7 +1,8 @@
 /**
  * The Replicate adapter: predictions on official models (black-forest-labs/flux-2-pro for now),
- * polled by id, canceled on request, found again by their webhook URL after a crash, and woken by
- * Replicate's signed "completed" webhook where the deployment has a public address.
+ * polled by id, canceled on request, found again after a crash by their model, creation time and
+ * input in the list of predictions (reconcile.ts), and woken by Replicate's signed "completed"
+ * webhook where the deployment has a public address.
  */
 import { isCapability } from "../jobs";
 import type { ProviderAdapter } from "../types";

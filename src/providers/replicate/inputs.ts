@@ -6,7 +6,10 @@
  *   width, height     256-2048 px, multiples of 16 (Replicate rounds others, which would change the size)
  *   input_images      up to 8 image URLs, in the job's order: short-lived signed URLs served by this
  *                     service, never the client's own URL
- *   seed              when given
+ *   seed              the request's; without one, a seed derived from the task id. An unseeded run
+ *                     takes a random seed anyway, so nothing changes for the caller, and the seed
+ *                     marks the prediction as this task's where the input has nothing else of ours
+ *                     (reconcile.ts finds a lost submission by its input)
  *   output_format     the card's output format: jpg, png or webp
  * Not sent: safety_tolerance and output_quality (the model's defaults apply), and prompt_upsampling,
  * which the current flux-2-pro schema on Replicate no longer lists.
@@ -34,6 +37,13 @@ export function promptWithPalette(prompt: string, palette: { color: string; weig
 
 function fits(edge: number): boolean {
   return Number.isInteger(edge) && edge >= EDGE_MIN && edge <= EDGE_MAX && edge % EDGE_MULTIPLE === 0;
+}
+
+/** A seed of this task's own (FNV-1a of its id, 31 bits): the same on every computation of its input. */
+export function markerSeed(taskId: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < taskId.length; i++) h = Math.imul(h ^ taskId.charCodeAt(i), 0x01000193);
+  return (h >>> 0) & 0x7fffffff;
 }
 
 export async function predictionInput(job: JobFor<ImageCapability>, ctx: ProviderContext): Promise<Record<string, unknown>> {
@@ -64,7 +74,7 @@ export async function predictionInput(job: JobFor<ImageCapability>, ctx: Provide
     height,
   };
   if (images.length > 0) input.input_images = await Promise.all(images.map((i) => ctx.inputs.url(i)));
-  if (typeof request.seed === "number") input.seed = request.seed;
+  input.seed = typeof request.seed === "number" ? request.seed : markerSeed(job.task_id);
   const format = OUTPUT_FORMATS[imageOutputType(job) ?? ""];
   if (format) input.output_format = format;
   return input;

@@ -15,7 +15,10 @@ import { replicateCall } from "./client";
 
 export type PredictionStatus = "starting" | "processing" | "succeeded" | "failed" | "canceled" | "aborted";
 
-/** A prediction object as documented; `status` stays a string, since new values may appear. */
+/**
+ * A prediction object as documented (Replicate's OpenAPI `Prediction`; the webhook it was created
+ * with is not among its fields); `status` stays a string, since new values may appear.
+ */
 export interface Prediction {
   id: string;
   status: PredictionStatus | (string & {});
@@ -31,8 +34,6 @@ export interface Prediction {
   data_removed?: boolean;
   urls?: { get?: string; cancel?: string; stream?: string; web?: string };
   metrics?: { predict_time?: number; total_time?: number };
-  webhook?: string | null;
-  webhook_events_filter?: string[];
 }
 
 export const TERMINAL: ReadonlySet<string> = new Set(["succeeded", "failed", "canceled", "aborted"]);

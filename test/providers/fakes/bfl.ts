@@ -23,6 +23,9 @@
  *   slow            Pending until the test gives up (BFL has no cancel)
  *   answer_lost     the task is created but the connection drops before the answer
  *   no_credits      (this fake only) every submission: 402 `insufficient_credits`
+ *   task_error_<reason>  (this fake only) accepted, then `{status: "Error", error: <reason>, message}` from
+ *                   the first read, with a reason the error-handling guide lists: content_policy_violation
+ *                   (prompt or image flagged), generation_timeout, internal_error, invalid_image
  * Auth: `x-key` must be fakeKey("bfl"): without the header 403 "Not authenticated", with another
  * key 401 `invalid_api_key`. Control: GET /_fake/requests?tag=.
  */
@@ -197,6 +200,22 @@ function noCredits(text: string): boolean {
   return false;
 }
 
+/** The failure reasons BFL's error-handling guide lists for a task that ends `Error`, with its wording. */
+const TASK_ERRORS: Record<string, string> = {
+  content_policy_violation: "The prompt violated content policy",
+  generation_timeout: "The generation took too long",
+  internal_error: "An internal error occurred",
+  invalid_image: "The input image could not be processed",
+};
+
+/** This fake's own marker, `#fake:task_error_<reason>` (optionally `@bfl`): the task ends `Error` with that reason. */
+function taskError(text: string): string | undefined {
+  for (const m of text.matchAll(/#fake:task_error_([a-z_]+)(?:@([a-z0-9-]+))?/g)) {
+    if ((m[2] === undefined || m[2] === provider) && Object.hasOwn(TASK_ERRORS, m[1] as string)) return m[1];
+  }
+  return undefined;
+}
+
 interface Task {
   id: string;
   endpoint: string;
@@ -205,6 +224,7 @@ interface Task {
   body: Body;
   reads: number;
   ready?: Body;
+  error?: string;
 }
 
 export async function start(): Promise<RunningFake> {
@@ -244,6 +264,9 @@ export async function start(): Promise<RunningFake> {
 
   function answer(task: Task): Body {
     const plain = { id: task.id, result: null, details: null, preview: null };
+    if (task.error) {
+      return { ...plain, status: "Error", progress: null, error: task.error, message: TASK_ERRORS[task.error] };
+    }
     if (task.scenarios.has("safety_input")) {
       return { ...plain, status: "Request Moderated", progress: null, details: { "Moderation Reasons": ["Content"] } };
     }
@@ -346,7 +369,16 @@ export async function start(): Promise<RunningFake> {
       json(res, 422, { detail: issues });
       return;
     }
-    const created: Task = { id: randomUUID(), endpoint: submit[1] as string, tag, scenarios, body: input, reads: 0 };
+    const error = taskError(prompt);
+    const created: Task = {
+      id: randomUUID(),
+      endpoint: submit[1] as string,
+      tag,
+      scenarios,
+      body: input,
+      reads: 0,
+      ...(error ? { error } : {}),
+    };
     tasks.set(created.id, created);
     if (scenarios.has("answer_lost")) {
       dropConnection(res);

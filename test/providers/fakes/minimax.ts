@@ -12,6 +12,14 @@
  * 2013 invalid parameters); `down` is an HTTP 503 from the gateway in front. MiniMax documents no
  * Retry-After: the fake adds `Retry-After: 1` to its 1002 so that `submit_429` can check it is honoured.
  * `audio` is hex (the default output_format) or a URL served from /_files (output_format "url").
+ * This fake's own markers (`#fake:<marker>` in the text, optionally `@minimax`):
+ *   audio_url        a URL answer carries the URL in `data.audio_url`, where MiniMax's official CLI
+ *                    reads it, instead of `data.audio` (where its MCP server reads it)
+ *   code_<n>         every submission is refused with base_resp.status_code n (the errorcode page's
+ *                    codes, and those the official CLI knows: 1028/1030 quota exhausted, 2061 model
+ *                    not on the plan)
+ *   code_<n>_once    only the tag's first submission is
+ *   task_failed      the video task ends with status "Failed" (as the CLI's types spell it) instead of Success
  */
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -67,8 +75,48 @@ function fail(res: ServerResponse, code: number, msg: string, headers: Record<st
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 
+/** The status_msg MiniMax sends with each code this fake can answer (errorcode page; CLI tests). */
+const CODE_MESSAGES: Record<number, string> = {
+  1000: "unknown error",
+  1001: "request timeout",
+  1002: "rate limit",
+  1008: "insufficient balance",
+  1024: "internal error",
+  1028: "quota exhausted",
+  1030: "quota exhausted",
+  1033: "system error",
+  1039: "token limit",
+  1041: "conn limit",
+  2013: "invalid params",
+  2045: "rate growth limit",
+  2056: "usage limit exceeded",
+  2061: "model not supported by your token plan",
+};
+
+/** This fake's own markers in a text (see the header): a marker applies to this fake unless it names another. */
+function markers(text: string): Set<string> {
+  const found = new Set<string>();
+  for (const m of text.matchAll(/#fake:([a-z0-9_]+)(?:@([a-z0-9-]+))?/g)) {
+    if (m[2] === undefined || m[2] === provider) found.add(m[1] as string);
+  }
+  return found;
+}
+
+/** A `code_<n>` / `code_<n>_once` marker's refusal; true when answered. */
+function refusedByCode(res: ServerResponse, own: Set<string>, priorSubmits: number): boolean {
+  for (const marker of own) {
+    const m = /^code_(\d+)(_once)?$/.exec(marker);
+    const code = m ? Number(m[1]) : Number.NaN;
+    if (!m || !(code in CODE_MESSAGES) || (m[2] && priorSubmits > 0)) continue;
+    fail(res, code, CODE_MESSAGES[code] as string);
+    return true;
+  }
+  return false;
+}
+
 /** The scenarios about the submission; a refusal is answered and true returned. */
-function refused(res: ServerResponse, scenarios: Set<Scenario>, priorSubmits: number): boolean {
+function refused(res: ServerResponse, scenarios: Set<Scenario>, priorSubmits: number, own = new Set<string>()): boolean {
+  if (refusedByCode(res, own, priorSubmits)) return true;
   if (scenarios.has("down")) {
     res
       .writeHead(503, { "Content-Type": "text/html" })
@@ -132,6 +180,8 @@ function audioFile(format: string): { bytes: Uint8Array; type: string } {
 interface VideoTask {
   tag: string;
   scenarios: Set<Scenario>;
+  /** Ends "Failed" (base_resp 0, the reason in status_msg) instead of Success. */
+  failed: boolean;
   reads: number;
   fileId?: string;
   seconds: number;
@@ -173,18 +223,20 @@ export async function start() {
       const tag = tagOf(text);
       const scenarios = scenariosOf(text, provider);
       const prior = log.count(tag, "submit");
+      const own = markers(text);
       record(tag, req, "submit", body);
-      if (refused(res, scenarios, prior)) return;
+      if (refused(res, scenarios, prior, own)) return;
       const problem = speech ? speechProblem(body) : musicProblem(body);
       if (problem) return fail(res, 2013, problem);
       if (scenarios.has("safety_output")) return fail(res, 1027, "output new_sensitive");
       if (scenarios.has("malformed")) return json(res, 200, { data: { status: 2 }, trace_id: traceId(), base_resp: ok });
       const format = String(body.audio_setting?.format ?? "mp3");
       const file = audioFile(format);
-      const audio =
-        body.output_format === "url"
-          ? files.add(file.bytes, file.type, { tag, once: scenarios.has("expiring_output"), ext: format })
-          : hex(file.bytes);
+      const asUrl = body.output_format === "url";
+      const audio = asUrl
+        ? files.add(file.bytes, file.type, { tag, once: scenarios.has("expiring_output"), ext: format })
+        : hex(file.bytes);
+      const data = asUrl && own.has("audio_url") ? { audio_url: audio, status: 2 } : { audio, status: 2 };
       const extra = speech
         ? {
             audio_length: 1045,
@@ -204,7 +256,7 @@ export async function start() {
             bitrate: body.audio_setting?.bitrate ?? 256000,
             music_size: file.bytes.length,
           };
-      return json(res, 200, { data: { audio, status: 2 }, extra_info: extra, trace_id: traceId(), base_resp: ok });
+      return json(res, 200, { data, extra_info: extra, trace_id: traceId(), base_resp: ok });
     }
 
     if (req.method === "POST" && url.pathname === "/v1/video_generation") {
@@ -212,8 +264,9 @@ export async function start() {
       const tag = tagOf(prompt);
       const scenarios = scenariosOf(prompt, provider);
       const prior = log.count(tag, "submit");
+      const own = markers(prompt);
       record(tag, req, "submit", body);
-      if (refused(res, scenarios, prior)) return;
+      if (refused(res, scenarios, prior, own)) return;
       if (typeof body?.model !== "string" || !body.model) return fail(res, 2013, "invalid params, model");
       if (!prompt && !body.first_frame_image) return fail(res, 2013, "invalid params, prompt");
       if (body.resolution !== undefined && !RESOLUTIONS.has(body.resolution))
@@ -228,6 +281,7 @@ export async function start() {
       tasks.set(id, {
         tag,
         scenarios,
+        failed: own.has("task_failed"),
         reads: 0,
         seconds: body.duration ?? 6,
         width: Math.round((p * 16) / 9 / 2) * 2,
@@ -264,6 +318,14 @@ export async function start() {
           status: "Fail",
           file_id: "",
           base_resp: { status_code: 1027, status_msg: "output new_sensitive" },
+        });
+      }
+      if (stage === "done" && task.failed) {
+        return json(res, 200, {
+          task_id: id,
+          status: "Failed",
+          file_id: "",
+          base_resp: { status_code: 0, status_msg: "video generation failed" },
         });
       }
       if (status === "Success" && !task.fileId) {

@@ -26,14 +26,18 @@
  *   unknown_status   reads 1 and 2 answer status "queued", which the documentation does not list
  *   malformed        every read of the prediction: a body that is not JSON, or JSON without `status`
  *   slow             stays "starting" until canceled
+ *   answer_lost      the prediction is created, but the connection drops before the 201 answer
  * Requests are recorded by the `#tag:` of their prediction's prompt: create "submit", reads "status"
  * (or "result" once the prediction had finished), cancel "cancel", list "list" (under the tags of
  * the predictions the page holds), output files "download".
+ * A prediction is answered with the fields of Replicate's OpenAPI `Prediction` (its generated clients'
+ * model): the webhook it was created with is kept here but never shown, in one prediction or the list.
  * Webhooks are not sent: the service's public address in tests is not reachable from here. The
  * `Prefer: wait` and `Cancel-After` headers are recorded but not acted on (creates answer at once).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
+  dropConnection,
   FileStore,
   fakeKey,
   json,
@@ -209,8 +213,6 @@ export async function start(): Promise<RunningFake> {
         done && started !== null && p.completed !== null
           ? { predict_time: (p.completed - started) / 1000, total_time: (p.completed - p.created) / 1000 }
           : {},
-      ...(p.webhook ? { webhook: p.webhook } : {}),
-      ...(p.webhookEvents ? { webhook_events_filter: p.webhookEvents } : {}),
     };
   }
 
@@ -341,6 +343,7 @@ export async function start(): Promise<RunningFake> {
     };
     predictions.set(p.id, p);
     ordered.push(p);
+    if (scenarios.has("answer_lost")) return dropConnection(res);
     json(res, 201, view(p));
   }
 
