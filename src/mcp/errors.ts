@@ -4,9 +4,11 @@
  * rule 8), so the model sees the same vocabulary as a REST client. Protocol methods of our own
  * (`tasks/*`) answer JSON-RPC errors with the same code and the error object as `data`.
  */
+import { z } from "@hono/zod-openapi";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ApiError, type ErrorBody } from "../errors/api-error";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes";
+import { ErrorEnvelope } from "../http/schemas";
 
 export const JSONRPC_INVALID_PARAMS = -32602;
 export const JSONRPC_INTERNAL_ERROR = -32603;
@@ -39,6 +41,18 @@ export function jsonRpcCodeOf(code: ErrorCode): number {
 }
 
 export type ToolErrorBody = ErrorBody & { jsonrpc_code: number };
+
+/**
+ * A tool error's `structuredContent`: the REST error envelope, its error with `jsonrpc_code`.
+ * Every tool's advertised output schema admits it beside the tool's result (tool.ts).
+ */
+export const ToolErrorContent = z
+  .object({
+    error: ErrorEnvelope.shape.error.extend({
+      jsonrpc_code: z.number().int().openapi({ description: "The JSON-RPC code the error stands for: -32602 or -32603" }),
+    }),
+  })
+  .openapi("ToolError");
 
 /** Anything thrown by a tool, as the error it leaves as: unknown failures are `internal_error`. */
 export function asApiError(error: unknown, requestId: string): ApiError {

@@ -12,7 +12,7 @@ import { admitOperation } from "../tasks/admit";
 import { jsonSchemaOf, withProperties } from "./json-schema";
 import { taskResult } from "./results";
 import { type CreateTaskResult, createTaskResult } from "./tasks-extension";
-import { once, parseWith, type ToolContext, type ToolDefinition } from "./tool";
+import { once, outputSchemaOf, parseWith, type ToolContext, type ToolDefinition } from "./tool";
 
 /** The REST Idempotency-Key's rule: 1 to 128 printable ASCII characters. */
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,128}$/;
@@ -63,7 +63,7 @@ function operationTool(spec: OperationSpec): ToolDefinition<OperationCall> {
     scopes: ["tasks:write"],
     annotations: { title: spec.summary, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     inputSchema: once(() => withProperties(jsonSchemaOf(spec.schema), { idempotency_key: IDEMPOTENCY_KEY_SCHEMA })),
-    outputSchema: once(() => jsonSchemaOf(TaskEnvelope)),
+    outputSchema: once(() => outputSchemaOf(TaskEnvelope)),
     parse: (args) => parseOperation(spec, args),
     async run(call: OperationCall, ctx: ToolContext): Promise<CallToolResult | CreateTaskResult> {
       const { envelope } = await admitOperation(

@@ -3,13 +3,14 @@
  * Schema made from the REST routes' zod schemas), and a function over the same services the
  * REST routes call.
  */
-import type { z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
 import type { Permission } from "../accounts/api-keys";
 import type { Caller } from "../accounts/service";
 import type { AuditActor } from "../audit/audit-store";
 import type { Env } from "../env";
 import { validationError } from "../http/validation";
+import { ToolErrorContent } from "./errors";
 import { type JsonSchema, jsonSchemaOf } from "./json-schema";
 import type { CreateTaskResult } from "./tasks-extension";
 
@@ -39,6 +40,7 @@ export interface ToolDefinition<A = unknown> {
   scopes: readonly Permission[];
   annotations: ToolAnnotations;
   inputSchema: () => JsonSchema;
+  /** What `tools/list` advertises: the result or the error object (see `outputSchemaOf`). */
   outputSchema: () => JsonSchema;
   /** The call's arguments, validated: throws ApiError `invalid_request` naming the field. */
   parse(args: Record<string, unknown>): A;
@@ -51,6 +53,23 @@ export function once<T>(make: () => T): () => T {
   return () => {
     value ??= make();
     return value;
+  };
+}
+
+/**
+ * A tool's output schema: its result, or the `{error}` object of a failed call. Clients check
+ * `structuredContent` against it, and the 2025-era SDK does so for error results too: a schema
+ * of the result alone would turn every tool error into a client-side validation failure. The
+ * root stays `type: "object"`, which 2025-era clients require of an output schema.
+ */
+export function outputSchemaOf(result: z.ZodType): JsonSchema {
+  const { $schema, ...union } = jsonSchemaOf(z.union([result, ToolErrorContent]));
+  return {
+    $schema,
+    type: "object",
+    description:
+      "The tool's result; a call answered with isError true carries {error} (the REST error object and jsonrpc_code) instead.",
+    ...union,
   };
 }
 
@@ -79,7 +98,7 @@ export function zodTool<I extends z.ZodType, O extends z.ZodType>(spec: {
     scopes: spec.scopes,
     annotations: { title: spec.title, ...spec.annotations },
     inputSchema: once(() => jsonSchemaOf(spec.input)),
-    outputSchema: once(() => jsonSchemaOf(spec.output)),
+    outputSchema: once(() => outputSchemaOf(spec.output)),
     parse: (args) => parseWith(spec.input, args),
     run: spec.run,
   };

@@ -1,11 +1,14 @@
 /**
  * MCP clients for the tests: the official client SDK over its Streamable HTTP transport, whose
- * fetch calls the Worker's own entry point; and raw JSON-RPC posts for what the SDK client does
- * not send (the tasks extension's methods and results).
+ * fetch calls the Worker's own entry point (the current `@modelcontextprotocol/client`, and the
+ * 2025-era `@modelcontextprotocol/sdk` 1.x that many agents still run); and raw JSON-RPC posts
+ * for what the SDK client does not send (the tasks extension's methods and results).
  */
 
 import { exports } from "cloudflare:workers";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expect } from "vitest";
 import { BASE, readResponse } from "../helpers/api";
 import { runAlarm } from "../helpers/tasks";
@@ -28,6 +31,17 @@ export async function connect(token: string, era: "modern" | "legacy" = "modern"
     era === "modern" ? { versionNegotiation: { mode: { pin: MODERN } } } : {},
   );
   const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
+    fetch: workerFetch,
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** A connected client of the 1.x SDK (initialize, 2025 protocol revisions). */
+export async function connectV1(token: string): Promise<ClientV1> {
+  const client = new ClientV1({ name: "test-client-v1", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransportV1(new URL(MCP_URL), {
     fetch: workerFetch,
     requestInit: { headers: { Authorization: `Bearer ${token}` } },
   });

@@ -88,9 +88,13 @@ describe("tools/list", () => {
     expect(Object.keys(input.properties).sort()).toEqual([...restFields, "idempotency_key"].sort());
     expect(JSON.stringify(input)).not.toContain('"example"');
     expect(JSON.stringify(input)).not.toContain("#/components/");
-    // The result is the task envelope.
-    expect(tool.outputSchema.properties.task_id).toEqual({ type: "string" });
-    expect(tool.outputSchema.properties.status.enum).toEqual(["queued", "running", "succeeded", "failed", "canceled"]);
+    // The result is the task envelope, or the error object of a failed call.
+    expect(tool.outputSchema.anyOf).toEqual([{ $ref: "#/$defs/TaskEnvelope" }, { $ref: "#/$defs/ToolError" }]);
+    const envelope = tool.outputSchema.$defs.TaskEnvelope;
+    expect(envelope.properties.task_id).toEqual({ type: "string" });
+    expect(envelope.properties.status.enum).toEqual(["queued", "running", "succeeded", "failed", "canceled"]);
+    expect(tool.outputSchema.$defs.ToolError.required).toEqual(["error"]);
+    expect(tool.outputSchema.$defs.ToolError.properties.error.required).toContain("jsonrpc_code");
     expect(tool.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
   });
 

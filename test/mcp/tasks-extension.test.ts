@@ -4,7 +4,9 @@
  * tool's result; tasks/cancel; another tenant's handle; clients that did not declare it.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { toolNamed } from "../../src/mcp/tools";
 import { newTenant, type TestTenant } from "../helpers/api";
+import { validateJsonSchema } from "../helpers/json-schema";
 import { runAlarm, waitFor } from "../helpers/tasks";
 import { rawModern, TASKS_EXTENSION } from "./helpers";
 
@@ -66,6 +68,10 @@ describe("a client that declares the extension", () => {
     expect(done.result.isError).toBe(true);
     expect(done.result.structuredContent.status).toBe("failed");
     expect(done.result.structuredContent.error).toMatchObject({ code: "content_filtered", jsonrpc_code: -32603 });
+    // The tool's final result, error included, is one its advertised output schema admits.
+    const schema = toolNamed("text_to_image")?.outputSchema() as Record<string, unknown>;
+    const { $defs: _defs, ...root } = schema;
+    expect(validateJsonSchema(schema, root, done.result.structuredContent)).toEqual([]);
   });
 
   it("tasks/cancel is acknowledged and the task ends cancelled", async () => {

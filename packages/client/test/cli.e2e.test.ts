@@ -12,6 +12,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, type LocalServer, startLocalServer } from "../../../bench/lib/local-server.ts";
 import { probeMedia } from "../../../src/media/probe.ts";
+import { PLACEHOLDER, quickStart } from "./readme.js";
 
 const root = new URL("../../../", import.meta.url).pathname;
 const pkg = join(root, "packages/client");
@@ -130,31 +131,24 @@ describe("media-api against the local Worker", { timeout: 120_000 }, () => {
     expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(paths[0] as string))).toBe(true);
   });
 
-  let videoFile = "";
-  it("makes a video, then uploads it and extends it, showing progress line by line off a terminal", async () => {
-    const made = await cli(["generate", "text_to_video", "--prompt", "waves on a beach", "--duration", "4", "--out", "videos"]);
+  it("runs the README's quick start as written: an image, a video, then that video uploaded and extended", async () => {
+    const [image, video, extend] = quickStart();
+    expect(extend?.some((w) => PLACEHOLDER.test(w))).toBe(true);
+    const drawn = await cli(image as string[]);
+    expect(drawn.code, drawn.stderr).toBe(0);
+    expect(probe(savedPaths(drawn.stdout)[0] as string)).toMatchObject({ kind: "image", mime: "image/png" });
+
+    const made = await cli(video as string[]);
     expect(made.code, made.stderr).toBe(0);
-    videoFile = savedPaths(made.stdout)[0] as string;
+    const videoFile = savedPaths(made.stdout)[0] as string;
     expect(probe(videoFile)).toMatchObject({ kind: "video", mime: "video/mp4", duration_seconds: 4 });
 
     const uploaded = await cli(["upload", videoFile, "--json"]);
     expect(uploaded.code, uploaded.stderr).toBe(0);
     expect(JSON.parse(uploaded.stdout)).toMatchObject({ object: "artifact", kind: "video", source: "upload" });
 
-    const extended = await cli([
-      "generate",
-      "video_extend",
-      "--input",
-      videoFile,
-      "--direction",
-      "after",
-      "--instruction",
-      "the tide rolls out",
-      "--duration",
-      "8",
-      "--out",
-      "videos",
-    ]);
+    // The example's placeholder is the file the command before it saved.
+    const extended = await cli((extend as string[]).map((w) => (PLACEHOLDER.test(w) ? videoFile.slice(work.length + 1) : w)));
     expect(extended.code, extended.stderr).toBe(0);
     expect(extended.stdout).toMatch(/^uploaded \S+ → art_\w+ \(video\/mp4/m);
     const task = /task (task_[0-9a-f]+)/.exec(extended.stdout)?.[1] as string;
@@ -176,7 +170,7 @@ describe("media-api against the local Worker", { timeout: 120_000 }, () => {
     const run = await cli([
       "generate",
       "text_to_speech",
-      "--prompt",
+      "--input",
       "hello there",
       "--voice",
       "English_radiant_girl",

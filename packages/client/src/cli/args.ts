@@ -17,7 +17,17 @@ export interface ParsedArgs {
 }
 
 /** Options that never take a value. */
-const SWITCHES = new Set(["json", "help", "h", "no-wait", "wait", "version", "quiet"]);
+export const SWITCHES: ReadonlySet<string> = new Set(["json", "help", "h", "no-wait", "version"]);
+
+/** Options of every command. */
+export const GLOBAL_OPTIONS = ["json", "help", "h", "version", "base-url", "api-key"] as const;
+
+/**
+ * `generate`'s own options. Every other option of `generate` is a request field, so no field of
+ * any operation may be named like one of these (nor like a global option or switch): a test
+ * holds the generated operation table to that.
+ */
+export const GENERATE_OPTIONS = ["body", "set", "media", "out", "no-wait", "timeout", "idempotency-key"] as const;
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const positionals: string[] = [];

@@ -2,8 +2,9 @@
  * The request body of `generate`, from the command line and the generated operation table:
  * `--body` (JSON or @file) first, then `--set key=value` and `--<field> value` (dotted for nested
  * fields, e.g. `--canvas.tier 1K`), each value read as the JSON type the field takes. Media inputs
- * (`--input`) go to the operation's media fields by what they are: an image to the first image
- * field still free, a video to the video field, … or to the field named (`--input last_frame=b.png`).
+ * (`--media`) go to the operation's media fields by what they are: an image to the first image
+ * field still free, a video to the video field, … or to the field named (`--media last_frame=b.png`,
+ * or the field's own flag: `--last_frame b.png`).
  */
 import type { OperationRow } from "../operation-row.js";
 import { type OptionValue, UsageError } from "./args.js";
@@ -26,12 +27,20 @@ export function typesOf(row: OperationRow, path: string): string[] | undefined {
   return parent ? (fields[`${parent}.*`] as string[] | undefined) : undefined;
 }
 
+/**
+ * Other names of a field, where the operation has no field of that name: the text to speak is
+ * `input`, and `--prompt` says it too, as it gives every other operation's text.
+ */
+const ALIASES: Readonly<Record<string, string>> = { prompt: "input" };
+
 /** The field a flag names: `generate-audio` is `generate_audio` when that is the field. */
 export function fieldFor(row: OperationRow, flag: string): string | undefined {
   const fields = row.fields ?? {};
   for (const candidate of [flag, flag.replaceAll("-", "_")]) {
-    const top = candidate.split(".")[0] as string;
+    const [top, ...rest] = candidate.split(".") as [string, ...string[]];
     if (top in fields) return candidate;
+    const alias = ALIASES[top];
+    if (alias !== undefined && alias in fields) return [alias, ...rest].join(".");
   }
   return undefined;
 }
@@ -96,7 +105,8 @@ export function applyFields(
     const field = fieldFor(row, flag);
     if (!field) {
       const known = Object.keys(row.fields ?? {}).filter((f) => !f.includes("."));
-      throw new UsageError(`${capability} has no field '${flag}'. Its fields: ${known.join(", ")}`);
+      const hint = flag === "input" ? " (media files, URLs and artifacts are given with --media)" : "";
+      throw new UsageError(`${capability} has no field '${flag}'${hint}. Its fields: ${known.join(", ")}`);
     }
     const types = typesOf(row, field);
     // A field given more than once is a list (when it is one).
@@ -118,7 +128,34 @@ export interface InputSpec {
   value: string;
 }
 
-/** `--input [field=]value`: the part before `=` counts as a target only when it is a field or a kind. */
+const JSON_VALUE = /^\s*[[{]/;
+
+/**
+ * Takes media fields' flags out of the field flags: a media field given a file, a URL, a data:
+ * URI or artifact:<id> (`--image a.png`) is a media input for that field, as `--media image=a.png`
+ * is; given JSON, it stays the field's value as written.
+ */
+export function splitMediaFlags(
+  row: OperationRow,
+  flags: [string, OptionValue[]][],
+): { fields: [string, OptionValue[]][]; media: InputSpec[] } {
+  const mediaFields = new Set((row.media ?? []).map((m) => m.field));
+  const fields: [string, OptionValue[]][] = [];
+  const media: InputSpec[] = [];
+  for (const [flag, values] of flags) {
+    const field = fieldFor(row, flag);
+    if (field === undefined || !mediaFields.has(field)) {
+      fields.push([flag, values]);
+      continue;
+    }
+    const asWritten = values.filter((v) => typeof v !== "string" || JSON_VALUE.test(v));
+    if (asWritten.length) fields.push([flag, asWritten]);
+    for (const v of values) if (typeof v === "string" && !JSON_VALUE.test(v)) media.push({ target: field, value: v });
+  }
+  return { fields, media };
+}
+
+/** `--media [field=]value`: the part before `=` counts as a target only when it is a field or a kind. */
 export function splitInput(row: OperationRow, raw: string): InputSpec {
   const eq = raw.indexOf("=");
   if (eq > 0) {
@@ -165,18 +202,18 @@ export function assignInputs(
         free.find((m) => m.shape === "reference" && kind !== undefined && (!m.kinds || m.kinds.includes(kind))) ??
         (kind === undefined ? free.find((m) => m.shape !== "reference") : undefined);
       if (!field && kind === undefined && free.some((m) => m.shape === "reference")) {
-        throw new UsageError("cannot tell what kind of media a reference is; name it: --input image=…, video=… or audio=…");
+        throw new UsageError("cannot tell what kind of media a reference is; name it: --media image=…, video=… or audio=…");
       }
       if (!field) {
         const what = kind ? `a ${kind} input` : "this input";
         throw new UsageError(
-          `${capability} has no free media field for ${what}; name one with --input <field>=… (fields: ${media.map((m) => m.field).join(", ")})`,
+          `${capability} has no free media field for ${what}; name one with --media <field>=… (fields: ${media.map((m) => m.field).join(", ")})`,
         );
       }
     }
     if (field.shape === "one" && filled.has(field.field)) throw new UsageError(`${field.field} takes one input, and got more`);
     if (field.shape === "reference" && !kind) {
-      throw new UsageError(`cannot tell what kind of media a reference is; name it: --input image=…, video=… or audio=…`);
+      throw new UsageError(`cannot tell what kind of media a reference is; name it: --media image=…, video=… or audio=…`);
     }
     filled.add(field.field);
     out.push({ field: field.field, shape: field.shape, kind });

@@ -12,7 +12,7 @@ import { DEFAULT_BASE_URL, type FetchLike } from "../transport.js";
 import type { TaskEnvelope } from "../types.js";
 import { VERSION } from "../version.js";
 import { Options, parseArgs, UsageError } from "./args.js";
-import { applyFields, assignInputs, type InputSource, type MediaKind, placeInputs, splitInput } from "./body.js";
+import { applyFields, assignInputs, type InputSource, type MediaKind, placeInputs, splitInput, splitMediaFlags } from "./body.js";
 import { mediaFacts, table } from "./format.js";
 import { finishTask, followTask, type Io } from "./tasks.js";
 
@@ -27,7 +27,7 @@ const HELP = `media-api — the media generation API from the command line
 
 Usage:
   media-api generate <capability> --prompt "…" [--model <id>] [--<field> <value> …]
-                     [--input <file|url|field=…> …] [--out <dir>] [--no-wait] [--timeout <s>]
+                     [--media <file|url|field=…> …] [--out <dir>] [--no-wait] [--timeout <s>]
   media-api tasks list [--status …] [--capability …] [--limit N] [--cursor …]
   media-api tasks get|cancel|wait <task_id> [--out <dir>]
   media-api models [<model>]            media-api capabilities [<capability>]
@@ -40,9 +40,9 @@ Generate:
   <capability> is one of: ${capabilities().join(", ")}.
   Fields of the request are flags: --count 2, --canvas.tier 1K, --generate_audio, --no-watermark;
   --set field=value does the same; --body '{…}' (or --body @file.json) gives a whole body first.
-  --input takes a local file (uploaded first), an https URL, a data: URI or artifact:<id>; it goes
-  to the field that takes its kind (--input first_frame=a.png names the field). Every output is
-  saved as <out>/<task_id>-<index>.<ext> (default: the current directory).
+  --media takes a local file (uploaded first), an https URL, a data: URI or artifact:<id>; it goes
+  to the field that takes its kind (--media first_frame=a.png, or --first_frame a.png, names the
+  field). Every output is saved as <out>/<task_id>-<index>.<ext> (default: the current directory).
   media-api generate <capability> --help lists the capability's fields.
 
 Options:
@@ -67,7 +67,7 @@ function fieldHelp(capability: string, row: OperationRow): string {
   const lines = fields.map(([f, types]) => {
     const m = media.get(f);
     const what = m
-      ? `media (${m.shape === "one" ? "one" : m.shape === "many" ? "list" : "references"}) — use --input`
+      ? `media (${m.shape === "one" ? "one" : m.shape === "many" ? "list" : "references"}): a file, URL, data: URI or artifact:<id>`
       : types.join("|");
     return [`--${f}`, what, row.required?.includes(f) ? "required" : ""];
   });
@@ -203,9 +203,9 @@ async function resolveSource(value: string, kindHint: MediaKind | undefined): Pr
   try {
     info = await stat(value);
   } catch {
-    throw new UsageError(`--input ${value}: no such file (inputs are local files, https URLs, data: URIs or artifact:<id>)`);
+    throw new UsageError(`${value}: no such file (media inputs are local files, https URLs, data: URIs or artifact:<id>)`);
   }
-  if (!info.isFile()) throw new UsageError(`--input ${value}: not a file`);
+  if (!info.isFile()) throw new UsageError(`${value}: not a file`);
   const { openAsBlob } = await import("node:fs");
   const head = new Uint8Array(await (await openAsBlob(value)).slice(0, 64).arrayBuffer());
   return { type: "file", path: value, kind: kindHint ?? kindOf(sniffMediaType(head) ?? typeByName(value)) };
@@ -252,24 +252,19 @@ async function generate(ctx: Ctx): Promise<number> {
   }
   if (!client.transport.apiKey) requireKeyNotice();
 
+  // The command's own options first (GENERATE_OPTIONS): every option left is a request field.
   const body = await readBody(opts.string("body"));
-  const prompt = opts.string("prompt") ?? opts.string("text");
-  if (prompt !== undefined) {
-    const field = row.fields && "prompt" in row.fields ? "prompt" : row.fields && "input" in row.fields ? "input" : undefined;
-    if (!field) throw new UsageError(`${capability} takes no prompt`);
-    body[field] = prompt;
-  }
-  const model = opts.string("model");
-  if (model !== undefined) body.model = model;
-  const inputs = opts.strings("input");
+  const sets = opts.strings("set");
+  const inputs = opts.strings("media");
   const out = opts.string("out") ?? ".";
   const noWait = opts.flag("no-wait");
   const timeout = opts.number("timeout");
   const idempotencyKey = opts.string("idempotency-key");
-  applyFields(body, row, ctx.opts.rest(), opts.strings("set"), capability);
+  const { fields, media } = splitMediaFlags(row, opts.rest());
+  applyFields(body, row, fields, sets, capability);
 
   // Every input is checked and placed before anything is uploaded.
-  const specs = inputs.map((raw) => splitInput(row, raw));
+  const specs = [...inputs.map((raw) => splitInput(row, raw)), ...media];
   const sources = await Promise.all(
     specs.map((s) =>
       resolveSource(s.value, s.target && ["image", "video", "audio"].includes(s.target) ? (s.target as MediaKind) : undefined),
