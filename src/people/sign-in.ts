@@ -82,8 +82,10 @@ export async function verifySignInCode(env: Env, input: { email: unknown; code: 
   const check = await user.verifyCode(code, now);
   if (!check.ok) return check;
 
-  // Invitations become memberships at the first sign-in; the first tenant that still counts them in is where the session starts.
+  // Invitations become memberships at the first sign-in; the first tenant that still counts them in,
+  // and is not disabled if another is not, is where the session starts.
   let tenantId: string | null = null;
+  let firstDisabled: string | null = null;
   for (const t of await user.tenants()) {
     const account = accountFor(env, t.tenant_id);
     const found = await account.member(userId);
@@ -102,8 +104,10 @@ export async function verifySignInCode(env: Env, input: { email: unknown; code: 
         details: { role: found.member.role },
       });
     }
-    tenantId ??= t.tenant_id;
+    if (found.tenant.status === "active") tenantId ??= t.tenant_id;
+    else firstDisabled ??= t.tenant_id;
   }
+  tenantId ??= firstDisabled;
   const started = await startSession(env, userId, { tenant_id: tenantId, ip: input.ip, user_agent: input.user_agent, now });
   if (tenantId) {
     await recordAudit(env, tenantId, {
