@@ -128,7 +128,7 @@ export function register(app: Hono<ConsoleEnv>) {
   app.post("/sign-in", async (c) => {
     const email = await formField(c, "email");
     try {
-      const sent = await requestSignInCode(c.env, { email, ...meta(c) });
+      const sent = await requestSignInCode(c.env, { email, ...meta(c) }, (work) => c.executionCtx.waitUntil(work));
       return codePage(c, sent.email);
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
