@@ -95,7 +95,7 @@ const codeRead = new Map<string, string>();
  */
 export async function lastCode(email: string): Promise<string> {
   let mail = await lastMail(email);
-  for (let i = 0; i < 60 && (!mail || !/sign-in code/.test(mail.subject) || mail.id === codeRead.get(email)); i++) {
+  for (let i = 0; i < 200 && (!mail || !/sign-in code/.test(mail.subject) || mail.id === codeRead.get(email)); i++) {
     await new Promise((r) => setTimeout(r, 25));
     mail = await lastMail(email);
   }
@@ -130,7 +130,7 @@ export async function askCode(email: string, browser = new Browser()): Promise<B
   const asked = await browser.post("/console/sign-in", { email });
   expect(asked.status, asked.text).toBe(200);
   // A plain loop, not expect.poll: this runs in beforeAll hooks too.
-  for (let i = 0; i < 120 && (await lastMail(email))?.id === before; i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 200 && (await lastMail(email))?.id === before; i++) await new Promise((r) => setTimeout(r, 25));
   return browser;
 }
 
