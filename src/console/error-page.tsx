@@ -39,6 +39,10 @@ export async function consoleError(err: unknown, c: Context<ConsoleEnv>) {
       403,
     );
   }
+  const disabled = c.get("session")?.disabled;
+  if (err instanceof ApiError && err.code === "tenant_disabled" && disabled && !wantsJson(c.req.header("Accept"))) {
+    return disabledPage(c, disabled);
+  }
   const apiError =
     err instanceof ApiError ? err : new ApiError("internal_error", "An unexpected error occurred; try again in a moment.");
   if (!(err instanceof ApiError)) {
@@ -65,5 +69,43 @@ export async function consoleError(err: unknown, c: Context<ConsoleEnv>) {
       </p>
     </Layout>,
     apiError.status as ContentfulStatusCode,
+  );
+}
+
+/** The account the session is on is disabled: say so, and offer the person's other tenants and sign-out. */
+function disabledPage(c: Context<ConsoleEnv>, disabled: { tenant_id: string; tenant_name: string }) {
+  const signedIn = c.get("session");
+  const others = (signedIn?.tenants ?? []).filter((t) => t.tenant_id !== disabled.tenant_id);
+  const csrf = c.get("csrf") ?? "";
+  return render(
+    c,
+    <Layout title="Account disabled">
+      <p role="alert">
+        The account <strong>{disabled.tenant_name}</strong> is disabled. Nothing can be done in it (through the console, its API
+        keys or connected apps) until the operator enables it again.
+      </p>
+      <p class="muted">
+        Error <code>tenant_disabled</code> · request <code>{c.get("requestId")}</code>
+      </p>
+      {others.length > 0 ? (
+        <form class="inline" method="post" action="/console/switch-tenant">
+          <input type="hidden" name="_csrf" value={csrf} />
+          <label for="tenant_id">Go to another of your tenants</label>
+          <select id="tenant_id" name="tenant_id">
+            {others.map((t) => (
+              <option value={t.tenant_id}>{t.tenant_name}</option>
+            ))}
+          </select>
+          <button type="submit">Switch</button>
+        </form>
+      ) : null}
+      <form method="post" action="/console/sign-out">
+        <input type="hidden" name="_csrf" value={csrf} />
+        <button type="submit" class="secondary">
+          Sign out
+        </button>
+      </form>
+    </Layout>,
+    403,
   );
 }

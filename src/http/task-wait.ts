@@ -5,14 +5,14 @@
 import type { Env } from "../env";
 import { waitForTerminal } from "../tasks/follow";
 import { type TaskStatus, TERMINAL } from "../tasks/record";
+import type { TaskScope } from "../tasks/scope";
 import type { TaskRead, TaskState } from "../tasks/task-object";
 
 type TaskStub = ReturnType<Env["TASKS"]["get"]>;
 
 /** RPC typing cannot express these results' parts; they are the object's real answers. */
-export const readTaskJson = (stub: TaskStub, tenantId: string) => stub.readJson(tenantId) as unknown as Promise<TaskRead | null>;
-export const readTaskState = (stub: TaskStub, tenantId: string) =>
-  stub.readState(tenantId) as unknown as Promise<TaskState | null>;
+export const readTaskJson = (stub: TaskStub, scope: TaskScope) => stub.readJson(scope) as unknown as Promise<TaskRead | null>;
+export const readTaskState = (stub: TaskStub, scope: TaskScope) => stub.readState(scope) as unknown as Promise<TaskState | null>;
 
 /** A signal of the request, or one that never fires where the runtime gives none. */
 export function requestSignal(request: Request): AbortSignal {
@@ -21,17 +21,17 @@ export function requestSignal(request: Request): AbortSignal {
 
 /**
  * Waits up to `seconds` for a task in `status` to become terminal (not at all when it is already),
- * then reads it as it is. Null when the task is not the caller's.
+ * then reads it as it is. Null when the task is not within `scope`.
  */
 export async function readAfterWait(
   stub: TaskStub,
-  tenantId: string,
+  scope: TaskScope,
   status: TaskStatus,
   seconds: number,
   signal: AbortSignal,
 ): Promise<TaskRead | null> {
   if (seconds > 0 && !TERMINAL.has(status)) {
-    await waitForTerminal(() => readTaskState(stub, tenantId), { until: Date.now() + seconds * 1000, signal });
+    await waitForTerminal(() => readTaskState(stub, scope), { until: Date.now() + seconds * 1000, signal });
   }
-  return readTaskJson(stub, tenantId);
+  return readTaskJson(stub, scope);
 }

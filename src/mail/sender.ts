@@ -24,6 +24,13 @@ export function sendFailed(reason: string): ApiError {
   return new ApiError("email_send_failed", `The email could not be sent (${reason}); retry in a moment.`);
 }
 
+export const NOT_CONFIGURED = "no email API is configured: set EMAIL_API_KEY and EMAIL_FROM";
+
+/** Whether this deployment has a way to send mail at all. */
+export function mailConfigured(env: Env): boolean {
+  return env.EMAIL_OUTBOX === "true" || !!(env.EMAIL_API_KEY && env.EMAIL_FROM);
+}
+
 /** The sender this deployment is configured with. */
 export function mailSender(env: Env): MailSender {
   if (env.EMAIL_OUTBOX === "true") return new OutboxMailSender(env);
@@ -32,7 +39,7 @@ export function mailSender(env: Env): MailSender {
   }
   return {
     async send() {
-      throw sendFailed("no email API is configured: set EMAIL_API_KEY and EMAIL_FROM");
+      throw sendFailed(NOT_CONFIGURED);
     },
   };
 }

@@ -10,6 +10,7 @@ import { readTaskState } from "../http/task-wait";
 import { followTask } from "../tasks/follow";
 import { listTaskPage, type TaskListQuery } from "../tasks/listing";
 import { type Envelope, TERMINAL } from "../tasks/record";
+import { keyScope } from "../tasks/scope";
 import type { TaskState } from "../tasks/task-object";
 import { cancelTask, readTask, taskStub } from "../tasks/task-stub";
 import { dataResult, taskResult } from "./results";
@@ -25,7 +26,7 @@ const TaskId = z
   .openapi({ description: "A task_id returned by a task-creating tool (or by the REST API)", example: `task_${"0".repeat(64)}` });
 
 async function ownEnvelope(ctx: ToolContext, taskId: string): Promise<Envelope> {
-  const envelope = await readTask(ctx.env, taskId, ctx.caller.tenant_id);
+  const envelope = await readTask(ctx.env, taskId, keyScope(ctx.caller));
   if (!envelope) throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
   return envelope;
 }
@@ -79,11 +80,11 @@ export const waitForTaskTool = zodTool({
   output: TaskEnvelope,
   async run({ task_id, timeout_seconds }, ctx) {
     const stub = taskStub(ctx.env, task_id);
-    const tenantId = ctx.caller.tenant_id;
-    const first = await readTaskState(stub, tenantId);
+    const scope = keyScope(ctx.caller);
+    const first = await readTaskState(stub, scope);
     if (!first) throw new ApiError("task_not_found", `Task '${task_id}' does not exist.`);
     const report = progressReporter(ctx);
-    await followTask(() => readTaskState(stub, tenantId), {
+    await followTask(() => readTaskState(stub, scope), {
       first,
       until: Date.now() + timeout_seconds * 1000,
       signal: ctx.signal,
@@ -106,7 +107,7 @@ export const cancelTaskTool = zodTool({
   input: z.object({ task_id: TaskId, reason: z.string().max(500).optional() }).strict(),
   output: TaskEnvelope,
   run: async ({ task_id, reason }, ctx) =>
-    taskResult(await cancelTask(ctx.env, task_id, ctx.caller.tenant_id, reason ?? null), ctx.origin),
+    taskResult(await cancelTask(ctx.env, task_id, keyScope(ctx.caller), reason ?? null), ctx.origin),
 });
 
 export const listTasksTool = zodTool({

@@ -20,6 +20,7 @@ import type { Caller } from "../accounts/service";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import type { Envelope, TaskStatus } from "../tasks/record";
+import { keyScope } from "../tasks/scope";
 import { cancelTask, readTask } from "../tasks/task-stub";
 import { asApiError, jsonRpcCodeOf, toolErrorBody } from "./errors";
 import { taskResult, taskSummary } from "./results";
@@ -127,7 +128,7 @@ function requireAnyScope(caller: Caller, method: string, scopes: Permission[]): 
 
 /** The caller's task, or "Task not found" (also for a malformed id or another tenant's task). */
 async function ownTask(scope: TaskMethodScope, taskId: string): Promise<Envelope> {
-  const envelope = await readTask(scope.env, taskId, scope.caller.tenant_id).catch((e) => {
+  const envelope = await readTask(scope.env, taskId, keyScope(scope.caller)).catch((e) => {
     if (e instanceof ApiError && e.code === "task_not_found") return null;
     throw e;
   });
@@ -166,7 +167,7 @@ export function registerTaskMethods(mcp: McpServer, scope: TaskMethodScope): voi
     return answer(scope, "cancel task", async () => {
       requireAnyScope(scope.caller, "tasks/cancel", ["tasks:write"]);
       await ownTask(scope, taskId);
-      await cancelTask(scope.env, taskId, scope.caller.tenant_id, "canceled through tasks/cancel").catch((e) => {
+      await cancelTask(scope.env, taskId, keyScope(scope.caller), "canceled through tasks/cancel").catch((e) => {
         if (!(e instanceof ApiError && e.code === "conflict")) throw e;
       });
       return {};

@@ -32,15 +32,3 @@ export async function headArtifact(bucket: R2Bucket, id: string, tenantId: strin
   const head = await bucket.head(key(id));
   return head && head.customMetadata?.tenant_id === tenantId ? head : null;
 }
-
-/** The artifact's bytes if it exists and belongs to the tenant; `null` otherwise. */
-export async function getArtifact(bucket: R2Bucket, id: string, tenantId: string): Promise<R2ObjectBody | null> {
-  return (await headArtifact(bucket, id, tenantId)) ? bucket.get(key(id)) : null;
-}
-
-/** Removes the tenant's artifact (an upload or an output); false when there is none of theirs to remove. */
-export async function deleteArtifact(bucket: R2Bucket, id: string, tenantId: string): Promise<boolean> {
-  if (!(await headArtifact(bucket, id, tenantId))) return false;
-  await bucket.delete(key(id));
-  return true;
-}

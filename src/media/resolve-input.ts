@@ -7,7 +7,9 @@ import { z } from "@hono/zod-openapi";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { isAllowedLoopback, policyFrom } from "../lib/url-policy";
-import { artifactKey, getArtifact } from "./artifacts";
+import { artifactInScope } from "../tasks/artifact-scope";
+import type { TaskScope } from "../tasks/scope";
+import { artifactKey } from "./artifacts";
 import { decodeDataUri } from "./data-uri";
 import { guardedFetch } from "./guarded-fetch";
 import { type OwnArtifactRef, ownArtifactOf } from "./own-urls";
@@ -42,7 +44,8 @@ export interface ResolvedMedia {
 
 export interface ResolveOptions {
   env: Env;
-  tenantId: string;
+  /** Whose artifacts an input may name: the caller's tenant, and for a task's output, its key mode. */
+  scope: TaskScope;
   /** JSON Pointer of the input, e.g. `/images/0`. */
   param: string;
   maxBytes: number;
@@ -78,7 +81,7 @@ async function readMediaInput(input: MediaInputT, opts: ResolveOptions): Promise
     case "artifact": {
       const { data, origin } = await readArtifact(
         opts.env,
-        opts.tenantId,
+        opts.scope,
         { artifact_id: input.artifact_id },
         `${param}/artifact_id`,
         opts.artifactMaxBytes ?? opts.maxBytes,
@@ -91,7 +94,7 @@ async function readMediaInput(input: MediaInputT, opts: ResolveOptions): Promise
       if (own) {
         const { data, origin } = await readArtifact(
           opts.env,
-          opts.tenantId,
+          opts.scope,
           own,
           `${param}/url`,
           opts.artifactMaxBytes ?? opts.maxBytes,
@@ -116,14 +119,14 @@ async function readMediaInput(input: MediaInputT, opts: ResolveOptions): Promise
  */
 async function readArtifact(
   env: Env,
-  tenantId: string,
+  scope: TaskScope,
   ref: OwnArtifactRef,
   param: string,
   maxBytes: number,
 ): Promise<{ data: Uint8Array; origin?: { provider: string; job_id: string } }> {
   const id = ref.artifact_id;
-  // Another tenant's artifact answers exactly as an unknown one, so ids reveal nothing.
-  let object = await getArtifact(env.ARTIFACTS, id, tenantId);
+  // Another tenant's artifact (or another key mode's output) answers exactly as an unknown one, so ids reveal nothing.
+  let object = (await artifactInScope(env, id, scope)) ? await env.ARTIFACTS.get(artifactKey(id)) : null;
   if (!object && ref.signature && (await verifyOutputUrl(env, id, ref.signature.expires, ref.signature.sig)) !== null) {
     object = await env.ARTIFACTS.get(artifactKey(id));
   }

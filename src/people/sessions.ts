@@ -3,7 +3,8 @@
  * its SHA-256 is stored, in the person's UserObject, with an idle and an absolute expiry
  * (src/people/policy.ts). Each request finds the session there, then the person's role in the
  * session's tenant in that tenant's AccountObject, which alone decides it: a member removed or
- * demoted loses that access on their next request.
+ * demoted loses that access on their next request, and so does everyone in a tenant the operator
+ * disables (this is the console's principal resolution; nothing of it is cached).
  */
 import { accountFor } from "../accounts/service";
 import type { Env } from "../env";
@@ -47,11 +48,13 @@ export async function startSession(
   return { cookie: `${userId}.${token}`, session };
 }
 
-/** A signed-in person: their session, their tenants, and where they stand in the session's tenant (null: none left). */
+/** A signed-in person: their session, their tenants, and where they stand in the session's tenant (null: none left, or disabled). */
 export interface ResolvedSession {
   session: SessionView;
   tenants: UserTenant[];
   current: { tenant_id: string; tenant_name: string; role: Role } | null;
+  /** The session's tenant when the operator has disabled it: no one acts in it until it is enabled again. */
+  disabled: { tenant_id: string; tenant_name: string } | null;
 }
 
 /** The live session of a cookie value, or null (malformed, unknown, ended, idle too long, too old). */
@@ -74,13 +77,15 @@ export async function resolveSession(env: Env, cookie: string | undefined, now =
         await user.setSessionTenant(session.session_id, t.tenant_id);
         session.tenant_id = t.tenant_id;
       }
-      return { session, tenants, current: { tenant_id: t.tenant_id, tenant_name: found.tenant.name, role: found.member.role } };
+      const tenant = { tenant_id: t.tenant_id, tenant_name: found.tenant.name };
+      if (found.tenant.status !== "active") return { session, tenants, current: null, disabled: tenant };
+      return { session, tenants, current: { ...tenant, role: found.member.role }, disabled: null };
     }
     // No longer a member there: forget it.
     await user.dropTenant(t.tenant_id);
     tenants = tenants.filter((x) => x.tenant_id !== t.tenant_id);
   }
-  return { session, tenants, current: null };
+  return { session, tenants, current: null, disabled: null };
 }
 
 /** Moves a session to another of its person's tenants; false when they are no member there. */

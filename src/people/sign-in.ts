@@ -1,15 +1,17 @@
 /**
  * Sign-in by email and a one-time code (src/people/policy.ts has the numbers). Asking for a code
- * answers the same whether or not the address belongs to anyone; a code goes only to a person the
- * service knows (a tenant's member or invitee). Mail that cannot be sent is `email_send_failed`
- * and the code just made is void.
+ * answers the same, in the same time, whether or not the address belongs to anyone: the answer
+ * is given once the address is checked and counted against the limits, and the code is made and
+ * mailed after it (the Worker's waitUntil), only to a person the service knows (a tenant's member
+ * or invitee). A mail that cannot be sent voids its code and is logged; the person asks again.
+ * A deployment with no way to send mail at all answers `email_send_failed`, to every address alike.
  */
 import { accountFor } from "../accounts/service";
 import { recordAudit } from "../audit/audit";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { publicBaseUrl } from "../lib/public-url";
-import { mailSender } from "../mail/sender";
+import { mailConfigured, mailSender, NOT_CONFIGURED, sendFailed } from "../mail/sender";
 import { normaliseCode } from "./codes";
 import { normaliseEmail } from "./email";
 import { CODE_TTL_MS } from "./policy";
@@ -31,17 +33,37 @@ function invalidEmail(): ApiError {
   });
 }
 
-/** Sends a code when the address belongs to someone; otherwise does nothing, visibly the same. */
-export async function requestSignInCode(env: Env, input: { email: unknown } & ClientMeta): Promise<{ email: string }> {
+/**
+ * Answers a request for a code; `background` (the Worker's waitUntil) carries on after the answer
+ * to send one when the address belongs to someone, and otherwise does nothing. The answer is the
+ * same either way and waits for neither.
+ */
+export async function requestSignInCode(
+  env: Env,
+  input: { email: unknown } & ClientMeta,
+  background: (work: Promise<unknown>) => void,
+): Promise<{ email: string }> {
   const email = normaliseEmail(input.email);
   if (!email) throw invalidEmail();
   const now = input.now ?? Date.now();
   await takeCodeRequest(env, email, input.ip, now);
+  if (!mailConfigured(env)) throw sendFailed(NOT_CONFIGURED);
+  background(
+    mailSignInCode(env, email, now, input.ip).catch((e) => {
+      // The address is not logged: the log would tell who asked.
+      console.error(JSON.stringify({ level: "error", message: "sign-in code not sent", error: String(e) }));
+    }),
+  );
+  return { email };
+}
+
+/** A code for a person the service knows, and its mail; a mail that does not go through voids the code. */
+async function mailSignInCode(env: Env, email: string, now: number, ip: string | null): Promise<void> {
   const userId = await userIdByEmail(env, email);
-  if (!userId) return { email };
+  if (!userId) return;
   const user = userObject(env, userId);
-  const issued = await user.issueCode(now, input.ip);
-  if (!issued) return { email };
+  const issued = await user.issueCode(now, ip);
+  if (!issued) return;
   const base = publicBaseUrl(env);
   try {
     await mailSender(env).send({
@@ -58,7 +80,6 @@ export async function requestSignInCode(env: Env, input: { email: unknown } & Cl
     await user.voidCode(issued.code_id);
     throw e;
   }
-  return { email };
 }
 
 export type SignInOutcome =
@@ -82,8 +103,10 @@ export async function verifySignInCode(env: Env, input: { email: unknown; code: 
   const check = await user.verifyCode(code, now);
   if (!check.ok) return check;
 
-  // Invitations become memberships at the first sign-in; the first tenant that still counts them in is where the session starts.
+  // Invitations become memberships at the first sign-in; the first tenant that still counts them in,
+  // and is not disabled if another is not, is where the session starts.
   let tenantId: string | null = null;
+  let firstDisabled: string | null = null;
   for (const t of await user.tenants()) {
     const account = accountFor(env, t.tenant_id);
     const found = await account.member(userId);
@@ -102,8 +125,10 @@ export async function verifySignInCode(env: Env, input: { email: unknown; code: 
         details: { role: found.member.role },
       });
     }
-    tenantId ??= t.tenant_id;
+    if (found.tenant.status === "active") tenantId ??= t.tenant_id;
+    else firstDisabled ??= t.tenant_id;
   }
+  tenantId ??= firstDisabled;
   const started = await startSession(env, userId, { tenant_id: tenantId, ip: input.ip, user_agent: input.user_agent, now });
   if (tenantId) {
     await recordAudit(env, tenantId, {

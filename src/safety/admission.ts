@@ -79,6 +79,7 @@ export async function reviewAdmission(args: {
   const result = (await stub.refuse({
     request_hash: args.hash,
     tenant_id: ctx.caller.tenant_id,
+    mode: ctx.caller.mode,
     error: outcome.refusal.error,
   })) as unknown as CreateResult;
   if (result.kind === "rejected" && result.recorded) {

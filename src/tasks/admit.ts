@@ -3,6 +3,7 @@
  * callback checks, media fetched and probed once, model selection against the cards, the
  * estimate, then the task object (which reserves credits and commits).
  */
+import type { KeyMode } from "../accounts/api-keys";
 import { accountFor, type Caller } from "../accounts/service";
 import type { AuditActor } from "../audit/audit-store";
 import type { CatalogBundle } from "../catalog/build";
@@ -30,6 +31,7 @@ import { deadlineSeconds } from "./deadlines";
 import { requestHash, requireIdempotencyKey } from "./idempotency";
 import { echoInput } from "./input-echo";
 import type { Envelope, TaskPlan } from "./record";
+import { keyScope, taskObjectName } from "./scope";
 import type { CreateResult } from "./task-object";
 
 export interface AdmissionContext {
@@ -43,8 +45,9 @@ export interface AdmissionContext {
 
 const COMMON_FIELDS = new Set(["metadata", "callback_url", "callback_signing_key_id"]);
 
-export function taskObjectFor(env: Env, tenantId: string, idempotencyKey: string) {
-  return env.TASKS.getByName(`${tenantId}:${idempotencyKey}`);
+/** The task object of an Idempotency-Key in a tenant and a key mode: the mode is part of the namespace. */
+export function taskObjectFor(env: Env, tenantId: string, mode: KeyMode, idempotencyKey: string) {
+  return env.TASKS.getByName(taskObjectName(tenantId, mode, idempotencyKey));
 }
 
 interface CommonFields {
@@ -93,7 +96,7 @@ async function resolveMedia(ctx: AdmissionContext, refs: MediaRef[], images?: Fe
     refs.map(async (ref) => {
       const resolved = await resolveMediaInput(ref.input, {
         env: ctx.env,
-        tenantId: ctx.caller.tenant_id,
+        scope: keyScope(ctx.caller),
         param: ref.param,
         // Caps before any card is consulted (cards then apply their own limits).
         maxBytes: UPLOAD_CAP_BYTES[ref.kind],
@@ -165,11 +168,11 @@ export async function admitOperation<B extends CommonFields>(
 ): Promise<{ envelope: Envelope; replayed: boolean; headers?: Record<string, string> }> {
   const idempotencyKey = requireIdempotencyKey(ctx.idempotencyKey);
   const hash = await requestHash(spec.name, raw);
-  const stub = taskObjectFor(ctx.env, ctx.caller.tenant_id, idempotencyKey);
+  const stub = taskObjectFor(ctx.env, ctx.caller.tenant_id, ctx.caller.mode, idempotencyKey);
   const refs = spec.media?.(body) ?? [];
   if (refs.length > 0) {
     // A replay is answered before media are fetched again.
-    const seen = (await stub.replay(hash)) as unknown as CreateResult | null;
+    const seen = (await stub.replay(hash, ctx.caller.mode)) as unknown as CreateResult | null;
     if (seen) return outcome(seen);
   }
   const callback = await checkCallback(ctx, body);
@@ -178,7 +181,7 @@ export async function admitOperation<B extends CommonFields>(
   const reviewer = await reviewerFor(ctx.env, ctx.caller, bundle);
   if (reviewer.provider.external && refs.length === 0) {
     // A review that leaves the Worker is not made again for a request already answered.
-    const seen = (await stub.replay(hash)) as unknown as CreateResult | null;
+    const seen = (await stub.replay(hash, ctx.caller.mode)) as unknown as CreateResult | null;
     if (seen) return outcome(seen);
   }
 

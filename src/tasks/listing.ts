@@ -12,6 +12,7 @@ import { ApiError } from "../errors/api-error";
 import { invalidWindow, parseInstant } from "../http/window";
 import { sha256Hex } from "../lib/crypto";
 import type { Envelope, TaskStatus } from "./record";
+import { tenantScope } from "./scope";
 import { readTask, TASK_ID } from "./task-stub";
 
 export interface TaskListQuery {
@@ -81,9 +82,8 @@ export async function listTaskPage(env: Env, tenantId: string, q: TaskListQuery)
     limit: q.limit,
     after: position,
   });
-  const data = (await Promise.all(page.task_ids.map((id) => readTask(env, id, tenantId)))).filter(
-    (e): e is Envelope => e !== null,
-  );
+  const scope = q.mode ? { tenant_id: tenantId, mode: q.mode } : tenantScope(tenantId);
+  const data = (await Promise.all(page.task_ids.map((id) => readTask(env, id, scope)))).filter((e): e is Envelope => e !== null);
   const next =
     page.has_more && page.last
       ? encodeCursor({ v: 1, t: await cursorTag(tenantId), c: page.last.created_at, i: page.last.task_id })

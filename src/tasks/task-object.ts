@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { KeyMode } from "../accounts/api-keys";
 import { accountFor } from "../accounts/service";
 import { attemptDelivery, RETRY_SCHEDULE_MS } from "../callbacks/delivery";
 import { usageLines } from "../catalog/pricing";
@@ -39,6 +40,7 @@ import {
   TERMINAL,
 } from "./record";
 import { RECORD_VERSION, upgradeRecord } from "./record-versions";
+import { inScope, type TaskScope } from "./scope";
 import { TASK_BASELINE, TASK_MIGRATIONS } from "./task-schema";
 import { taskUsageNote } from "./usage-note";
 
@@ -275,14 +277,11 @@ export class TaskObject extends DurableObject<Env> {
    * getting the same refusal (without another review) and another body a conflict. A key that
    * already holds a task answers as a create would (the task again, or a conflict).
    */
-  async refuse(input: { request_hash: string; tenant_id: string; error: TaskError }): Promise<CreateResult> {
+  async refuse(input: { request_hash: string; tenant_id: string; mode?: KeyMode; error: TaskError }): Promise<CreateResult> {
     const earlier = this.refusalAnswer(input.request_hash);
     if (earlier) return earlier;
     const adm = this.admission();
-    if (adm?.state === "committed") {
-      if (adm.request_hash !== input.request_hash) return { kind: "conflict" };
-      return { kind: "replay", envelope: await this.present(this.load() as TaskRecord) };
-    }
+    if (adm?.state === "committed") return this.committedAnswer(adm, input.request_hash, input.mode ?? "live");
     if (this.admitting || (adm && adm.lease_until > Date.now())) {
       const hash = this.admitting?.request_hash ?? adm?.request_hash;
       return hash === input.request_hash ? { kind: "in_progress" } : { kind: "conflict" };
@@ -298,14 +297,23 @@ export class TaskObject extends DurableObject<Env> {
   }
 
   /** The committed answer for this body, if there is one (so a replay needs no more work). */
-  async replay(requestHash: string): Promise<CreateResult | null> {
+  async replay(requestHash: string, mode: KeyMode = "live"): Promise<CreateResult | null> {
     const refused = this.refusalAnswer(requestHash);
     if (refused) return refused;
     const adm = this.admission();
     if (adm?.state !== "committed") return null;
-    return adm.request_hash === requestHash
-      ? { kind: "replay", envelope: await this.present(this.load() as TaskRecord) }
-      : { kind: "conflict" };
+    return this.committedAnswer(adm, requestHash, mode);
+  }
+
+  /**
+   * A create that finds a task committed here: the task again for the same body from the same
+   * mode, else a conflict. Another mode's task is only ever here when it was made before test-mode
+   * tasks had names of their own (src/tasks/scope.ts); it is never replayed to the other mode.
+   */
+  private async committedAnswer(adm: Admission, requestHash: string, mode: KeyMode): Promise<CreateResult> {
+    const rec = this.load() as TaskRecord;
+    if (adm.request_hash !== requestHash || (rec.mode ?? "live") !== mode) return { kind: "conflict" };
+    return { kind: "replay", envelope: await this.present(rec) };
   }
 
   /**
@@ -320,10 +328,7 @@ export class TaskObject extends DurableObject<Env> {
     const now = Date.now();
     const adm = this.admission();
     if (adm) {
-      if (adm.state === "committed") {
-        if (adm.request_hash !== input.request_hash) return { kind: "conflict" };
-        return { kind: "replay", envelope: await this.present(this.load() as TaskRecord) };
-      }
+      if (adm.state === "committed") return this.committedAnswer(adm, input.request_hash, input.plan.mode);
       // An admission row written by an earlier version of this object, still within its lease.
       if (adm.lease_until > now) return adm.request_hash === input.request_hash ? { kind: "in_progress" } : { kind: "conflict" };
       await this.abandonAdmission();
@@ -505,9 +510,15 @@ export class TaskObject extends DurableObject<Env> {
     return env.output ? { ...env, output: await this.outputUrls.sign(env.output, rec.origin) } : env;
   }
 
-  async read(tenantId: string): Promise<Envelope | null> {
+  /** The task as `scope` may see it: null when it is another tenant's or another key mode's. */
+  private loadIn(scope: TaskScope): TaskRecord | null {
     const rec = this.load();
-    return rec && rec.tenant_id === tenantId ? this.present(rec) : null;
+    return rec && inScope(rec, scope) ? rec : null;
+  }
+
+  async read(scope: TaskScope): Promise<Envelope | null> {
+    const rec = this.loadIn(scope);
+    return rec ? this.present(rec) : null;
   }
 
   /**
@@ -517,9 +528,9 @@ export class TaskObject extends DurableObject<Env> {
   private lastRead: (TaskRead & { state: string; plan: object | null; expires: number }) | null = null;
 
   /** The envelope as the response body, its ETag, and whether its model carries a deprecation warning. */
-  async readJson(tenantId: string): Promise<TaskRead | null> {
-    const rec = this.load();
-    if (!rec || rec.tenant_id !== tenantId) return null;
+  async readJson(scope: TaskScope): Promise<TaskRead | null> {
+    const rec = this.loadIn(scope);
+    if (!rec) return null;
     const state = this.stateJson as string;
     const expires = this.outputUrls.currentExpiry();
     const last = this.lastRead;
@@ -542,21 +553,22 @@ export class TaskObject extends DurableObject<Env> {
   }
 
   /** What following a task needs, cheaply: its status, progress and change counter (owner only). */
-  readState(tenantId: string): TaskState | null {
-    const rec = this.load();
-    return rec && rec.tenant_id === tenantId ? { status: rec.status, progress: rec.progress, seq: rec.change_seq } : null;
+  readState(scope: TaskScope): TaskState | null {
+    const rec = this.loadIn(scope);
+    return rec ? { status: rec.status, progress: rec.progress, seq: rec.change_seq } : null;
   }
 
-  /** Ids of the stored outputs, for the owner only. */
-  owner(): string | null {
-    return this.load()?.tenant_id ?? null;
+  /** Whose task this is: its tenant and its key's mode (null: no task here). */
+  owner(): { tenant_id: string; mode: KeyMode } | null {
+    const rec = this.load();
+    return rec ? { tenant_id: rec.tenant_id, mode: rec.mode ?? "live" } : null;
   }
 
   // ---------------------------------------------------------------- cancel
 
-  async cancel(tenantId: string, reason: string | null): Promise<CancelResult> {
-    let rec = this.load();
-    if (!rec || rec.tenant_id !== tenantId) return { kind: "not_found" };
+  async cancel(scope: TaskScope, reason: string | null): Promise<CancelResult> {
+    let rec = this.loadIn(scope);
+    if (!rec) return { kind: "not_found" };
     if (TERMINAL.has(rec.status)) return { kind: "ok", envelope: await this.present(rec) };
     if (!rec.cancel_requested_at) {
       this.cancelAsked = { at: new Date().toISOString(), reason };
@@ -956,6 +968,8 @@ export class TaskObject extends DurableObject<Env> {
     const meta = {
       tenant_id: rec.tenant_id,
       task_id: rec.task_id,
+      // The task's key mode: a key of the other mode finds no such artifact (src/tasks/scope.ts).
+      mode: rec.mode ?? "live",
       provider: rec.route.provider,
       ...(rec.provider_handle ? { upstream_job_id: rec.provider_handle.job_id } : {}),
     };

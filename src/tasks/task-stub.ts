@@ -2,6 +2,7 @@
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import type { Envelope } from "./record";
+import type { TaskScope } from "./scope";
 import type { CancelResult } from "./task-object";
 
 export const TASK_ID = /^task_([0-9a-f]{64})$/;
@@ -19,17 +20,17 @@ export function taskStub(env: Env, taskId: string) {
   throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
 }
 
-/** The caller's task envelope, or null. RPC typing cannot express its free-form parts. */
-export async function readTask(env: Env, taskId: string, tenantId: string): Promise<Envelope | null> {
-  return (await taskStub(env, taskId).read(tenantId)) as unknown as Envelope | null;
+/** The task envelope if `scope` may see it, or null. RPC typing cannot express its free-form parts. */
+export async function readTask(env: Env, taskId: string, scope: TaskScope): Promise<Envelope | null> {
+  return (await taskStub(env, taskId).read(scope)) as unknown as Envelope | null;
 }
 
 /**
- * Asks the caller's task to stop: its envelope afterwards (the final one when it was already
+ * Asks a task within `scope` to stop: its envelope afterwards (the final one when it was already
  * terminal); 404 `task_not_found`; 409 `conflict` when a running provider job cannot be stopped.
  */
-export async function cancelTask(env: Env, taskId: string, tenantId: string, reason: string | null): Promise<Envelope> {
-  const result = (await taskStub(env, taskId).cancel(tenantId, reason)) as unknown as CancelResult;
+export async function cancelTask(env: Env, taskId: string, scope: TaskScope, reason: string | null): Promise<Envelope> {
+  const result = (await taskStub(env, taskId).cancel(scope, reason)) as unknown as CancelResult;
   if (result.kind === "not_found") throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
   if (result.kind === "conflict") {
     throw new ApiError("conflict", "The task is already running at a provider that cannot stop it; it continues.", {

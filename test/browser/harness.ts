@@ -63,16 +63,22 @@ export async function startConsoleServer(opts: { ownerEmail: string; latencyScal
   }
 }
 
-/** The newest sign-in code mailed to `email`, read from the local outbox (`GET /admin/v1/outbox`). */
+/**
+ * The newest sign-in code mailed to `email`, read from the local outbox (`GET /admin/v1/outbox`);
+ * the code is mailed after the page that promised it, so this waits a little for it.
+ */
 export async function signInCode(server: ConsoleServer, email: string): Promise<string> {
-  const r = await server.admin("/admin/v1/outbox");
-  if (r.status !== 200) throw new Error(`outbox: ${r.status} ${JSON.stringify(r.json)}`);
-  const messages = (r.json.data ?? []) as { to: string; subject: string; text: string }[];
-  const mine = messages.filter((m) => m.to.toLowerCase() === email.toLowerCase());
-  // Newest first.
-  const code = mine[0] && /\b(\d{6})\b/.exec(mine[0].text)?.[1];
-  if (!code) throw new Error(`no sign-in code for ${email} in the outbox: ${JSON.stringify(messages)}`);
-  return code;
+  for (let attempt = 0; ; attempt++) {
+    const r = await server.admin("/admin/v1/outbox");
+    if (r.status !== 200) throw new Error(`outbox: ${r.status} ${JSON.stringify(r.json)}`);
+    const messages = (r.json.data ?? []) as { to: string; subject: string; text: string }[];
+    const mine = messages.filter((m) => m.to.toLowerCase() === email.toLowerCase());
+    // Newest first.
+    const code = mine[0] && /\b(\d{6})\b/.exec(mine[0].text)?.[1];
+    if (code) return code;
+    if (attempt >= 40) throw new Error(`no sign-in code for ${email} in the outbox: ${JSON.stringify(messages)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 export interface Browser {

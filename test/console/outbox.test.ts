@@ -9,6 +9,9 @@ describe("GET /admin/v1/outbox", () => {
     await tenantWithOwner(email);
     const b = await askCode(email);
     await b.post("/console/sign-in", { email });
+    // The second code is mailed after its answer.
+    const listed = async () => (await admin(`/admin/v1/outbox?to=${encodeURIComponent(email)}`)).json.data.length;
+    await expect.poll(listed).toBe(2);
     const res = await admin(`/admin/v1/outbox?to=${encodeURIComponent(email)}`);
     expect(res.status).toBe(200);
     expect(res.json.object).toBe("list");

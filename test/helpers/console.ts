@@ -80,17 +80,28 @@ export class Browser {
 /** The newest outbox message to `email`, as the operator API lists it. */
 export async function lastMail(
   email: string,
-): Promise<{ to: string; subject: string; text: string; created_at: string } | undefined> {
+): Promise<{ id: string; to: string; subject: string; text: string; created_at: string } | undefined> {
   const res = await admin(`/admin/v1/outbox?to=${encodeURIComponent(email)}&limit=1`);
   expect(res.status).toBe(200);
   return res.json.data[0];
 }
 
-/** The code in the newest sign-in mail to `email`. */
+/** The sign-in mail each address's code was last read from here. */
+const codeRead = new Map<string, string>();
+
+/**
+ * The code in the newest sign-in mail to `email`. A code is mailed after the answer that promised
+ * it, so this waits (a little) for a code mail it has not read yet, then takes the newest.
+ */
 export async function lastCode(email: string): Promise<string> {
-  const mail = await lastMail(email);
+  let mail = await lastMail(email);
+  for (let i = 0; i < 200 && (!mail || !/sign-in code/.test(mail.subject) || mail.id === codeRead.get(email)); i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    mail = await lastMail(email);
+  }
   const code = mail && /\b(\d{6})\b/.exec(mail.subject)?.[1];
   expect(code, `no sign-in code mailed to ${email}`).toBeTruthy();
+  codeRead.set(email, (mail as { id: string }).id);
   return code as string;
 }
 
@@ -108,12 +119,18 @@ export async function tenantWithOwner(email: string, credits = "1000"): Promise<
   return { tenant_id: res.json.tenant_id, name: res.json.name };
 }
 
-/** Opens the sign-in form and asks for a code mailed to `email`; returns the browser, on the code form. */
+/**
+ * Opens the sign-in form and asks for a code mailed to `email`; returns the browser, on the code
+ * form, once the code's mail (sent after the answer) is in the outbox.
+ */
 export async function askCode(email: string, browser = new Browser()): Promise<Browser> {
   const form = await browser.get("/console/sign-in");
   expect(form.status).toBe(200);
+  const before = (await lastMail(email))?.id;
   const asked = await browser.post("/console/sign-in", { email });
   expect(asked.status, asked.text).toBe(200);
+  // A plain loop, not expect.poll: this runs in beforeAll hooks too.
+  for (let i = 0; i < 200 && (await lastMail(email))?.id === before; i++) await new Promise((r) => setTimeout(r, 25));
   return browser;
 }
 

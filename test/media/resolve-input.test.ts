@@ -20,14 +20,16 @@ beforeAll(async () => {
 
 const fixture = (name: string) => fixtures[name]!;
 const media = (path: string) => `${env.RECEIVER_URL}/media/${path}`;
-const resolve = (input: MediaInputT, extra: { tenantId?: string; maxBytes?: number; maxEncodedLength?: number } = {}) =>
-  resolveMediaInput(input, {
+const resolve = (input: MediaInputT, extra: { tenantId?: string; maxBytes?: number; maxEncodedLength?: number } = {}) => {
+  const { tenantId = "ten_owner", ...rest } = extra;
+  return resolveMediaInput(input, {
     env,
-    tenantId: extra.tenantId ?? "ten_owner",
+    scope: { tenant_id: tenantId, mode: "live" },
     param: PARAM,
     maxBytes: extra.maxBytes ?? 10 * MB,
-    ...extra,
+    ...rest,
   });
+};
 
 async function refusal(work: Promise<unknown> | (() => unknown), code: string, param: string): Promise<ApiError> {
   let error: unknown;

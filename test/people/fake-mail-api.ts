@@ -4,8 +4,11 @@
  *   POST /<scenario>/emails   `Authorization: Bearer re_…`, JSON `{from, to, subject, text|html}`
  *     scenario `ok`:   200 `{"id": "<uuid>"}`
  *     scenario `fail`: 500 `{"statusCode":500,"message":…,"name":"application_error"}`
+ *     scenario `hold-<name>`: as `ok`, but the answer waits until `POST /hold-<name>/release`
+ *       (a slow mail API, so that a test can see what answers before the mail is sent)
  *     no or malformed key: 401 `missing_api_key`; a body without a field it needs: 422 `validation_error`
- *   GET /<scenario>/sent       every request it received, oldest first (tests read them)
+ *   GET /<scenario>/sent       every request it received, oldest first (tests read them); a held
+ *                              one shows `status: null` until it is answered
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
@@ -22,7 +25,7 @@ interface Received {
   idempotency_key: string | null;
   content_type: string | null;
   body: unknown;
-  status: number;
+  status: number | null;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -60,6 +63,8 @@ let server: Server | undefined;
 
 export async function setup(project: TestProject) {
   const received = new Map<string, Received[]>();
+  /** Held answers per `hold-…` scenario, sent on its release. */
+  const held = new Map<string, (() => void)[]>();
   server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://fake");
     const [, scenario, action] = url.pathname.split("/");
@@ -68,6 +73,12 @@ export async function setup(project: TestProject) {
       res.end(JSON.stringify(json));
     };
     if (req.method === "GET" && action === "sent") return send(200, received.get(scenario ?? "") ?? []);
+    if (req.method === "POST" && action === "release") {
+      const waiting = held.get(scenario ?? "") ?? [];
+      held.delete(scenario ?? "");
+      for (const answer of waiting) answer();
+      return send(200, { released: waiting.length });
+    }
     if (req.method !== "POST" || action !== "emails")
       return send(404, problem(404, "not_found", "The requested endpoint does not exist."));
     const text = await readBody(req);
@@ -85,14 +96,25 @@ export async function setup(project: TestProject) {
         ? { status: 500, json: problem(500, "application_error", "An unexpected error occurred.") }
         : { status: 200, json: { id: randomUUID() } });
     const list = received.get(scenario ?? "") ?? [];
-    list.push({
+    const entry: Received = {
       authorization,
       idempotency_key: (req.headers["idempotency-key"] as string | undefined) ?? null,
       content_type: req.headers["content-type"] ?? null,
       body,
       status: answer.status,
-    });
+    };
+    list.push(entry);
     received.set(scenario ?? "", list);
+    if (!refused && scenario?.startsWith("hold-")) {
+      entry.status = null;
+      const waiting = held.get(scenario) ?? [];
+      waiting.push(() => {
+        entry.status = answer.status;
+        send(answer.status, answer.json);
+      });
+      held.set(scenario, waiting);
+      return;
+    }
     send(answer.status, answer.json);
   });
   await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));

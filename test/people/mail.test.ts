@@ -1,7 +1,8 @@
 /**
  * Mail through the HTTP email API (Resend's wire format, against test/people/fake-mail-api.ts):
- * what is sent, and what happens when the API refuses: `502 email_send_failed`, retryable, and
- * the code that mail carried is never usable.
+ * what is sent; that asking for a code is answered before the mail goes out, the same for every
+ * address; that a mail the API refuses voids its code; and that a deployment with no way to send
+ * mail answers `502 email_send_failed` (retryable) to every address alike.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -11,15 +12,16 @@ import { ApiError } from "../../src/errors/api-error";
 import { createApp } from "../../src/http/app";
 import { HttpMailSender } from "../../src/mail/http-sender";
 import { mailSender } from "../../src/mail/sender";
-import { requestSignInCode, verifySignInCode } from "../../src/people/sign-in";
+import { verifySignInCode } from "../../src/people/sign-in";
 import { BASE } from "../helpers/api";
 import { Browser, freshEmail, tenantWithOwner } from "../helpers/console";
+import { requestCode } from "./request-code";
 
 const KEY = "re_test_0123456789";
 const FROM = "Media API <login@example.com>";
 
 /** The Worker's configuration with mail going to the fake API's `scenario` instead of the outbox. */
-function mailingEnv(scenario: "ok" | "fail"): Env {
+function mailingEnv(scenario: string): Env {
   return {
     ...env,
     EMAIL_OUTBOX: "false",
@@ -40,7 +42,7 @@ describe("the HTTP email API", () => {
     const email = freshEmail("http-mail");
     await tenantWithOwner(email);
     const e = mailingEnv("ok");
-    await requestSignInCode(e, { email, ...client() });
+    await requestCode(e, { email, ...client() });
     const mine = (await sent("ok")).filter((r) => r.body?.to?.[0] === email);
     expect(mine).toHaveLength(1);
     const [req] = mine;
@@ -60,57 +62,102 @@ describe("the HTTP email API", () => {
     expect((await verifySignInCode(e, { email, code, ...client() })).ok).toBe(true);
   });
 
-  it("a refusal is 502 email_send_failed, retryable, and the code it carried never works", async () => {
+  it("a refusal after the answer voids the code it carried; the answer was the same as anyone's", async () => {
     const email = freshEmail("mail-fails");
     await tenantWithOwner(email);
     const e = mailingEnv("fail");
-    const err = await requestSignInCode(e, { email, ...client() }).catch((x) => x);
-    expect(err).toBeInstanceOf(ApiError);
-    expect(err.code).toBe("email_send_failed");
-    expect(err.status).toBe(502);
-    expect(err.toBody("r").retryable).toBe(true);
+    expect(await requestCode(e, { email, ...client() })).toEqual({ email });
     // The API saw the code (it refused to deliver it): that code is void.
     const refused = (await sent("fail")).filter((r) => r.body?.to?.[0] === email);
     expect(refused).toHaveLength(1);
     expect(refused[0].status).toBe(500);
     const code = /(\d{6})/.exec(refused[0].body.subject)?.[1] as string;
     expect(await verifySignInCode(e, { email, code, ...client() })).toEqual({ ok: false, reason: "no_code" });
+    // Asking again, once the API works, mails a code that works.
+    await requestCode(mailingEnv("ok"), { email, ...client() });
+    const mailed = (await sent("ok")).filter((r) => r.body?.to?.[0] === email);
+    const fresh = /(\d{6})/.exec(mailed.at(-1).body.subject)?.[1] as string;
+    expect((await verifySignInCode(e, { email, code: fresh, ...client() })).ok).toBe(true);
   });
 
-  it("the console's sign-in form answers 502 with the reason, and a retry that goes through works", async () => {
-    const email = freshEmail("mail-fails-page");
-    await tenantWithOwner(email);
+  it("the console answers before the mail is sent, the same for a known and an unknown address", async () => {
+    const known = freshEmail("mail-held");
+    await tenantWithOwner(known);
+    const unknown = freshEmail("mail-held-unknown");
+    const scenario = `hold-${crypto.randomUUID()}`;
+    const e = mailingEnv(scenario);
     const app = createApp();
     const browser = new Browser();
-    const viaApp = async (e: Env, path: string, init: RequestInit) => {
-      const ctx = createExecutionContext();
-      const res = await app.fetch(new Request(`${BASE}${path}`, init), e, ctx);
-      await waitOnExecutionContext(ctx);
-      return res;
-    };
-    const form = await viaApp(mailingEnv("fail"), "/console/sign-in", { headers: { "CF-Connecting-IP": browser.ip } });
+    // One browser (one session cookie and CSRF token) asks for both addresses.
+    const form = await app.fetch(
+      new Request(`${BASE}/console/sign-in`, { headers: { "CF-Connecting-IP": browser.ip } }),
+      e,
+      createExecutionContext(),
+    );
     const cookie = form.headers
       .getSetCookie()
       .map((c) => c.split(";")[0])
       .join("; ");
     const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] as string;
-    const post = (e: Env) =>
-      viaApp(e, "/console/sign-in", {
-        method: "POST",
-        headers: {
-          Cookie: cookie,
-          Origin: BASE,
-          "Content-Type": "application/x-www-form-urlencoded",
-          "CF-Connecting-IP": browser.ip,
-        },
-        body: new URLSearchParams({ email, _csrf: token }).toString(),
-      });
-    const failed = await post(mailingEnv("fail"));
-    expect(failed.status).toBe(502);
-    expect(await failed.text()).toContain("could not be sent");
-    const retried = await post(mailingEnv("ok"));
-    expect(retried.status).toBe(200);
-    expect(await retried.text()).toContain("Check your mail");
+    const ask = async (email: string) => {
+      const ctx = createExecutionContext();
+      const answer = app.fetch(
+        new Request(`${BASE}/console/sign-in`, {
+          method: "POST",
+          headers: {
+            Cookie: cookie,
+            Origin: BASE,
+            "Content-Type": "application/x-www-form-urlencoded",
+            "CF-Connecting-IP": browser.ip,
+          },
+          body: new URLSearchParams({ email, _csrf: token }).toString(),
+        }),
+        e,
+        ctx,
+      );
+      // The mail API holds its answer until released: an answer that waited for the mail would never come.
+      const res = await Promise.race([answer, new Promise<null>((r) => setTimeout(() => r(null), 5_000))]);
+      expect(res, `the answer for ${email} waited for the mail`).not.toBeNull();
+      return { res: res as Response, text: await (res as Response).text(), ctx };
+    };
+    try {
+      const forKnown = await ask(known);
+      const forUnknown = await ask(unknown);
+      expect(forKnown.res.status).toBe(200);
+      expect(forUnknown.res.status).toBe(forKnown.res.status);
+      expect(forUnknown.text.replaceAll(unknown, "EMAIL")).toBe(forKnown.text.replaceAll(known, "EMAIL"));
+      const headers = (r: Response) =>
+        [...r.headers]
+          .filter(([k]) => !["date", "x-request-id"].includes(k.toLowerCase()))
+          .sort(([a], [b]) => a.localeCompare(b));
+      expect(headers(forUnknown.res)).toEqual(headers(forKnown.res));
+      // The mail to the known address is under way, after the answer, and not delivered yet.
+      await expect
+        .poll(async () => (await sent(scenario)).map((r) => ({ to: r.body?.to?.[0], status: r.status })), { timeout: 5_000 })
+        .toEqual([{ to: known, status: null }]);
+      await fetch(`${env.FAKE_MAIL_API_URL}/${scenario}/release`, { method: "POST" });
+      await waitOnExecutionContext(forKnown.ctx);
+      await waitOnExecutionContext(forUnknown.ctx);
+      const delivered = await sent(scenario);
+      expect(delivered.map((r) => ({ to: r.body?.to?.[0], status: r.status }))).toEqual([{ to: known, status: 200 }]);
+      const code = /(\d{6})/.exec(delivered[0].body.subject)?.[1] as string;
+      expect((await verifySignInCode(e, { email: known, code, ...client() })).ok).toBe(true);
+    } finally {
+      await fetch(`${env.FAKE_MAIL_API_URL}/${scenario}/release`, { method: "POST" });
+    }
+  });
+
+  it("a deployment that cannot send mail at all answers 502 email_send_failed, to every address alike", async () => {
+    const known = freshEmail("no-mail-api");
+    await tenantWithOwner(known);
+    const none = { ...env, EMAIL_OUTBOX: "false", EMAIL_API_KEY: undefined, EMAIL_FROM: undefined } as Env;
+    for (const email of [known, freshEmail("no-mail-api-unknown")]) {
+      const err = await requestCode(none, { email, ...client() }).catch((x) => x);
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err.code).toBe("email_send_failed");
+      expect(err.status).toBe(502);
+      expect(err.toBody("r").retryable).toBe(true);
+    }
   });
 
   it("without an email API configured, sending fails the same way", async () => {

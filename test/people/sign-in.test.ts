@@ -9,9 +9,10 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors/api-error";
 import { CODE_TTL_MS, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from "../../src/people/policy";
 import { endSession, resolveSession } from "../../src/people/sessions";
-import { requestSignInCode, verifySignInCode } from "../../src/people/sign-in";
+import { verifySignInCode } from "../../src/people/sign-in";
 import { userIdByEmail } from "../../src/people/users";
 import { freshEmail, lastCode, lastMail, tenantWithOwner } from "../helpers/console";
+import { requestCode } from "./request-code";
 
 let ipSeq = 0;
 const freshIp = () => `203.0.113.${(ipSeq++ % 250) + 1}`;
@@ -21,7 +22,7 @@ const client = (now: number, ip = freshIp()) => ({ ip, user_agent: "unit", now }
 async function ownerWithCode(now: number) {
   const email = freshEmail("signin");
   await tenantWithOwner(email);
-  await requestSignInCode(env, { email, ...client(now) });
+  await requestCode(env, { email, ...client(now) });
   return { email, code: await lastCode(email) };
 }
 
@@ -57,7 +58,7 @@ describe("sign-in codes", () => {
     });
     expect(await verifySignInCode(env, { email, code, ...client(now) })).toEqual({ ok: false, reason: "too_many_attempts" });
     // A new code works again.
-    await requestSignInCode(env, { email, ...client(now + 1000) });
+    await requestCode(env, { email, ...client(now + 1000) });
     const fresh = await lastCode(email);
     expect((await verifySignInCode(env, { email, code: fresh, ...client(now + 2000) })).ok).toBe(true);
   });
@@ -78,7 +79,7 @@ describe("sign-in codes", () => {
   it("a new request supersedes the older code", async () => {
     const now = Date.UTC(2026, 0, 4);
     const { email, code: first } = await ownerWithCode(now);
-    await requestSignInCode(env, { email, ...client(now + 1000) });
+    await requestCode(env, { email, ...client(now + 1000) });
     const second = await lastCode(email);
     if (first !== second) {
       expect(await verifySignInCode(env, { email, code: first, ...client(now + 2000) })).toMatchObject({
@@ -103,7 +104,7 @@ describe("sign-in codes", () => {
   it("an address that belongs to no one gets the same answers, and no mail", async () => {
     const now = Date.UTC(2026, 0, 6);
     const email = freshEmail("nobody");
-    await expect(requestSignInCode(env, { email, ...client(now) })).resolves.toEqual({ email });
+    await expect(requestCode(env, { email, ...client(now) })).resolves.toEqual({ email });
     expect(await lastMail(email)).toBeUndefined();
     expect(await userIdByEmail(env, email)).toBeNull();
     for (let left = 4; left >= 1; left--) {
@@ -120,7 +121,7 @@ describe("sign-in codes", () => {
   });
 
   it("refuses a malformed address with invalid_request at /email", async () => {
-    const err = await requestSignInCode(env, { email: "not an address", ...client(Date.now()) }).catch((e) => e);
+    const err = await requestCode(env, { email: "not an address", ...client(Date.now()) }).catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.code).toBe("invalid_request");
     expect(err.param).toBe("/email");
@@ -132,8 +133,8 @@ describe("code request limits", () => {
     const start = Date.UTC(2026, 1, 1, 10, 0); // a window boundary
     const email = freshEmail("limited");
     await tenantWithOwner(email);
-    for (let i = 0; i < 5; i++) await requestSignInCode(env, { email, ...client(start + i * 1000) });
-    const err = await requestSignInCode(env, { email, ...client(start + 10_000) }).catch((e) => e);
+    for (let i = 0; i < 5; i++) await requestCode(env, { email, ...client(start + i * 1000) });
+    const err = await requestCode(env, { email, ...client(start + 10_000) }).catch((e) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err.code).toBe("rate_limited");
     expect(err.status).toBe(429);
@@ -142,26 +143,26 @@ describe("code request limits", () => {
     const mails = (await env.OUTBOX?.getByName("outbox").list({ limit: 100, to: email })) ?? [];
     expect(mails.length).toBe(5);
     // The next window lets the address ask again.
-    await expect(requestSignInCode(env, { email, ...client(start + 15 * 60_000) })).resolves.toEqual({ email });
+    await expect(requestCode(env, { email, ...client(start + 15 * 60_000) })).resolves.toEqual({ email });
   });
 
   it("limit an unknown address exactly like a known one", async () => {
     const start = Date.UTC(2026, 1, 2, 10, 0);
     const email = freshEmail("unknown-limited");
-    for (let i = 0; i < 5; i++) await requestSignInCode(env, { email, ...client(start) });
-    const err = await requestSignInCode(env, { email, ...client(start) }).catch((e) => e);
+    for (let i = 0; i < 5; i++) await requestCode(env, { email, ...client(start) });
+    const err = await requestCode(env, { email, ...client(start) }).catch((e) => e);
     expect(err.code).toBe("rate_limited");
   });
 
   it("allow 20 requests per client address per 15 minutes, whatever the addresses", async () => {
     const start = Date.UTC(2026, 1, 3, 10, 0);
     const ip = freshIp();
-    for (let i = 0; i < 20; i++) await requestSignInCode(env, { email: freshEmail("spray"), ...client(start, ip) });
-    const err = await requestSignInCode(env, { email: freshEmail("spray"), ...client(start, ip) }).catch((e) => e);
+    for (let i = 0; i < 20; i++) await requestCode(env, { email: freshEmail("spray"), ...client(start, ip) });
+    const err = await requestCode(env, { email: freshEmail("spray"), ...client(start, ip) }).catch((e) => e);
     expect(err.code).toBe("rate_limited");
     expect(err.message).toContain("network address");
     // Another client is not held back.
-    await expect(requestSignInCode(env, { email: freshEmail("spray"), ...client(start) })).resolves.toBeDefined();
+    await expect(requestCode(env, { email: freshEmail("spray"), ...client(start) })).resolves.toBeDefined();
   });
 });
 

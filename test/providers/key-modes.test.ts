@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { parseApiKey } from "../../src/accounts/api-keys";
-import { call, newTenant } from "../helpers/api";
+import { admin, call, expectError, newTenant } from "../helpers/api";
 import { ledger, newKey } from "../helpers/tasks";
 import { count, fakeRequests, follow, newTag } from "./harness";
 
@@ -48,6 +48,41 @@ describe("key modes with real providers configured", () => {
     expect(res.json.warnings.map((w: { code: string }) => w.code)).not.toContain("simulated_output");
     const { task } = await follow(t, res.json.task_id);
     expect(task.status).toBe("succeeded");
+    expect(count(await fakeRequests("bfl", tag), "submit")).toBe(1);
+  });
+
+  it("keeps a live key's real task out of its tenant's test key's reach, and the same Idempotency-Key apart", async () => {
+    const t = await newTenant();
+    const k = await admin(`/admin/v1/tenants/${t.tenant_id}/api-keys`, { mode: "test" });
+    const testKey = { tenant_id: t.tenant_id, api_key: k.json.api_key as string, key_id: k.json.key_id as string };
+    const tag = newTag("modes-apart");
+    const key = newKey();
+    const live = await call("/v1/images/generations", { key: t.api_key, body: body(tag), headers: { "Idempotency-Key": key } });
+    expect(live.status).toBe(202);
+    expect(live.json.provider).toMatchObject({ name: "bfl", mode: "live" });
+    expectError(await call(`/v1/tasks/${live.json.task_id}`, { key: testKey.api_key }), 404, "task_not_found");
+    expectError(
+      await call(`/v1/tasks/${live.json.task_id}/cancel`, { key: testKey.api_key, method: "POST", body: {} }),
+      404,
+      "task_not_found",
+    );
+    // The same key and body under the test key: a simulated task of its own, charged nothing.
+    const simulated = await call("/v1/images/generations", {
+      key: testKey.api_key,
+      body: body(tag),
+      headers: { "Idempotency-Key": key },
+    });
+    expect(simulated.status).toBe(202);
+    expect(simulated.json.task_id).not.toBe(live.json.task_id);
+    expect(simulated.json.provider).toMatchObject({ name: "sandbox", simulated: true, mode: "test" });
+    expect(simulated.json.billing.charged_credits).toBe("0");
+    const { task } = await follow(t, live.json.task_id);
+    expect(task.status).toBe("succeeded");
+    expectError(
+      await call(`/v1/artifacts/${task.output.artifacts[0].artifact_id}`, { key: testKey.api_key }),
+      404,
+      "artifact_not_found",
+    );
     expect(count(await fakeRequests("bfl", tag), "submit")).toBe(1);
   });
 

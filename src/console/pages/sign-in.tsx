@@ -16,7 +16,7 @@ import { Layout } from "../layout";
 import { render } from "../render";
 import { clientIp } from "../request-meta";
 import { takeReturnTo } from "../return-to";
-import { requireMember, SESSION_COOKIE } from "../session";
+import { requireSignedIn, SESSION_COOKIE } from "../session";
 
 function meta(c: Context<ConsoleEnv>) {
   return { ip: clientIp(c), user_agent: c.req.header("User-Agent") ?? null };
@@ -128,7 +128,7 @@ export function register(app: Hono<ConsoleEnv>) {
   app.post("/sign-in", async (c) => {
     const email = await formField(c, "email");
     try {
-      const sent = await requestSignInCode(c.env, { email, ...meta(c) });
+      const sent = await requestSignInCode(c.env, { email, ...meta(c) }, (work) => c.executionCtx.waitUntil(work));
       return codePage(c, sent.email);
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
@@ -172,7 +172,7 @@ export function register(app: Hono<ConsoleEnv>) {
     return redirectWithFlash(c, "/console/sign-in", { kind: "ok", text: "You are signed out." });
   });
 
-  app.post("/switch-tenant", requireMember, async (c) => {
+  app.post("/switch-tenant", requireSignedIn, async (c) => {
     const tenantId = await formField(c, "tenant_id");
     const signedIn = c.get("session");
     if (!(await switchTenant(c.env, signedIn.session, tenantId))) {

@@ -17,6 +17,7 @@ import { parseLastEventId, taskEventStream } from "../../http/task-events";
 import { readTaskJson, readTaskState, requestSignal } from "../../http/task-wait";
 import { can } from "../../people/roles";
 import { type Envelope, TERMINAL } from "../../tasks/record";
+import { tenantScope } from "../../tasks/scope";
 import type { CancelResult } from "../../tasks/task-object";
 import { taskStub } from "../../tasks/task-stub";
 import type { ConsoleEnv } from "../context";
@@ -36,7 +37,7 @@ type C = Context<ConsoleEnv>;
 async function loadTask(c: C, taskId: string): Promise<Envelope | null> {
   let read: Awaited<ReturnType<typeof readTaskJson>>;
   try {
-    read = await readTaskJson(taskStub(c.env, taskId), c.get("member").tenant_id);
+    read = await readTaskJson(taskStub(c.env, taskId), tenantScope(c.get("member").tenant_id));
   } catch (e) {
     if (e instanceof ApiError && e.code === "task_not_found") return null;
     throw e;
@@ -301,7 +302,7 @@ export function register(app: Hono<ConsoleEnv>) {
   // What the polling fallback reads: the task's status and progress.
   app.get("/tasks/:id/state", requireRole("tasks:read"), async (c) => {
     const taskId = c.req.param("id");
-    const s = await readTaskState(taskStub(c.env, taskId), c.get("member").tenant_id);
+    const s = await readTaskState(taskStub(c.env, taskId), tenantScope(c.get("member").tenant_id));
     if (!s) throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
     return c.json({ task_id: taskId, status: s.status, progress: s.progress, terminal: TERMINAL.has(s.status) });
   });
@@ -309,16 +310,16 @@ export function register(app: Hono<ConsoleEnv>) {
   // The task's event stream under the session: the REST stream's own code, read as this tenant.
   app.get("/tasks/:id/events", requireRole("tasks:read"), async (c) => {
     const taskId = c.req.param("id");
-    const tenantId = c.get("member").tenant_id;
+    const scope = tenantScope(c.get("member").tenant_id);
     const stub = taskStub(c.env, taskId);
-    const first = await readTaskState(stub, tenantId);
+    const first = await readTaskState(stub, scope);
     if (!first) throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
     const stream = taskEventStream({
       taskId,
       first,
       lastEventId: parseLastEventId(c.req.header("Last-Event-ID")),
-      readState: () => readTaskState(stub, tenantId),
-      readFinal: () => readTaskJson(stub, tenantId),
+      readState: () => readTaskState(stub, scope),
+      readFinal: () => readTaskJson(stub, scope),
       signal: requestSignal(c.req.raw),
     });
     return new Response(stream, {
@@ -330,7 +331,10 @@ export function register(app: Hono<ConsoleEnv>) {
     const taskId = c.req.param("id");
     const member = c.get("member");
     if (!(await loadTask(c, taskId))) return notFound(c, taskId);
-    const result = (await taskStub(c.env, taskId).cancel(member.tenant_id, "canceled in the console")) as unknown as CancelResult;
+    const result = (await taskStub(c.env, taskId).cancel(
+      tenantScope(member.tenant_id),
+      "canceled in the console",
+    )) as unknown as CancelResult;
     if (result.kind === "not_found") return notFound(c, taskId);
     const status = result.kind === "conflict" ? null : result.envelope.status;
     if (status === "canceled" || (status !== null && !TERMINAL.has(status))) {

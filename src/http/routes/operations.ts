@@ -3,6 +3,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { OPERATIONS } from "../../operations";
 import { admitOperation } from "../../tasks/admit";
 import { TERMINAL } from "../../tasks/record";
+import { keyScope } from "../../tasks/scope";
 import { requireIdempotencyHeader, requireKey } from "../auth";
 import { newRouter } from "../context";
 import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
@@ -66,9 +67,8 @@ for (const spec of OPERATIONS) {
       const headers = { ...result.headers, ...(wait === null ? {} : { ...waitHeaders(wait), Vary: "Prefer" }) };
       if (wait && !TERMINAL.has(result.envelope.status)) {
         // Still 202 (the spec's answer to a create), with the envelope as it is after the wait.
-        const tenantId = c.get("caller").tenant_id;
         const stub = taskStub(c.env, result.envelope.task_id);
-        const read = await readAfterWait(stub, tenantId, result.envelope.status, wait, requestSignal(c.req.raw));
+        const read = await readAfterWait(stub, keyScope(c.get("caller")), result.envelope.status, wait, requestSignal(c.req.raw));
         if (read) return c.body(read.body, 202, { ...headers, "Content-Type": "application/json" }) as never;
       }
       return c.json(result.envelope as z.infer<typeof TaskEnvelope>, 202, headers);

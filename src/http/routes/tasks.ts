@@ -5,9 +5,10 @@ import { CAPABILITIES } from "../../catalog/schema";
 import { loadCatalog } from "../../catalog/store";
 import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
-import { headArtifact } from "../../media/artifacts";
+import { artifactInScope } from "../../tasks/artifact-scope";
 import { listTaskPage, type TaskListQuery } from "../../tasks/listing";
 import { TASK_STATUSES, TERMINAL } from "../../tasks/record";
+import { keyScope } from "../../tasks/scope";
 import { cancelTask, readTask, taskStub } from "../../tasks/task-stub";
 import { artifactResponse } from "../artifact-response";
 import { requireKey } from "../auth";
@@ -77,13 +78,13 @@ taskRoutes.openapi(
   }),
   async (c) => {
     const { task_id } = c.req.valid("param");
-    const tenantId = c.get("caller").tenant_id;
+    const scope = keyScope(c.get("caller"));
     const stub = taskStub(c.env, task_id);
     const wait = preferredWait(c.req.header("Prefer"));
     // The object answers with the envelope already serialised: nothing to copy or encode again here.
-    let found = await readTaskJson(stub, tenantId);
+    let found = await readTaskJson(stub, scope);
     if (found && wait && !TERMINAL.has(found.status))
-      found = await readAfterWait(stub, tenantId, found.status, wait, requestSignal(c.req.raw));
+      found = await readAfterWait(stub, scope, found.status, wait, requestSignal(c.req.raw));
     if (!found) throw new ApiError("task_not_found", `Task '${task_id}' does not exist.`);
     const headers: Record<string, string> = { ETag: found.etag, Vary: "Prefer", ...waitHeaders(wait) };
     if (ifNoneMatchHits(c.req.header("If-None-Match"), found.etag)) return c.body(null, 304, headers) as never;
@@ -123,9 +124,9 @@ taskRoutes.openapi(
   }),
   async (c) => {
     const { task_id } = c.req.valid("param");
-    const tenantId = c.get("caller").tenant_id;
+    const scope = keyScope(c.get("caller"));
     const stub = taskStub(c.env, task_id);
-    const first = await readTaskState(stub, tenantId);
+    const first = await readTaskState(stub, scope);
     if (!first) throw new ApiError("task_not_found", `Task '${task_id}' does not exist.`);
     const headers = { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache, no-transform" };
     // A HEAD asks for the headers only: nothing to follow.
@@ -134,8 +135,8 @@ taskRoutes.openapi(
       taskId: task_id,
       first,
       lastEventId: parseLastEventId(c.req.header("Last-Event-ID")),
-      readState: () => readTaskState(stub, tenantId),
-      readFinal: () => readTaskJson(stub, tenantId),
+      readState: () => readTaskState(stub, scope),
+      readFinal: () => readTaskJson(stub, scope),
       signal: requestSignal(c.req.raw),
     });
     return new Response(stream, { headers }) as never;
@@ -166,7 +167,7 @@ taskRoutes.openapi(
   async (c) => {
     const { task_id } = c.req.valid("param");
     const body = (c.req.valid("json") ?? {}) as { reason?: string };
-    const envelope = await cancelTask(c.env, task_id, c.get("caller").tenant_id, body.reason ?? null);
+    const envelope = await cancelTask(c.env, task_id, keyScope(c.get("caller")), body.reason ?? null);
     return c.json(envelope as z.infer<typeof TaskEnvelope>, 200);
   },
 );
@@ -243,7 +244,7 @@ taskRoutes.openapi(
   }),
   async (c) => {
     const { task_id } = c.req.valid("param");
-    const env = await readTask(c.env, task_id, c.get("caller").tenant_id);
+    const env = await readTask(c.env, task_id, keyScope(c.get("caller")));
     if (!env) throw new ApiError("task_not_found", `Task '${task_id}' does not exist.`);
     const artifacts = ((env.output as { artifacts?: Record<string, unknown>[] } | null)?.artifacts ?? []) as Record<
       string,
@@ -254,7 +255,7 @@ taskRoutes.openapi(
 );
 
 async function serveArtifact(c: Context<AppEnv>, id: string) {
-  const head = await headArtifact(c.env.ARTIFACTS, id, c.get("caller").tenant_id);
+  const head = await artifactInScope(c.env, id, keyScope(c.get("caller")));
   const notFound = () => new ApiError("artifact_not_found", `Artifact '${id}' does not exist.`);
   if (!head) throw notFound();
   return artifactResponse(c, id, { head, cacheControl: "private, max-age=3600", notFound });

@@ -11,8 +11,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError } from "../../errors/api-error";
 import { publicBaseUrl } from "../../lib/public-url";
 import { readAtMost, TooLarge } from "../../lib/streams";
-import { deleteArtifact } from "../../media/artifacts";
 import { MAX_UPLOAD_BYTES, storeUpload, UPLOAD_CAP_BYTES, type UploadSource } from "../../media/uploads";
+import { deleteArtifactInScope } from "../../tasks/artifact-scope";
+import { keyScope } from "../../tasks/scope";
 import { requireKey } from "../auth";
 import { newRouter } from "../context";
 import { errorResponses } from "../schemas";
@@ -164,7 +165,7 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const { artifact_id } = c.req.valid("param");
-    if (!(await deleteArtifact(c.env.ARTIFACTS, artifact_id, c.get("caller").tenant_id))) {
+    if (!(await deleteArtifactInScope(c.env, artifact_id, keyScope(c.get("caller"))))) {
       throw new ApiError("artifact_not_found", `Artifact '${artifact_id}' does not exist.`);
     }
     return c.json({ object: "artifact" as const, artifact_id, deleted: true as const }, 200);
