@@ -226,14 +226,17 @@ function checkPrices(model: ModelFileT): void {
       }
     });
   };
-  model.interfaces.forEach((card, i) => steps(card.pricing, `/interfaces/${i}/pricing`));
+  model.interfaces.forEach((card, i) => {
+    steps(card.pricing, `/interfaces/${i}/pricing`);
+  });
   model.routes.forEach((route, r) => {
     for (const [cap, pricing] of Object.entries(route.pricing ?? {})) if (pricing) steps(pricing, `/routes/${r}/pricing/${cap}`);
   });
   model.routes.forEach((route, r) => {
     if (route.provider === "sandbox" || RESELLING_PROVIDERS.has(route.provider)) return;
     model.interfaces.forEach((card, i) => {
-      if (!serves(route.provider, card.capability) || (route.capabilities && !route.capabilities.includes(card.capability))) return;
+      if (!serves(route.provider, card.capability) || (route.capabilities && !route.capabilities.includes(card.capability)))
+        return;
       const pricing = routePricing(route, card);
       const at = route.pricing?.[card.capability] ? `/routes/${r}/pricing/${card.capability}` : `/interfaces/${i}/pricing`;
       const prices = [
@@ -261,8 +264,17 @@ function checkPrices(model: ModelFileT): void {
  */
 function checkDeprecation(model: ModelFileT, models: Record<string, ModelFileT>, now: number): void {
   const d = model.deprecation;
-  if (!d) return;
   const file = `models/${model.model}.json`;
+  if (!d) {
+    if (model.status === "deprecated") {
+      throw new CatalogLoadError(
+        file,
+        "/deprecation",
+        "a deprecated model needs its deprecation (announced_at, shutdown_at when announced, note, source): responses take their Deprecation and Sunset headers from it",
+      );
+    }
+    return;
+  }
   if (model.status !== "deprecated" && model.status !== "retired") {
     throw new CatalogLoadError(file, "/status", "a model with a deprecation must be 'deprecated' (or 'retired')");
   }

@@ -115,7 +115,9 @@ export function pricedMeters(
       usage_key: TOKEN_KEYS[t] as string,
     }));
   }
-  return [{ meter: priced.pricing.meter, unit: priced.pricing.unit, unit_credits: unitPrice(priced, dimensions), usage_key: usageKey }];
+  return [
+    { meter: priced.pricing.meter, unit: priced.pricing.unit, unit_credits: unitPrice(priced, dimensions), usage_key: usageKey },
+  ];
 }
 
 export function estimateCredits(e: Estimate): string {

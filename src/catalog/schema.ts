@@ -222,10 +222,13 @@ export const Pricing = z
     schedule: z.array(PriceStep).min(1).optional(),
   })
   .strict()
-  .refine((p) => (p.schedule ?? []).every((s, i, all) => i === 0 || (all[i - 1] as PriceStep).effective_from < s.effective_from), {
-    message: "schedule steps must be in strictly increasing effective_from order",
-    path: ["schedule"],
-  });
+  .refine(
+    (p) => (p.schedule ?? []).every((s, i, all) => i === 0 || (all[i - 1] as PriceStep).effective_from < s.effective_from),
+    {
+      message: "schedule steps must be in strictly increasing effective_from order",
+      path: ["schedule"],
+    },
+  );
 
 export type Pricing = z.infer<typeof Pricing>;
 

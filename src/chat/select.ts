@@ -46,8 +46,8 @@ function check(
   promptTokens: number,
 ): { failures: CandidateFailure[]; maxCompletionTokens: number } {
   const { controls, fields, maxParam } = controlsOf(body);
-  const failures = checkCard(model, card, { capability: "chat_completion", model: model.model, controls, fields }).failures.map((f) =>
-    f.param === "/max_tokens" ? { ...f, param: maxParam } : f,
+  const failures = checkCard(model, card, { capability: "chat_completion", model: model.model, controls, fields }).failures.map(
+    (f) => (f.param === "/max_tokens" ? { ...f, param: maxParam } : f),
   );
   const window = card.context_window ?? Number.POSITIVE_INFINITY;
   const cardMax = card.max_output_tokens ?? window;
