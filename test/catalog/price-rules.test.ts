@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { buildCatalog, type CatalogFiles, CatalogLoadError, catalogWarnings, STALE_AFTER_DAYS } from "../../src/catalog/build";
 import { pricedMeters, pricingAt } from "../../src/catalog/pricing";
 import type { InterfaceFile } from "../../src/catalog/schema";
+import { cardView, modelDetail } from "../../src/catalog/views";
 import { tokenPrices } from "../../src/chat/pricing";
 
 const files: CatalogFiles = JSON.parse(env.TEST_CATALOG);
@@ -89,6 +90,18 @@ describe("price schedules", () => {
     const now = pricedMeters(past, dims, "image_count")[0]?.unit_credits;
     expect(now).toBe(doubled[0]?.unit_credits);
     expect(pricedMeters(future, dims, "image_count")[0]?.unit_credits).toBe(base.pricing.options[0]?.unit_credits);
+  });
+
+  it("the catalog shows the price in force, whose it is, and the coming steps", () => {
+    const ctx = { bundle, providers: new Set(["sandbox"]) };
+    const model = bundle.models["gemini-3.8-flash"]!;
+    const detail = modelDetail(ctx, model).interfaces[0]!.pricing as Record<string, unknown>;
+    expect(detail).toMatchObject({ source_kind: "first_party", unit_credits: "0.0000075" });
+    expect(detail.schedule).toEqual([expect.objectContaining({ effective_from: "2027-01-01", source_kind: "reseller" })]);
+    const card = cardView(ctx, model, model.interfaces[0]!, "capability").pricing as Record<string, unknown>;
+    expect(card.schedule).toBeDefined();
+    const seedream = modelDetail(ctx, bundle.models["seedream-4.5"]!).interfaces[0]!.pricing as Record<string, unknown>;
+    expect(seedream).toMatchObject({ source_kind: "reseller", estimate_reason: expect.stringContaining("BytePlus") });
   });
 
   it("refuses steps out of date order", () => {

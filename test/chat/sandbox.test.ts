@@ -296,7 +296,7 @@ describe("chat completion refusals", () => {
     expectError(await post({ model: "gpt-6.1-sol", messages: hi, tools: [weatherTool] }), 422, "unsupported_option", "/tools");
   });
 
-  it("422 for functions on GPT-6 Luna unless reasoning_effort is none (OpenAI's Chat Completions limit)", async () => {
+  it("422 for functions on GPT-6 Luna unless reasoning_effort is none, and for what Gemini 3.8 does not take", async () => {
     for (const reasoning_effort of [undefined, "medium"]) {
       const e = expectError(
         await post({ model: "gpt-6-luna", messages: hi, tools: [weatherTool], reasoning_effort }),
@@ -310,6 +310,19 @@ describe("chat completion refusals", () => {
         supported: "none",
       });
     }
+    // Gemini from 3.6 on: sampling parameters are deprecated (not offered), and 3.8 thinks at low, medium or high only.
+    for (const sampling of [{ temperature: 0.5 }, { top_p: 0.9 }]) {
+      const field = Object.keys(sampling)[0];
+      expectError(await post({ model: "gemini-3.8-flash", messages: hi, ...sampling }), 422, "unsupported_option", `/${field}`);
+    }
+    const minimal = expectError(
+      await post({ model: "gemini-3.8-flash", messages: hi, reasoning_effort: "minimal" }),
+      422,
+      "unsupported_option",
+      "/reasoning_effort",
+    );
+    expect(minimal.details.candidate_failures[0]).toMatchObject({ code: "rule_thinking_levels" });
+    expect((await post({ model: "gemini-3.8-flash", messages: hi, reasoning_effort: "high" })).status).toBe(200);
     // Without tools any effort is fine; with tools and none the call is answered.
     expect((await post({ model: "gpt-6-luna", messages: hi, reasoning_effort: "medium" })).status).toBe(200);
     expect((await post({ model: "gpt-6-luna", messages: hi, tools: [weatherTool], reasoning_effort: "none" })).status).toBe(200);
