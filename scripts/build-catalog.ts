@@ -1,10 +1,11 @@
 /**
  * Checks catalog-data/ and writes the KV entries that publish it.
  *   tsx scripts/build-catalog.ts [--out file.json]
- * Exits non-zero, naming the file and field, when a card is invalid.
+ * Exits non-zero, naming the file and field, when a card is invalid; prints a warning for each
+ * card not checked against its provider's pages for a long time.
  */
 import { writeFileSync } from "node:fs";
-import { buildCatalog, CatalogLoadError } from "../src/catalog/build.ts";
+import { buildCatalog, CatalogLoadError, catalogWarnings } from "../src/catalog/build.ts";
 import { catalogEntries } from "../src/catalog/store.ts";
 import { readCatalogFiles } from "./lib/catalog-files.ts";
 
@@ -17,6 +18,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     const bundle = buildFromDisk();
     const models = Object.keys(bundle.models).length;
+    for (const warning of catalogWarnings(bundle)) console.warn(`warning: ${warning}`);
     console.log(`catalog ${bundle.version}: ${models} models, ${bundle.voices.length} voices`);
     if (outIndex > 0) writeFileSync(process.argv[outIndex + 1] as string, JSON.stringify(catalogEntries(bundle)));
   } catch (e) {

@@ -97,12 +97,20 @@ export function buildCatalog(files: CatalogFiles, builtAt = new Date().toISOStri
   }
   for (const model of Object.values(models)) {
     checkRoutes(model);
+    checkPrices(model);
     checkDeprecation(model, models, Date.parse(builtAt));
     model.interfaces.forEach((card, i) => {
       const file = `models/${model.model}.json`;
       const speechVoices = voices.filter((v) => v.compatible_models.includes(model.model));
       if (card.capability === "text_to_speech" && speechVoices.length === 0) {
         throw new CatalogLoadError(file, `/interfaces/${i}`, "a speech model needs at least one compatible voice");
+      }
+      if (card.pricing.meter === "tokens" && card.capability !== "chat_completion" && !card.default_output_tokens) {
+        throw new CatalogLoadError(
+          file,
+          `/interfaces/${i}/default_output_tokens`,
+          "a task billed by tokens needs default_output_tokens: the output budget reserved and sent upstream when the request names none (not the card's maximum)",
+        );
       }
       for (const [j, control] of card.controls.entries()) {
         if (control.required && control.omitted_behavior !== "invalid" && control.omitted_behavior !== "omit") {
@@ -187,19 +195,106 @@ function checkRoutes(model: ModelFileT): void {
 }
 
 /**
- * A deprecation keeps the catalog honest: the card says `deprecated`, its replacement exists, and
+ * Hosts and relays that sell other makers' models; every other real provider is the maker's own
+ * API (a direct route). Prices are judged against this: see checkPrices.
+ */
+export const RESELLING_PROVIDERS: ReadonlySet<string> = new Set(["fal", "replicate", "kie", "openai-compatible"]);
+
+/** The price a route bills for a capability: its own, or the card's. */
+function routePricing(route: ModelFileT["routes"][number], card: ModelFileT["interfaces"][number]) {
+  return route.pricing?.[card.capability] ?? card.pricing;
+}
+
+/**
+ * Every price says whose it is, and a published price change does not drop a price: each
+ * schedule step prices the same option dimensions as the options before it. A direct route (the
+ * maker's own API) that bills at a reseller's price is only an estimate and must say why.
+ */
+function checkPrices(model: ModelFileT): void {
+  const file = `models/${model.model}.json`;
+  const steps = (pricing: ModelFileT["interfaces"][number]["pricing"], at: string) => {
+    const keys = (options: { dimensions: Record<string, string> }[]) =>
+      options.map((o) => JSON.stringify(Object.entries(o.dimensions).sort())).sort();
+    const base = JSON.stringify(keys(pricing.options));
+    pricing.schedule?.forEach((step, k) => {
+      if (JSON.stringify(keys(step.options)) !== base) {
+        throw new CatalogLoadError(
+          file,
+          `${at}/schedule/${k}/options`,
+          `the step from ${step.effective_from} must price the same option dimensions as the options before it`,
+        );
+      }
+    });
+  };
+  model.interfaces.forEach((card, i) => {
+    steps(card.pricing, `/interfaces/${i}/pricing`);
+  });
+  model.routes.forEach((route, r) => {
+    for (const [cap, pricing] of Object.entries(route.pricing ?? {})) if (pricing) steps(pricing, `/routes/${r}/pricing/${cap}`);
+  });
+  model.routes.forEach((route, r) => {
+    if (route.provider === "sandbox" || RESELLING_PROVIDERS.has(route.provider)) return;
+    model.interfaces.forEach((card, i) => {
+      if (!serves(route.provider, card.capability) || (route.capabilities && !route.capabilities.includes(card.capability)))
+        return;
+      const pricing = routePricing(route, card);
+      const at = route.pricing?.[card.capability] ? `/routes/${r}/pricing/${card.capability}` : `/interfaces/${i}/pricing`;
+      const prices = [
+        { where: at, price: pricing },
+        ...(pricing.schedule ?? []).map((step, k) => ({ where: `${at}/schedule/${k}`, price: step })),
+      ];
+      for (const { where, price } of prices) {
+        if (price.source_kind === "reseller" && !price.estimate_reason) {
+          throw new CatalogLoadError(
+            file,
+            `${where}/source_kind`,
+            `the direct route '${route.provider}' bills ${card.capability} at a reseller's price: cite the maker's price (source_kind first_party) or mark it an estimate with estimate_reason`,
+          );
+        }
+      }
+    });
+  });
+}
+
+/**
+ * A deprecation keeps the catalog honest: the card says `deprecated`, its replacement exists and
+ * serves every operation the deprecated model serves (the warning names it on each of them), and
  * once the shutdown date has passed the catalog does not build until the card is updated
  * (retired, or the deprecation withdrawn).
  */
 function checkDeprecation(model: ModelFileT, models: Record<string, ModelFileT>, now: number): void {
   const d = model.deprecation;
-  if (!d) return;
   const file = `models/${model.model}.json`;
+  if (!d) {
+    if (model.status === "deprecated") {
+      throw new CatalogLoadError(
+        file,
+        "/deprecation",
+        "a deprecated model needs its deprecation (announced_at, shutdown_at when announced, note, source): responses take their Deprecation and Sunset headers from it",
+      );
+    }
+    return;
+  }
   if (model.status !== "deprecated" && model.status !== "retired") {
     throw new CatalogLoadError(file, "/status", "a model with a deprecation must be 'deprecated' (or 'retired')");
   }
-  if (d.replacement !== undefined && !models[d.replacement]) {
+  const replacement = d.replacement === undefined ? undefined : models[d.replacement];
+  if (d.replacement !== undefined && !replacement) {
     throw new CatalogLoadError(file, "/deprecation/replacement", `'${d.replacement}' is not a model of the catalog`);
+  }
+  if (replacement) {
+    const serving = (m: ModelFileT, cap: Capability) =>
+      m.interfaces.some((c) => c.capability === cap && (c.status ?? m.status) === "live" && !m.deprecation);
+    for (const card of model.interfaces) {
+      if ((card.status ?? model.status) === "retired") continue;
+      if (!serving(replacement, card.capability)) {
+        throw new CatalogLoadError(
+          file,
+          "/deprecation/replacement",
+          `'${replacement.model}' does not serve ${card.capability} as a live model: a replacement must serve every operation of the model it replaces`,
+        );
+      }
+    }
   }
   if (d.shutdown_at && model.status !== "retired" && Date.parse(`${d.shutdown_at}T00:00:00Z`) <= now) {
     throw new CatalogLoadError(
@@ -208,6 +303,24 @@ function checkDeprecation(model: ModelFileT, models: Record<string, ModelFileT>,
       `the shutdown date ${d.shutdown_at} has passed: mark the model retired or update its deprecation`,
     );
   }
+}
+
+/** Cards whose facts have not been checked against the provider's pages for this long are stale. */
+export const STALE_AFTER_DAYS = 90;
+
+/** What catalog:check reports without refusing: cards whose `checked_at` is older than STALE_AFTER_DAYS. */
+export function catalogWarnings(bundle: CatalogBundle, now = Date.now()): string[] {
+  const warnings: string[] = [];
+  for (const model of Object.values(bundle.models)) {
+    if (model.status === "retired") continue;
+    const age = Math.floor((now - Date.parse(`${model.checked_at}T00:00:00Z`)) / 86_400_000);
+    if (age > STALE_AFTER_DAYS) {
+      warnings.push(
+        `catalog-data/models/${model.model}.json at /checked_at: last checked ${model.checked_at} (${age} days ago, more than ${STALE_AFTER_DAYS}): re-check its limits, prices and ids against the provider's pages`,
+      );
+    }
+  }
+  return warnings;
 }
 
 /** A content hash of the files: the same data always yields the same version. */

@@ -4,11 +4,41 @@
  */
 import { ApiError } from "../errors/api-error";
 import { dec, fmt } from "../lib/decimal";
-import type { InterfaceFile } from "./schema";
+import type { InterfaceFile, Pricing } from "./schema";
+
+const dayStart = (date: string) => Date.parse(`${date}T00:00:00Z`);
+
+/**
+ * The price in force at `at`: the last schedule step whose day has begun (00:00 UTC), else the
+ * base options. Admission reads it once, so a task's estimate and its charge use the price in
+ * force when it was admitted.
+ */
+export function pricingAt<P extends Pricing>(pricing: P, at = Date.now()): P {
+  let options = pricing.options;
+  for (const step of pricing.schedule ?? []) if (dayStart(step.effective_from) <= at) options = step.options;
+  return options === pricing.options ? pricing : { ...pricing, options };
+}
+
+/**
+ * The `context_tier` a prompt of this many tokens falls in: options may carry one such as
+ * `above_272k`, which applies when the prompt is longer than that many thousand tokens; the
+ * highest tier passed wins.
+ */
+export function contextTier(pricing: Pricing, promptTokens: number): string | undefined {
+  let best: { tier: string; above: number } | undefined;
+  for (const o of pricing.options) {
+    const tier = o.dimensions.context_tier;
+    const m = tier ? /^above_(\d+)k$/.exec(tier) : null;
+    if (!tier || !m) continue;
+    const above = Number(m[1]) * 1000;
+    if (promptTokens > above && (!best || above > best.above)) best = { tier, above };
+  }
+  return best?.tier;
+}
 
 export function unitPrice(card: InterfaceFile, dimensions: Record<string, string>): string {
   let best: { credits: string; specificity: number } | null = null;
-  for (const option of card.pricing.options) {
+  for (const option of pricingAt(card.pricing).options) {
     const keys = Object.keys(option.dimensions);
     if (keys.every((k) => dimensions[k] === option.dimensions[k])) {
       if (!best || keys.length > best.specificity) best = { credits: option.unit_credits, specificity: keys.length };
@@ -62,21 +92,32 @@ const TOKEN_KEYS: Record<string, string> = {
 };
 
 /**
- * The meters a card bills: token cards bill each token type at its own price; every other card
- * bills its one meter at the price of the options that match the request's dimensions.
+ * The meters a card bills, at the price in force now: token cards bill each token type at its
+ * own price (in the context tier the estimated prompt falls in); every other card bills its one
+ * meter at the price of the options that match the request's dimensions.
  */
-export function pricedMeters(card: InterfaceFile, dimensions: Record<string, string>, usageKey: string): PricedMeter[] {
-  if (card.pricing.meter === "tokens") {
-    return card.pricing.options
-      .filter((o) => o.dimensions.token_type && TOKEN_KEYS[o.dimensions.token_type])
-      .map((o) => ({
-        meter: TOKEN_KEYS[o.dimensions.token_type as string] as string,
-        unit: card.pricing.unit,
-        unit_credits: o.unit_credits,
-        usage_key: TOKEN_KEYS[o.dimensions.token_type as string] as string,
-      }));
+export function pricedMeters(
+  card: InterfaceFile,
+  dimensions: Record<string, string>,
+  usageKey: string,
+  promptTokens = 0,
+): PricedMeter[] {
+  const priced = { ...card, pricing: pricingAt(card.pricing) };
+  if (priced.pricing.meter === "tokens") {
+    const tier = contextTier(priced.pricing, promptTokens);
+    const types = [...new Set(priced.pricing.options.map((o) => o.dimensions.token_type))].filter(
+      (t): t is string => t !== undefined && TOKEN_KEYS[t] !== undefined,
+    );
+    return types.map((t) => ({
+      meter: TOKEN_KEYS[t] as string,
+      unit: priced.pricing.unit,
+      unit_credits: unitPrice(priced, { token_type: t, ...(tier ? { context_tier: tier } : {}) }),
+      usage_key: TOKEN_KEYS[t] as string,
+    }));
   }
-  return [{ meter: card.pricing.meter, unit: card.pricing.unit, unit_credits: unitPrice(card, dimensions), usage_key: usageKey }];
+  return [
+    { meter: priced.pricing.meter, unit: priced.pricing.unit, unit_credits: unitPrice(priced, dimensions), usage_key: usageKey },
+  ];
 }
 
 export function estimateCredits(e: Estimate): string {

@@ -188,6 +188,22 @@ export const Rule = z
   .strict();
 
 export const PricingOption = z.object({ dimensions: z.record(z.string(), z.string()), unit_credits: decimal }).strict();
+
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD");
+
+/** A published price change: from `effective_from` (00:00 UTC) these options replace the ones before. */
+export const PriceStep = z
+  .object({
+    effective_from: isoDate,
+    options: z.array(PricingOption).min(1),
+    source: z.string().min(1),
+    /** As on Pricing: whose price this step is, and why a direct route may bill it when it is a reseller's. */
+    source_kind: z.enum(["first_party", "reseller"]),
+    estimate_reason: z.string().min(1).optional(),
+  })
+  .strict();
+export type PriceStep = z.infer<typeof PriceStep>;
+
 export const Pricing = z
   .object({
     meter: z.string().min(1),
@@ -195,8 +211,24 @@ export const Pricing = z
     billing_basis: z.string().min(1),
     estimate_formula: z.string().min(1),
     options: z.array(PricingOption).min(1),
+    /**
+     * Whose price this is: `first_party` is the maker's own list price, `reseller` a host's or a
+     * relay's. A direct route (the maker's own API) billing at a reseller's price is an estimate
+     * and says why in `estimate_reason`; catalog:check refuses it otherwise.
+     */
+    source_kind: z.enum(["first_party", "reseller"]),
+    estimate_reason: z.string().min(1).optional(),
+    /** Published future prices, in date order; `options` is the price before the first of them. */
+    schedule: z.array(PriceStep).min(1).optional(),
   })
-  .strict();
+  .strict()
+  .refine(
+    (p) => (p.schedule ?? []).every((s, i, all) => i === 0 || (all[i - 1] as PriceStep).effective_from < s.effective_from),
+    {
+      message: "schedule steps must be in strictly increasing effective_from order",
+      path: ["schedule"],
+    },
+  );
 
 export type Pricing = z.infer<typeof Pricing>;
 
@@ -226,11 +258,21 @@ export const InterfaceFile = z
     canvas: CanvasSpec.optional(),
     context_window: z.number().int().positive().optional(),
     max_output_tokens: z.number().int().positive().optional(),
+    /**
+     * The output budget of a task that names none: what the model typically returns for this
+     * operation, with room to spare. It is what is reserved and what the upstream is allowed to
+     * generate (docs/catalog-data.md, "Reservations").
+     */
+    default_output_tokens: z.number().int().positive().optional(),
     supported_languages: z.array(z.string()).optional(),
     rules: z.array(Rule).default([]),
     pricing: Pricing,
   })
-  .strict();
+  .strict()
+  .refine((c) => !c.default_output_tokens || !c.max_output_tokens || c.default_output_tokens <= c.max_output_tokens, {
+    message: "default_output_tokens exceeds max_output_tokens",
+    path: ["default_output_tokens"],
+  });
 export type InterfaceFile = z.infer<typeof InterfaceFile>;
 
 export const Route = z
@@ -251,8 +293,6 @@ export const Route = z
     note: z.string().optional(),
   })
   .strict();
-
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD");
 
 /**
  * A provider's deprecation of a model: selectable until `shutdown_at` (auto prefers others), not

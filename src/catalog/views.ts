@@ -6,6 +6,7 @@ import { dec, fmt } from "../lib/decimal";
 import { hasLiveRoute, routesFor, upstreamModel } from "../providers/routing";
 import type { CatalogBundle } from "./build";
 import { isShutDown } from "./deprecation";
+import { pricingAt } from "./pricing";
 import type { Capability, CapabilityFile, InterfaceFile, ModelFile } from "./schema";
 
 const SELECTABLE = new Set(["live", "preview", "deprecated"]);
@@ -32,7 +33,7 @@ function routesView(model: ModelFile, card: InterfaceFile, providers: Set<string
     provider: r.provider,
     upstream_model: upstreamModel(r, card.capability),
     live: live.has(r.provider),
-    ...(r.pricing?.[card.capability] ? { pricing: r.pricing[card.capability] } : {}),
+    ...(r.pricing?.[card.capability] ? { pricing: pricingAt(r.pricing[card.capability] as InterfaceFile["pricing"]) } : {}),
     ...(r.provider === "sandbox" ? { simulated: true, note: r.note ?? "built-in simulator" } : {}),
   }));
 }
@@ -43,7 +44,7 @@ function cheapest(pricing: InterfaceFile["pricing"]): string {
 
 /** The price a caller would pay: that of the route that would serve them (its own, or the card's). */
 export function servingPricing(ctx: CatalogContext, model: ModelFile, card: InterfaceFile): InterfaceFile["pricing"] {
-  return routesFor(model, card.capability, ctx.providers)[0]?.pricing ?? card.pricing;
+  return pricingAt(routesFor(model, card.capability, ctx.providers)[0]?.pricing ?? card.pricing);
 }
 
 /** A typed interface card, as it appears in a capability detail and in a model detail. */
@@ -59,6 +60,9 @@ export function cardView(ctx: CatalogContext, model: ModelFile, card: InterfaceF
           billing_basis: serving.billing_basis,
           meter: serving.meter,
           options: serving.options,
+          source_kind: serving.source_kind,
+          ...(serving.estimate_reason ? { estimate_reason: serving.estimate_reason } : {}),
+          ...(serving.schedule ? { schedule: serving.schedule } : {}),
         };
   return {
     schema_version: card.schema_version,

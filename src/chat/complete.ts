@@ -36,16 +36,19 @@ export interface ChatCall {
 
 const FREE = { input: "0", output: "0", cache_read: "0", cache_write: "0", reasoning: "0" };
 
-/** The token prices of the route (its own, or the card's); nothing for a test-mode key. */
-function prices(mode: KeyMode, selection: ChatSelection, route: ChatRoute, promptTokens: number) {
+/**
+ * The token prices of the route (its own, or the card's) in force when the call was admitted, so
+ * the hold and the charge use one price even across a price change; nothing for a test-mode key.
+ */
+function prices(mode: KeyMode, selection: ChatSelection, route: ChatRoute, promptTokens: number, admittedAt: number) {
   if (mode === "test") return FREE;
-  return tokenPrices(route.pricing ? { ...selection.card, pricing: route.pricing } : selection.card, promptTokens);
+  return tokenPrices(route.pricing ? { ...selection.card, pricing: route.pricing } : selection.card, promptTokens, admittedAt);
 }
 
 /** What the relay's usage costs on the card. */
-function cost(mode: KeyMode, selection: ChatSelection, route: ChatRoute, relay: ChatRelay): string {
+function cost(mode: KeyMode, selection: ChatSelection, route: ChatRoute, relay: ChatRelay, admittedAt: number): string {
   const usage = relay.used();
-  return usageCredits(prices(mode, selection, route, usage.prompt_tokens), usage);
+  return usageCredits(prices(mode, selection, route, usage.prompt_tokens, admittedAt), usage);
 }
 
 /** The relay's usage as the usage report counts it (the task envelope's counter names). */
@@ -72,6 +75,7 @@ export async function chatCompletion(
   raw: Record<string, unknown>,
 ): Promise<Response> {
   const { env } = call;
+  const admittedAt = Date.now();
   const ctx = { bundle: await loadCatalog(env.CATALOG), providers: liveProviders(env, call.mode) };
   const promptTokens = estimatePromptTokens(body);
   const selection = selectChatModel(ctx, body, promptTokens);
@@ -80,7 +84,7 @@ export async function chatCompletion(
   const answerHeaders = { ...deprecationHeaders(selection.model), ...(call.review ? await call.review(ctx.bundle, body) : {}) };
   const stream = body.stream === true;
   const reserve = estimateCredits(
-    prices(call.mode, selection, routes[0] as ChatRoute, promptTokens),
+    prices(call.mode, selection, routes[0] as ChatRoute, promptTokens, admittedAt),
     promptTokens,
     selection.maxCompletionTokens * (body.n ?? 1),
   );
@@ -116,7 +120,7 @@ export async function chatCompletion(
       ));
       if (!result.stream) {
         const completion = relay.completion(result.completion);
-        const amount = cost(call.mode, selection, served, relay);
+        const amount = cost(call.mode, selection, served, relay, admittedAt);
         // The charge is known here in the usual case (within the hold): capture after answering.
         const expected = ledger.expectedCharge(amount);
         const charged = expected ?? (await ledger.capture(amount, counters(relay)));
@@ -145,10 +149,10 @@ export async function chatCompletion(
       waitUntil: call.waitUntil,
       held: ledger.held,
       settlement: {
-        complete: () => ledger.capture(cost(call.mode, selection, served, relay), counters(relay)).then(() => {}),
+        complete: () => ledger.capture(cost(call.mode, selection, served, relay, admittedAt), counters(relay)).then(() => {}),
         cutShort: () =>
           relay.hasDelivered
-            ? ledger.capture(cost(call.mode, selection, served, relay), counters(relay)).then(() => {})
+            ? ledger.capture(cost(call.mode, selection, served, relay, admittedAt), counters(relay)).then(() => {})
             : ledger.release(),
       },
     });

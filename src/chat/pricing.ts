@@ -3,7 +3,7 @@
  * estimated prompt at the input price plus every output token the request allows at the output
  * price. The charge comes from the usage the model reports, each token type at its own price.
  */
-import { unitPrice } from "../catalog/pricing";
+import { contextTier, pricingAt, unitPrice } from "../catalog/pricing";
 import type { InterfaceFile } from "../catalog/schema";
 import { dec, fmt } from "../lib/decimal";
 import type { ChatCompletionRequest, ChatMessage } from "./schema";
@@ -95,26 +95,15 @@ export interface TokenPrices {
 }
 
 /**
- * Options may carry a `context_tier` such as `above_272k`: it applies when the prompt is longer
- * than that many thousand tokens, and the highest tier passed wins.
+ * The prices of a call, in force at `at` and in the context tier of its prompt (a tier such as
+ * `above_272k` prices the whole request). Cached tokens fall back to the input price and
+ * reasoning tokens to the output price.
  */
-function contextTier(card: InterfaceFile, promptTokens: number): string | undefined {
-  let best: { tier: string; above: number } | undefined;
-  for (const o of card.pricing.options) {
-    const tier = o.dimensions.context_tier;
-    const m = tier ? /^above_(\d+)k$/.exec(tier) : null;
-    if (!tier || !m) continue;
-    const above = Number(m[1]) * 1000;
-    if (promptTokens > above && (!best || above > best.above)) best = { tier, above };
-  }
-  return best?.tier;
-}
-
-/** Cached tokens fall back to the input price and reasoning tokens to the output price. */
-export function tokenPrices(card: InterfaceFile, promptTokens: number): TokenPrices {
-  const tier = contextTier(card, promptTokens);
-  const has = (t: string) => card.pricing.options.some((o) => o.dimensions.token_type === t);
-  const price = (t: string) => unitPrice(card, { token_type: t, ...(tier ? { context_tier: tier } : {}) });
+export function tokenPrices(card: InterfaceFile, promptTokens: number, at = Date.now()): TokenPrices {
+  const priced = { ...card, pricing: pricingAt(card.pricing, at) };
+  const tier = contextTier(priced.pricing, promptTokens);
+  const has = (t: string) => priced.pricing.options.some((o) => o.dimensions.token_type === t);
+  const price = (t: string) => unitPrice(priced, { token_type: t, ...(tier ? { context_tier: tier } : {}) });
   const input = price("input");
   const output = price("output");
   return {

@@ -17,17 +17,24 @@ export interface ChatSelection {
 }
 
 /** Request fields that a chat card must list among its controls to accept them. */
-function controlsOf(body: ChatCompletionRequest): { controls: Record<string, unknown>; maxParam: string } {
+function controlsOf(body: ChatCompletionRequest): {
+  controls: Record<string, unknown>;
+  fields: Record<string, unknown>;
+  maxParam: string;
+} {
   const max = body.max_completion_tokens ?? body.max_tokens ?? undefined;
+  const controls = {
+    temperature: body.temperature ?? undefined,
+    top_p: body.top_p ?? undefined,
+    max_tokens: max,
+    tools: body.tools?.length ? body.tools : undefined,
+    response_format: body.response_format,
+    seed: body.seed ?? undefined,
+  };
   return {
-    controls: {
-      temperature: body.temperature ?? undefined,
-      top_p: body.top_p ?? undefined,
-      max_tokens: max,
-      tools: body.tools?.length ? body.tools : undefined,
-      response_format: body.response_format,
-      seed: body.seed ?? undefined,
-    },
+    controls,
+    // Card rules also see fields that pass through unchecked (a combination an upstream refuses).
+    fields: { ...controls, reasoning_effort: body.reasoning_effort ?? undefined },
     maxParam: body.max_completion_tokens != null ? "/max_completion_tokens" : "/max_tokens",
   };
 }
@@ -38,9 +45,9 @@ function check(
   body: ChatCompletionRequest,
   promptTokens: number,
 ): { failures: CandidateFailure[]; maxCompletionTokens: number } {
-  const { controls, maxParam } = controlsOf(body);
-  const failures = checkCard(model, card, { capability: "chat_completion", model: model.model, controls }).failures.map((f) =>
-    f.param === "/max_tokens" ? { ...f, param: maxParam } : f,
+  const { controls, fields, maxParam } = controlsOf(body);
+  const failures = checkCard(model, card, { capability: "chat_completion", model: model.model, controls, fields }).failures.map(
+    (f) => (f.param === "/max_tokens" ? { ...f, param: maxParam } : f),
   );
   const window = card.context_window ?? Number.POSITIVE_INFINITY;
   const cardMax = card.max_output_tokens ?? window;

@@ -110,9 +110,12 @@ export const textToSpeech = operation({
         .string()
         .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be a BCP-47 tag such as zh-CN")
         .optional(),
-      format: z.enum(["mp3", "wav", "flac", "opus", "pcm"]).optional().openapi({ description: "Default mp3" }),
+      format: z
+        .enum(["mp3", "wav", "flac", "opus", "aac", "pcm"])
+        .optional()
+        .openapi({ description: "Default mp3; each model's card lists the formats it offers" }),
       sample_rate: z.number().int().min(8000).max(192_000).optional(),
-      speed: z.number().min(0.5).max(2).optional().openapi({ description: "Default 1" }),
+      speed: z.number().min(0.25).max(4).optional().openapi({ description: "Default 1; each model's card gives its range" }),
       volume: z.number().gt(0).max(10).optional().openapi({ description: "Default 1" }),
       pitch: z.number().min(-1).max(1).optional().openapi({ description: "Default 0 keeps the original pitch" }),
       emotion: z.string().min(1).max(32).optional().openapi({ example: "happy" }),

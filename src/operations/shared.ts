@@ -23,8 +23,13 @@ export function promptTokens(text: string, images = 0): number {
   return Math.ceil(unicodeLength(text) / 4) + images * 1100;
 }
 
+/**
+ * The output budget of a token-billed task: what the caller asked for, else the card's default
+ * budget for the operation (never its maximum). It is both what is reserved and what the upstream
+ * may generate, so the output part of a charge never exceeds the hold.
+ */
 export function maxOutputTokens(selection: Selection, asked: number | undefined): number {
-  return asked ?? selection.card.max_output_tokens ?? 2048;
+  return asked ?? selection.card.default_output_tokens ?? selection.card.max_output_tokens ?? 2048;
 }
 
 /** Image tier of the selection's output dimensions, for cards priced by tier. */

@@ -97,7 +97,7 @@ export interface SpeechRequest {
   input: string;
   voice: string;
   language?: string;
-  format: "mp3" | "wav" | "flac" | "opus" | "pcm";
+  format: "mp3" | "wav" | "flac" | "opus" | "aac" | "pcm";
   sample_rate?: number;
   speed: number;
   volume: number;

@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { call, newTenant } from "../helpers/api";
-import { pngInput } from "../helpers/media-fixtures";
+import { mp4, pngInput } from "../helpers/media-fixtures";
 import { newKey } from "../helpers/tasks";
+import { artifactInput } from "../operations/requests";
 
 const DEPRECATED = "gemini-3.5-flash";
 const announced = `@${Date.parse("2026-10-08T00:00:00Z") / 1000}`;
@@ -45,6 +46,22 @@ describe("a deprecated model", () => {
     expect(res.status).toBe(202);
     expect(res.json.resolved_model).not.toBe(DEPRECATED);
     expect(res.headers.get("deprecation")).toBeNull();
+  });
+
+  it("video understanding with auto runs on the live replacement, with no deprecation to warn of", async () => {
+    const t = await newTenant();
+    const video = await artifactInput(t.tenant_id, mp4(2, 640, 360), "video/mp4");
+    const body = { model: "auto", prompt: "What happens?", video };
+    const res = await call("/v1/videos/responses", { key: t.api_key, body, headers: { "Idempotency-Key": newKey() } });
+    expect(res.status).toBe(202);
+    expect(res.json.resolved_model).toBe("gemini-3.6-flash");
+    expect(res.json.warnings.some((w: { code: string }) => w.code === "model_deprecated")).toBe(false);
+    expect(res.headers.get("deprecation")).toBeNull();
+    // The deprecated model no longer offers the operation, so it never advises a model that refuses it.
+    const old = { ...body, model: DEPRECATED };
+    const refused = await call("/v1/videos/responses", { key: t.api_key, body: old, headers: { "Idempotency-Key": newKey() } });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.code).toBe("unsupported_model");
   });
 
   it("shows the deprecation and its replacement in the catalog", async () => {

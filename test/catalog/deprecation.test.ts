@@ -48,6 +48,49 @@ describe("deprecations in the catalog", () => {
     expect(refusal(withDeprecation({ ...announced, replacement: "flux-9" })).field).toBe("/deprecation/replacement");
   });
 
+  it("refuses a replacement that does not serve every operation of the model it replaces", () => {
+    // gemini-3.6-flash serves chat and understanding, not image generation: a warning naming it
+    // on an image request would send the caller to a model that refuses them.
+    const e = refusal(withDeprecation({ ...announced, replacement: "gemini-3.6-flash" }));
+    expect(e.field).toBe("/deprecation/replacement");
+    expect(e.message).toContain("'gemini-3.6-flash' does not serve text_to_image as a live model");
+  });
+
+  it("refuses a replacement that is itself deprecated", () => {
+    const f = withDeprecation({ ...announced, replacement: "flux-2-pro" });
+    const pro = JSON.parse(f["models/flux-2-pro.json"] as string);
+    pro.status = "deprecated";
+    pro.deprecation = announced;
+    const e = refusal({ ...f, "models/flux-2-pro.json": JSON.stringify(pro) });
+    expect(e.file).toBe(MODEL);
+    expect(e.field).toBe("/deprecation/replacement");
+  });
+
+  it("a deprecated card with a shutdown date sends Sunset (gpt-4o-mini-tts, shut down by OpenAI on 2027-01-06)", () => {
+    const tts = buildCatalog(files).models["gpt-4o-mini-tts"]!;
+    expect(tts.status).toBe("deprecated");
+    expect(deprecationHeaders(tts).Sunset).toBe("Wed, 06 Jan 2027 00:00:00 GMT");
+    expect(deprecationWarning(tts)[0]?.message).toContain("shuts down on 2027-01-06");
+  });
+
+  it("refuses a card marked deprecated without its deprecation (its responses could not say when it goes)", () => {
+    const json = JSON.parse(files[MODEL] as string);
+    json.status = "deprecated";
+    const e = refusal({ ...files, [MODEL]: JSON.stringify(json) });
+    expect(e.field).toBe("/deprecation");
+    expect(e.message).toContain("Sunset");
+  });
+
+  it("the catalog's deprecated models name replacements serving all their operations", () => {
+    const bundle = buildCatalog(files);
+    for (const model of Object.values(bundle.models)) {
+      const replacement = model.deprecation?.replacement;
+      if (!replacement) continue;
+      const serves = bundle.models[replacement]?.interfaces.map((i) => i.capability) ?? [];
+      for (const card of model.interfaces) expect(serves, `${model.model} → ${replacement}`).toContain(card.capability);
+    }
+  });
+
   it("refuses to build once the shutdown date has passed, until the card is retired", () => {
     const past = withDeprecation({ ...announced, shutdown_at: "2026-11-01" });
     const e = refusal(past, "2026-11-22T00:00:00Z");

@@ -101,7 +101,12 @@ describe("chat completion on the sandbox model", () => {
 
   it("calls a tool when asked, and answers from the tool's result", async () => {
     const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: 'Call get_weather for "Paris"' }];
-    const first = await client.chat.completions.create({ model: "gpt-6-luna", messages, tools: [weatherTool] });
+    const first = await client.chat.completions.create({
+      model: "gpt-6-luna",
+      messages,
+      tools: [weatherTool],
+      reasoning_effort: "none",
+    });
     const choice = first.choices[0] as OpenAI.ChatCompletion.Choice;
     expect(choice.finish_reason).toBe("tool_calls");
     expect(choice.message.content).toBeNull();
@@ -115,7 +120,12 @@ describe("chat completion on the sandbox model", () => {
       tool_call_id: toolCall.id,
       content: "18 C, sunny",
     });
-    const second = await client.chat.completions.create({ model: "gpt-6-luna", messages, tools: [weatherTool] });
+    const second = await client.chat.completions.create({
+      model: "gpt-6-luna",
+      messages,
+      tools: [weatherTool],
+      reasoning_effort: "none",
+    });
     expect(second.choices[0]?.finish_reason).toBe("stop");
     expect(second.choices[0]?.message.content).toBe("The get_weather tool returned: 18 C, sunny");
 
@@ -124,6 +134,7 @@ describe("chat completion on the sandbox model", () => {
       model: "gpt-6-luna",
       messages: messages.slice(0, 1),
       tools: [weatherTool],
+      reasoning_effort: "none",
       stream: true,
     });
     let args = "";
@@ -144,6 +155,7 @@ describe("chat completion on the sandbox model", () => {
       model: "gpt-6-luna",
       messages: [{ role: "user", content: "Just chat" }],
       tools: [weatherTool],
+      reasoning_effort: "none",
     });
     expect(plain.choices[0]?.message.tool_calls).toBeUndefined();
     const none = await client.chat.completions.create({
@@ -151,6 +163,7 @@ describe("chat completion on the sandbox model", () => {
       messages,
       tools: [weatherTool],
       tool_choice: "none",
+      reasoning_effort: "none",
     });
     expect(none.choices[0]?.message.tool_calls).toBeUndefined();
     await expectSettled(t.tenant_id);
@@ -281,6 +294,38 @@ describe("chat completion refusals", () => {
       "/max_completion_tokens",
     );
     expectError(await post({ model: "gpt-6.1-sol", messages: hi, tools: [weatherTool] }), 422, "unsupported_option", "/tools");
+  });
+
+  it("422 for functions on GPT-6 Luna unless reasoning_effort is none, and for what Gemini 3.8 does not take", async () => {
+    for (const reasoning_effort of [undefined, "medium"]) {
+      const e = expectError(
+        await post({ model: "gpt-6-luna", messages: hi, tools: [weatherTool], reasoning_effort }),
+        422,
+        "unsupported_option",
+        "/reasoning_effort",
+      );
+      expect(e.details.candidate_failures[0]).toMatchObject({
+        model: "gpt-6-luna",
+        code: "rule_tools_need_reasoning_effort_none",
+        supported: "none",
+      });
+    }
+    // Gemini from 3.6 on: sampling parameters are deprecated (not offered), and 3.8 thinks at low, medium or high only.
+    for (const sampling of [{ temperature: 0.5 }, { top_p: 0.9 }]) {
+      const field = Object.keys(sampling)[0];
+      expectError(await post({ model: "gemini-3.8-flash", messages: hi, ...sampling }), 422, "unsupported_option", `/${field}`);
+    }
+    const minimal = expectError(
+      await post({ model: "gemini-3.8-flash", messages: hi, reasoning_effort: "minimal" }),
+      422,
+      "unsupported_option",
+      "/reasoning_effort",
+    );
+    expect(minimal.details.candidate_failures[0]).toMatchObject({ code: "rule_thinking_levels" });
+    expect((await post({ model: "gemini-3.8-flash", messages: hi, reasoning_effort: "high" })).status).toBe(200);
+    // Without tools any effort is fine; with tools and none the call is answered.
+    expect((await post({ model: "gpt-6-luna", messages: hi, reasoning_effort: "medium" })).status).toBe(200);
+    expect((await post({ model: "gpt-6-luna", messages: hi, tools: [weatherTool], reasoning_effort: "none" })).status).toBe(200);
   });
 
   it("422 no_eligible_model when auto has no card for the request", async () => {

@@ -53,7 +53,17 @@ describe("token estimates", () => {
 
 describe("token prices", () => {
   it("cached, cache-write and reasoning tokens fall back to the input and output prices when the card has none", () => {
-    expect(tokenPrices(chatCard("gemini-3.8-flash"), 10)).toEqual({
+    const card = chatCard("gemini-3.8-flash");
+    const bare = {
+      ...card,
+      pricing: {
+        ...card.pricing,
+        schedule: undefined,
+        options: card.pricing.options.filter((o) => o.dimensions.token_type !== "cache_read"),
+      },
+    };
+    expect(card.pricing.options.some((o) => o.dimensions.token_type === "cache_read")).toBe(true);
+    expect(tokenPrices(bare, 10)).toEqual({
       input: "0.000075",
       cache_read: "0.000075",
       cache_write: "0.000075",

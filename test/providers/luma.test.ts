@@ -4,7 +4,9 @@
  * (test/providers/fakes/luma.ts, at env.PROVIDER_LUMA_BASE_URL).
  */
 
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { buildCatalog } from "../../src/catalog/build";
 import type { InterfaceFile } from "../../src/catalog/schema";
 import type { JobFor, JobInput, VideoCapability, VideoRequest } from "../../src/providers/jobs";
 import { describeLuma, LUMA_BASE_URL } from "../../src/providers/luma/client";
@@ -222,6 +224,20 @@ describe("against the fake Agents API", () => {
     const j = job("text_to_video", { prompt: `x #tag:${tag("mod")} #fake:safety_input` });
     const handle = await lumaAdapter.submit(j, context());
     expect(await lumaAdapter.poll(handle, j, context())).toMatchObject({ state: "failed", error: { code: "safety_rejected" } });
+  });
+
+  it("Luma takes 540p, 720p and 1080p only, and the card offers no other resolution", async () => {
+    const e = await lumaAdapter
+      .submit(job("text_to_video", { prompt: `x #tag:${tag("360")}`, resolution: "360p" }), context())
+      .catch((x) => x);
+    expect(e).toBeInstanceOf(ProviderError);
+    const bundle = buildCatalog(JSON.parse(env.TEST_CATALOG));
+    for (const card of bundle.models["luma-ray-3.2"]?.interfaces ?? []) {
+      const offered = card.controls.find((c) => c.field === "resolution")?.allowed_values;
+      expect(offered, card.capability).toEqual(expect.arrayContaining(["540p", "720p", "1080p"]));
+      expect(offered, card.capability).not.toContain("360p");
+      expect(card.pricing.options.every((o) => o.dimensions.resolution !== "360p")).toBe(true);
+    }
   });
 
   it("cancel is not offered", async () => {

@@ -335,6 +335,18 @@ describe("openai speech", () => {
     expect(result.outputs[0]?.duration_seconds).toBeCloseTo(1, 1);
   });
 
+  it("asks for AAC and the ends of OpenAI's speed range, and reads AAC answers as audio/aac", async () => {
+    for (const speed of [0.25, 4]) {
+      const t = tag(`aac${speed}`);
+      const j = job("text_to_speech", "gpt-4o-mini-tts", speech(`aac #tag:${t}`, { format: "aac", speed }));
+      const ctx = context();
+      const result = await openaiAdapter.fetchResult(await openaiAdapter.submit(j, ctx), j, ctx);
+      const [req] = await seen(t);
+      expect(req?.body).toMatchObject({ response_format: "aac", speed });
+      expect(result.outputs[0]).toMatchObject({ kind: "audio", content_type: "audio/aac" });
+    }
+  });
+
   it("refuses an empty audio answer at fetchResult", async () => {
     const j = job("text_to_speech", "gpt-4o-mini-tts", speech(`x #tag:${tag("tbad")} #fake:malformed`));
     const ctx = context();

@@ -43,8 +43,8 @@ import {
 export const provider = "luma";
 
 const ASPECTS = ["3:1", "2:1", "21:9", "16:9", "4:3", "3:2", "1:1", "3:4", "2:3", "9:16", "1:2", "1:3"];
-// 360p is accepted as the draft tier the catalog card offers; the guide lists 540p and up.
-const SHORT_EDGE: Record<string, number> = { "360p": 360, "540p": 540, "720p": 720, "1080p": 1080 };
+// Luma's official SDK (luma-agents-python 0.3.0, from Luma's OpenAPI spec): VideoResolution is 540p | 720p | 1080p.
+const SHORT_EDGE: Record<string, number> = { "540p": 540, "720p": 720, "1080p": 1080 };
 const TOP_LEVEL = new Set([
   "prompt",
   "model",

@@ -1802,12 +1802,12 @@ export interface components {
             model: string;
             language?: string;
             /**
-             * @description Default mp3
+             * @description Default mp3; each model's card lists the formats it offers
              * @enum {string}
              */
-            format?: "mp3" | "wav" | "flac" | "opus" | "pcm";
+            format?: "mp3" | "wav" | "flac" | "opus" | "aac" | "pcm";
             sample_rate?: number;
-            /** @description Default 1 */
+            /** @description Default 1; each model's card gives its range */
             speed?: number;
             /** @description Default 1 */
             volume?: number;

@@ -1,0 +1,206 @@
+/**
+ * The catalog's rules about prices and freshness: every price names whose it is, a reseller's
+ * price on a maker's own route is refused unless it is a stated estimate, a published price
+ * change takes effect on its day without dropping a price, token-billed tasks name a default
+ * output budget, and cards not checked for 90 days are reported.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { buildCatalog, type CatalogFiles, CatalogLoadError, catalogWarnings, STALE_AFTER_DAYS } from "../../src/catalog/build";
+import { pricedMeters, pricingAt } from "../../src/catalog/pricing";
+import type { InterfaceFile } from "../../src/catalog/schema";
+import { cardView, modelDetail } from "../../src/catalog/views";
+import { tokenPrices } from "../../src/chat/pricing";
+
+const files: CatalogFiles = JSON.parse(env.TEST_CATALOG);
+const bundle = buildCatalog(files);
+const card = (model: string, capability: string) =>
+  bundle.models[model]?.interfaces.find((i) => i.capability === capability) as InterfaceFile;
+
+function edited(name: string, edit: (json: any) => void): CatalogFiles {
+  const json = JSON.parse(files[`models/${name}.json`] as string);
+  edit(json);
+  return { ...files, [`models/${name}.json`]: JSON.stringify(json) };
+}
+
+function refusal(f: CatalogFiles, builtAt?: string): CatalogLoadError {
+  try {
+    buildCatalog(f, builtAt);
+  } catch (e) {
+    if (e instanceof CatalogLoadError) return e;
+    throw e;
+  }
+  throw new Error("the catalog was accepted");
+}
+
+describe("whose price it is", () => {
+  it("every price names its source_kind", () => {
+    const e = refusal(edited("flux-2-max", (m) => delete m.interfaces[0].pricing.source_kind));
+    expect(e.file).toBe("models/flux-2-max.json");
+    expect(e.field).toBe("/interfaces/0/pricing/source_kind");
+  });
+
+  it("refuses a reseller's price on the maker's own route unless it is a stated estimate", () => {
+    const e = refusal(edited("flux-2-max", (m) => delete m.interfaces[0].pricing.estimate_reason));
+    expect(e.field).toBe("/interfaces/0/pricing/source_kind");
+    expect(e.message).toContain("the direct route 'bfl' bills text_to_image at a reseller's price");
+    expect(e.message).toContain("estimate_reason");
+  });
+
+  it("judges a route's own price where it has one", () => {
+    const e = refusal(
+      edited("gemini-nano-banana-2.1", (m) => {
+        m.routes[0].pricing.image_edit.source_kind = "reseller";
+      }),
+    );
+    expect(e.field).toBe("/routes/0/pricing/image_edit/source_kind");
+  });
+
+  it("lets a host's route bill a host's price without a reason", () => {
+    const pixverse = bundle.models["pixverse-v6"];
+    expect(pixverse?.routes.map((r) => r.provider)).toEqual(["fal", "sandbox"]);
+    expect(pixverse?.interfaces[0]?.pricing).toMatchObject({ source_kind: "reseller" });
+    expect(pixverse?.interfaces[0]?.pricing.estimate_reason).toBeUndefined();
+  });
+});
+
+describe("price schedules", () => {
+  const step = (options: unknown[], from = "2027-01-01") => ({
+    effective_from: from,
+    options,
+    source: "provider price page",
+    source_kind: "first_party",
+  });
+
+  it("a scheduled price takes effect at 00:00 UTC on its day, and the estimate and the charge use it", () => {
+    const flash = card("gemini-3.8-flash", "chat_completion");
+    const before = Date.parse("2026-12-31T23:59:59Z");
+    const on = Date.parse("2027-01-01T00:00:00Z");
+    expect(pricingAt(flash.pricing, before).options).toBe(flash.pricing.options);
+    expect(tokenPrices(flash, 1000, before)).toMatchObject({ input: "0.000075", output: "0.000375" });
+    expect(tokenPrices(flash, 1000, on)).toMatchObject({ input: "0.00015", output: "0.00075", cache_read: "0.0000075" });
+  });
+
+  it("task meters are priced with the price in force now", () => {
+    const base = card("flux-2-max", "text_to_image");
+    const doubled = base.pricing.options.map((o) => ({ ...o, unit_credits: String(Number(o.unit_credits) * 2) }));
+    const past = { ...base, pricing: { ...base.pricing, schedule: [step(doubled, "2020-01-01")] } } as InterfaceFile;
+    const future = { ...base, pricing: { ...base.pricing, schedule: [step(doubled, "2999-01-01")] } } as InterfaceFile;
+    const dims = base.pricing.options[0]?.dimensions ?? {};
+    const now = pricedMeters(past, dims, "image_count")[0]?.unit_credits;
+    expect(now).toBe(doubled[0]?.unit_credits);
+    expect(pricedMeters(future, dims, "image_count")[0]?.unit_credits).toBe(base.pricing.options[0]?.unit_credits);
+  });
+
+  it("the catalog shows the price in force, whose it is, and the coming steps", () => {
+    const ctx = { bundle, providers: new Set(["sandbox"]) };
+    const model = bundle.models["gemini-3.8-flash"]!;
+    const detail = modelDetail(ctx, model).interfaces[0]!.pricing as Record<string, unknown>;
+    expect(detail).toMatchObject({ source_kind: "first_party", unit_credits: "0.0000075" });
+    expect(detail.schedule).toEqual([expect.objectContaining({ effective_from: "2027-01-01", source_kind: "reseller" })]);
+    const card = cardView(ctx, model, model.interfaces[0]!, "capability").pricing as Record<string, unknown>;
+    expect(card.schedule).toBeDefined();
+    const seedream = modelDetail(ctx, bundle.models["seedream-4.5"]!).interfaces[0]!.pricing as Record<string, unknown>;
+    expect(seedream).toMatchObject({ source_kind: "reseller", estimate_reason: expect.stringContaining("BytePlus") });
+  });
+
+  it("refuses steps out of date order", () => {
+    const e = refusal(
+      edited("gemini-3.8-flash", (m) => {
+        const s = m.interfaces[0].pricing.schedule[0];
+        m.interfaces[0].pricing.schedule = [s, { ...s, effective_from: "2026-12-01" }];
+      }),
+    );
+    expect(e.field).toBe("/interfaces/0/pricing/schedule");
+    expect(e.message).toContain("increasing effective_from");
+  });
+
+  it("refuses a step that drops a price", () => {
+    const e = refusal(
+      edited("gemini-3.8-flash", (m) => {
+        m.interfaces[0].pricing.schedule[0].options.pop();
+      }),
+    );
+    expect(e.field).toBe("/interfaces/0/pricing/schedule/0/options");
+    expect(e.message).toContain("same option dimensions");
+  });
+
+  it("holds a scheduled reseller's price on a direct route to the same rule", () => {
+    const e = refusal(
+      edited("gemini-3.8-flash", (m) => {
+        delete m.interfaces[0].pricing.schedule[0].estimate_reason;
+      }),
+    );
+    expect(e.field).toBe("/interfaces/0/pricing/schedule/0/source_kind");
+  });
+});
+
+describe("long-context prices", () => {
+  it("above 272K input tokens GPT-6 Luna bills the whole request at the higher tier", () => {
+    const luna = card("gpt-6-luna", "chat_completion");
+    expect(tokenPrices(luna, 272_000)).toEqual({
+      input: "0.00001",
+      cache_read: "0.000001",
+      cache_write: "0.0000125",
+      output: "0.00005",
+      reasoning: "0.00005",
+    });
+    expect(tokenPrices(luna, 272_001)).toEqual({
+      input: "0.00002",
+      cache_read: "0.000002",
+      cache_write: "0.000025",
+      output: "0.000075",
+      reasoning: "0.000075",
+    });
+  });
+
+  it("a task's meters take one price per token type, in the tier its prompt falls in", () => {
+    const luna = card("gpt-6-luna", "image_to_text");
+    const short = pricedMeters(luna, {}, "input_tokens", 2000);
+    expect(short.map((m) => m.meter)).toEqual([
+      "input_tokens",
+      "cache_read_tokens",
+      "cache_creation_tokens",
+      "output_tokens",
+      "reasoning_tokens",
+    ]);
+    expect(short.find((m) => m.meter === "output_tokens")?.unit_credits).toBe("0.00005");
+    expect(pricedMeters(luna, {}, "input_tokens", 300_000).find((m) => m.meter === "output_tokens")?.unit_credits).toBe(
+      "0.000075",
+    );
+  });
+});
+
+describe("output budgets", () => {
+  it("a token-billed task names the output budget it reserves", () => {
+    const e = refusal(edited("gpt-6-luna", (m) => delete m.interfaces[1].default_output_tokens));
+    expect(e.field).toBe("/interfaces/1/default_output_tokens");
+    expect(e.message).toContain("not the card's maximum");
+  });
+
+  it("the budget stays within the card's maximum", () => {
+    const e = refusal(
+      edited("gpt-6-luna", (m) => {
+        m.interfaces[1].default_output_tokens = m.interfaces[1].max_output_tokens + 1;
+      }),
+    );
+    expect(e.field).toBe("/interfaces/1/default_output_tokens");
+  });
+});
+
+describe("stale cards", () => {
+  const checkedAt = (date: string) => buildCatalog(edited("flux-2-max", (m) => (m.checked_at = date)));
+  const now = Date.parse("2027-03-01T12:00:00Z");
+  const daysBefore = (n: number) => new Date(now - n * 86_400_000).toISOString().slice(0, 10);
+
+  it(`warns when a card was last checked more than ${STALE_AFTER_DAYS} days ago`, () => {
+    const warnings = catalogWarnings(checkedAt(daysBefore(STALE_AFTER_DAYS + 1)), now).filter((w) => w.includes("flux-2-max"));
+    expect(warnings).toEqual([expect.stringContaining("catalog-data/models/flux-2-max.json at /checked_at")]);
+    expect(warnings[0]).toContain(`${STALE_AFTER_DAYS + 1} days ago`);
+  });
+
+  it(`is quiet at ${STALE_AFTER_DAYS} days`, () => {
+    const warnings = catalogWarnings(checkedAt(daysBefore(STALE_AFTER_DAYS)), now);
+    expect(warnings.filter((w) => w.includes("flux-2-max"))).toEqual([]);
+  });
+});
