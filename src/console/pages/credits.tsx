@@ -14,6 +14,7 @@ import { acting } from "../acting";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, takeFlash } from "../flash";
+import { formField } from "../form-body";
 import { Layout } from "../layout";
 import { refusal } from "../refusal";
 import { render } from "../render";
@@ -140,7 +141,7 @@ async function creditsPage(c: Context<ConsoleEnv>, flash?: Flash, status: Conten
 }
 
 async function field(c: Context<ConsoleEnv>, name: string): Promise<string> {
-  const value = (await c.req.parseBody())[name];
+  const value = formField(c, name);
   return typeof value === "string" ? value.trim() : "";
 }
 
@@ -179,7 +180,7 @@ export function register(app: Hono<ConsoleEnv>) {
               Pay on the checkout page
             </a>
           </p>
-          <script>{raw(`location.assign(document.getElementById("checkout-link").href);`)}</script>
+          <script nonce={c.get("nonce")}>{raw(`location.assign(document.getElementById("checkout-link").href);`)}</script>
         </Layout>,
         201,
       );

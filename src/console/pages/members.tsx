@@ -7,6 +7,7 @@ import { acting } from "../acting";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
+import { formField } from "../form-body";
 import { Layout } from "../layout";
 import { refusal } from "../refusal";
 import { render } from "../render";
@@ -15,7 +16,7 @@ import { requireRole } from "../session";
 import { TableHead } from "../table";
 
 async function field(c: Context<ConsoleEnv>, name: string): Promise<string> {
-  const value = (await c.req.parseBody())[name];
+  const value = formField(c, name);
   return typeof value === "string" ? value : "";
 }
 

@@ -286,7 +286,7 @@ export function register(app: Hono<ConsoleEnv>) {
           <a href="/console/tasks">Tasks</a> / <code>{t.task_id}</code>
         </p>
         {await renderLive(c, t)}
-        <script>{raw(LIVE_SCRIPT)}</script>
+        <script nonce={c.get("nonce")}>{raw(LIVE_SCRIPT)}</script>
       </Layout>,
     );
   });
