@@ -27,7 +27,7 @@ beforeAll(async () => {
 });
 
 /** The once-only token of the page's create form (the one after the table's row forms). */
-const createToken = (html: string) => /action="\/console\/keys"[^]*?name="_form" value="([0-9A-Za-z]{22})"/.exec(html)?.[1];
+const createToken = (html: string) => /action="\/console\/keys"[\s\S]*?name="_form" value="([0-9A-Za-z]{22})"/.exec(html)?.[1];
 
 /** A new once-only form token, as a freshly rendered row form carries. */
 const freshToken = () =>
