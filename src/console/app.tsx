@@ -20,6 +20,7 @@ import { register as credits } from "./pages/credits";
 import { register as device } from "./pages/device";
 import { register as keys } from "./pages/keys";
 import { register as members } from "./pages/members";
+import { register as newTask } from "./pages/new-task";
 import { register as oauthConsent } from "./pages/oauth-consent";
 import { register as overview } from "./pages/overview";
 import { register as signIn } from "./pages/sign-in";
@@ -35,6 +36,8 @@ const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
   members,
   audit,
   tasks,
+  // Before the task page, whose /tasks/:id would otherwise take /tasks/new.
+  newTask,
   task,
   usage,
   keys,

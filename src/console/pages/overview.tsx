@@ -11,6 +11,7 @@ import { render } from "../render";
 import { requireMember } from "../session";
 import { SpendChart } from "../spend-chart";
 import { TableHead } from "../table";
+import { TaskLink } from "../task-id";
 
 export function register(app: Hono<ConsoleEnv>) {
   app.get("/", requireMember, async (c) => {
@@ -53,9 +54,7 @@ export function register(app: Hono<ConsoleEnv>) {
                   {recent.data.map((t) => (
                     <tr>
                       <td>
-                        <a class="mono" href={`/console/tasks/${t.task_id}`}>
-                          {t.task_id}
-                        </a>
+                        <TaskLink id={t.task_id} />
                       </td>
                       <td>{t.capability}</td>
                       <td>{t.resolved_model ?? t.model}</td>
@@ -72,6 +71,12 @@ export function register(app: Hono<ConsoleEnv>) {
             )}
             <p>
               <a href="/console/tasks">All tasks</a>
+              {can(member.role, "tasks:write") ? (
+                <>
+                  {" · "}
+                  <a href="/console/tasks/new">New task</a>
+                </>
+              ) : null}
             </p>
           </>
         ) : null}
