@@ -82,6 +82,7 @@ export function Layout(props: { title: string; member?: Member; active?: string;
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="same-origin" />
+        <link rel="icon" href="/favicon.ico" sizes="32x32" />
         <title>{member ? `${props.title} · ${member.tenant_name} · Console` : `${props.title} · Console`}</title>
         <style dangerouslySetInnerHTML={{ __html: STYLE }} />
       </head>
