@@ -137,35 +137,37 @@ export function SpendChart(props: { days: SpendDay[]; title: string }) {
       {capabilities.length ? (
         <details>
           <summary>The figures as a table</summary>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Day</th>
-                {capabilities.map((cap) => (
+          <div class="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Day</th>
+                  {capabilities.map((cap) => (
+                    <th scope="col" class="num">
+                      {cap}
+                    </th>
+                  ))}
                   <th scope="col" class="num">
-                    {cap}
+                    Total
                   </th>
-                ))}
-                <th scope="col" class="num">
-                  Total
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.days
-                .map((d, i) => ({ d, total: totals[i] }))
-                .filter(({ total }) => total?.gt(0))
-                .map(({ d, total }) => (
-                  <tr>
-                    <th scope="row">{d.day}</th>
-                    {capabilities.map((cap) => (
-                      <td class="num">{d.by[cap] ?? "0"}</td>
-                    ))}
-                    <td class="num">{total ? fmt(total) : "0"}</td>
-                  </tr>
-                ))}
-            </tbody>
-          </table>
+                </tr>
+              </thead>
+              <tbody>
+                {props.days
+                  .map((d, i) => ({ d, total: totals[i] }))
+                  .filter(({ total }) => total?.gt(0))
+                  .map(({ d, total }) => (
+                    <tr>
+                      <th scope="row">{d.day}</th>
+                      {capabilities.map((cap) => (
+                        <td class="num">{d.by[cap] ?? "0"}</td>
+                      ))}
+                      <td class="num">{total ? fmt(total) : "0"}</td>
+                    </tr>
+                  ))}
+              </tbody>
+            </table>
+          </div>
         </details>
       ) : null}
     </figure>

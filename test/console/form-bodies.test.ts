@@ -135,4 +135,18 @@ describe("malformed bodies on every console form", () => {
     expect(res.status).toBe(422);
     expect(res.text).toContain("name: a name of 1 to 100 characters is required");
   });
+
+  it("the OAuth endpoints behind the consent page refuse the same bodies with OAuth's 400 invalid_request", async () => {
+    const { exports } = await import("cloudflare:workers");
+    for (const path of ["/oauth/token", "/oauth/device_authorization", "/oauth/revoke"]) {
+      for (const bad of BAD) {
+        const res = await exports.default.fetch(
+          new Request(`${BASE}${path}`, { method: "POST", body: bad.body, headers: { "Content-Type": bad.contentType } }),
+        );
+        const text = await res.text();
+        expect(res.status, `${path} ${bad.name}: ${text}`).toBe(400);
+        expect(JSON.parse(text).error).toBe("invalid_request");
+      }
+    }
+  });
 });

@@ -51,59 +51,61 @@ async function keysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Contentfu
       {keys.length === 0 ? (
         <p class="muted">No API keys yet.</p>
       ) : (
-        <table>
-          <TableHead columns={["Name", "Key", "Mode", "Permissions", "Last used", "Created", "Status"]} actions={manage} />
-          <tbody>
-            {keys.map((k) => (
-              <tr data-key-id={k.key_id} data-status={k.status}>
-                <td>{k.name ?? <span class="muted">unnamed</span>}</td>
-                <td>
-                  <code>{k.prefix ? `${k.prefix}…` : `sk_${k.region}_${k.mode}_…`}</code>
-                  <div class="muted mono">{k.key_id}</div>
-                </td>
-                <td>
-                  <span class="badge">{k.mode}</span>
-                </td>
-                <td>{k.permissions.length ? k.permissions.join(", ") : <span class="muted">none</span>}</td>
-                <td>{when(k.last_used_at)}</td>
-                <td>
-                  {when(k.created_at)}
-                  <div class="muted">by {k.created_by ?? "operator"}</div>
-                </td>
-                <td>
-                  {statusText(k)}
-                  {k.replaced_by ? <div class="muted mono">replaced by {k.replaced_by}</div> : null}
-                </td>
-                {manage ? (
+        <div class="table-scroll">
+          <table>
+            <TableHead columns={["Name", "Key", "Mode", "Permissions", "Last used", "Created", "Status"]} actions={manage} />
+            <tbody>
+              {keys.map((k) => (
+                <tr data-key-id={k.key_id} data-status={k.status}>
+                  <td>{k.name ?? <span class="muted">unnamed</span>}</td>
                   <td>
-                    {k.status === "active" && !k.replaced_by ? (
-                      <RotateForm
-                        c={c}
-                        action={`/console/keys/${k.key_id}/rotate`}
-                        name="grace"
-                        rowId={k.key_id}
-                        label="Old key keeps working for"
-                        title="How long the old key keeps working"
-                        labels={GRACE_LABELS}
-                        selected="24h"
-                      />
-                    ) : null}
-                    {k.status !== "revoked" ? (
-                      <PostButton
-                        c={c}
-                        action={`/console/keys/${k.key_id}/revoke`}
-                        kind="danger"
-                        label={`Revoke ${k.name ?? k.key_id}`}
-                      >
-                        Revoke
-                      </PostButton>
-                    ) : null}
+                    <code>{k.prefix ? `${k.prefix}…` : `sk_${k.region}_${k.mode}_…`}</code>
+                    <div class="muted mono">{k.key_id}</div>
                   </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                  <td>
+                    <span class="badge">{k.mode}</span>
+                  </td>
+                  <td>{k.permissions.length ? k.permissions.join(", ") : <span class="muted">none</span>}</td>
+                  <td>{when(k.last_used_at)}</td>
+                  <td>
+                    {when(k.created_at)}
+                    <div class="muted">by {k.created_by ?? "operator"}</div>
+                  </td>
+                  <td>
+                    {statusText(k)}
+                    {k.replaced_by ? <div class="muted mono">replaced by {k.replaced_by}</div> : null}
+                  </td>
+                  {manage ? (
+                    <td>
+                      {k.status === "active" && !k.replaced_by ? (
+                        <RotateForm
+                          c={c}
+                          action={`/console/keys/${k.key_id}/rotate`}
+                          name="grace"
+                          rowId={k.key_id}
+                          label="Old key keeps working for"
+                          title="How long the old key keeps working"
+                          labels={GRACE_LABELS}
+                          selected="24h"
+                        />
+                      ) : null}
+                      {k.status !== "revoked" ? (
+                        <PostButton
+                          c={c}
+                          action={`/console/keys/${k.key_id}/revoke`}
+                          kind="danger"
+                          label={`Revoke ${k.name ?? k.key_id}`}
+                        >
+                          Revoke
+                        </PostButton>
+                      ) : null}
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {manage ? (
         <>

@@ -32,46 +32,48 @@ async function membersPage(c: Context<ConsoleEnv>, flash?: Flash, status: Conten
   return render(
     c,
     <Layout title="Members" member={member} active="members" flash={flash}>
-      <table>
-        <TableHead columns={["Email", "Role", "Status", "Since"]} actions />
-        <tbody>
-          {members.map((m) => (
-            <tr data-user-id={m.user_id}>
-              <td>
-                {m.email}
-                {m.user_id === member.user_id ? <span class="muted"> (you)</span> : null}
-              </td>
-              <td>
-                <form class="inline" method="post" action={`/console/members/${m.user_id}/role`}>
-                  {csrfField(c)}
-                  <label class="sr-only" for={`role-${m.user_id}`}>
-                    Role of {m.email}
-                  </label>
-                  <select id={`role-${m.user_id}`} name="role">
-                    {ROLES.map((r) => (
-                      <option value={r} selected={r === m.role}>
-                        {r}
-                      </option>
-                    ))}
-                  </select>
-                  <button type="submit" class="secondary">
-                    Change
-                  </button>
-                </form>
-              </td>
-              <td>
-                <span class="badge">{m.status}</span>
-              </td>
-              <td>{(m.joined_at ?? m.created_at).slice(0, 10)}</td>
-              <td>
-                <PostButton c={c} action={`/console/members/${m.user_id}/remove`} kind="danger" label={`Remove ${m.email}`}>
-                  Remove
-                </PostButton>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <div class="table-scroll">
+        <table>
+          <TableHead columns={["Email", "Role", "Status", "Since"]} actions />
+          <tbody>
+            {members.map((m) => (
+              <tr data-user-id={m.user_id}>
+                <td>
+                  {m.email}
+                  {m.user_id === member.user_id ? <span class="muted"> (you)</span> : null}
+                </td>
+                <td>
+                  <form class="inline" method="post" action={`/console/members/${m.user_id}/role`}>
+                    {csrfField(c)}
+                    <label class="sr-only" for={`role-${m.user_id}`}>
+                      Role of {m.email}
+                    </label>
+                    <select id={`role-${m.user_id}`} name="role">
+                      {ROLES.map((r) => (
+                        <option value={r} selected={r === m.role}>
+                          {r}
+                        </option>
+                      ))}
+                    </select>
+                    <button type="submit" class="secondary">
+                      Change
+                    </button>
+                  </form>
+                </td>
+                <td>
+                  <span class="badge">{m.status}</span>
+                </td>
+                <td>{(m.joined_at ?? m.created_at).slice(0, 10)}</td>
+                <td>
+                  <PostButton c={c} action={`/console/members/${m.user_id}/remove`} kind="danger" label={`Remove ${m.email}`}>
+                    Remove
+                  </PostButton>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <h2>Invite someone</h2>
       <form class="stack" method="post" action="/console/members/invite">
         {csrfField(c)}

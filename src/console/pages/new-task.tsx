@@ -252,7 +252,7 @@ async function newTaskPage(c: C, flash?: Flash, status: ContentfulStatusCode = 2
       <p class="muted">
         {spec.summary}. The same request as <code>POST {spec.path}</code>; <a href={NEW_TASK_PATH}>choose another</a>.
       </p>
-      <form class="stack task-form" method="post" action={NEW_TASK_PATH} enctype="multipart/form-data">
+      <form class="stack wide task-form" method="post" action={NEW_TASK_PATH} enctype="multipart/form-data">
         {csrfField(c)}
         <input type="hidden" name="capability" value={spec.capability} />
         <input type="hidden" name={IDEMPOTENCY_FIELD} value={`console-${crypto.randomUUID()}`} />

@@ -45,46 +45,56 @@ async function signingKeysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Co
       {keys.length === 0 ? (
         <p class="muted">No signing keys yet.</p>
       ) : (
-        <table>
-          <TableHead columns={["Key id", "Status", "Created", "Last rotated", "Previous secret signs until"]} actions={manage} />
-          <tbody>
-            {keys.map((k) => (
-              <tr data-signing-key-id={k.id} data-status={k.status}>
-                <td>
-                  <code>{k.id}</code>
-                </td>
-                <td>
-                  <span class="badge">{k.status}</span>
-                  {k.retired_at ? <div class="muted">{when(k.retired_at)}</div> : null}
-                </td>
-                <td>{when(k.created_at)}</td>
-                <td>{when(k.rotated_at)}</td>
-                <td>{when(k.previous_valid_until)}</td>
-                {manage ? (
+        <div class="table-scroll">
+          <table>
+            <TableHead
+              columns={["Key id", "Status", "Created", "Last rotated", "Previous secret signs until"]}
+              actions={manage}
+            />
+            <tbody>
+              {keys.map((k) => (
+                <tr data-signing-key-id={k.id} data-status={k.status}>
                   <td>
-                    {k.status === "active" ? (
-                      <>
-                        <RotateForm
-                          c={c}
-                          action={`/console/signing-keys/${k.id}/rotate`}
-                          name="overlap"
-                          rowId={k.id}
-                          label="Previous secret keeps signing for"
-                          title="How long the previous secret keeps signing"
-                          labels={OVERLAP_LABELS}
-                          selected={DEFAULT_OVERLAP}
-                        />
-                        <PostButton c={c} action={`/console/signing-keys/${k.id}/retire`} kind="danger" label={`Retire ${k.id}`}>
-                          Retire
-                        </PostButton>
-                      </>
-                    ) : null}
+                    <code>{k.id}</code>
                   </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                  <td>
+                    <span class="badge">{k.status}</span>
+                    {k.retired_at ? <div class="muted">{when(k.retired_at)}</div> : null}
+                  </td>
+                  <td>{when(k.created_at)}</td>
+                  <td>{when(k.rotated_at)}</td>
+                  <td>{when(k.previous_valid_until)}</td>
+                  {manage ? (
+                    <td>
+                      {k.status === "active" ? (
+                        <>
+                          <RotateForm
+                            c={c}
+                            action={`/console/signing-keys/${k.id}/rotate`}
+                            name="overlap"
+                            rowId={k.id}
+                            label="Previous secret keeps signing for"
+                            title="How long the previous secret keeps signing"
+                            labels={OVERLAP_LABELS}
+                            selected={DEFAULT_OVERLAP}
+                          />
+                          <PostButton
+                            c={c}
+                            action={`/console/signing-keys/${k.id}/retire`}
+                            kind="danger"
+                            label={`Retire ${k.id}`}
+                          >
+                            Retire
+                          </PostButton>
+                        </>
+                      ) : null}
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {manage ? (
         <form method="post" action="/console/signing-keys">

@@ -99,26 +99,28 @@ function TaskTable({ page }: { page: TaskListPage }) {
     );
   }
   return (
-    <table class="tasks">
-      <TableHead columns={["Task", "Status", "Progress", "Capability", "Model", "Credits", "Created"]} />
-      <tbody>
-        {page.data.map((t) => (
-          <tr>
-            <td>
-              <TaskLink id={t.task_id} />
-            </td>
-            <td>
-              <span class={`status status-${t.status}`}>{t.status}</span>
-            </td>
-            <td>{t.progress.percent}%</td>
-            <td>{t.capability}</td>
-            <td>{t.resolved_model}</td>
-            <td class="num">{t.billing.net_charged_credits}</td>
-            <td>{shortTime(t.created_at)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <div class="table-scroll">
+      <table class="tasks">
+        <TableHead columns={["Task", "Status", "Progress", "Capability", "Model", "Credits", "Created"]} />
+        <tbody>
+          {page.data.map((t) => (
+            <tr>
+              <td>
+                <TaskLink id={t.task_id} />
+              </td>
+              <td>
+                <span class={`status status-${t.status}`}>{t.status}</span>
+              </td>
+              <td>{t.progress.percent}%</td>
+              <td>{t.capability}</td>
+              <td>{t.resolved_model}</td>
+              <td class="num">{t.billing.net_charged_credits}</td>
+              <td>{shortTime(t.created_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
