@@ -98,6 +98,20 @@ describe("the new-task page", () => {
     expect((await accountFor(env, tenant.tenant_id).balanceView())?.available).toBe(before?.available);
   });
 
+  it("runs live only when live is chosen: then the tenant's credits are held for it", async () => {
+    const before = await accountFor(env, tenant.tenant_id).balanceView();
+    const { res } = await submit(developer, "text_to_image", { prompt: "a live lighthouse", mode: "live" });
+    expect(res.status, res.text).toBe(303);
+    const task = await readTask(env, taskIdOf(res.location) as string, tenant.tenant_id);
+    expect(task?.warnings.find((w) => w.code === "simulated_output")?.message ?? "").not.toContain("Test-mode");
+    const after = await accountFor(env, tenant.tenant_id).balanceView();
+    // Held or already charged: either way no longer available.
+    expect(Number(after?.available)).toBeLessThan(Number(before?.available));
+    const bad = await submit(developer, "text_to_image", { prompt: "x", mode: "production" });
+    expect(bad.res.status).toBe(422);
+    expect(bad.res.text).toContain("mode: must be test or live");
+  });
+
   it("uploads the chosen files as artifacts and makes an image_to_image task from them", async () => {
     const { res } = await submit(
       developer,
