@@ -44,7 +44,9 @@ nav.main ul { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem; mar
 nav.main a { display: block; padding: .3rem .6rem; border-radius: 6px; text-decoration: none; }
 nav.main a[aria-current="page"] { background: var(--accent); color: var(--bg); }
 main { max-width: 90rem; margin: 0 auto; padding: 1.25rem; min-width: 0; }
-main :is(p, li, dd), td :is(code, .mono) { overflow-wrap: anywhere; }
+main :is(p, li, dd) { overflow-wrap: anywhere; }
+/* Long ids in cells break rather than widen the table, but never narrower than a readable piece. */
+td :is(code, .mono) { display: inline-block; min-width: 14ch; overflow-wrap: anywhere; }
 div.stack { display: grid; grid-template-columns: minmax(0, 1fr); gap: .6rem; margin-top: .6rem; }
 h1 { font-size: 1.5rem; margin: .25rem 0 1rem; }
 h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
