@@ -2,21 +2,25 @@
  * The tenant console: server-rendered pages (Hono JSX) under `/console`, served by the same Worker
  * as the API. Pages are thin: they read the member (src/console/session.ts), call the same
  * services as the REST and operator doors, and render. The router applies, for every console
- * request: security headers, the session, and the cross-site check of state-changing requests.
+ * request: security headers, the session, the body of state-changing requests read once
+ * (src/console/form-body.ts), and their cross-site check.
  *
  * Each page file exports `register(app)`; add one line to PAGES to mount a page.
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { ApiError } from "../errors/api-error";
+import { toBase64Url } from "../lib/base64";
 import type { ConsoleEnv } from "./context";
 import { csrfProtection } from "./csrf";
 import { consoleError } from "./error-page";
+import { formBody } from "./form-body";
 import { register as audit } from "./pages/audit";
 import { register as connections } from "./pages/connections";
 import { register as credits } from "./pages/credits";
 import { register as device } from "./pages/device";
 import { register as keys } from "./pages/keys";
 import { register as members } from "./pages/members";
+import { register as newTask } from "./pages/new-task";
 import { register as oauthConsent } from "./pages/oauth-consent";
 import { register as overview } from "./pages/overview";
 import { register as signIn } from "./pages/sign-in";
@@ -32,6 +36,8 @@ const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
   members,
   audit,
   tasks,
+  // Before the task page, whose /tasks/:id would otherwise take /tasks/new.
+  newTask,
   task,
   usage,
   keys,
@@ -43,10 +49,14 @@ const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
 ];
 
 /**
- * Pages are never cached, never framed, and load nothing from elsewhere. Inline styles and small
- * inline scripts (progressive enhancement) are allowed; forms post only to this origin.
+ * Pages are never cached, never framed, and load nothing from elsewhere. Inline styles are
+ * allowed; an inline script runs only with this response's nonce (the small progressive
+ * enhancements render `nonce={c.get("nonce")}`), so injected markup can run nothing. Forms post
+ * only to this origin.
  */
 const securityHeaders: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
+  const nonce = toBase64Url(crypto.getRandomValues(new Uint8Array(18)));
+  c.set("nonce", nonce);
   await next();
   const formAction = c.get("formAction");
   c.header("Cache-Control", "no-store");
@@ -55,7 +65,7 @@ const securityHeaders: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
   c.header("Referrer-Policy", "same-origin");
   c.header(
     "Content-Security-Policy",
-    `default-src 'self'; img-src 'self' data: blob: https:; media-src 'self' blob: https:; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; form-action 'self'${formAction ? ` ${formAction}` : ""}; base-uri 'none'; object-src 'none'`,
+    `default-src 'self'; img-src 'self' data: blob: https:; media-src 'self' blob: https:; style-src 'self' 'unsafe-inline'; script-src 'self' 'nonce-${nonce}'; connect-src 'self'; frame-ancestors 'none'; form-action 'self'${formAction ? ` ${formAction}` : ""}; base-uri 'none'; object-src 'none'`,
   );
 };
 
@@ -63,6 +73,7 @@ export const consoleApp = new Hono<ConsoleEnv>();
 consoleApp.onError(consoleError);
 consoleApp.use("*", securityHeaders);
 consoleApp.use("*", loadSession);
+consoleApp.use("*", formBody);
 consoleApp.use("*", csrfProtection);
 for (const page of PAGES) page(consoleApp);
 consoleApp.all("*", (c) => {

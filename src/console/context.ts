@@ -29,6 +29,10 @@ export type ConsoleEnv = {
      * the browser on to the client's redirect URI), added to the page's CSP `form-action`.
      */
     formAction?: string;
+    /** The posted form of a state-changing request, parsed once by the router (src/console/form-body.ts). */
+    form?: FormData;
+    /** This response's CSP nonce: every inline script carries it (`nonce={c.get("nonce")}`). */
+    nonce: string;
   };
 };
 

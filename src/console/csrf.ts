@@ -19,6 +19,7 @@ import { publicBaseUrl } from "../lib/public-url";
 import { keyedHash } from "../people/secret";
 import type { ConsoleEnv } from "./context";
 import { readCookie, writeCookie } from "./cookies";
+import { formField } from "./form-body";
 
 export const CSRF_FIELD = "_csrf";
 export const CSRF_HEADER = "X-CSRF-Token";
@@ -54,14 +55,9 @@ function sameOrigin(c: Context<ConsoleEnv>): boolean {
   return allowed.has(origin);
 }
 
-async function submittedToken(c: Context<ConsoleEnv>): Promise<string | undefined> {
-  const header = c.req.header(CSRF_HEADER);
-  if (header) return header;
-  const type = c.req.header("Content-Type") ?? "";
-  if (!/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type)) return undefined;
-  const body = await c.req.parseBody();
-  const value = body[CSRF_FIELD];
-  return typeof value === "string" ? value : undefined;
+/** The header (scripts), else the form field; the router parsed the form already (src/console/form-body.ts). */
+function submittedToken(c: Context<ConsoleEnv>): string | undefined {
+  return c.req.header(CSRF_HEADER) || formField(c, CSRF_FIELD);
 }
 
 export const csrfProtection: MiddlewareHandler<ConsoleEnv> = async (c, next) => {
@@ -89,7 +85,7 @@ export const csrfProtection: MiddlewareHandler<ConsoleEnv> = async (c, next) => 
   const harmless = !session && c.req.path === "/console/sign-out";
   if (unsafe && !harmless) {
     if (!sameOrigin(c)) throw new CsrfRefusal("foreign_origin");
-    const given = await submittedToken(c);
+    const given = submittedToken(c);
     if (!given || !expected) throw new CsrfRefusal("missing_token");
     if (!timingSafeEqualStrings(given, expected)) throw new CsrfRefusal("bad_token");
   }

@@ -12,6 +12,8 @@ const TITLES: Record<number, string> = {
   403: "Not allowed",
   404: "Not found",
   409: "Conflict",
+  413: "Too large",
+  422: "Not accepted",
   429: "Too many requests",
   502: "Could not send",
 };

@@ -37,21 +37,31 @@ const STYLE = `
 body { margin: 0; color: var(--fg); background: var(--bg); line-height: 1.45; }
 a { color: var(--accent); }
 header.top { display: flex; flex-wrap: wrap; gap: .75rem 1.5rem; align-items: center; padding: .75rem 1.25rem;
-  border-bottom: 1px solid var(--line); background: var(--panel); }
+  border-bottom: 1px solid var(--line); background: var(--panel); width: 100%; }
 header.top .brand { font-weight: 700; text-decoration: none; color: var(--fg); }
 header.top .who { margin-left: auto; display: flex; gap: .75rem; align-items: center; color: var(--muted); font-size: .9rem; }
 nav.main ul { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem; margin: 0; padding: 0; }
 nav.main a { display: block; padding: .3rem .6rem; border-radius: 6px; text-decoration: none; }
 nav.main a[aria-current="page"] { background: var(--accent); color: var(--bg); }
-main { max-width: 72rem; margin: 0 auto; padding: 1.25rem; }
+main { max-width: 90rem; margin: 0 auto; padding: 1.25rem; min-width: 0; }
+main :is(p, li, dd) { overflow-wrap: anywhere; }
+/* Long ids in cells break rather than widen the table, but never narrower than a readable piece. */
+td :is(code, .mono) { display: inline-block; min-width: 14ch; overflow-wrap: anywhere; }
+div.stack { display: grid; grid-template-columns: minmax(0, 1fr); gap: .6rem; margin-top: .6rem; }
 h1 { font-size: 1.5rem; margin: .25rem 0 1rem; }
 h2 { font-size: 1.15rem; margin: 1.5rem 0 .5rem; }
-table { border-collapse: collapse; width: 100%; margin: .5rem 0 1rem; }
+/* A wide table scrolls inside its own box; the page itself never scrolls sideways. */
+.table-scroll { position: relative; max-width: 100%; overflow-x: auto; margin: .5rem 0 1rem; }
+table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .85rem; color: var(--muted); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-form.inline { display: inline-flex; gap: .4rem; align-items: center; margin: 0; }
-form.stack { display: grid; gap: .6rem; max-width: 26rem; }
+form.inline { display: inline-flex; flex-wrap: wrap; gap: .4rem; align-items: center; margin: 0 .4rem .3rem 0; }
+form.stack { display: grid; grid-template-columns: minmax(0, 1fr); gap: .6rem; max-width: 26rem; }
+form.stack.wide { max-width: 44rem; }
+.field { display: grid; grid-template-columns: minmax(0, 1fr); gap: .2rem; }
+.field textarea { width: 100%; }
+input, select, textarea { max-width: 100%; }
 label { font-weight: 600; font-size: .9rem; }
 input, select, textarea, button { font: inherit; }
 input[type="text"], input[type="email"], input[type="number"], select, textarea { padding: .4rem .5rem;
@@ -82,6 +92,7 @@ export function Layout(props: { title: string; member?: Member; active?: string;
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="same-origin" />
+        <link rel="icon" href="/favicon.ico" sizes="32x32" />
         <title>{member ? `${props.title} · ${member.tenant_name} · Console` : `${props.title} · Console`}</title>
         <style dangerouslySetInnerHTML={{ __html: STYLE }} />
       </head>

@@ -1,6 +1,7 @@
 /**
  * The small forms in a table row: one button that posts (revoke, retire, remove), and rotating a
- * key with how long the old one keeps working (API keys' grace, signing keys' overlap).
+ * key with how long the old one keeps working (API keys' grace, signing keys' overlap). A rotate
+ * form acts once however often it is sent (src/console/form-once.tsx).
  */
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
@@ -8,6 +9,8 @@ import { GRACES, type Grace } from "../accounts/key-rotation";
 import { ApiError } from "../errors/api-error";
 import type { ConsoleEnv } from "./context";
 import { csrfField } from "./csrf";
+import { formField } from "./form-body";
+import { FormOnce } from "./form-once";
 
 export function PostButton(props: {
   c: Context<ConsoleEnv>;
@@ -43,6 +46,7 @@ export function RotateForm(props: {
   return (
     <form class="inline" method="post" action={props.action}>
       {csrfField(props.c)}
+      <FormOnce />
       <label class="sr-only" for={id}>
         {props.label}
       </label>
@@ -61,8 +65,8 @@ export function RotateForm(props: {
 }
 
 /** The grace a RotateForm posted (`fallback` when the field is absent); anything else is refused naming the field. */
-export async function postedGrace(c: Context<ConsoleEnv>, name: string, fallback?: Grace): Promise<Grace> {
-  const value = (await c.req.parseBody())[name] ?? fallback;
+export function postedGrace(c: Context<ConsoleEnv>, name: string, fallback?: Grace): Grace {
+  const value = formField(c, name) ?? fallback;
   if (typeof value !== "string" || !(GRACES as readonly string[]).includes(value)) {
     const reason = `must be one of ${GRACES.join(", ")}`;
     throw new ApiError("invalid_request", `${name}: ${reason}.`, {

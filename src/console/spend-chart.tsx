@@ -3,6 +3,7 @@
  * asset. Accessible: the SVG is an image with a title and a description, every bar segment has
  * its own title (tooltip), and the same figures follow in a table.
  */
+import { CAPABILITIES } from "../catalog/schema";
 import { dec, fmt } from "../lib/decimal";
 
 export interface SpendDay {
@@ -12,7 +13,35 @@ export interface SpendDay {
   by: Record<string, string>;
 }
 
-const PALETTE = ["#2357c6", "#d9480f", "#2b8a3e", "#9c36b5", "#e67700", "#0b7285", "#c2255c", "#5c940d", "#495057", "#1864ab"];
+/**
+ * One colour per capability, never shared: as many as there are capabilities, told apart by hue
+ * and lightness (Kelly's colours of maximum contrast), each capability keeping its colour on every
+ * chart (its place in CAPABILITIES, not in this chart's legend).
+ */
+export const PALETTE = [
+  "#0067a5",
+  "#f38400",
+  "#008856",
+  "#be0032",
+  "#875692",
+  "#f3c300",
+  "#a1caf1",
+  "#882d17",
+  "#8db600",
+  "#e68fac",
+  "#604e97",
+  "#c2b280",
+  "#848482",
+  "#f99379",
+] as const;
+
+/** A name the catalog does not know (older usage rows): grey, outside the palette. */
+const UNKNOWN = "#5b6470";
+
+export function capabilityColor(capability: string): string {
+  const at = (CAPABILITIES as readonly string[]).indexOf(capability);
+  return at >= 0 ? (PALETTE[at] ?? UNKNOWN) : UNKNOWN;
+}
 const WIDTH = 720;
 const HEIGHT = 220;
 const PAD = { top: 12, right: 12, bottom: 28, left: 56 };
@@ -27,7 +56,7 @@ function niceMax(value: number): number {
 
 export function SpendChart(props: { days: SpendDay[]; title: string }) {
   const capabilities = [...new Set(props.days.flatMap((d) => Object.keys(d.by)))].sort();
-  const color = (cap: string) => PALETTE[capabilities.indexOf(cap) % PALETTE.length] as string;
+  const color = capabilityColor;
   const totals = props.days.map((d) => Object.values(d.by).reduce((s, v) => s.plus(v), dec(0)));
   const grand = fmt(totals.reduce((s, v) => s.plus(v), dec(0)));
   const max = niceMax(Math.max(0, ...totals.map((t) => Number(t.toString()))));
@@ -108,35 +137,37 @@ export function SpendChart(props: { days: SpendDay[]; title: string }) {
       {capabilities.length ? (
         <details>
           <summary>The figures as a table</summary>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Day</th>
-                {capabilities.map((cap) => (
+          <div class="table-scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Day</th>
+                  {capabilities.map((cap) => (
+                    <th scope="col" class="num">
+                      {cap}
+                    </th>
+                  ))}
                   <th scope="col" class="num">
-                    {cap}
+                    Total
                   </th>
-                ))}
-                <th scope="col" class="num">
-                  Total
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.days
-                .map((d, i) => ({ d, total: totals[i] }))
-                .filter(({ total }) => total?.gt(0))
-                .map(({ d, total }) => (
-                  <tr>
-                    <th scope="row">{d.day}</th>
-                    {capabilities.map((cap) => (
-                      <td class="num">{d.by[cap] ?? "0"}</td>
-                    ))}
-                    <td class="num">{total ? fmt(total) : "0"}</td>
-                  </tr>
-                ))}
-            </tbody>
-          </table>
+                </tr>
+              </thead>
+              <tbody>
+                {props.days
+                  .map((d, i) => ({ d, total: totals[i] }))
+                  .filter(({ total }) => total?.gt(0))
+                  .map(({ d, total }) => (
+                    <tr>
+                      <th scope="row">{d.day}</th>
+                      {capabilities.map((cap) => (
+                        <td class="num">{d.by[cap] ?? "0"}</td>
+                      ))}
+                      <td class="num">{total ? fmt(total) : "0"}</td>
+                    </tr>
+                  ))}
+              </tbody>
+            </table>
+          </div>
         </details>
       ) : null}
     </figure>

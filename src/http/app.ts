@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { consoleApp } from "../console/app";
+import { FAVICON_PATH, favicon } from "../console/favicon";
 import { ApiError } from "../errors/api-error";
 import { mcpRoutes } from "../mcp/endpoint";
 import { oauthRoutes } from "../oauth/routes";
@@ -46,6 +47,7 @@ export function createApp() {
 
   // Liveness for load balancers and the local start script; no auth, no storage.
   app.get("/healthz", (c) => c.json({ status: "ok", region: c.env.REGION }));
+  app.get(FAVICON_PATH, favicon);
   app.route("/", catalogRoutes);
   app.route("/", adminRoutes);
   app.route("/", adminPeopleRoutes);

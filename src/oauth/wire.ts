@@ -6,6 +6,7 @@
  * branch on `error`.
  */
 import type { Context } from "hono";
+import { readAtMost, TooLarge } from "../lib/streams";
 
 export type OAuthErrorCode =
   | "invalid_request"
@@ -68,8 +69,14 @@ export async function readForm(c: Context): Promise<Map<string, string>> {
   if (type !== "application/x-www-form-urlencoded") {
     throw new OAuthError("invalid_request", "The request body must be application/x-www-form-urlencoded.");
   }
-  const bytes = await c.req.arrayBuffer();
-  if (bytes.byteLength > FORM_MAX_BYTES) throw new OAuthError("invalid_request", "The request body is too large.");
+  // Counted as it arrives: an oversized body is refused without being read whole.
+  let bytes: Uint8Array;
+  try {
+    bytes = await readAtMost(c.req.raw.body, FORM_MAX_BYTES);
+  } catch (e) {
+    if (e instanceof TooLarge) throw new OAuthError("invalid_request", "The request body is too large.");
+    throw new OAuthError("invalid_request", "The request body could not be read to its end.");
+  }
   const text = new TextDecoder().decode(bytes);
   const out = new Map<string, string>();
   const seen = new Set<string>();

@@ -1,13 +1,17 @@
 /**
  * The console as a person uses it, in headless Chromium against the local Worker: sign in with
- * the code the outbox holds, make an API key and use it, rotate it (the old one refused at
- * once), then watch two sandbox tasks made with the new key — progress moving on the page, the
- * image decoded, the video playing — and read the usage table and its CSV. With SCREENSHOTS_DIR
- * set (`npm run screenshots`), the main pages are saved there as PNGs.
+ * the code the outbox holds, make an API key and use it (reloading the page that showed it makes
+ * nothing), rotate it (the old one refused at once), then watch two sandbox tasks made with the
+ * new key — progress moving on the page, the image decoded, the video playing — run tasks from
+ * the console's New task form (one with an uploaded image), read the usage table and its CSV,
+ * and hold every page to the window at 1,280 px and at a phone's width. No page logs an error or
+ * a CSP violation. With SCREENSHOTS_DIR set (`npm run screenshots`), the main pages are saved
+ * there as PNGs.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { encode } from "fast-png";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Browser, type ConsoleServer, chromiumPath, launchBrowser, signInCode, startConsoleServer } from "./harness.ts";
@@ -37,6 +41,15 @@ const shots = process.env.SCREENSHOTS_DIR
 let server: ConsoleServer;
 let browser: Browser;
 let page: Page;
+/** Every error a page logged (a CSP violation is one) or threw, with the page it came from. */
+const pageErrors: string[] = [];
+
+function watch(p: Page) {
+  p.on("console", (m) => {
+    if (m.type() === "error") pageErrors.push(`${p.url()}: ${m.text()}`);
+  });
+  p.on("pageerror", (e) => pageErrors.push(`${p.url()}: ${e.message}`));
+}
 
 /** What the tests carry from one step to the next (they run in order, on one page). */
 const state = { key: "", imageTask: "", videoTask: "" };
@@ -77,6 +90,7 @@ beforeAll(async () => {
   chromiumPath();
   [server, browser] = await Promise.all([startConsoleServer({ ownerEmail: OWNER }), launchBrowser()]);
   await browser.context.addInitScript(RECORD_PROGRESS);
+  browser.context.on("page", watch);
   page = await browser.context.newPage();
 });
 
@@ -102,9 +116,16 @@ describe("the console in Chromium", () => {
     await page.goto(`${server.base}/console/keys`);
     await page.getByLabel("Name", { exact: true }).fill("laptop");
     await page.getByRole("button", { name: "Create key" }).click();
+    await page.waitForURL(`${server.base}/console/keys/created`);
     const secret = await page.locator("[data-secret-once] input").inputValue();
     expect(secret).toMatch(/^sk_us_live_/);
     expect((await api("/v1/models", secret)).status).toBe(200);
+    // Reloading the page that showed it makes no key and shows none.
+    await page.reload();
+    expect(await page.locator("[data-secret-once]").count()).toBe(0);
+    expect(await page.textContent("h1")).toBe("No new key to show");
+    await page.goto(`${server.base}/console/keys`);
+    expect(await page.locator("tr[data-key-id]", { hasText: "laptop" }).count()).toBe(1);
 
     await page.goto(`${server.base}/console/keys`);
     const row = page.locator("tr[data-key-id]", { hasText: "laptop" });
@@ -236,8 +257,120 @@ describe("the console in Chromium", () => {
     expect(lines[lines.length - 1]).toBe("");
   });
 
-  it("shows the overview", async () => {
+  it("runs a text_to_image task from the New task form and follows it live to its image", async () => {
+    await page.goto(`${server.base}/console/tasks`);
+    await page.getByRole("link", { name: "New task" }).click();
+    await page.getByRole("link", { name: "text_to_image" }).click();
+    await page.waitForURL(`${server.base}/console/tasks/new?capability=text_to_image`);
+    // Test mode unless live is chosen.
+    expect(await page.locator("#mode-test").isChecked()).toBe(true);
+    await page.getByLabel("prompt", { exact: true }).fill("a paper boat on a pond");
+    await page.locator("details summary", { hasText: "More options" }).click();
+    await page.getByLabel("canvas").fill('{"type":"preset","tier":"1K","aspect":"1:1"}');
+    await screenshot("new-task");
+    await page.getByRole("button", { name: "Create task" }).click();
+    await page.waitForURL(/\/console\/tasks\/task_[0-9a-f]{64}$/);
+    await page.waitForSelector('#task-live[data-status="succeeded"]', { timeout: 30_000 });
+    await page.waitForFunction(() => {
+      const img = document.querySelector("#task-live img") as PageImage | null;
+      return !!img && img.complete && img.naturalWidth > 0;
+    });
+    const envelope = JSON.parse((await page.locator("#task-live pre.envelope").textContent()) ?? "{}");
+    expect(envelope).toMatchObject({
+      status: "succeeded",
+      capability: "text_to_image",
+      input: { prompt: "a paper boat on a pond" },
+    });
+    expect(envelope.warnings.map((w: { code: string }) => w.code)).toContain("simulated_output");
+  });
+
+  it("runs an image_to_image task with an image uploaded from the browser", async () => {
+    const width = 96;
+    const height = 64;
+    const pixels = new Uint8Array(width * height * 3).map((_, i) => (i * 7) % 251);
+    const image = Buffer.from(encode({ width, height, data: pixels, channels: 3, depth: 8 }));
+    await page.goto(`${server.base}/console/tasks/new?capability=image_to_image`);
+    await page.getByLabel("prompt", { exact: true }).fill("the same pattern in blue");
+    await page.locator("#field-images").setInputFiles({ name: "pattern.png", mimeType: "image/png", buffer: image });
+    await page.locator("details summary", { hasText: "More options" }).click();
+    await page.getByLabel("canvas").fill('{"type":"preset","tier":"1K","aspect":"source"}');
+    await page.getByRole("button", { name: "Create task" }).click();
+    await page.waitForURL(/\/console\/tasks\/task_[0-9a-f]{64}$/);
+    await page.waitForSelector('#task-live[data-status="succeeded"]', { timeout: 30_000 });
+    const envelope = JSON.parse((await page.locator("#task-live pre.envelope").textContent()) ?? "{}");
+    expect(envelope.capability).toBe("image_to_image");
+    expect(envelope.input.images[0]).toMatchObject({ type: "artifact", artifact_id: expect.stringMatching(/^art_/) });
+    // The uploaded input is previewed beside the output.
+    await page.waitForFunction(() => {
+      const imgs = [...(document as unknown as { querySelectorAll(s: string): PageImage[] }).querySelectorAll("#task-live img")];
+      return imgs.length >= 2 && imgs.every((i) => i.complete && i.naturalWidth > 0);
+    });
+  });
+
+  it("shows the overview, its recent tasks with short ids linking to the whole", async () => {
     await page.goto(`${server.base}/console`);
+    const link = page.locator("a[data-task-id]").first();
+    const full = (await link.getAttribute("data-task-id")) as string;
+    expect(full).toMatch(/^task_[0-9a-f]{64}$/);
+    expect(await link.getAttribute("title")).toBe(full);
+    expect(await link.textContent()).toBe(`task_${full.slice(5, 11)}…${full.slice(-6)}`);
+    expect(await link.getAttribute("href")).toBe(`/console/tasks/${full}`);
     await screenshot("overview");
+  });
+
+  it("fits every page to the window at 1,280 px and at a phone's width; the header spans it", async () => {
+    const paths = [
+      "/console",
+      "/console/keys",
+      "/console/signing-keys",
+      "/console/tasks",
+      `/console/tasks/${state.imageTask}`,
+      "/console/tasks/new?capability=image_to_image",
+      "/console/usage",
+      "/console/members",
+      "/console/credits",
+      "/console/audit",
+      "/console/connections",
+    ];
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 860 });
+      for (const path of paths) {
+        await page.goto(`${server.base}${path}`);
+        const fit = (await page.evaluate(`(() => {
+          const root = document.documentElement;
+          const header = document.querySelector("header.top").getBoundingClientRect();
+          const tables = [...document.querySelectorAll("table")].map((t) => {
+            const box = t.parentElement;
+            return { scrolls: box.classList.contains("table-scroll"), right: box.getBoundingClientRect().right };
+          });
+          return { scroll: root.scrollWidth, client: root.clientWidth, header: { left: header.left, width: header.width }, tables };
+        })()`)) as {
+          scroll: number;
+          client: number;
+          header: { left: number; width: number };
+          tables: { scrolls: boolean; right: number }[];
+        };
+        const where = `${path} at ${width} px`;
+        expect(fit.scroll, where).toBeLessThanOrEqual(fit.client);
+        expect(fit.header.left, where).toBe(0);
+        expect(Math.round(fit.header.width), where).toBe(fit.client);
+        for (const t of fit.tables) {
+          expect(t.scrolls, where).toBe(true);
+          expect(t.right, where).toBeLessThanOrEqual(fit.client);
+        }
+      }
+      if (width === 1280) {
+        await page.goto(`${server.base}/console/audit`);
+        await screenshot("audit");
+      } else {
+        await page.goto(`${server.base}/console/keys`);
+        await screenshot("keys-narrow");
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
+  it("logged no error and no CSP violation on any page", () => {
+    expect(pageErrors).toEqual([]);
   });
 });

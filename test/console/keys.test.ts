@@ -26,19 +26,40 @@ beforeAll(async () => {
   viewer = await inviteAndSignIn(owner, freshEmail("viewer"), "viewer");
 });
 
-/** Creates a key from the page as `who`; returns the key shown and the page. */
-async function createKey(who: Browser, fields: Record<string, string | string[]>) {
-  await who.get("/console/keys");
-  const form = new URLSearchParams();
-  for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) form.append(k, one);
+/** The once-only token of the page's create form (the one after the table's row forms). */
+const createToken = (html: string) => /action="\/console\/keys"[\s\S]*?name="_form" value="([0-9A-Za-z]{22})"/.exec(html)?.[1];
+
+/** A new once-only form token, as a freshly rendered row form carries. */
+const freshToken = () =>
+  Array.from(
+    crypto.getRandomValues(new Uint8Array(22)),
+    (b) => "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[b % 62],
+  ).join("");
+
+/** Posts `form` as `who`; a 303 is followed, as a browser does. Returns the response, the page landed on and its key. */
+async function submit(who: Browser, path: string, form: URLSearchParams) {
   form.set("_csrf", who.csrf ?? "");
-  const page = await who.request("/console/keys", {
+  const posted = await who.request(path, {
     method: "POST",
     body: form.toString(),
     headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://api.test" },
   });
-  return { page, key: KEY.exec(page.text)?.[1] };
+  const page = posted.status === 303 && posted.location ? await who.get(posted.location) : posted;
+  return { posted, page, key: KEY.exec(page.text)?.[1] };
 }
+
+/** Creates a key from the page as `who` (with the form's own token unless given); returns the key shown and the page. */
+async function createKey(who: Browser, fields: Record<string, string | string[]>, token?: string) {
+  const list = await who.get("/console/keys");
+  const form = new URLSearchParams();
+  for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) form.append(k, one);
+  form.set("_form", token ?? createToken(list.text) ?? freshToken());
+  return submit(who, "/console/keys", form);
+}
+
+/** Rotates a key as `who` with the grace given; follows the redirect to the page that shows the new key. */
+const rotateKey = (who: Browser, keyId: string, grace: string) =>
+  submit(who, `/console/keys/${keyId}/rotate`, new URLSearchParams({ grace, _form: freshToken() }));
 
 const keyIdOf = (page: string, name: string) =>
   new RegExp(`data-key-id="(key_[0-9a-z]+)"[^>]*>\\s*<td>${name}</td>`).exec(page)?.[1];
@@ -48,7 +69,7 @@ describe("the API keys page", () => {
     const list = await viewer.get("/console/keys");
     expect(list.status).toBe(200);
     expect(list.text).not.toContain('action="/console/keys"');
-    const { page, key } = await createKey(viewer, { name: "nope", permissions: "chat", mode: "live" });
+    const { page, key } = await createKey(viewer, { name: "nope", permissions: "chat", mode: "live" }, freshToken());
     expect(page.status).toBe(403);
     expect(key).toBeUndefined();
     const json = await viewer.request("/console/keys", {
@@ -58,17 +79,21 @@ describe("the API keys page", () => {
     });
     expect(json.status).toBe(403);
     expect(JSON.parse(json.text).error.code).toBe("forbidden");
-    const rotate = await viewer.post("/console/keys/key_whatever/rotate", { grace: "none" });
-    expect(rotate.status).toBe(403);
+    const rotate = await rotateKey(viewer, "key_whatever", "none");
+    expect(rotate.page.status).toBe(403);
   });
 
   it("a developer creates a key, sees it once, and it works against /v1/models", async () => {
-    const { page, key } = await createKey(developer, {
+    const { posted, page, key } = await createKey(developer, {
       name: "backend",
       permissions: ["catalog:read", "tasks:read"],
       mode: "live",
     });
-    expect(page.status, page.text).toBe(201);
+    // Post, redirect, get: the form's answer is a redirect, the key is on the page it leads to.
+    expect(posted.status, posted.text).toBe(303);
+    expect(posted.location).toBe("/console/keys/created");
+    expect(posted.text).not.toMatch(KEY);
+    expect(page.status, page.text).toBe(200);
     expect(key).toMatch(/^sk_us_live_/);
     expect(page.text).toContain('data-copy="new-api-key"');
     expect(page.text).toContain("navigator.clipboard");
@@ -95,6 +120,9 @@ describe("the API keys page", () => {
 
   it("refuses a key without a name or without permissions (422), and creates a test-mode key", async () => {
     expect((await createKey(developer, { name: "", permissions: "chat" })).page.status).toBe(422);
+    // A create form without its once-only token is refused too.
+    const form = new URLSearchParams({ name: "tokenless", permissions: "chat" });
+    expect((await submit(developer, "/console/keys", form)).page.status).toBe(422);
     const none = await createKey(developer, { name: "empty", mode: "live" });
     expect(none.page.status).toBe(422);
     expect(none.page.text).toContain("choose at least one");
@@ -109,8 +137,8 @@ describe("the API keys page", () => {
     const list = await developer.get("/console/keys");
     const keyId = keyIdOf(list.text, "rotating") as string;
 
-    const rotated = await developer.post(`/console/keys/${keyId}/rotate`, { grace: "1h" });
-    expect(rotated.status, rotated.text).toBe(201);
+    const { posted, page: rotated } = await rotateKey(developer, keyId, "1h");
+    expect(posted.status, posted.text).toBe(303);
     const newKey = KEY.exec(rotated.text)?.[1];
     expect(newKey).toBeTruthy();
     expect(newKey).not.toBe(oldKey);
@@ -124,15 +152,43 @@ describe("the API keys page", () => {
     // The replacement, rotated with no grace: it stops now, its own replacement works.
     const newId = keyIdOf(after.text, "rotating") as string;
     expect(newId).not.toBe(keyId);
-    const now = await developer.post(`/console/keys/${newId}/rotate`, { grace: "none" });
-    expect(now.status).toBe(201);
+    const { page: now } = await rotateKey(developer, newId, "none");
+    expect(now.status).toBe(200);
     expect(now.text).toContain("stopped working now");
     expectError(await call("/v1/models", { key: newKey }), 401, "invalid_api_key");
     expect((await call("/v1/models", { key: KEY.exec(now.text)?.[1] })).status).toBe(200);
 
     // A key already rotated cannot be rotated again; a bad grace is refused.
-    expect((await developer.post(`/console/keys/${keyId}/rotate`, { grace: "1h" })).status).toBe(409);
-    expect((await developer.post(`/console/keys/${newId}/rotate`, { grace: "forever" })).status).toBe(422);
+    expect((await rotateKey(developer, keyId, "1h")).page.status).toBe(409);
+    expect((await rotateKey(developer, newId, "forever")).page.status).toBe(422);
+  });
+
+  it("reloading the page that showed a key creates nothing and shows nothing; the same form sent again creates nothing", async () => {
+    const list = await developer.get("/console/keys");
+    const token = createToken(list.text) as string;
+    expect(token).toBeTruthy();
+    const first = await createKey(developer, { name: "once-only", permissions: "catalog:read" }, token);
+    expect(first.key).toMatch(/^sk_us_live_/);
+
+    // Reload: no key, and not the one shown.
+    const reload = await developer.get("/console/keys/created");
+    expect(reload.status).toBe(200);
+    expect(reload.text).toContain("No new key to show");
+    expect(reload.text).not.toMatch(KEY);
+
+    // The same form again (a resubmitted page, a double click): a redirect, and no second key.
+    const again = await createKey(developer, { name: "once-only", permissions: "catalog:read" }, token);
+    expect(again.posted.status).toBe(303);
+    expect(again.key).toBeUndefined();
+    const names = [...(await developer.get("/console/keys")).text.matchAll(/<td>once-only<\/td>/g)];
+    expect(names).toHaveLength(1);
+    const creates = (await listAudit(env, tenant.tenant_id, { limit: 50 })).entries.filter(
+      (e) => e.action === "api_key.create" && (e.details as { name?: string }).name === "once-only",
+    );
+    expect(creates).toHaveLength(1);
+
+    // Each rendering of the page carries a new token.
+    expect(createToken((await developer.get("/console/keys")).text)).not.toBe(token);
   });
 
   it("revoking stops the key", async () => {
@@ -169,7 +225,7 @@ describe("the API keys page", () => {
     const { key } = await createKey(other, { name: "theirs", permissions: "catalog:read" });
     const theirId = keyIdOf((await other.get("/console/keys")).text, "theirs") as string;
     expect((await developer.post(`/console/keys/${theirId}/revoke`, {})).status).toBe(404);
-    expect((await developer.post(`/console/keys/${theirId}/rotate`, { grace: "none" })).status).toBe(404);
+    expect((await rotateKey(developer, theirId, "none")).page.status).toBe(404);
     expect((await call("/v1/models", { key })).status).toBe(200);
   });
 });

@@ -2,6 +2,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { dailySpend } from "../../src/accounts/daily-spend";
+import { CAPABILITIES } from "../../src/catalog/schema";
+import { capabilityColor } from "../../src/console/spend-chart";
 import { admin } from "../helpers/api";
 import { freshEmail, signIn, tenantWithOwner } from "../helpers/console";
 import { createImage, waitFor } from "../helpers/tasks";
@@ -28,6 +30,7 @@ describe("overview", () => {
     expect(page.text).toMatch(/<desc id="spend-desc">[^<]*text_to_image[^<]*<\/desc>/);
     const today = new Date().toISOString().slice(0, 10);
     expect(page.text).toContain(`<title>${today} · text_to_image: ${done.billing.net_charged_credits} credits</title>`);
+    expect(page.text).toContain(`fill="${capabilityColor("text_to_image")}"`);
     // Recent tasks link to the task's page.
     expect(page.text).toContain(`href="/console/tasks/${created.json.task_id}"`);
   });
@@ -48,5 +51,19 @@ describe("overview", () => {
     expect(days[0]?.day).toBe("2026-04-16");
     expect(days[29]?.day).toBe("2026-05-15");
     expect(days.every((d) => Object.keys(d.by).length === 0)).toBe(true);
+  });
+});
+
+describe("the spend chart's colours", () => {
+  it("gives every capability of the catalog its own colour, the same on every chart", () => {
+    const files = JSON.parse(env.TEST_CATALOG) as Record<string, string>;
+    const capabilities = Object.keys(files)
+      .filter((f) => f.startsWith("capabilities/"))
+      .map((f) => (JSON.parse(files[f] as string) as { capability: string }).capability);
+    expect(capabilities.length).toBe(CAPABILITIES.length);
+    const colours = capabilities.map(capabilityColor);
+    expect(new Set(colours).size).toBe(capabilities.length);
+    for (const c of colours) expect(c).toMatch(/^#[0-9a-f]{6}$/);
+    expect(capabilities.map(capabilityColor)).toEqual(colours);
   });
 });

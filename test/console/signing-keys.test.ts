@@ -21,24 +21,46 @@ beforeAll(async () => {
   viewer = await inviteAndSignIn(owner, freshEmail("viewer"), "viewer");
 });
 
-async function create(who: Browser) {
-  await who.get("/console/signing-keys");
-  const page = await who.post("/console/signing-keys", {});
-  const id = /Signing secret of (whk_[0-9a-z]+)/.exec(page.text)?.[1];
-  return { page, id, secret: SECRET.exec(page.text)?.[1] };
+const formToken = (html: string) => /name="_form" value="([0-9A-Za-z]{22})"/.exec(html)?.[1];
+const freshToken = () =>
+  Array.from(
+    crypto.getRandomValues(new Uint8Array(22)),
+    (b) => "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[b % 62],
+  ).join("");
+
+/** Posts a form as `who` and follows a 303, as a browser does. */
+async function submit(who: Browser, path: string, fields: Record<string, string>) {
+  const posted = await who.post(path, fields);
+  const page = posted.status === 303 && posted.location ? await who.get(posted.location) : posted;
+  return { posted, page };
 }
+
+async function create(who: Browser, token?: string) {
+  const list = await who.get("/console/signing-keys");
+  const { posted, page } = await submit(who, "/console/signing-keys", {
+    _form: token ?? formToken(list.text.split('action="/console/signing-keys"')[1] ?? "") ?? freshToken(),
+  });
+  const id = /Signing secret of (whk_[0-9a-z]+)/.exec(page.text)?.[1];
+  return { posted, page, id, secret: SECRET.exec(page.text)?.[1] };
+}
+
+const rotate = (who: Browser, id: string, overlap: string) =>
+  submit(who, `/console/signing-keys/${id}/rotate`, { overlap, _form: freshToken() });
 
 describe("the signing keys page", () => {
   it("a developer creates a key (secret once), rotates it with an overlap, and retires it", async () => {
-    const { page, id, secret } = await create(developer);
-    expect(page.status, page.text).toBe(201);
+    const { posted, page, id, secret } = await create(developer);
+    expect(posted.status, posted.text).toBe(303);
+    expect(posted.location).toBe("/console/signing-keys/created");
+    expect(page.status, page.text).toBe(200);
     expect(secret).toBeTruthy();
     const list = await developer.get("/console/signing-keys");
     expect(list.text).toContain(`data-signing-key-id="${id}"`);
     expect(list.text).not.toContain(secret as string);
 
-    const rotated = await developer.post(`/console/signing-keys/${id}/rotate`, { overlap: "24h" });
-    expect(rotated.status, rotated.text).toBe(201);
+    const { posted: rotatedPost, page: rotated } = await rotate(developer, id as string, "24h");
+    expect(rotatedPost.status, rotatedPost.text).toBe(303);
+    expect(rotated.status, rotated.text).toBe(200);
     const newSecret = SECRET.exec(rotated.text)?.[1] as string;
     expect(newSecret).not.toBe(secret);
     expect(rotated.text).toContain("two signatures");
@@ -54,10 +76,26 @@ describe("the signing keys page", () => {
     const after = await developer.get("/console/signing-keys");
     expect(after.text).toContain("was retired");
     expect(after.text).toContain(`data-signing-key-id="${id}" data-status="retired"`);
-    expect((await developer.post(`/console/signing-keys/${id}/rotate`, { overlap: "1h" })).status).toBe(422);
+    expect((await rotate(developer, id as string, "1h")).page.status).toBe(422);
 
     const actions = (await listAudit(env, tenant.tenant_id, { limit: 10 })).entries.filter((e) => e.target === id);
     expect(actions.map((e) => e.action)).toEqual(["signing_key.retire", "signing_key.rotate", "signing_key.create"]);
+  });
+
+  it("the secret shows once: a reload shows nothing and creates nothing; the same form again creates nothing", async () => {
+    const token = freshToken();
+    const first = await create(developer, token);
+    expect(first.secret).toBeTruthy();
+    const reload = await developer.get("/console/signing-keys/created");
+    expect(reload.status).toBe(200);
+    expect(reload.text).toContain("No new secret to show");
+    expect(reload.text).not.toMatch(SECRET);
+    const count = async () => [...(await developer.get("/console/signing-keys")).text.matchAll(/data-signing-key-id=/g)].length;
+    const before = await count();
+    const again = await create(developer, token);
+    expect(again.posted.status).toBe(303);
+    expect(again.secret).toBeUndefined();
+    expect(await count()).toBe(before);
   });
 
   it("a viewer sees the list but cannot create, rotate or retire (403)", async () => {
@@ -66,8 +104,8 @@ describe("the signing keys page", () => {
     expect(list.status).toBe(200);
     expect(list.text).toContain(id as string);
     expect(list.text).not.toContain('action="/console/signing-keys"');
-    expect((await viewer.post("/console/signing-keys", {})).status).toBe(403);
-    expect((await viewer.post(`/console/signing-keys/${id}/rotate`, { overlap: "1h" })).status).toBe(403);
+    expect((await viewer.post("/console/signing-keys", { _form: freshToken() })).status).toBe(403);
+    expect((await rotate(viewer, id as string, "1h")).page.status).toBe(403);
     expect((await viewer.post(`/console/signing-keys/${id}/retire`, {})).status).toBe(403);
   });
 

@@ -22,35 +22,37 @@ export function register(app: Hono<ConsoleEnv>) {
         {page.entries.length === 0 ? (
           <p class="muted">Nothing recorded yet.</p>
         ) : (
-          <table>
-            <TableHead columns={["When (UTC)", "Who", "What", "On", "From"]} />
-            <tbody>
-              {page.entries.map((e) => (
-                <tr data-action={e.action}>
-                  <td>
-                    <time datetime={e.at}>{e.at.replace("T", " ").slice(0, 19)}</time>
-                  </td>
-                  <td>
-                    {e.actor.email ?? e.actor.id}
-                    <span class="muted"> ({e.actor.type === "api_key" ? "API key" : e.actor.type})</span>
-                  </td>
-                  <td>
-                    <code>{e.action}</code>
-                    {e.details ? <div class="muted mono">{JSON.stringify(e.details)}</div> : null}
-                  </td>
-                  <td class="mono">{e.target ?? ""}</td>
-                  <td>
-                    {e.ip ?? <span class="muted">unknown</span>}
-                    {e.user_agent ? (
-                      <div class="muted" title={e.user_agent}>
-                        {e.user_agent.slice(0, 60)}
-                      </div>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <div class="table-scroll">
+            <table>
+              <TableHead columns={["When (UTC)", "Who", "What", "On", "From"]} />
+              <tbody>
+                {page.entries.map((e) => (
+                  <tr data-action={e.action}>
+                    <td>
+                      <time datetime={e.at}>{e.at.replace("T", " ").slice(0, 19)}</time>
+                    </td>
+                    <td>
+                      {e.actor.email ?? e.actor.id}
+                      <span class="muted"> ({e.actor.type === "api_key" ? "API key" : e.actor.type})</span>
+                    </td>
+                    <td>
+                      <code>{e.action}</code>
+                      {e.details ? <div class="muted mono">{JSON.stringify(e.details)}</div> : null}
+                    </td>
+                    <td class="mono">{e.target ?? ""}</td>
+                    <td>
+                      {e.ip ?? <span class="muted">unknown</span>}
+                      {e.user_agent ? (
+                        <div class="muted" title={e.user_agent}>
+                          {e.user_agent.slice(0, 60)}
+                        </div>
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
         <p>
           {before !== undefined ? <a href="/console/audit">Newest</a> : null}

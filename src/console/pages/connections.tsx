@@ -33,42 +33,44 @@ async function connectionsPage(c: Context<ConsoleEnv>, flash?: Flash, status: Co
       {grants.length === 0 ? (
         <p class="muted">No connected apps.</p>
       ) : (
-        <table>
-          <TableHead columns={["Application", "Member", "Scopes", "Connected", "Last used"]} actions />
-          <tbody>
-            {grants.map((g) => (
-              <tr data-grant-id={g.grant_id}>
-                <td>
-                  <ClientName name={g.client_name} clientId={g.client_id} />
-                  <div class="muted mono">{g.grant_id}</div>
-                </td>
-                <td>
-                  {g.email}
-                  {g.user_id === member.user_id ? <span class="muted"> (you)</span> : null}
-                </td>
-                <td>
-                  {g.scopes.map((s) => (
-                    <>
-                      <code>{s}</code>{" "}
-                    </>
-                  ))}
-                </td>
-                <td>{when(g.created_at)}</td>
-                <td>{when(g.last_used_at)}</td>
-                <td>
-                  <PostButton
-                    c={c}
-                    action={`/console/connections/${g.grant_id}/revoke`}
-                    kind="danger"
-                    label={`Revoke ${g.client_name}`}
-                  >
-                    Revoke
-                  </PostButton>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <div class="table-scroll">
+          <table>
+            <TableHead columns={["Application", "Member", "Scopes", "Connected", "Last used"]} actions />
+            <tbody>
+              {grants.map((g) => (
+                <tr data-grant-id={g.grant_id}>
+                  <td>
+                    <ClientName name={g.client_name} clientId={g.client_id} />
+                    <div class="muted mono">{g.grant_id}</div>
+                  </td>
+                  <td>
+                    {g.email}
+                    {g.user_id === member.user_id ? <span class="muted"> (you)</span> : null}
+                  </td>
+                  <td>
+                    {g.scopes.map((s) => (
+                      <>
+                        <code>{s}</code>{" "}
+                      </>
+                    ))}
+                  </td>
+                  <td>{when(g.created_at)}</td>
+                  <td>{when(g.last_used_at)}</td>
+                  <td>
+                    <PostButton
+                      c={c}
+                      action={`/console/connections/${g.grant_id}/revoke`}
+                      kind="danger"
+                      label={`Revoke ${g.client_name}`}
+                    >
+                      Revoke
+                    </PostButton>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </Layout>,
     status,

@@ -14,6 +14,7 @@ import { acting } from "../acting";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, takeFlash } from "../flash";
+import { formField } from "../form-body";
 import { Layout } from "../layout";
 import { refusal } from "../refusal";
 import { render } from "../render";
@@ -98,40 +99,44 @@ async function creditsPage(c: Context<ConsoleEnv>, flash?: Flash, status: Conten
       {grants.length === 0 ? (
         <p class="muted">No credits granted yet.</p>
       ) : (
-        <table>
-          <TableHead columns={["When", { label: "Credits", num: true }, "Source"]} />
-          <tbody>
-            {grants.map((g) => (
-              <tr data-grant-id={g.grant_id} data-source={g.source}>
-                <td>{when(g.created_at)}</td>
-                <td class="num">{g.amount}</td>
-                <td>{sourceText(g.source)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <div class="table-scroll">
+          <table>
+            <TableHead columns={["When", { label: "Credits", num: true }, "Source"]} />
+            <tbody>
+              {grants.map((g) => (
+                <tr data-grant-id={g.grant_id} data-source={g.source}>
+                  <td>{when(g.created_at)}</td>
+                  <td class="num">{g.amount}</td>
+                  <td>{sourceText(g.source)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
 
       {checkouts.length > 0 ? (
         <>
           <h2>Purchases</h2>
-          <table>
-            <TableHead columns={["Started", "By", { label: "Paid", num: true }, { label: "Credits", num: true }, "Status"]} />
-            <tbody>
-              {checkouts.map((k) => (
-                <tr data-checkout-id={k.checkout_id} data-status={k.status}>
-                  <td>{when(k.created_at)}</td>
-                  <td>{k.created_by}</td>
-                  <td class="num">{formatMoney(k.amount, k.currency)}</td>
-                  <td class="num">{k.credits}</td>
-                  <td>
-                    <span class="badge">{k.status === "open" ? "awaiting payment" : k.status}</span>
-                    {k.completed_at ? <div class="muted">{when(k.completed_at)}</div> : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <div class="table-scroll">
+            <table>
+              <TableHead columns={["Started", "By", { label: "Paid", num: true }, { label: "Credits", num: true }, "Status"]} />
+              <tbody>
+                {checkouts.map((k) => (
+                  <tr data-checkout-id={k.checkout_id} data-status={k.status}>
+                    <td>{when(k.created_at)}</td>
+                    <td>{k.created_by}</td>
+                    <td class="num">{formatMoney(k.amount, k.currency)}</td>
+                    <td class="num">{k.credits}</td>
+                    <td>
+                      <span class="badge">{k.status === "open" ? "awaiting payment" : k.status}</span>
+                      {k.completed_at ? <div class="muted">{when(k.completed_at)}</div> : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         </>
       ) : null}
     </Layout>,
@@ -140,7 +145,7 @@ async function creditsPage(c: Context<ConsoleEnv>, flash?: Flash, status: Conten
 }
 
 async function field(c: Context<ConsoleEnv>, name: string): Promise<string> {
-  const value = (await c.req.parseBody())[name];
+  const value = formField(c, name);
   return typeof value === "string" ? value.trim() : "";
 }
 
@@ -179,7 +184,7 @@ export function register(app: Hono<ConsoleEnv>) {
               Pay on the checkout page
             </a>
           </p>
-          <script>{raw(`location.assign(document.getElementById("checkout-link").href);`)}</script>
+          <script nonce={c.get("nonce")}>{raw(`location.assign(document.getElementById("checkout-link").href);`)}</script>
         </Layout>,
         201,
       );

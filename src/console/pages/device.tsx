@@ -13,6 +13,7 @@ import { displayUserCode, normalizeUserCode } from "../../oauth/tokens";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
+import { formField } from "../form-body";
 import { Layout } from "../layout";
 import { refusal } from "../refusal";
 import { render } from "../render";
@@ -87,7 +88,7 @@ function confirmPage(c: Context<ConsoleEnv>, device: DeviceView) {
 }
 
 async function typedCode(c: Context<ConsoleEnv>): Promise<string> {
-  const value = (await c.req.parseBody()).user_code;
+  const value = formField(c, "user_code");
   return typeof value === "string" ? value : "";
 }
 

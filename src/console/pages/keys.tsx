@@ -1,14 +1,15 @@
 /**
  * API keys: every member sees the tenant's keys (never the keys themselves); developers and
  * owners (`keys:manage`) create one (the key shown once), revoke, and rotate with a grace period
- * during which the old key keeps working.
+ * during which the old key keeps working. Creating and rotating answer with a redirect to
+ * /console/keys/created, which shows the new key once (src/console/secret-once.tsx); each form
+ * acts once however often it is sent (src/console/form-once.tsx).
  */
 import type { Context, Hono } from "hono";
-import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiKeyRecord } from "../../accounts/api-key-rows";
 import { KEY_MODES, type KeyMode, PERMISSIONS, type Permission } from "../../accounts/api-keys";
-import { GRACE_LABELS, rotateApiKey } from "../../accounts/key-rotation";
+import { GRACE_LABELS, type Grace, rotateApiKey } from "../../accounts/key-rotation";
 import { issueApiKey, listApiKeys, revokeApiKey } from "../../accounts/service";
 import { ApiError } from "../../errors/api-error";
 import { can } from "../../people/roles";
@@ -16,11 +17,13 @@ import { acting } from "../acting";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
+import { formField, formFields } from "../form-body";
+import { claimForm, FormOnce } from "../form-once";
 import { Layout } from "../layout";
 import { showingRefusals } from "../refusal";
 import { render } from "../render";
 import { PostButton, postedGrace, RotateForm } from "../row-forms";
-import { CopyScript, SecretOnce, when } from "../secret-once";
+import { CopyScript, SecretOnce, stashSecret, takeSecret, when } from "../secret-once";
 import { requireMember, requireRole } from "../session";
 import { TableHead } from "../table";
 
@@ -48,65 +51,68 @@ async function keysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Contentfu
       {keys.length === 0 ? (
         <p class="muted">No API keys yet.</p>
       ) : (
-        <table>
-          <TableHead columns={["Name", "Key", "Mode", "Permissions", "Last used", "Created", "Status"]} actions={manage} />
-          <tbody>
-            {keys.map((k) => (
-              <tr data-key-id={k.key_id} data-status={k.status}>
-                <td>{k.name ?? <span class="muted">unnamed</span>}</td>
-                <td>
-                  <code>{k.prefix ? `${k.prefix}…` : `sk_${k.region}_${k.mode}_…`}</code>
-                  <div class="muted mono">{k.key_id}</div>
-                </td>
-                <td>
-                  <span class="badge">{k.mode}</span>
-                </td>
-                <td>{k.permissions.length ? k.permissions.join(", ") : <span class="muted">none</span>}</td>
-                <td>{when(k.last_used_at)}</td>
-                <td>
-                  {when(k.created_at)}
-                  <div class="muted">by {k.created_by ?? "operator"}</div>
-                </td>
-                <td>
-                  {statusText(k)}
-                  {k.replaced_by ? <div class="muted mono">replaced by {k.replaced_by}</div> : null}
-                </td>
-                {manage ? (
+        <div class="table-scroll">
+          <table>
+            <TableHead columns={["Name", "Key", "Mode", "Permissions", "Last used", "Created", "Status"]} actions={manage} />
+            <tbody>
+              {keys.map((k) => (
+                <tr data-key-id={k.key_id} data-status={k.status}>
+                  <td>{k.name ?? <span class="muted">unnamed</span>}</td>
                   <td>
-                    {k.status === "active" && !k.replaced_by ? (
-                      <RotateForm
-                        c={c}
-                        action={`/console/keys/${k.key_id}/rotate`}
-                        name="grace"
-                        rowId={k.key_id}
-                        label="Old key keeps working for"
-                        title="How long the old key keeps working"
-                        labels={GRACE_LABELS}
-                        selected="24h"
-                      />
-                    ) : null}
-                    {k.status !== "revoked" ? (
-                      <PostButton
-                        c={c}
-                        action={`/console/keys/${k.key_id}/revoke`}
-                        kind="danger"
-                        label={`Revoke ${k.name ?? k.key_id}`}
-                      >
-                        Revoke
-                      </PostButton>
-                    ) : null}
+                    <code>{k.prefix ? `${k.prefix}…` : `sk_${k.region}_${k.mode}_…`}</code>
+                    <div class="muted mono">{k.key_id}</div>
                   </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                  <td>
+                    <span class="badge">{k.mode}</span>
+                  </td>
+                  <td>{k.permissions.length ? k.permissions.join(", ") : <span class="muted">none</span>}</td>
+                  <td>{when(k.last_used_at)}</td>
+                  <td>
+                    {when(k.created_at)}
+                    <div class="muted">by {k.created_by ?? "operator"}</div>
+                  </td>
+                  <td>
+                    {statusText(k)}
+                    {k.replaced_by ? <div class="muted mono">replaced by {k.replaced_by}</div> : null}
+                  </td>
+                  {manage ? (
+                    <td>
+                      {k.status === "active" && !k.replaced_by ? (
+                        <RotateForm
+                          c={c}
+                          action={`/console/keys/${k.key_id}/rotate`}
+                          name="grace"
+                          rowId={k.key_id}
+                          label="Old key keeps working for"
+                          title="How long the old key keeps working"
+                          labels={GRACE_LABELS}
+                          selected="24h"
+                        />
+                      ) : null}
+                      {k.status !== "revoked" ? (
+                        <PostButton
+                          c={c}
+                          action={`/console/keys/${k.key_id}/revoke`}
+                          kind="danger"
+                          label={`Revoke ${k.name ?? k.key_id}`}
+                        >
+                          Revoke
+                        </PostButton>
+                      ) : null}
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       {manage ? (
         <>
           <h2>Create a key</h2>
           <form class="stack" method="post" action="/console/keys">
             {csrfField(c)}
+            <FormOnce />
             <label for="key-name">Name</label>
             <input
               id="key-name"
@@ -159,30 +165,75 @@ function invalid(param: string, reason: string): ApiError {
 }
 
 /** The create form's fields, checked as the operator API checks them. */
-async function createInput(c: Context<ConsoleEnv>): Promise<{ name: string; permissions: Permission[]; mode: KeyMode }> {
-  const body = await c.req.parseBody({ all: true });
-  const name = typeof body.name === "string" ? body.name.trim() : "";
+function createInput(c: Context<ConsoleEnv>): { name: string; permissions: Permission[]; mode: KeyMode } {
+  const name = formField(c, "name")?.trim() ?? "";
   if (name.length < 1 || name.length > 100) throw invalid("name", "a name of 1 to 100 characters is required");
-  const raw = body.permissions === undefined ? [] : Array.isArray(body.permissions) ? body.permissions : [body.permissions];
+  const raw = formFields(c, "permissions");
   const permissions = [...new Set(raw)].filter((p): p is Permission => (PERMISSIONS as readonly unknown[]).includes(p));
   if (permissions.length === 0 || permissions.length !== new Set(raw).size) {
     throw invalid("permissions", `choose at least one of ${PERMISSIONS.join(", ")}`);
   }
-  const mode = body.mode ?? "live";
+  const mode = formField(c, "mode") ?? "live";
   if (typeof mode !== "string" || !(KEY_MODES as readonly string[]).includes(mode)) throw invalid("mode", "must be live or test");
   return { name, permissions, mode: mode as KeyMode };
 }
 
-function NewKeyPage(props: { c: Context<ConsoleEnv>; title: string; apiKey: string; children?: Child }) {
-  const member = props.c.get("member");
+/** What the created page shows, carried from the form's handler in the one-time stash. */
+type NewKey =
+  | { kind: "created"; api_key: string; name: string | null; key_id: string; mode: string; permissions: string[] }
+  | {
+      kind: "rotated";
+      api_key: string;
+      name: string | null;
+      key_id: string;
+      old_key_id: string;
+      grace: Grace;
+      old_expires_at: string | null;
+    };
+
+export const CREATED_PATH = "/console/keys/created";
+
+function NewKeyPage(props: { c: Context<ConsoleEnv>; shown: NewKey | undefined }) {
+  const { c, shown } = props;
+  const member = c.get("member");
+  if (!shown) {
+    return (
+      <Layout title="No new key to show" member={member} active="keys">
+        <p>
+          A new key is shown once, on the page that follows its form, and this one was shown already (or its form was sent again,
+          which creates nothing more). Its key is listed on <a href="/console/keys">API keys</a>; if you did not keep it, revoke
+          it there and create another.
+        </p>
+      </Layout>
+    );
+  }
+  const title =
+    shown.kind === "created" ? `Key “${shown.name ?? shown.key_id}” created` : `Key “${shown.name ?? shown.key_id}” rotated`;
   return (
-    <Layout title={props.title} member={member} active="keys">
-      <SecretOnce id="new-api-key" label="Your new API key" value={props.apiKey} />
-      {props.children}
+    <Layout title={title} member={member} active="keys">
+      <SecretOnce id="new-api-key" label="Your new API key" value={shown.api_key} />
+      {shown.kind === "created" ? (
+        <p class="muted">
+          {shown.mode} key <code>{shown.key_id}</code> with {shown.permissions.join(", ")}.
+        </p>
+      ) : (
+        <p>
+          {shown.grace === "none" ? (
+            <>
+              The old key <code>{shown.old_key_id}</code> stopped working now.
+            </>
+          ) : (
+            <>
+              The old key <code>{shown.old_key_id}</code> keeps working until <strong>{when(shown.old_expires_at)}</strong> (
+              {GRACE_LABELS[shown.grace]}), then stops: deploy the new key before then.
+            </>
+          )}
+        </p>
+      )}
       <p>
         Send it as <code>Authorization: Bearer &lt;key&gt;</code>. <a href="/console/keys">Back to API keys</a>
       </p>
-      <CopyScript />
+      <CopyScript nonce={c.get("nonce")} />
     </Layout>
   );
 }
@@ -190,23 +241,30 @@ function NewKeyPage(props: { c: Context<ConsoleEnv>; title: string; apiKey: stri
 export function register(app: Hono<ConsoleEnv>) {
   app.get("/keys", requireMember, async (c) => keysPage(c, takeFlash(c)));
 
+  // The page a create or rotate form redirects to: the new key once, never again on reload.
+  app.get("/keys/created", requireMember, async (c) =>
+    render(c, <NewKeyPage c={c} shown={await takeSecret<NewKey>(c, CREATED_PATH)} />),
+  );
+
   app.post("/keys", requireRole("keys:manage"), async (c) =>
     showingRefusals(c, keysPage, async () => {
-      const input = await createInput(c);
+      const input = createInput(c);
+      // A form sent again (double click, resubmitted page) creates nothing more.
+      if (!(await claimForm(c))) return c.redirect(CREATED_PATH, 303);
       const member = c.get("member");
       const { record, api_key } = await issueApiKey(c.env, member.tenant_id, c.env.REGION, input.permissions, input.mode, {
         name: input.name,
         acting: acting(c),
       });
-      return render(
-        c,
-        <NewKeyPage c={c} title={`Key “${record.name}” created`} apiKey={api_key}>
-          <p class="muted">
-            {record.mode} key <code>{record.key_id}</code> with {record.permissions.join(", ")}.
-          </p>
-        </NewKeyPage>,
-        201,
-      );
+      await stashSecret(c, CREATED_PATH, {
+        kind: "created",
+        api_key,
+        name: record.name,
+        key_id: record.key_id,
+        mode: record.mode,
+        permissions: record.permissions,
+      } satisfies NewKey);
+      return c.redirect(CREATED_PATH, 303);
     }),
   );
 
@@ -219,26 +277,19 @@ export function register(app: Hono<ConsoleEnv>) {
 
   app.post("/keys/:key_id/rotate", requireRole("keys:manage"), async (c) =>
     showingRefusals(c, keysPage, async () => {
-      const grace = await postedGrace(c, "grace");
+      const grace = postedGrace(c, "grace");
+      if (!(await claimForm(c))) return c.redirect(CREATED_PATH, 303);
       const r = await rotateApiKey(c.env, c.req.param("key_id"), grace, acting(c));
-      return render(
-        c,
-        <NewKeyPage c={c} title={`Key “${r.record.name ?? r.record.key_id}” rotated`} apiKey={r.api_key}>
-          <p>
-            {grace === "none" ? (
-              <>
-                The old key <code>{r.old.key_id}</code> stopped working now.
-              </>
-            ) : (
-              <>
-                The old key <code>{r.old.key_id}</code> keeps working until <strong>{when(r.old.expires_at)}</strong> (
-                {GRACE_LABELS[grace]}), then stops: deploy the new key before then.
-              </>
-            )}
-          </p>
-        </NewKeyPage>,
-        201,
-      );
+      await stashSecret(c, CREATED_PATH, {
+        kind: "rotated",
+        api_key: r.api_key,
+        name: r.record.name,
+        key_id: r.record.key_id,
+        old_key_id: r.old.key_id,
+        grace,
+        old_expires_at: r.old.expires_at,
+      } satisfies NewKey);
+      return c.redirect(CREATED_PATH, 303);
     }),
   );
 }

@@ -7,6 +7,7 @@ import { acting } from "../acting";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
+import { formField } from "../form-body";
 import { Layout } from "../layout";
 import { refusal } from "../refusal";
 import { render } from "../render";
@@ -15,7 +16,7 @@ import { requireRole } from "../session";
 import { TableHead } from "../table";
 
 async function field(c: Context<ConsoleEnv>, name: string): Promise<string> {
-  const value = (await c.req.parseBody())[name];
+  const value = formField(c, name);
   return typeof value === "string" ? value : "";
 }
 
@@ -31,46 +32,48 @@ async function membersPage(c: Context<ConsoleEnv>, flash?: Flash, status: Conten
   return render(
     c,
     <Layout title="Members" member={member} active="members" flash={flash}>
-      <table>
-        <TableHead columns={["Email", "Role", "Status", "Since"]} actions />
-        <tbody>
-          {members.map((m) => (
-            <tr data-user-id={m.user_id}>
-              <td>
-                {m.email}
-                {m.user_id === member.user_id ? <span class="muted"> (you)</span> : null}
-              </td>
-              <td>
-                <form class="inline" method="post" action={`/console/members/${m.user_id}/role`}>
-                  {csrfField(c)}
-                  <label class="sr-only" for={`role-${m.user_id}`}>
-                    Role of {m.email}
-                  </label>
-                  <select id={`role-${m.user_id}`} name="role">
-                    {ROLES.map((r) => (
-                      <option value={r} selected={r === m.role}>
-                        {r}
-                      </option>
-                    ))}
-                  </select>
-                  <button type="submit" class="secondary">
-                    Change
-                  </button>
-                </form>
-              </td>
-              <td>
-                <span class="badge">{m.status}</span>
-              </td>
-              <td>{(m.joined_at ?? m.created_at).slice(0, 10)}</td>
-              <td>
-                <PostButton c={c} action={`/console/members/${m.user_id}/remove`} kind="danger" label={`Remove ${m.email}`}>
-                  Remove
-                </PostButton>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <div class="table-scroll">
+        <table>
+          <TableHead columns={["Email", "Role", "Status", "Since"]} actions />
+          <tbody>
+            {members.map((m) => (
+              <tr data-user-id={m.user_id}>
+                <td>
+                  {m.email}
+                  {m.user_id === member.user_id ? <span class="muted"> (you)</span> : null}
+                </td>
+                <td>
+                  <form class="inline" method="post" action={`/console/members/${m.user_id}/role`}>
+                    {csrfField(c)}
+                    <label class="sr-only" for={`role-${m.user_id}`}>
+                      Role of {m.email}
+                    </label>
+                    <select id={`role-${m.user_id}`} name="role">
+                      {ROLES.map((r) => (
+                        <option value={r} selected={r === m.role}>
+                          {r}
+                        </option>
+                      ))}
+                    </select>
+                    <button type="submit" class="secondary">
+                      Change
+                    </button>
+                  </form>
+                </td>
+                <td>
+                  <span class="badge">{m.status}</span>
+                </td>
+                <td>{(m.joined_at ?? m.created_at).slice(0, 10)}</td>
+                <td>
+                  <PostButton c={c} action={`/console/members/${m.user_id}/remove`} kind="danger" label={`Remove ${m.email}`}>
+                    Remove
+                  </PostButton>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <h2>Invite someone</h2>
       <form class="stack" method="post" action="/console/members/invite">
         {csrfField(c)}

@@ -17,6 +17,7 @@ import { mcpResourceUrl, oauthOrigin } from "../../oauth/resource";
 import { OAUTH_SCOPES, roleScopes, SCOPE_LABELS } from "../../oauth/scopes";
 import type { ConsoleEnv, Member } from "../context";
 import { csrfField } from "../csrf";
+import { formField } from "../form-body";
 import { Layout } from "../layout";
 import { render } from "../render";
 import { actorOf } from "../request-meta";
@@ -117,18 +118,17 @@ export function register(app: Hono<ConsoleEnv>) {
   });
 
   app.post("/oauth/authorize", requireMember, async (c) => {
-    const body = await c.req.parseBody();
     const params = new URLSearchParams();
     for (const name of AUTHORIZE_PARAMS) {
-      const value = body[name];
-      if (typeof value === "string") params.set(name, value);
+      const value = formField(c, name);
+      if (value !== undefined) params.set(name, value);
     }
     const check = await checkAuthorizationRequest(c.env, params, expected(c));
     if (check.kind === "page") return refused(c, check.message);
     if (check.kind === "redirect") return c.redirect(check.location, 303);
     const request = check.request;
     const iss = expected(c).issuer;
-    if (body.decision !== "approve") {
+    if (formField(c, "decision") !== "approve") {
       return c.redirect(
         redirectTo(request.redirect_uri, {
           error: "access_denied",

@@ -11,6 +11,7 @@ import { render } from "../render";
 import { requireMember } from "../session";
 import { SpendChart } from "../spend-chart";
 import { TableHead } from "../table";
+import { TaskLink } from "../task-id";
 
 export function register(app: Hono<ConsoleEnv>) {
   app.get("/", requireMember, async (c) => {
@@ -47,31 +48,37 @@ export function register(app: Hono<ConsoleEnv>) {
             {recent.data.length === 0 ? (
               <p class="muted">No tasks yet.</p>
             ) : (
-              <table>
-                <TableHead columns={["Task", "Capability", "Model", "Status", "Created"]} />
-                <tbody>
-                  {recent.data.map((t) => (
-                    <tr>
-                      <td>
-                        <a class="mono" href={`/console/tasks/${t.task_id}`}>
-                          {t.task_id}
-                        </a>
-                      </td>
-                      <td>{t.capability}</td>
-                      <td>{t.resolved_model ?? t.model}</td>
-                      <td>
-                        <span class="badge">{t.status}</span>
-                      </td>
-                      <td>
-                        <time datetime={t.created_at}>{t.created_at.replace("T", " ").slice(0, 19)}</time>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <div class="table-scroll">
+                <table>
+                  <TableHead columns={["Task", "Capability", "Model", "Status", "Created"]} />
+                  <tbody>
+                    {recent.data.map((t) => (
+                      <tr>
+                        <td>
+                          <TaskLink id={t.task_id} />
+                        </td>
+                        <td>{t.capability}</td>
+                        <td>{t.resolved_model ?? t.model}</td>
+                        <td>
+                          <span class="badge">{t.status}</span>
+                        </td>
+                        <td>
+                          <time datetime={t.created_at}>{t.created_at.replace("T", " ").slice(0, 19)}</time>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
             )}
             <p>
               <a href="/console/tasks">All tasks</a>
+              {can(member.role, "tasks:write") ? (
+                <>
+                  {" · "}
+                  <a href="/console/tasks/new">New task</a>
+                </>
+              ) : null}
             </p>
           </>
         ) : null}

@@ -12,6 +12,7 @@ import type { ConsoleEnv } from "../context";
 import { clearCookie, writeCookie } from "../cookies";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
+import { formField as postedField } from "../form-body";
 import { Layout } from "../layout";
 import { render } from "../render";
 import { clientIp } from "../request-meta";
@@ -23,9 +24,7 @@ function meta(c: Context<ConsoleEnv>) {
 }
 
 async function formField(c: Context<ConsoleEnv>, name: string): Promise<string> {
-  const body = await c.req.parseBody();
-  const value = body[name];
-  return typeof value === "string" ? value : "";
+  return postedField(c, name) ?? "";
 }
 
 function EmailForm(props: { c: Context<ConsoleEnv>; email?: string }) {

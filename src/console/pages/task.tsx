@@ -27,6 +27,7 @@ import { Layout } from "../layout";
 import { render } from "../render";
 import { actorOf } from "../request-meta";
 import { requireRole } from "../session";
+import { shortTaskId } from "../task-id";
 import { inputPreviews, outputPreviews, type Preview } from "../task-media";
 import { CONSOLE_TASK_STYLE } from "../task-style";
 import { shortTime } from "./tasks";
@@ -281,13 +282,13 @@ export function register(app: Hono<ConsoleEnv>) {
     const flash = takeFlash(c);
     return render(
       c,
-      <Layout title={`Task ${t.task_id.slice(0, 17)}…`} member={c.get("member")} active="tasks" {...(flash ? { flash } : {})}>
+      <Layout title={`Task ${shortTaskId(t.task_id)}`} member={c.get("member")} active="tasks" {...(flash ? { flash } : {})}>
         <style>{raw(CONSOLE_TASK_STYLE)}</style>
         <p class="crumbs">
           <a href="/console/tasks">Tasks</a> / <code>{t.task_id}</code>
         </p>
         {await renderLive(c, t)}
-        <script>{raw(LIVE_SCRIPT)}</script>
+        <script nonce={c.get("nonce")}>{raw(LIVE_SCRIPT)}</script>
       </Layout>,
     );
   });

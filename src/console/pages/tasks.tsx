@@ -7,6 +7,7 @@ import type { Hono } from "hono";
 import { raw } from "hono/html";
 import { CAPABILITIES, type Capability } from "../../catalog/schema";
 import { ApiError } from "../../errors/api-error";
+import { can } from "../../people/roles";
 import { listTaskPage, type TaskListPage, type TaskListQuery } from "../../tasks/listing";
 import { TASK_STATUSES, type TaskStatus } from "../../tasks/record";
 import type { ConsoleEnv } from "../context";
@@ -16,6 +17,7 @@ import { Layout } from "../layout";
 import { render } from "../render";
 import { requireRole } from "../session";
 import { TableHead } from "../table";
+import { TaskLink } from "../task-id";
 import { CONSOLE_TASK_STYLE } from "../task-style";
 
 const PAGE_SIZES = [10, 20, 50, 100] as const;
@@ -97,28 +99,28 @@ function TaskTable({ page }: { page: TaskListPage }) {
     );
   }
   return (
-    <table class="tasks">
-      <TableHead columns={["Task", "Status", "Progress", "Capability", "Model", "Credits", "Created"]} />
-      <tbody>
-        {page.data.map((t) => (
-          <tr>
-            <td>
-              <a href={`/console/tasks/${t.task_id}`}>
-                <code>{`${t.task_id.slice(0, 17)}…`}</code>
-              </a>
-            </td>
-            <td>
-              <span class={`status status-${t.status}`}>{t.status}</span>
-            </td>
-            <td>{t.progress.percent}%</td>
-            <td>{t.capability}</td>
-            <td>{t.resolved_model}</td>
-            <td class="num">{t.billing.net_charged_credits}</td>
-            <td>{shortTime(t.created_at)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <div class="table-scroll">
+      <table class="tasks">
+        <TableHead columns={["Task", "Status", "Progress", "Capability", "Model", "Credits", "Created"]} />
+        <tbody>
+          {page.data.map((t) => (
+            <tr>
+              <td>
+                <TaskLink id={t.task_id} />
+              </td>
+              <td>
+                <span class={`status status-${t.status}`}>{t.status}</span>
+              </td>
+              <td>{t.progress.percent}%</td>
+              <td>{t.capability}</td>
+              <td>{t.resolved_model}</td>
+              <td class="num">{t.billing.net_charged_credits}</td>
+              <td>{shortTime(t.created_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -138,6 +140,11 @@ export function register(app: Hono<ConsoleEnv>) {
       c,
       <Layout title="Tasks" member={c.get("member")} active="tasks" {...(flash ? { flash } : {})}>
         <style>{raw(CONSOLE_TASK_STYLE)}</style>
+        {can(c.get("member").role, "tasks:write") ? (
+          <p>
+            <a href="/console/tasks/new">New task</a> <span class="muted">run one from the console</span>
+          </p>
+        ) : null}
         <FilterForm f={f} />
         {page && <TaskTable page={page} />}
         <nav class="pager" aria-label="Pages">

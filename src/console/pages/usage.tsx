@@ -56,37 +56,39 @@ function UsageTable({ rows }: { rows: UsageRow[] }) {
   const counters = USAGE_COUNTERS.filter((k) => rows.some((r) => r[k] > 0));
   const totals = usageTotals(rows);
   return (
-    <table class="usage">
-      <TableHead
-        columns={[
-          "Day (UTC)",
-          "Model",
-          "Credits",
-          "Tasks",
-          "Completions",
-          "Failed",
-          "Canceled",
-          ...counters.map((k) => COUNTER_LABELS[k]),
-        ]}
-      />
-      <tbody>
-        {rows.map((r) => (
+    <div class="table-scroll">
+      <table class="usage">
+        <TableHead
+          columns={[
+            "Day (UTC)",
+            "Model",
+            "Credits",
+            "Tasks",
+            "Completions",
+            "Failed",
+            "Canceled",
+            ...counters.map((k) => COUNTER_LABELS[k]),
+          ]}
+        />
+        <tbody>
+          {rows.map((r) => (
+            <tr>
+              <td>{r.key}</td>
+              <td>{r.subkey}</td>
+              <FigureCells figures={r} counters={counters} />
+            </tr>
+          ))}
+        </tbody>
+        <tfoot>
           <tr>
-            <td>{r.key}</td>
-            <td>{r.subkey}</td>
-            <FigureCells figures={r} counters={counters} />
+            <th scope="row" colspan={2}>
+              Total
+            </th>
+            <FigureCells figures={totals} counters={counters} />
           </tr>
-        ))}
-      </tbody>
-      <tfoot>
-        <tr>
-          <th scope="row" colspan={2}>
-            Total
-          </th>
-          <FigureCells figures={totals} counters={counters} />
-        </tr>
-      </tfoot>
-    </table>
+        </tfoot>
+      </table>
+    </div>
   );
 }
 

@@ -1,0 +1,381 @@
+/**
+ * /console/tasks/new — a person runs a task from the console: choose a capability, then fill the
+ * form made from that operation's request schema (src/console/task-form.tsx). Files chosen in the
+ * form are uploaded through the API's upload service (src/media/uploads.ts) and sent as
+ * artifacts; the task is admitted by the same code as `POST /v1/...` and the MCP tools
+ * (admitOperation), then the browser is sent to the task's page, which follows it live.
+ *
+ * Who: members whose role may create tasks (`tasks:write`: owners, developers).
+ * Mode: test by default — the built-in sandbox makes the output and nothing is charged, like a
+ * test-mode key; live (the real models, charged to the tenant) is an explicit choice on the form.
+ * Once only: each rendering of the form carries its own Idempotency-Key (`console-<uuid>`), so a
+ * double submit, a resubmitted page or a retry creates one task, and a form already used leads to
+ * its task.
+ */
+import type { Context, Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { KEY_MODES, type KeyMode } from "../../accounts/api-keys";
+import type { Caller } from "../../accounts/service";
+import { loadCatalog } from "../../catalog/store";
+import { interfacesOf, isOffered, isSelectable } from "../../catalog/views";
+import { ApiError } from "../../errors/api-error";
+import { storeUpload } from "../../media/uploads";
+import { OPERATIONS } from "../../operations";
+import type { OperationSpec } from "../../operations/types";
+import { liveProviders } from "../../providers/routing";
+import { admitOperation, taskObjectFor } from "../../tasks/admit";
+import type { Envelope } from "../../tasks/record";
+import type { ConsoleEnv } from "../context";
+import { csrfField } from "../csrf";
+import type { Flash } from "../flash";
+import { formField } from "../form-body";
+import { Layout } from "../layout";
+import { refusal } from "../refusal";
+import { render } from "../render";
+import { actorOf } from "../request-meta";
+import { requireRole } from "../session";
+import { checkTask, isMainField, postedTask, type TaskField, taskFields } from "../task-form";
+
+type C = Context<ConsoleEnv>;
+
+export const NEW_TASK_PATH = "/console/tasks/new";
+const IDEMPOTENCY_FIELD = "idempotency_key";
+const CONSOLE_KEY = /^console-[0-9a-f-]{36}$/;
+/** Console-made tasks run in test mode unless the person chooses live. */
+export const DEFAULT_TASK_MODE: KeyMode = "test";
+
+function operationOf(capability: string | undefined): OperationSpec | undefined {
+  return OPERATIONS.find((o) => o.capability === capability);
+}
+
+/** The choices of the model and voice selects, from the catalog. */
+async function catalogChoices(c: C, spec: OperationSpec) {
+  const bundle = await loadCatalog(c.env.CATALOG);
+  const test = liveProviders(c.env, "test");
+  const live = liveProviders(c.env, "live");
+  const models = interfacesOf({ bundle, providers: live }, spec.capability)
+    .filter(({ model, card }) => isOffered(model, card))
+    .map(({ model, card }) => ({
+      id: model.model,
+      label: model.display_name ?? model.model,
+      test: isSelectable(model, card, test),
+      live: isSelectable(model, card, live),
+    }));
+  const voices = bundle.voices
+    .filter((v) => v.status === "ready")
+    .map((v) => ({ id: v.voice_id, label: `${v.display_name} (${v.language}, ${v.gender})` }));
+  return { models, voices };
+}
+
+type Choices = Awaited<ReturnType<typeof catalogChoices>>;
+
+function Help({ f }: { f: TaskField }) {
+  return f.description ? (
+    <small id={`help-${f.name}`} class="muted">
+      {f.description}
+    </small>
+  ) : null;
+}
+
+function Field({ f, choices, value }: { f: TaskField; choices: Choices; value: string | undefined }) {
+  const id = `field-${f.name}`;
+  const described = f.description ? `help-${f.name}` : undefined;
+  const label = (
+    <label for={id}>
+      {f.name}
+      {f.required ? "" : <span class="muted"> (optional)</span>}
+    </label>
+  );
+  let control: unknown;
+  switch (f.kind) {
+    case "model":
+      control = (
+        <select id={id} name={f.name} aria-describedby={described}>
+          <option value="auto" selected={!value || value === "auto"}>
+            auto — the service picks a model that fits
+          </option>
+          {choices.models.map((m) => (
+            <option value={m.id} selected={value === m.id}>
+              {m.id}
+              {m.live ? "" : " (sandbox only here)"}
+            </option>
+          ))}
+        </select>
+      );
+      break;
+    case "voice":
+      control = (
+        <select id={id} name={f.name} required={f.required} aria-describedby={described}>
+          {f.required ? null : <option value="">—</option>}
+          {choices.voices.map((v) => (
+            <option value={v.id} selected={value === v.id}>
+              {v.label}
+            </option>
+          ))}
+        </select>
+      );
+      break;
+    case "media":
+      control = (
+        <input
+          id={id}
+          name={f.name}
+          type="file"
+          accept="image/*,video/*,audio/*"
+          multiple={(f.maxFiles ?? 1) > 1}
+          required={f.required}
+          aria-describedby={described}
+        />
+      );
+      break;
+    case "enum":
+      control = (
+        <select id={id} name={f.name} aria-describedby={described}>
+          {f.required ? null : <option value="">default</option>}
+          {(f.options ?? []).map((o) => (
+            <option value={o} selected={value === o}>
+              {o}
+            </option>
+          ))}
+        </select>
+      );
+      break;
+    case "boolean":
+      control = (
+        <select id={id} name={f.name} aria-describedby={described}>
+          <option value="">default</option>
+          <option value="true" selected={value === "true"}>
+            yes
+          </option>
+          <option value="false" selected={value === "false"}>
+            no
+          </option>
+        </select>
+      );
+      break;
+    case "number":
+      control = (
+        <input
+          id={id}
+          name={f.name}
+          type="number"
+          min={f.minimum}
+          max={f.maximum}
+          step={f.integer ? 1 : "any"}
+          value={value ?? ""}
+          placeholder={f.default !== undefined ? String(f.default) : ""}
+          required={f.required}
+          aria-describedby={described}
+        />
+      );
+      break;
+    case "longtext":
+    case "json":
+      control = (
+        <textarea
+          id={id}
+          name={f.name}
+          rows={f.kind === "json" ? 2 : 4}
+          required={f.required}
+          class={f.kind === "json" ? "mono" : undefined}
+          placeholder={f.kind === "json" ? (f.default !== undefined ? JSON.stringify(f.default) : "JSON") : ""}
+          aria-describedby={described}
+        >
+          {value ?? ""}
+        </textarea>
+      );
+      break;
+    default:
+      control = (
+        <input
+          id={id}
+          name={f.name}
+          type="text"
+          maxlength={f.maxLength}
+          value={value ?? ""}
+          placeholder={f.default !== undefined ? String(f.default) : ""}
+          required={f.required}
+          autocomplete="off"
+          aria-describedby={described}
+        />
+      );
+  }
+  return (
+    <div class="field" data-field={f.name} data-kind={f.kind}>
+      {label}
+      {control}
+      <Help f={f} />
+    </div>
+  );
+}
+
+function Chooser() {
+  return (
+    <>
+      <p>Choose what to make. The form that follows has the fields of the API's request for it.</p>
+      <ul class="capabilities">
+        {OPERATIONS.map((o) => (
+          <li>
+            <a href={`${NEW_TASK_PATH}?capability=${o.capability}`}>
+              <code>{o.capability}</code>
+            </a>{" "}
+            <span class="muted">
+              {o.summary} · <code>POST {o.path}</code>
+            </span>
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+async function newTaskPage(c: C, flash?: Flash, status: ContentfulStatusCode = 200) {
+  const member = c.get("member");
+  const spec = operationOf(c.req.query("capability") ?? formField(c, "capability"));
+  if (!spec) {
+    return render(
+      c,
+      <Layout title="New task" member={member} active="tasks" flash={flash}>
+        <Chooser />
+      </Layout>,
+      status,
+    );
+  }
+  const fields = taskFields(spec);
+  const choices = await catalogChoices(c, spec);
+  // A refused form is shown again with what was typed (files must be chosen again).
+  const posted = (name: string) => (c.req.method === "POST" ? formField(c, name) : undefined);
+  const mode = posted("mode") ?? DEFAULT_TASK_MODE;
+  return render(
+    c,
+    <Layout title={`New task: ${spec.capability}`} member={member} active="tasks" flash={flash}>
+      <p class="muted">
+        {spec.summary}. The same request as <code>POST {spec.path}</code>; <a href={NEW_TASK_PATH}>choose another</a>.
+      </p>
+      <form class="stack wide task-form" method="post" action={NEW_TASK_PATH} enctype="multipart/form-data">
+        {csrfField(c)}
+        <input type="hidden" name="capability" value={spec.capability} />
+        <input type="hidden" name={IDEMPOTENCY_FIELD} value={`console-${crypto.randomUUID()}`} />
+        <fieldset>
+          <legend>Mode</legend>
+          <div>
+            <input id="mode-test" type="radio" name="mode" value="test" checked={mode !== "live"} />{" "}
+            <label for="mode-test">test</label> <span class="muted">the built-in sandbox makes the output; never charged</span>
+          </div>
+          <div>
+            <input id="mode-live" type="radio" name="mode" value="live" checked={mode === "live"} />{" "}
+            <label for="mode-live">live</label> <span class="muted">the real models; charged to {member.tenant_name}</span>
+          </div>
+        </fieldset>
+        {fields.filter(isMainField).map((f) => (
+          <Field f={f} choices={choices} value={posted(f.name)} />
+        ))}
+        <details>
+          <summary>More options</summary>
+          <div class="stack">
+            {fields
+              .filter((f) => !isMainField(f))
+              .map((f) => (
+                <Field f={f} choices={choices} value={posted(f.name)} />
+              ))}
+          </div>
+        </details>
+        <button type="submit">Create task</button>
+      </form>
+    </Layout>,
+    status,
+  );
+}
+
+/** The form's Idempotency-Key: one the page made, else refused (reload for a new form). */
+function postedKey(c: C): string {
+  const key = formField(c, IDEMPOTENCY_FIELD);
+  if (!key || !CONSOLE_KEY.test(key)) {
+    const reason = "this form has no valid idempotency key: reload the page and send it again";
+    throw new ApiError("invalid_request", `${IDEMPOTENCY_FIELD}: ${reason}.`, {
+      param: IDEMPOTENCY_FIELD,
+      details: { errors: [{ loc: ["body", IDEMPOTENCY_FIELD], reason }] },
+    });
+  }
+  return key;
+}
+
+function postedMode(c: C): KeyMode {
+  const mode = formField(c, "mode") || DEFAULT_TASK_MODE;
+  if (!(KEY_MODES as readonly string[]).includes(mode)) {
+    throw new ApiError("invalid_request", "mode: must be test or live.", {
+      param: "mode",
+      details: { errors: [{ loc: ["body", "mode"], reason: "must be test or live" }] },
+    });
+  }
+  return mode as KeyMode;
+}
+
+/** The task this form's key made already, if any (a form sent again). */
+async function madeAlready(c: C, key: string): Promise<Envelope | null> {
+  const tenantId = c.get("member").tenant_id;
+  return (await taskObjectFor(c.env, tenantId, key).read(tenantId)) as unknown as Envelope | null;
+}
+
+async function createTask(c: C): Promise<Response> {
+  const member = c.get("member");
+  const spec = operationOf(formField(c, "capability"));
+  if (!spec) {
+    throw new ApiError("unsupported_capability", "Choose a capability first.", { param: "capability" });
+  }
+  const key = postedKey(c);
+  const mode = postedMode(c);
+  const seen = await madeAlready(c, key);
+  if (seen) return c.redirect(`/console/tasks/${seen.task_id}`, 303);
+  const { raw, files } = postedTask(c, spec);
+  // Everything but the files' contents is checked before anything is uploaded.
+  checkTask(spec, raw);
+  // The member stands in for a key: the same admission as a key of this mode with tasks:write.
+  const caller: Caller = {
+    tenant_id: member.tenant_id,
+    key_id: `console:${member.user_id}`,
+    permissions: ["tasks:write"],
+    region: c.env.REGION,
+    mode,
+    rate: null,
+  };
+  for (const { field, files: given } of files) {
+    const refs = [];
+    for (const [i, file] of given.entries()) {
+      const param = field.maxFiles === 1 ? `/${field.name}` : `/${field.name}/${i}`;
+      const stored = await storeUpload(c.env.ARTIFACTS, { body: file.stream(), length: file.size, param }, caller);
+      refs.push({ type: "artifact", artifact_id: stored.artifact_id });
+    }
+    raw[field.name] = field.maxFiles === 1 ? refs[0] : refs;
+  }
+  const body = checkTask(spec, raw);
+  try {
+    const { envelope } = await admitOperation(
+      { env: c.env, caller, requestId: c.get("requestId") ?? crypto.randomUUID(), idempotencyKey: key, actor: actorOf(c).actor },
+      spec,
+      body,
+      raw,
+    );
+    return c.redirect(`/console/tasks/${envelope.task_id}`, 303);
+  } catch (e) {
+    // Sent twice at once: the other request made the task (its uploads differ, hence the conflict).
+    if (e instanceof ApiError && (e.code === "idempotency_conflict" || e.code === "request_in_progress")) {
+      const made = await madeAlready(c, key);
+      if (made) return c.redirect(`/console/tasks/${made.task_id}`, 303);
+    }
+    throw e;
+  }
+}
+
+export function register(app: Hono<ConsoleEnv>) {
+  app.get("/tasks/new", requireRole("tasks:write"), async (c) => newTaskPage(c));
+
+  app.post("/tasks/new", requireRole("tasks:write"), async (c) => {
+    try {
+      return await createTask(c);
+    } catch (e) {
+      const { flash, status } = refusal(c, e);
+      return newTaskPage(c, flash, status);
+    }
+  });
+}
