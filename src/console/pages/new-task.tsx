@@ -25,6 +25,7 @@ import type { OperationSpec } from "../../operations/types";
 import { liveProviders } from "../../providers/routing";
 import { admitOperation, taskObjectFor } from "../../tasks/admit";
 import type { Envelope } from "../../tasks/record";
+import { tenantScope } from "../../tasks/scope";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import type { Flash } from "../flash";
@@ -311,10 +312,10 @@ function postedMode(c: C): KeyMode {
   return mode as KeyMode;
 }
 
-/** The task this form's key made already, if any (a form sent again). */
-async function madeAlready(c: C, key: string): Promise<Envelope | null> {
+/** The task this form's key made already in `mode`, if any (a form sent again). */
+async function madeAlready(c: C, key: string, mode: KeyMode): Promise<Envelope | null> {
   const tenantId = c.get("member").tenant_id;
-  return (await taskObjectFor(c.env, tenantId, key).read(tenantId)) as unknown as Envelope | null;
+  return (await taskObjectFor(c.env, tenantId, mode, key).read(tenantScope(tenantId))) as unknown as Envelope | null;
 }
 
 async function createTask(c: C): Promise<Response> {
@@ -325,7 +326,7 @@ async function createTask(c: C): Promise<Response> {
   }
   const key = postedKey(c);
   const mode = postedMode(c);
-  const seen = await madeAlready(c, key);
+  const seen = await madeAlready(c, key, mode);
   if (seen) return c.redirect(`/console/tasks/${seen.task_id}`, 303);
   const { raw, files } = postedTask(c, spec);
   // Everything but the files' contents is checked before anything is uploaded.
@@ -360,7 +361,7 @@ async function createTask(c: C): Promise<Response> {
   } catch (e) {
     // Sent twice at once: the other request made the task (its uploads differ, hence the conflict).
     if (e instanceof ApiError && (e.code === "idempotency_conflict" || e.code === "request_in_progress")) {
-      const made = await madeAlready(c, key);
+      const made = await madeAlready(c, key, mode);
       if (made) return c.redirect(`/console/tasks/${made.task_id}`, 303);
     }
     throw e;
