@@ -36,9 +36,10 @@ export function contextTier(pricing: Pricing, promptTokens: number): string | un
   return best?.tier;
 }
 
-export function unitPrice(card: InterfaceFile, dimensions: Record<string, string>): string {
+/** The unit price of the most specific option matching `dimensions`, in the price in force at `at`. */
+export function unitPrice(card: InterfaceFile, dimensions: Record<string, string>, at = Date.now()): string {
   let best: { credits: string; specificity: number } | null = null;
-  for (const option of pricingAt(card.pricing).options) {
+  for (const option of pricingAt(card.pricing, at).options) {
     const keys = Object.keys(option.dimensions);
     if (keys.every((k) => dimensions[k] === option.dimensions[k])) {
       if (!best || keys.length > best.specificity) best = { credits: option.unit_credits, specificity: keys.length };

@@ -103,7 +103,7 @@ export function tokenPrices(card: InterfaceFile, promptTokens: number, at = Date
   const priced = { ...card, pricing: pricingAt(card.pricing, at) };
   const tier = contextTier(priced.pricing, promptTokens);
   const has = (t: string) => priced.pricing.options.some((o) => o.dimensions.token_type === t);
-  const price = (t: string) => unitPrice(priced, { token_type: t, ...(tier ? { context_tier: tier } : {}) });
+  const price = (t: string) => unitPrice(priced, { token_type: t, ...(tier ? { context_tier: tier } : {}) }, at);
   const input = price("input");
   const output = price("output");
   return {

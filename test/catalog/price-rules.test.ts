@@ -81,6 +81,17 @@ describe("price schedules", () => {
     expect(tokenPrices(flash, 1000, on)).toMatchObject({ input: "0.00015", output: "0.00075", cache_read: "0.0000075" });
   });
 
+  it("a chat call admitted before a step's day keeps the earlier price after the day has begun", () => {
+    const flash = card("gemini-3.8-flash", "chat_completion");
+    const doubled = flash.pricing.options.map((o) => ({ ...o, unit_credits: String(Number(o.unit_credits) * 2) }));
+    const stepped = { ...flash, pricing: { ...flash.pricing, schedule: [step(doubled, "2020-01-01")] } } as InterfaceFile;
+    const admitted = Date.parse("2019-12-31T23:59:00Z");
+    expect(tokenPrices(stepped, 1000, admitted)).toEqual(tokenPrices({ ...stepped, pricing: flash.pricing }, 1000, admitted));
+    expect(tokenPrices(stepped, 1000, Date.parse("2020-01-01T00:00:00Z")).input).toBe(
+      String(Number(tokenPrices(flash, 1000, admitted).input) * 2),
+    );
+  });
+
   it("task meters are priced with the price in force now", () => {
     const base = card("flux-2-max", "text_to_image");
     const doubled = base.pricing.options.map((o) => ({ ...o, unit_credits: String(Number(o.unit_credits) * 2) }));
