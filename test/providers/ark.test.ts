@@ -13,7 +13,7 @@ import { type ArkTask, extensionPrompt, taskBody, taskResult } from "../../src/p
 import { providerConfig } from "../../src/providers/config";
 import type { ImageCapability, ImageRequest, JobFor, JobInput, VideoCapability, VideoRequest } from "../../src/providers/jobs";
 import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
-import { fakeKey } from "./fakes/kit";
+import { fakeKey, type Recorded } from "./fakes/kit";
 import { cardOf, recorded, rejection } from "./unit";
 
 const volcengine = arkAdapter("volcengine", VOLCENGINE_BASE_URL);
@@ -97,10 +97,7 @@ function imageJob<C extends ImageCapability>(
   } as JobFor<C>;
 }
 
-async function requests(
-  config: typeof volcConfig,
-  t: string,
-): Promise<{ kind: string; method: string; body: any; authorization: string }[]> {
+async function requests(config: typeof volcConfig, t: string): Promise<Recorded<any>[]> {
   return recorded(config.baseUrl, t);
 }
 

@@ -15,6 +15,7 @@ import { bflPercent, pollResultOf, runningPercent } from "../../src/providers/bf
 import { pollingUrlOf, submitTask } from "../../src/providers/bfl/tasks";
 import type { ImageCapability, ImageRequest, JobFor, JobInput } from "../../src/providers/jobs";
 import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
+import type { Recorded } from "./fakes/kit";
 import { recorded, signedUrl, unitConfig, unitContext } from "./unit";
 
 const config = () => unitConfig("bfl", BFL_BASE_URL);
@@ -65,7 +66,7 @@ function imageJob<C extends ImageCapability>(
   } as JobFor<C>;
 }
 
-async function requests(t: string): Promise<{ kind: string; method: string; path: string; body: any; headers: any }[]> {
+async function requests(t: string): Promise<Recorded<any>[]> {
   return recorded(config().baseUrl, t);
 }
 

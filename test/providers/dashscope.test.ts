@@ -14,7 +14,7 @@ import { asTask, type DashScopeTask, modelFor, taskBody, taskResult } from "../.
 import type { JobFor, JobInput, MediaCapability, VideoCapability, VideoRequest } from "../../src/providers/jobs";
 import { upstreamModel } from "../../src/providers/routing";
 import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
-import { fakeKey } from "./fakes/kit";
+import { fakeKey, type Recorded } from "./fakes/kit";
 import { cardOf, recorded, rejection } from "./unit";
 
 const config = providerConfig(env, "dashscope", DASHSCOPE_BASE_URL)!;
@@ -82,9 +82,7 @@ function job<C extends VideoCapability>(
   } as JobFor<C>;
 }
 
-async function requests(
-  t: string,
-): Promise<{ kind: string; method: string; path: string; body: any; authorization: string; headers: any }[]> {
+async function requests(t: string): Promise<Recorded<any>[]> {
   return recorded(config.baseUrl, t);
 }
 

@@ -12,6 +12,7 @@ import { kieAdapter } from "../../src/providers/kie/index";
 import { INERT_CALLBACK_URL, sunoBody } from "../../src/providers/kie/request";
 import { pollResultOf, resultOf } from "../../src/providers/kie/status";
 import type { ProviderContext, ProviderHandle } from "../../src/providers/types";
+import type { Recorded } from "./fakes/kit";
 import { recorded, rejection, unitConfig, unitContext } from "./unit";
 
 const config = () => unitConfig("kie", KIE_BASE_URL);
@@ -41,7 +42,7 @@ function musicJob(request: Partial<MusicRequest> = {}, upstream_model = "V5"): J
 
 const custom = (extra: Record<string, unknown> = {}) => ({ family_a: { custom_mode: true, ...extra } });
 
-async function requests(t: string): Promise<{ kind: string; path: string; body: any; authorization: string | null }[]> {
+async function requests(t: string): Promise<Recorded<any>[]> {
   return recorded(config().baseUrl, t);
 }
 

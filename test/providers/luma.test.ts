@@ -12,6 +12,7 @@ import { generationBody } from "../../src/providers/luma/generations";
 import { lumaAdapter } from "../../src/providers/luma/index";
 import { pollResult } from "../../src/providers/luma/status";
 import { type ProviderContext, ProviderError } from "../../src/providers/types";
+import type { Recorded } from "./fakes/kit";
 import { recorded, signedUrl, unitConfig, unitContext } from "./unit";
 
 const config = () => unitConfig("luma", LUMA_BASE_URL);
@@ -205,7 +206,7 @@ describe("against the fake Agents API", () => {
     expect(res.status).toBe(200);
     expect(new TextDecoder().decode((await res.arrayBuffer()).slice(4, 8))).toBe("ftyp");
     const records = await recorded(config().baseUrl, t);
-    const submit = records.find((r) => r.kind === "submit");
+    const submit = records.find((r) => r.kind === "submit") as Recorded<any>;
     expect(submit.authorization).toBe(`Bearer ${config().apiKey}`);
     expect(submit.body).toMatchObject({ model: "ray-3.2", type: "video" });
     expect(submit.body.callback_url).toBeUndefined();

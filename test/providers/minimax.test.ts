@@ -17,7 +17,7 @@ import { audioOutput } from "../../src/providers/minimax/sync";
 import { pollVideo } from "../../src/providers/minimax/video";
 import { type PollResult, type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
 import { newTenant } from "../helpers/api";
-import { fakeKey } from "./fakes/kit";
+import { fakeKey, type Recorded } from "./fakes/kit";
 import { count, create, expectRefunded, fakeRequests, follow, newTag } from "./harness";
 import { subjects } from "./subjects/minimax";
 import { recorded, rejection } from "./unit";
@@ -95,7 +95,7 @@ function videoJob<C extends VideoCapability>(
 
 const image = (field: string): JobInput => ({ field, key: `${field}-${++n}`, kind: "image", mime: "image/png" });
 
-async function requests(t: string): Promise<{ kind: string; method: string; path: string; body: any; authorization: string }[]> {
+async function requests(t: string): Promise<Recorded<any>[]> {
   return recorded(config.baseUrl, t);
 }
 

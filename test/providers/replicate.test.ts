@@ -23,6 +23,7 @@ import { createPrediction, type Prediction } from "../../src/providers/replicate
 import { sameInput } from "../../src/providers/replicate/reconcile";
 import { logPercent, pollResult } from "../../src/providers/replicate/status";
 import type { ProviderContext, ProviderHandle } from "../../src/providers/types";
+import type { Recorded } from "./fakes/kit";
 import { recorded, rejection } from "./unit";
 
 const MODEL = "black-forest-labs/flux-2-pro";
@@ -76,9 +77,7 @@ function imageJob<C extends ImageCapability>(
 
 const pngInput = (key: string): JobInput => ({ field: "images", key, kind: "image", mime: "image/png", width: 512, height: 512 });
 
-async function requests(
-  t: string,
-): Promise<{ kind: string; method: string; path: string; body: any; authorization: string | null }[]> {
+async function requests(t: string): Promise<Recorded<any>[]> {
   return recorded(config.baseUrl, t);
 }
 

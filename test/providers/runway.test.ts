@@ -12,6 +12,7 @@ import { runwayAdapter } from "../../src/providers/runway/index";
 import { RATIOS_720P, ratioOf, runwayBody } from "../../src/providers/runway/inputs";
 import { codeForFailure, pollResultOf } from "../../src/providers/runway/status";
 import { type ProviderContext, ProviderError } from "../../src/providers/types";
+import type { Recorded } from "./fakes/kit";
 import { recorded, signedUrl, unitConfig, unitContext } from "./unit";
 
 const config = () => unitConfig("runway", RUNWAY_BASE_URL);
@@ -51,7 +52,7 @@ function job(request: Partial<VideoRequest> = {}, inputs: JobInput[] = [start]):
   };
 }
 
-async function requests(t: string): Promise<{ kind: string; method: string; path: string; body: any; headers: any }[]> {
+async function requests(t: string): Promise<Recorded<any>[]> {
   return recorded(config().baseUrl, t);
 }
 

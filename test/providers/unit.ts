@@ -5,6 +5,7 @@ import type { InterfaceFile } from "../../src/catalog/schema";
 import { type ProviderConfig, providerConfig } from "../../src/providers/config";
 import type { JobInput, MediaCapability } from "../../src/providers/jobs";
 import { type ProviderContext, ProviderError } from "../../src/providers/types";
+import type { Recorded } from "./fakes/kit";
 
 /** The configuration the providers project gives `name` (its fake's URL and key). */
 export function unitConfig(name: string, defaultBaseUrl: string): ProviderConfig {
@@ -46,6 +47,6 @@ export async function rejection(p: Promise<unknown>): Promise<ProviderError> {
 }
 
 /** What a fake at `baseUrl` recorded under tag `t`. */
-export async function recorded<T = any>(baseUrl: string, t: string): Promise<T[]> {
+export async function recorded<T = Recorded<any>>(baseUrl: string, t: string): Promise<T[]> {
   return (await (await fetch(`${baseUrl}/_fake/requests?tag=${encodeURIComponent(t)}`)).json()) as T[];
 }

@@ -37,14 +37,15 @@ export type Scenario = (typeof SCENARIOS)[number];
 
 export type RequestKind = "submit" | "status" | "result" | "cancel" | "download" | "list" | "other";
 
-export interface Recorded {
+/** One request a fake recorded, as GET /_fake/requests answers it; `B` is what a test reads the body as. */
+export interface Recorded<B = unknown> {
   kind: RequestKind;
   method: string;
   path: string;
   authorization: string | null;
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON, or for multipart the field names with file sizes, or null. */
-  body: unknown;
+  body: B;
   at: number;
 }
 
