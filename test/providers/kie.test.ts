@@ -5,7 +5,6 @@
  */
 
 import { describe, expect, it } from "vitest";
-import type { InterfaceFile } from "../../src/catalog/schema";
 import type { JobFor, MusicRequest } from "../../src/providers/jobs";
 import { describeKie, KIE_BASE_URL, mapKieCode } from "../../src/providers/kie/client";
 import { kieAdapter } from "../../src/providers/kie/index";
@@ -13,7 +12,7 @@ import { INERT_CALLBACK_URL, sunoBody } from "../../src/providers/kie/request";
 import { pollResultOf, resultOf } from "../../src/providers/kie/status";
 import type { ProviderContext, ProviderHandle } from "../../src/providers/types";
 import type { Recorded } from "./fakes/kit";
-import { recorded, rejection, unitConfig, unitContext } from "./unit";
+import { recorded, rejection, unitConfig, unitContext, unitJob } from "./unit";
 
 const config = () => unitConfig("kie", KIE_BASE_URL);
 
@@ -27,17 +26,12 @@ const none = async (): Promise<never> => {
 const context = (over: Partial<ProviderContext> = {}) => unitContext(config(), { inputs: { url: none, bytes: none }, ...over });
 
 function musicJob(request: Partial<MusicRequest> = {}, upstream_model = "V5"): JobFor<"text_to_music"> {
-  return {
-    task_id: `task_${run}_${++n}`,
-    tenant_id: "tenant_test",
+  return unitJob({
+    capability: "text_to_music",
     model: "suno-v5",
     upstream_model,
-    card: {} as InterfaceFile,
-    inputs: [],
-    metadata: {},
-    capability: "text_to_music",
     request: { prompt: "dreamy synth pop", instrumental: false, tracks: 2, format: "audio/mpeg", ...request },
-  };
+  });
 }
 
 const custom = (extra: Record<string, unknown> = {}) => ({ family_a: { custom_mode: true, ...extra } });
