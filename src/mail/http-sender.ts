@@ -4,8 +4,7 @@
  * (`{"id": …}`) means accepted. An `Idempotency-Key` makes a retried send deliver once.
  */
 import { newId } from "../lib/ids";
-import type { MailMessage, MailSender } from "./sender";
-import { sendFailed } from "./sender";
+import { type MailMessage, type MailSender, sendFailed } from "./message";
 
 export const DEFAULT_EMAIL_API_URL = "https://api.resend.com";
 const TIMEOUT_MS = 10_000;

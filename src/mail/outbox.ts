@@ -7,8 +7,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { newId } from "../lib/ids";
 import { type Migration, migratedSql } from "../storage/migrations";
-import type { MailMessage, MailSender } from "./sender";
-import { sendFailed } from "./sender";
+import { type MailMessage, type MailSender, sendFailed } from "./message";
 
 export type OutboxMessage = MailMessage & {
   id: string;

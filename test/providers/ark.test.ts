@@ -13,8 +13,8 @@ import { type ArkTask, extensionPrompt, taskBody, taskResult } from "../../src/p
 import { providerConfig } from "../../src/providers/config";
 import type { ImageCapability, ImageRequest, JobFor, JobInput, VideoCapability, VideoRequest } from "../../src/providers/jobs";
 import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
-import { fakeKey } from "./fakes/kit";
-import { cardOf, recorded, rejection } from "./unit";
+import { fakeKey, type Recorded } from "./fakes/kit";
+import { cardOf, imageRequest, recorded, rejection, unitJob, videoRequest } from "./unit";
 
 const volcengine = arkAdapter("volcengine", VOLCENGINE_BASE_URL);
 const byteplus = arkAdapter("byteplus", BYTEPLUS_BASE_URL);
@@ -53,28 +53,14 @@ function videoJob<C extends VideoCapability>(
   request: Partial<VideoRequest> = {},
   inputs: JobInput[] = [],
 ): JobFor<C> {
-  return {
-    task_id: `task_${run}_${++n}`,
-    tenant_id: "tenant_test",
+  return unitJob({
+    capability,
     model: "seedance-2.0",
     upstream_model: "doubao-seedance-2-0-260128",
     card: cardOf("seedance-2.0", capability),
     inputs,
-    metadata: {},
-    capability,
-    request: {
-      prompt,
-      duration: 5,
-      aspect_ratio: "16:9",
-      resolution: "720p",
-      watermark: false,
-      generate_audio: true,
-      web_search: false,
-      return_last_frame: false,
-      output_format: "mp4",
-      ...request,
-    },
-  } as JobFor<C>;
+    request: videoRequest(prompt, { generate_audio: true, ...request }) as JobFor<C>["request"],
+  });
 }
 
 function imageJob<C extends ImageCapability>(
@@ -84,23 +70,17 @@ function imageJob<C extends ImageCapability>(
   inputs: JobInput[] = [],
   model = "seedream-4.5",
 ): JobFor<C> {
-  return {
-    task_id: `task_${run}_${++n}`,
-    tenant_id: "tenant_test",
+  return unitJob({
+    capability,
     model,
     upstream_model: model === "seedream-4.5" ? "seedream-4-5-251128" : "seedream-4-0-250828",
     card: cardOf(model, capability),
     inputs,
-    metadata: {},
-    capability,
-    request: { prompt, count: 1, dimensions: { width: 2048, height: 2048 }, output_relationship: "independent", ...request },
-  } as JobFor<C>;
+    request: imageRequest(prompt, { dimensions: { width: 2048, height: 2048 }, ...request }) as JobFor<C>["request"],
+  });
 }
 
-async function requests(
-  config: typeof volcConfig,
-  t: string,
-): Promise<{ kind: string; method: string; body: any; authorization: string }[]> {
+async function requests(config: typeof volcConfig, t: string): Promise<Recorded<any>[]> {
   return recorded(config.baseUrl, t);
 }
 

@@ -15,7 +15,8 @@ import { bflPercent, pollResultOf, runningPercent } from "../../src/providers/bf
 import { pollingUrlOf, submitTask } from "../../src/providers/bfl/tasks";
 import type { ImageCapability, ImageRequest, JobFor, JobInput } from "../../src/providers/jobs";
 import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
-import { recorded, signedUrl, unitConfig, unitContext } from "./unit";
+import type { Recorded } from "./fakes/kit";
+import { imageRequest, recorded, signedUrl, unitConfig, unitContext, unitJob } from "./unit";
 
 const config = () => unitConfig("bfl", BFL_BASE_URL);
 
@@ -45,27 +46,19 @@ function imageJob<C extends ImageCapability>(
   inputs: JobInput[] = [],
   format = "image/jpeg",
 ): JobFor<C> {
-  return {
-    task_id: `task_${run}_${++n}`,
-    tenant_id: "tenant_test",
+  return unitJob({
+    capability,
     model: upstream_model,
-    upstream_model,
     card: { outputs: { format } } as unknown as InterfaceFile,
     inputs,
-    metadata: {},
-    capability,
-    request: {
-      prompt: "a lighthouse at dawn",
-      count: 1,
-      dimensions: { width: 1024, height: 1024 },
+    request: imageRequest("a lighthouse at dawn", {
       canvas: { type: "preset", tier: "1K", aspect: "1:1" },
-      output_relationship: "independent",
       ...request,
-    },
-  } as JobFor<C>;
+    }) as JobFor<C>["request"],
+  });
 }
 
-async function requests(t: string): Promise<{ kind: string; method: string; path: string; body: any; headers: any }[]> {
+async function requests(t: string): Promise<Recorded<any>[]> {
   return recorded(config().baseUrl, t);
 }
 

@@ -10,7 +10,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { BASE, call, newTenant, type TestTenant } from "../helpers/api";
 import { pngInput } from "../helpers/media-fixtures";
 import { ledger } from "../helpers/tasks";
-import { count, create, expectRefunded, fakeRequests, follow, newTag, type Recorded } from "./harness";
+import type { Recorded } from "./fakes/kit";
+import { count, create, expectRefunded, fakeRequests, follow, newTag } from "./harness";
 import { CASES, type Case, type Subject } from "./subject";
 
 const modules = import.meta.glob<{ subjects: Subject[] }>("./subjects/*.ts", { eager: true });

@@ -14,8 +14,8 @@ import { asTask, type DashScopeTask, modelFor, taskBody, taskResult } from "../.
 import type { JobFor, JobInput, MediaCapability, VideoCapability, VideoRequest } from "../../src/providers/jobs";
 import { upstreamModel } from "../../src/providers/routing";
 import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
-import { fakeKey } from "./fakes/kit";
-import { cardOf, recorded, rejection } from "./unit";
+import { fakeKey, type Recorded } from "./fakes/kit";
+import { cardOf, recorded, rejection, unitJob, videoRequest } from "./unit";
 
 const config = providerConfig(env, "dashscope", DASHSCOPE_BASE_URL)!;
 const catalog = JSON.parse(env.TEST_CATALOG) as Record<string, string>;
@@ -58,33 +58,17 @@ function job<C extends VideoCapability>(
   request: Partial<VideoRequest> = {},
   inputs: JobInput[] = [],
 ): JobFor<C> {
-  return {
-    task_id: `task_${run}_${++n}`,
-    tenant_id: "tenant_test",
+  return unitJob({
+    capability,
     model,
     upstream_model: upstreamFor(model, capability),
     card: cardOf(model, capability),
     inputs,
-    metadata: {},
-    capability,
-    request: {
-      prompt,
-      duration: 5,
-      aspect_ratio: "16:9",
-      resolution: "720p",
-      watermark: false,
-      generate_audio: true,
-      web_search: false,
-      return_last_frame: false,
-      output_format: "mp4",
-      ...request,
-    },
-  } as JobFor<C>;
+    request: videoRequest(prompt, { generate_audio: true, ...request }) as JobFor<C>["request"],
+  });
 }
 
-async function requests(
-  t: string,
-): Promise<{ kind: string; method: string; path: string; body: any; authorization: string; headers: any }[]> {
+async function requests(t: string): Promise<Recorded<any>[]> {
   return recorded(config.baseUrl, t);
 }
 

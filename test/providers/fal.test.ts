@@ -14,6 +14,7 @@ import { falInput } from "../../src/providers/fal/inputs";
 import { readStatusAnswer } from "../../src/providers/fal/status";
 import type { ImageRequest, JobInput, VideoRequest } from "../../src/providers/jobs";
 import { type ProviderContext, ProviderError, type ProviderHandle, type ProviderJob } from "../../src/providers/types";
+import { imageRequest, unitJob, videoRequest } from "./unit";
 
 function config(): ProviderConfig {
   const c = providerConfig(env, "fal", FAL_QUEUE_URL);
@@ -46,24 +47,15 @@ function imageJob(
   inputs: JobInput[] = [],
   format = "image/jpeg",
 ): ProviderJob {
-  return {
+  return unitJob({
     task_id: "task_test",
-    tenant_id: "tenant_test",
+    capability,
     model: "m",
     upstream_model,
     card: card(format),
     inputs,
-    metadata: {},
-    capability,
-    request: {
-      prompt: "a lighthouse",
-      count: 1,
-      dimensions: { width: 1024, height: 1024 },
-      canvas: { type: "preset", tier: "1K", aspect: "1:1" },
-      output_relationship: "independent",
-      ...request,
-    },
-  } as ProviderJob;
+    request: imageRequest("a lighthouse", { canvas: { type: "preset", tier: "1K", aspect: "1:1" }, ...request }),
+  });
 }
 
 function videoJob(
@@ -72,28 +64,15 @@ function videoJob(
   request: Partial<VideoRequest>,
   inputs: JobInput[] = [],
 ): ProviderJob {
-  return {
+  return unitJob({
     task_id: "task_test",
-    tenant_id: "tenant_test",
+    capability,
     model: "m",
     upstream_model,
     card: card("video/mp4"),
     inputs,
-    metadata: {},
-    capability,
-    request: {
-      prompt: "waves at dusk",
-      duration: 5,
-      aspect_ratio: "16:9",
-      resolution: "720p",
-      watermark: false,
-      generate_audio: false,
-      web_search: false,
-      return_last_frame: false,
-      output_format: "mp4",
-      ...request,
-    },
-  } as ProviderJob;
+    request: videoRequest("waves at dusk", request),
+  });
 }
 
 describe("fal status words", () => {

@@ -29,7 +29,7 @@ import type { ProviderContext, ProviderHandle } from "../../src/providers/types"
 import { call, newTenant } from "../helpers/api";
 import { isoFile } from "../media/fixtures";
 import { fakeKey, type Recorded } from "./fakes/kit";
-import { cardOf, rejection as failure, recorded } from "./unit";
+import { cardOf, rejection as failure, recorded, unitJob } from "./unit";
 
 const base = env.PROVIDER_GOOGLE_BASE_URL as unknown as string;
 const KEY = fakeKey("google");
@@ -63,17 +63,7 @@ function job<C extends MediaCapability>(
   request: RequestByCapability[C],
   inputs: JobInput[] = [],
 ): JobFor<C> {
-  return {
-    task_id: `task_${crypto.randomUUID().replaceAll("-", "")}`,
-    tenant_id: "tenant_google_test",
-    capability,
-    model,
-    upstream_model: model,
-    card: cardOf(model, capability),
-    inputs,
-    metadata: {},
-    request,
-  } as JobFor<C>;
+  return unitJob({ capability, model, card: cardOf(model, capability), inputs, request });
 }
 
 function imageRequest(prompt: string, extra: Partial<ImageRequest> = {}): ImageRequest {

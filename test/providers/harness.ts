@@ -6,19 +6,11 @@ import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { call, type TestTenant } from "../helpers/api";
 import { ledger, newKey } from "../helpers/tasks";
+import type { Recorded } from "./fakes/kit";
 import type { Subject } from "./subject";
 
-export interface Recorded {
-  kind: string;
-  method: string;
-  path: string;
-  authorization: string | null;
-  body: any;
-  at: number;
-}
-
 /** What the fake of `provider` recorded for `tag`. */
-export async function fakeRequests(provider: string, tag: string): Promise<Recorded[]> {
+export async function fakeRequests(provider: string, tag: string): Promise<Recorded<any>[]> {
   const base = (env as unknown as Record<string, string>)[`PROVIDER_${provider.toUpperCase().replaceAll("-", "_")}_BASE_URL`];
   if (!base) return [];
   return (await fetch(`${base}/_fake/requests?tag=${encodeURIComponent(tag)}`)).json();

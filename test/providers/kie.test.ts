@@ -5,14 +5,14 @@
  */
 
 import { describe, expect, it } from "vitest";
-import type { InterfaceFile } from "../../src/catalog/schema";
 import type { JobFor, MusicRequest } from "../../src/providers/jobs";
 import { describeKie, KIE_BASE_URL, mapKieCode } from "../../src/providers/kie/client";
 import { kieAdapter } from "../../src/providers/kie/index";
 import { INERT_CALLBACK_URL, sunoBody } from "../../src/providers/kie/request";
 import { pollResultOf, resultOf } from "../../src/providers/kie/status";
 import type { ProviderContext, ProviderHandle } from "../../src/providers/types";
-import { recorded, rejection, unitConfig, unitContext } from "./unit";
+import type { Recorded } from "./fakes/kit";
+import { recorded, rejection, unitConfig, unitContext, unitJob } from "./unit";
 
 const config = () => unitConfig("kie", KIE_BASE_URL);
 
@@ -26,22 +26,17 @@ const none = async (): Promise<never> => {
 const context = (over: Partial<ProviderContext> = {}) => unitContext(config(), { inputs: { url: none, bytes: none }, ...over });
 
 function musicJob(request: Partial<MusicRequest> = {}, upstream_model = "V5"): JobFor<"text_to_music"> {
-  return {
-    task_id: `task_${run}_${++n}`,
-    tenant_id: "tenant_test",
+  return unitJob({
+    capability: "text_to_music",
     model: "suno-v5",
     upstream_model,
-    card: {} as InterfaceFile,
-    inputs: [],
-    metadata: {},
-    capability: "text_to_music",
     request: { prompt: "dreamy synth pop", instrumental: false, tracks: 2, format: "audio/mpeg", ...request },
-  };
+  });
 }
 
 const custom = (extra: Record<string, unknown> = {}) => ({ family_a: { custom_mode: true, ...extra } });
 
-async function requests(t: string): Promise<{ kind: string; path: string; body: any; authorization: string | null }[]> {
+async function requests(t: string): Promise<Recorded<any>[]> {
   return recorded(config().baseUrl, t);
 }
 

@@ -7,14 +7,14 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { buildCatalog } from "../../src/catalog/build";
-import type { InterfaceFile } from "../../src/catalog/schema";
 import type { JobFor, JobInput, VideoCapability, VideoRequest } from "../../src/providers/jobs";
 import { describeLuma, LUMA_BASE_URL } from "../../src/providers/luma/client";
 import { generationBody } from "../../src/providers/luma/generations";
 import { lumaAdapter } from "../../src/providers/luma/index";
 import { pollResult } from "../../src/providers/luma/status";
 import { type ProviderContext, ProviderError } from "../../src/providers/types";
-import { recorded, signedUrl, unitConfig, unitContext } from "./unit";
+import type { Recorded } from "./fakes/kit";
+import { recorded, signedUrl, unitConfig, unitContext, unitJob, videoRequest } from "./unit";
 
 const config = () => unitConfig("luma", LUMA_BASE_URL);
 
@@ -35,28 +35,13 @@ const image = (field: string, key = `k-${field}`): JobInput => ({
 });
 
 function job<C extends VideoCapability>(capability: C, request: Partial<VideoRequest> = {}, inputs: JobInput[] = []): JobFor<C> {
-  return {
-    task_id: `task-${++n}`,
-    tenant_id: "tenant",
+  return unitJob({
+    capability,
     model: "luma-ray-3.2",
     upstream_model: "ray-3.2",
-    card: {} as InterfaceFile,
     inputs,
-    metadata: {},
-    capability,
-    request: {
-      prompt: "A lighthouse at dawn",
-      duration: 5,
-      aspect_ratio: "16:9",
-      resolution: "720p",
-      watermark: false,
-      generate_audio: false,
-      web_search: false,
-      return_last_frame: false,
-      output_format: "mp4",
-      ...request,
-    },
-  } as JobFor<C>;
+    request: videoRequest("A lighthouse at dawn", request) as JobFor<C>["request"],
+  });
 }
 
 describe("request bodies", () => {
@@ -207,7 +192,7 @@ describe("against the fake Agents API", () => {
     expect(res.status).toBe(200);
     expect(new TextDecoder().decode((await res.arrayBuffer()).slice(4, 8))).toBe("ftyp");
     const records = await recorded(config().baseUrl, t);
-    const submit = records.find((r) => r.kind === "submit");
+    const submit = records.find((r) => r.kind === "submit") as Recorded<any>;
     expect(submit.authorization).toBe(`Bearer ${config().apiKey}`);
     expect(submit.body).toMatchObject({ model: "ray-3.2", type: "video" });
     expect(submit.body.callback_url).toBeUndefined();

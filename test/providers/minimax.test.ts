@@ -6,7 +6,6 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { InterfaceFile } from "../../src/catalog/schema";
 import { providerConfig } from "../../src/providers/config";
 import type { JobFor, JobInput, MusicRequest, SpeechRequest, VideoCapability, VideoRequest } from "../../src/providers/jobs";
 import { codeForStatusCode, describeMiniMax, fromHex } from "../../src/providers/minimax/client";
@@ -17,10 +16,10 @@ import { audioOutput } from "../../src/providers/minimax/sync";
 import { pollVideo } from "../../src/providers/minimax/video";
 import { type PollResult, type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
 import { newTenant } from "../helpers/api";
-import { fakeKey } from "./fakes/kit";
+import { fakeKey, type Recorded } from "./fakes/kit";
 import { count, create, expectRefunded, fakeRequests, follow, newTag } from "./harness";
 import { subjects } from "./subjects/minimax";
-import { recorded, rejection } from "./unit";
+import { recorded, rejection, unitJob, videoRequest } from "./unit";
 
 const config = providerConfig(env, "minimax", MINIMAX_BASE_URL)!;
 const run = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -41,28 +40,20 @@ function ctx(over: Partial<ProviderContext> = {}): ProviderContext {
   };
 }
 
-const base = { tenant_id: "tenant_test", card: {} as InterfaceFile, inputs: [] as JobInput[], metadata: {} };
-
 function speechJob(request: Partial<SpeechRequest> = {}): JobFor<"text_to_speech"> {
-  return {
-    ...base,
-    task_id: `task_${run}_${++n}`,
-    model: "speech-2.8-hd",
-    upstream_model: "speech-2.8-hd",
+  return unitJob({
     capability: "text_to_speech",
+    model: "speech-2.8-hd",
     request: { input: "Hello there", voice: "English_radiant_girl", format: "mp3", speed: 1, volume: 1, pitch: 0, ...request },
-  };
+  });
 }
 
 function musicJob(request: Partial<MusicRequest> = {}): JobFor<"text_to_music"> {
-  return {
-    ...base,
-    task_id: `task_${run}_${++n}`,
-    model: "music-2.6",
-    upstream_model: "music-2.6",
+  return unitJob({
     capability: "text_to_music",
+    model: "music-2.6",
     request: { prompt: "calm piano", instrumental: false, tracks: 1, format: "audio/mpeg", ...request },
-  };
+  });
 }
 
 function videoJob<C extends VideoCapability>(
@@ -71,31 +62,18 @@ function videoJob<C extends VideoCapability>(
   inputs: JobInput[] = [],
   request: Partial<VideoRequest> = {},
 ) {
-  return {
-    ...base,
-    inputs,
-    task_id: `task_${run}_${++n}`,
+  return unitJob({
+    capability,
     model: "hailuo-2.3",
     upstream_model: "MiniMax-Hailuo-2.3",
-    capability,
-    request: {
-      prompt,
-      duration: 6,
-      aspect_ratio: "16:9",
-      resolution: "768p",
-      watermark: false,
-      generate_audio: false,
-      web_search: false,
-      return_last_frame: false,
-      output_format: "mp4",
-      ...request,
-    },
-  } as JobFor<C>;
+    inputs,
+    request: videoRequest(prompt, { duration: 6, resolution: "768p", ...request }) as JobFor<C>["request"],
+  });
 }
 
 const image = (field: string): JobInput => ({ field, key: `${field}-${++n}`, kind: "image", mime: "image/png" });
 
-async function requests(t: string): Promise<{ kind: string; method: string; path: string; body: any; authorization: string }[]> {
+async function requests(t: string): Promise<Recorded<any>[]> {
   return recorded(config.baseUrl, t);
 }
 

@@ -15,7 +15,7 @@ import { openaiAdapter } from "../../src/providers/openai/index";
 import { voiceFor } from "../../src/providers/openai/speech";
 import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
 import { fakeKey, type Recorded } from "./fakes/kit";
-import { cardOf, recorded, rejection } from "./unit";
+import { cardOf, recorded, rejection, unitJob } from "./unit";
 
 const base = env.PROVIDER_OPENAI_BASE_URL as unknown as string;
 const catalog = JSON.parse(env.TEST_CATALOG) as Record<string, string>;
@@ -54,17 +54,7 @@ function job<C extends MediaCapability>(
   request: RequestByCapability[C],
   inputs: JobInput[] = [],
 ): JobFor<C> {
-  return {
-    task_id: `task_${crypto.randomUUID().replaceAll("-", "")}`,
-    tenant_id: "tenant_openai_test",
-    capability,
-    model,
-    upstream_model: upstreamModel(model),
-    card: cardOf(model, capability),
-    inputs,
-    metadata: {},
-    request,
-  } as JobFor<C>;
+  return unitJob({ capability, model, upstream_model: upstreamModel(model), card: cardOf(model, capability), inputs, request });
 }
 
 function imageRequest(prompt: string, width = 1024, height = 1024, count = 1): RequestByCapability["text_to_image"] {

@@ -23,7 +23,8 @@ import { createPrediction, type Prediction } from "../../src/providers/replicate
 import { sameInput } from "../../src/providers/replicate/reconcile";
 import { logPercent, pollResult } from "../../src/providers/replicate/status";
 import type { ProviderContext, ProviderHandle } from "../../src/providers/types";
-import { recorded, rejection } from "./unit";
+import type { Recorded } from "./fakes/kit";
+import { imageRequest, recorded, rejection, unitJob } from "./unit";
 
 const MODEL = "black-forest-labs/flux-2-pro";
 const FLAGGED = "The input or output was flagged as sensitive. Please try again with different inputs. (E005)";
@@ -55,30 +56,19 @@ function imageJob<C extends ImageCapability>(
   request: Partial<ImageRequest> = {},
   inputs: JobInput[] = [],
 ): JobFor<C> {
-  return {
-    task_id: `task_${run}_${++n}`,
-    tenant_id: "tenant_test",
+  return unitJob({
+    capability,
     model: "flux-2-pro",
     upstream_model: MODEL,
     card: { outputs: { format: "image/jpeg" } } as unknown as InterfaceFile,
     inputs,
-    metadata: {},
-    capability,
-    request: {
-      prompt,
-      count: 1,
-      dimensions: { width: 1024, height: 1024 },
-      output_relationship: "independent",
-      ...request,
-    },
-  } as JobFor<C>;
+    request: imageRequest(prompt, request) as JobFor<C>["request"],
+  });
 }
 
 const pngInput = (key: string): JobInput => ({ field: "images", key, kind: "image", mime: "image/png", width: 512, height: 512 });
 
-async function requests(
-  t: string,
-): Promise<{ kind: string; method: string; path: string; body: any; authorization: string | null }[]> {
+async function requests(t: string): Promise<Recorded<any>[]> {
   return recorded(config.baseUrl, t);
 }
 

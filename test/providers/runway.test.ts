@@ -5,14 +5,14 @@
  */
 
 import { describe, expect, it } from "vitest";
-import type { InterfaceFile } from "../../src/catalog/schema";
 import type { JobFor, JobInput, VideoRequest } from "../../src/providers/jobs";
 import { authHeaders, describeRunway, RUNWAY_BASE_URL, RUNWAY_VERSION } from "../../src/providers/runway/client";
 import { runwayAdapter } from "../../src/providers/runway/index";
 import { RATIOS_720P, ratioOf, runwayBody } from "../../src/providers/runway/inputs";
 import { codeForFailure, pollResultOf } from "../../src/providers/runway/status";
 import { type ProviderContext, ProviderError } from "../../src/providers/types";
-import { recorded, signedUrl, unitConfig, unitContext } from "./unit";
+import type { Recorded } from "./fakes/kit";
+import { recorded, signedUrl, unitConfig, unitContext, unitJob, videoRequest } from "./unit";
 
 const config = () => unitConfig("runway", RUNWAY_BASE_URL);
 
@@ -27,31 +27,16 @@ const context = (over: Partial<ProviderContext> = {}) => unitContext(config(), o
 const start: JobInput = { field: "image", key: "in/start.png", kind: "image", mime: "image/png", width: 512, height: 512 };
 
 function job(request: Partial<VideoRequest> = {}, inputs: JobInput[] = [start]): JobFor<"image_to_video"> {
-  return {
-    task_id: `task_${run}_${++n}`,
-    tenant_id: "tenant_test",
+  return unitJob({
+    capability: "image_to_video",
     model: "runway-gen4-turbo",
     upstream_model: "gen4_turbo",
-    card: {} as InterfaceFile,
     inputs,
-    metadata: {},
-    capability: "image_to_video",
-    request: {
-      prompt: "a lighthouse at dawn",
-      duration: 5,
-      aspect_ratio: "16:9",
-      resolution: "720p",
-      watermark: false,
-      generate_audio: false,
-      web_search: false,
-      return_last_frame: false,
-      output_format: "mp4",
-      ...request,
-    },
-  };
+    request: videoRequest("a lighthouse at dawn", request),
+  });
 }
 
-async function requests(t: string): Promise<{ kind: string; method: string; path: string; body: any; headers: any }[]> {
+async function requests(t: string): Promise<Recorded<any>[]> {
   return recorded(config().baseUrl, t);
 }
 

@@ -3,8 +3,9 @@ import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import type { InterfaceFile } from "../../src/catalog/schema";
 import { type ProviderConfig, providerConfig } from "../../src/providers/config";
-import type { JobInput, MediaCapability } from "../../src/providers/jobs";
+import type { ImageRequest, JobFor, JobInput, MediaCapability, VideoRequest } from "../../src/providers/jobs";
 import { type ProviderContext, ProviderError } from "../../src/providers/types";
+import type { Recorded } from "./fakes/kit";
 
 /** The configuration the providers project gives `name` (its fake's URL and key). */
 export function unitConfig(name: string, defaultBaseUrl: string): ProviderConfig {
@@ -46,6 +47,45 @@ export async function rejection(p: Promise<unknown>): Promise<ProviderError> {
 }
 
 /** What a fake at `baseUrl` recorded under tag `t`. */
-export async function recorded<T = any>(baseUrl: string, t: string): Promise<T[]> {
+export async function recorded<T = Recorded<any>>(baseUrl: string, t: string): Promise<T[]> {
   return (await (await fetch(`${baseUrl}/_fake/requests?tag=${encodeURIComponent(t)}`)).json()) as T[];
+}
+
+/**
+ * A job as the service hands it to an adapter. `job` names what the test is about (at least the
+ * capability, the model and the request); the rest is filler: a fresh task id, no card, no inputs.
+ */
+export function unitJob<C extends MediaCapability>(
+  job: Pick<JobFor<C>, "capability" | "model" | "request"> & Partial<JobFor<C>>,
+): JobFor<C> {
+  return {
+    task_id: `task_${crypto.randomUUID().replaceAll("-", "")}`,
+    tenant_id: "tenant_test",
+    upstream_model: job.model,
+    card: {} as InterfaceFile,
+    inputs: [],
+    metadata: {},
+    ...job,
+  } as JobFor<C>;
+}
+
+/** A video request as admission completes it (5 s of 16:9 at 720p, no extras); `over` is what the test is about. */
+export function videoRequest(prompt: string, over: Partial<VideoRequest> = {}): VideoRequest {
+  return {
+    prompt,
+    duration: 5,
+    aspect_ratio: "16:9",
+    resolution: "720p",
+    watermark: false,
+    generate_audio: false,
+    web_search: false,
+    return_last_frame: false,
+    output_format: "mp4",
+    ...over,
+  };
+}
+
+/** An image request as admission completes it (one independent 1024×1024 image); `over` is what the test is about. */
+export function imageRequest(prompt: string, over: Partial<ImageRequest> = {}): ImageRequest {
+  return { prompt, count: 1, dimensions: { width: 1024, height: 1024 }, output_relationship: "independent", ...over };
 }

@@ -2,8 +2,8 @@
  * FLAC with VERBATIM subframes: a valid, seekable, lossless stream with no prediction, so it is
  * slightly larger than the WAV. Fixed 4096-sample blocks, 16-bit samples, independent channels.
  */
+import { createHash } from "node:crypto";
 import { BitWriter } from "./bits";
-import { md5 } from "./md5";
 import { encodePcm } from "./wav";
 
 const BLOCK = 4096;
@@ -131,7 +131,11 @@ export function encodeFlac(samples: Int16Array, sampleRate: number, channels: nu
   const sizes = frames.map((f) => f.length);
   const minFrame = sizes.reduce((a, b) => Math.min(a, b), sizes[0] ?? 0);
   const maxFrame = sizes.reduce((a, b) => Math.max(a, b), 0);
-  const info = streamInfo(sampleRate, channels, total, minFrame, maxFrame, md5(encodePcm(samples.subarray(0, total * channels))));
+  // STREAMINFO carries the MD5 of the decoded samples; node:crypto's hash is synchronous (crypto.subtle's is not).
+  const sum = createHash("md5")
+    .update(encodePcm(samples.subarray(0, total * channels)))
+    .digest();
+  const info = streamInfo(sampleRate, channels, total, minFrame, maxFrame, sum);
   const out = new Uint8Array(4 + 4 + info.length + sizes.reduce((a, b) => a + b, 0));
   out.set([0x66, 0x4c, 0x61, 0x43], 0); // "fLaC"
   out.set([0x80, 0, 0, info.length], 4); // last metadata block, type 0 (STREAMINFO)

@@ -1,7 +1,7 @@
+import { createHash } from "node:crypto";
 import { parseBuffer } from "music-metadata";
 import { describe, expect, it } from "vitest";
 import { encodeFlac, encodeMp3, encodePcm, encodeWav, mp3Frames, synthesize } from "../../../src/media/encode/audio";
-import { md5 } from "../../../src/media/encode/md5";
 import { readFlac } from "./flac-reader";
 
 const stereo = synthesize({ seconds: 2.5, sampleRate: 44100, channels: 2, seed: 11, voice: true });
@@ -62,7 +62,8 @@ describe("FLAC", () => {
     expect(flac.totalSamples).toBe(110250);
     expect([flac.minBlock, flac.maxBlock]).toEqual([4096, 4096]);
     expect(flac.frameNumbers).toEqual([...Array(27).keys()]); // 26 full blocks and a short one
-    expect(flac.md5).toEqual(md5(encodePcm(stereo)));
+    // The samples' MD5 as `md5sum` gives it for the same PCM written out by Node.
+    expect(Buffer.from(flac.md5).toString("hex")).toBe("c053aba132e7be10144106514655f55b");
   });
 
   it("codes frame numbers past 127 in two bytes and odd rates in the header", () => {
@@ -75,8 +76,8 @@ describe("FLAC", () => {
 });
 
 describe("MD5", () => {
-  it("matches the RFC 1321 test vectors", () => {
-    const hex = (s: string) => [...md5(new TextEncoder().encode(s))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  it("node:crypto's synchronous MD5, which the FLAC encoder uses, matches the RFC 1321 test vectors in workerd", () => {
+    const hex = (s: string) => createHash("md5").update(s).digest("hex");
     expect(hex("")).toBe("d41d8cd98f00b204e9800998ecf8427e");
     expect(hex("abc")).toBe("900150983cd24fb0d6963f7d28e17f72");
     expect(hex("12345678901234567890123456789012345678901234567890123456789012345678901234567890")).toBe(

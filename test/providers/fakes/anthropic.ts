@@ -38,8 +38,8 @@
  * time) and `#anthropic:stream_error` (an overloaded_error event after the first text).
  */
 import { createHash, randomBytes } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { fakeKey, json, listen, RequestLog, readBody, type Scenario, scenariosOf, tagOf } from "./kit";
+import type { ServerResponse } from "node:http";
+import { FakeServer, fakeKey, json, readBody, type Scenario, scenariosOf, tagOf } from "./kit";
 
 export const provider = "anthropic";
 
@@ -625,13 +625,12 @@ class Halt extends Error {}
 // ---------------------------------------------------------------- server
 
 export async function start() {
-  const log = new RequestLog();
+  const server = new FakeServer();
+  const { log } = server;
   const memory = new Memory();
   const key = fakeKey(provider);
 
-  return listen(async (req: IncomingMessage, res: ServerResponse) => {
-    if (log.serve(req, res)) return;
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+  return server.listen(async (req, res, url) => {
     const raw = await readBody(req);
     if (req.method !== "POST" || url.pathname !== "/v1/messages") return errorBody(res, 404, "not_found_error", "Not found");
     if (req.headers["x-api-key"] !== key) return errorBody(res, 401, "authentication_error", "invalid x-api-key");

@@ -30,17 +30,14 @@
  * key 401 `invalid_api_key`. Control: GET /_fake/requests?tag=.
  */
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   dropConnection,
-  FileStore,
+  FakeServer,
   fakeKey,
   json,
   lifeStage,
-  listen,
   png,
   type RequestKind,
-  RequestLog,
   type RunningFake,
   readBody,
   type Scenario,
@@ -228,11 +225,9 @@ interface Task {
 }
 
 export async function start(): Promise<RunningFake> {
-  const log = new RequestLog();
-  let base = "";
-  const files = new FileStore(() => base, log);
+  const server = new FakeServer();
+  const { log, files } = server;
   const tasks = new Map<string, Task>();
-  const submissions = new Map<string, number>();
 
   /** The Ready answer, made once (its file is stored once, so `expiring_output` holds). */
   function ready(task: Task): Body {
@@ -280,10 +275,7 @@ export async function start(): Promise<RunningFake> {
     return ready(task);
   }
 
-  const fake = await listen(async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    if (log.serve(req, res) || files.serve(req, res)) return;
-
+  return server.listen(async (req, res, url) => {
     const submit = /^\/v1\/([a-z0-9.-]+)$/.exec(url.pathname);
     const isResult = url.pathname === "/v1/get_result";
     const raw = req.method === "POST" ? await readBody(req) : Buffer.alloc(0);
@@ -341,8 +333,7 @@ export async function start(): Promise<RunningFake> {
     const input = body as Body;
     const tag = tagOf(prompt);
     const scenarios = scenariosOf(prompt, provider);
-    const n = (submissions.get(tag) ?? 0) + 1;
-    submissions.set(tag, n);
+    const n = server.submission(tag);
     if (noCredits(prompt)) {
       json(res, 402, { error: "insufficient_credits", message: "Your account does not have enough credits" });
       return;
@@ -388,12 +379,10 @@ export async function start(): Promise<RunningFake> {
     const outputMp = Math.round(((width * height) / 1_000_000) * 100) / 100;
     json(res, 200, {
       id: created.id,
-      polling_url: `${base}/v1/get_result?id=${created.id}`,
+      polling_url: `${server.base}/v1/get_result?id=${created.id}`,
       cost: spec.credits,
       input_mp: 0,
       output_mp: outputMp,
     });
   });
-  base = fake.url;
-  return fake;
 }

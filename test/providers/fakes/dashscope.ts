@@ -34,19 +34,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isoFile } from "../../media/fixtures";
-import {
-  FileStore,
-  fakeKey,
-  json,
-  lifeStage,
-  listen,
-  RequestLog,
-  type RunningFake,
-  readBody,
-  type Scenario,
-  scenariosOf,
-  tagOf,
-} from "./kit";
+import { FakeServer, fakeKey, json, lifeStage, type RunningFake, readBody, type Scenario, scenariosOf, tagOf } from "./kit";
 
 export const provider = "dashscope";
 
@@ -183,18 +171,15 @@ function problem(body: any, rules: ModelRules): string | null {
 }
 
 export async function start(): Promise<RunningFake> {
-  const log = new RequestLog();
-  let baseUrl = "";
-  const files = new FileStore(() => baseUrl, log);
+  const server = new FakeServer();
+  const { log, files } = server;
   const tasks = new Map<string, FakeTask>();
-  const submissions = new Map<string, number>();
   const authorized = (req: IncomingMessage) => req.headers.authorization === `Bearer ${fakeKey(provider)}`;
   const unauthenticated = (res: ServerResponse) => fail(res, 401, "InvalidApiKey", "Invalid API-key provided.");
 
   /** The scenarios that refuse a submission, answered; true when one did. */
   function refused(res: ServerResponse, tag: string, scenarios: Set<Scenario>): boolean {
-    const n = (submissions.get(tag) ?? 0) + 1;
-    submissions.set(tag, n);
+    const n = server.submission(tag);
     if (scenarios.has("down")) {
       fail(res, 503, "ServiceUnavailable", "The service is temporarily unavailable, please try again later.");
       return true;
@@ -357,10 +342,7 @@ export async function start(): Promise<RunningFake> {
     json(res, 200, { request_id: requestId() });
   }
 
-  const fake = await listen(async (req, res, base) => {
-    baseUrl = base;
-    if (log.serve(req, res) || files.serve(req, res)) return;
-    const url = new URL(req.url ?? "/", base);
+  return server.listen(async (req, res, url) => {
     const path = url.pathname.replace(/^\/api\/v1(?=\/)/, "").replace(/\/+$/, "");
     const method = req.method ?? "GET";
     if (method === "POST" && path === "/services/aigc/video-generation/video-synthesis") return create(req, res);
@@ -370,6 +352,4 @@ export async function start(): Promise<RunningFake> {
     log.record("untagged", req, "other", null);
     fail(res, 404, "NotFound", `The requested path ${path} does not exist.`);
   });
-  baseUrl = fake.url;
-  return fake;
 }

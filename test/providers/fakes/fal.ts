@@ -24,17 +24,14 @@
  * (body = webhook body; optional ?request_id=&user_id=&timestamp=) → {headers}.
  */
 import { createHash, generateKeyPairSync, randomUUID, sign } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { isoFile } from "../../media/fixtures";
 import {
   dropConnection,
-  FileStore,
+  FakeServer,
   fakeKey,
   json,
   lifeStage,
-  listen,
   png,
-  RequestLog,
   type RunningFake,
   readBody,
   type Scenario,
@@ -301,16 +298,14 @@ export interface FalFakeOptions {
 }
 
 export async function start(options: FalFakeOptions = {}): Promise<RunningFake> {
-  const log = new RequestLog();
-  let base = "";
-  const files = new FileStore(() => base, log);
+  const server = new FakeServer();
+  const { log, files } = server;
   const jobs = new Map<string, Job>();
-  const submissions = new Map<string, number>();
   const { publicKey, privateKey } = generateKeyPairSync("ed25519");
   const jwk = { ...publicKey.export({ format: "jwk" }), kid: "fake-fal-1", use: "sig", alg: "EdDSA" };
 
   const urlsOf = (job: Job) => {
-    const at = `${base}/${job.root}/requests/${job.id}`;
+    const at = `${server.base}/${job.root}/requests/${job.id}`;
     return { request_id: job.id, response_url: at, status_url: `${at}/status`, cancel_url: `${at}/cancel` };
   };
 
@@ -438,10 +433,7 @@ export async function start(options: FalFakeOptions = {}): Promise<RunningFake> 
     };
   }
 
-  const fake = await listen(async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    if (log.serve(req, res) || files.serve(req, res)) return;
-
+  const fake = await server.listen(async (req, res, url) => {
     if (req.method === "GET" && url.pathname === "/.well-known/jwks.json") {
       json(res, 200, { keys: [jwk] });
       return;
@@ -505,8 +497,7 @@ export async function start(options: FalFakeOptions = {}): Promise<RunningFake> 
       }
       const input = body as Input;
       const scenarios = scenariosOf(typeof input.prompt === "string" ? input.prompt : "", provider);
-      const n = (submissions.get(tag) ?? 0) + 1;
-      submissions.set(tag, n);
+      const n = server.submission(tag);
       if (scenarios.has("down")) {
         json(
           res,
@@ -583,7 +574,6 @@ export async function start(options: FalFakeOptions = {}): Promise<RunningFake> 
     }
     json(res, 405, { detail: "Method Not Allowed" });
   });
-  base = fake.url;
   return {
     ...fake,
     async close() {

@@ -35,19 +35,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isoFile } from "../../media/fixtures";
-import {
-  fakeKey,
-  json,
-  lifeStage,
-  listen,
-  png,
-  type RequestKind,
-  RequestLog,
-  readBody,
-  type Scenario,
-  scenariosOf,
-  tagOf,
-} from "./kit";
+import { FakeServer, fakeKey, json, lifeStage, png, type RequestKind, readBody, type Scenario, scenariosOf, tagOf } from "./kit";
 
 export const provider = "google";
 
@@ -271,7 +259,8 @@ interface Operation {
 }
 
 export async function start() {
-  const log = new RequestLog();
+  const server = new FakeServer();
+  const { log } = server;
   const files = new Map<string, StoredFile>();
   const sessions = new Map<string, Session>();
   const operations = new Map<string, Operation>();
@@ -793,9 +782,8 @@ export async function start() {
     json(res, 200, { file: fileView(base, file) }, { "x-goog-upload-status": "final" });
   }
 
-  return listen(async (req, res, base) => {
-    if (log.serve(req, res)) return;
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+  return server.listen(async (req, res, url) => {
+    const base = server.base;
     const path = url.pathname;
 
     // Storage behind the download redirect: no key wanted (and none should arrive).

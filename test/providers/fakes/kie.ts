@@ -31,16 +31,13 @@
  * Auth: `Authorization: Bearer fakeKey("kie")`, else HTTP 401 with code 401. Control: GET /_fake/requests?tag=.
  */
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { buildFixtures } from "../../media/fixtures";
 import {
-  FileStore,
+  FakeServer,
   fakeKey,
   json,
   lifeStage,
-  listen,
   type RequestKind,
-  RequestLog,
   type RunningFake,
   readBody,
   type Scenario,
@@ -126,11 +123,9 @@ interface Task {
 }
 
 export async function start(): Promise<RunningFake> {
-  const log = new RequestLog();
-  let base = "";
-  const files = new FileStore(() => base, log);
+  const server = new FakeServer();
+  const { log, files } = server;
   const tasks = new Map<string, Task>();
-  const submissions = new Map<string, number>();
   const mp3 = (await buildFixtures()).mp3 as Uint8Array;
 
   const lyrics = (task: Task) =>
@@ -161,8 +156,8 @@ export async function start(): Promise<RunningFake> {
       audioUrl: task.scenarios.has("malformed")
         ? ""
         : files.add(mp3, "audio/mpeg", { once: task.scenarios.has("expiring_output"), tag: task.tag, ext: "mp3" }),
-      streamAudioUrl: `${base}/_stream/${t.id}`,
-      imageUrl: `${base}/_files/none.jpeg`,
+      streamAudioUrl: `${server.base}/_stream/${t.id}`,
+      imageUrl: `${server.base}/_files/none.jpeg`,
       duration: 2.5,
     }));
     return task.tracks;
@@ -199,10 +194,7 @@ export async function start(): Promise<RunningFake> {
     return withTracks("SUCCESS", finished(task));
   }
 
-  const fake = await listen(async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    if (log.serve(req, res) || files.serve(req, res)) return;
-
+  return server.listen(async (req, res, url) => {
     const isSubmit = url.pathname === "/api/v1/generate";
     const isRecord = url.pathname === "/api/v1/generate/record-info";
     const raw = req.method === "POST" ? await readBody(req) : Buffer.alloc(0);
@@ -263,8 +255,7 @@ export async function start(): Promise<RunningFake> {
     }
     const tag = tagOf(text);
     const scenarios = scenariosOf(text, provider);
-    const n = (submissions.get(tag) ?? 0) + 1;
-    submissions.set(tag, n);
+    const n = server.submission(tag);
     if (noCredits(text)) {
       json(res, 200, { code: 402, msg: "Insufficient credits. Please top up your account.", data: null });
       return;
@@ -290,6 +281,4 @@ export async function start(): Promise<RunningFake> {
     tasks.set(created.id, created);
     json(res, 200, { code: 200, msg: "success", data: { taskId: created.id } });
   });
-  base = fake.url;
-  return fake;
 }

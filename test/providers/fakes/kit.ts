@@ -6,7 +6,7 @@
  *   `#fake:<scenario>` picks a behaviour; several may be given. See SCENARIOS.
  * Every fake serves its outputs itself, from /_files/…, so the service really downloads them.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { encode } from "fast-png";
 
 export const SCENARIOS = [
@@ -37,14 +37,15 @@ export type Scenario = (typeof SCENARIOS)[number];
 
 export type RequestKind = "submit" | "status" | "result" | "cancel" | "download" | "list" | "other";
 
-export interface Recorded {
+/** One request a fake recorded, as GET /_fake/requests answers it; `B` is what a test reads the body as. */
+export interface Recorded<B = unknown> {
   kind: RequestKind;
   method: string;
   path: string;
   authorization: string | null;
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON, or for multipart the field names with file sizes, or null. */
-  body: unknown;
+  body: B;
   at: number;
 }
 
@@ -160,29 +161,53 @@ export function dropConnection(res: ServerResponse): void {
   res.socket?.destroy();
 }
 
-/** Starts a server on 127.0.0.1 on a free port. `handler` may be async; a throw answers 500. */
-export async function listen(
-  handler: (req: IncomingMessage, res: ServerResponse, base: string) => Promise<void> | void,
-): Promise<RunningFake & { server: Server }> {
-  let base = "";
-  const server = createServer((req, res) => {
-    Promise.resolve(handler(req, res, base)).catch((e) => {
-      if (!res.headersSent) json(res, 500, { error: String(e) });
-      else res.destroy();
+/** A fake's own routes: every request but the kit's (the request log, the output files). */
+export type FakeRoutes = (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> | void;
+
+/**
+ * One fake's server, with what every fake has: its request log, the output files it serves, its
+ * own address and a count of submissions by tag. A fake makes one, declares its routes and listens.
+ */
+export class FakeServer {
+  readonly log = new RequestLog();
+  readonly files = new FileStore(() => this.base, this.log);
+  /** The fake's own URL, known once it listens (read it while answering). */
+  base = "";
+  private readonly submissions = new Map<string, number>();
+
+  /** Counts a submission of `tag` and says which it is (1 for the first: see `submit_429`, `submit_5xx`). */
+  submission(tag: string): number {
+    const n = (this.submissions.get(tag) ?? 0) + 1;
+    this.submissions.set(tag, n);
+    return n;
+  }
+
+  /**
+   * Starts on a free port of 127.0.0.1. The log and the files are answered before `routes`;
+   * `routes` may be async, and a throw answers 500.
+   */
+  async listen(routes: FakeRoutes): Promise<RunningFake> {
+    const server = createServer((req, res) => {
+      if (this.log.serve(req, res) || this.files.serve(req, res)) return;
+      Promise.resolve()
+        .then(() => routes(req, res, new URL(req.url ?? "/", this.base)))
+        .catch((e) => {
+          if (!res.headersSent) json(res, 500, { error: String(e) });
+          else res.destroy();
+        });
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  base = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-  return {
-    url: base,
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    this.base = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    return {
+      url: this.base,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    };
+  }
 }
 
 /**

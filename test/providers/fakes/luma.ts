@@ -23,16 +23,13 @@
  * Auth: `Authorization: Bearer fakeKey("luma")`, else 401. Control: GET /_fake/requests?tag=.
  */
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { isoFile } from "../../media/fixtures";
 import {
-  FileStore,
+  FakeServer,
   fakeKey,
   json,
   lifeStage,
-  listen,
   type RequestKind,
-  RequestLog,
   type RunningFake,
   readBody,
   type Scenario,
@@ -125,11 +122,9 @@ function mp4(seconds: number, width: number, height: number): Uint8Array {
 }
 
 export async function start(): Promise<RunningFake> {
-  const log = new RequestLog();
-  let base = "";
-  const files = new FileStore(() => base, log);
+  const server = new FakeServer();
+  const { log, files } = server;
   const generations = new Map<string, Generation>();
-  const submissions = new Map<string, number>();
 
   const view = (g: Generation): Body => {
     const out: Body = { id: g.id, created_at: g.created_at, model: "ray-3.2", type: "video" };
@@ -162,10 +157,8 @@ export async function start(): Promise<RunningFake> {
     return { ...out, state: "completed", output: [{ type: "video", url }] };
   };
 
-  const handler = async (req: IncomingMessage, res: ServerResponse, url: string) => {
-    base = url;
-    if (log.serve(req, res) || files.serve(req, res)) return;
-    const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname.replace(/^\/v1(?=\/)/, "");
+  return server.listen(async (req, res, url) => {
+    const path = url.pathname.replace(/^\/v1(?=\/)/, "");
     const raw = await readBody(req);
     const auth = req.headers.authorization;
     const record = (tag: string, kind: RequestKind, body: unknown) => log.record(tag, req, kind, body);
@@ -183,8 +176,7 @@ export async function start(): Promise<RunningFake> {
       record(tag, "submit", body);
       if (auth !== `Bearer ${fakeKey("luma")}`) return json(res, 401, { detail: "Invalid or missing API key" });
       const scenarios = scenariosOf(text, provider);
-      const n = (submissions.get(tag) ?? 0) + 1;
-      submissions.set(tag, n);
+      const n = server.submission(tag);
       if (scenarios.has("submit_429") && n === 1)
         return json(res, 429, { detail: "Rate limit exceeded" }, { "Retry-After": "1", "X-RateLimit-Remaining": "0" });
       if (scenarios.has("submit_5xx") && n === 1) return json(res, 502, { detail: "Upstream service unavailable" });
@@ -220,6 +212,5 @@ export async function start(): Promise<RunningFake> {
     }
     record("untagged", "other", null);
     json(res, 404, { detail: "Not Found" });
-  };
-  return listen(handler);
+  });
 }

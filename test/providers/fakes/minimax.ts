@@ -24,19 +24,7 @@
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isoFile, mp3, wav } from "../../media/fixtures";
-import {
-  FileStore,
-  fakeKey,
-  json,
-  lifeStage,
-  listen,
-  type RequestKind,
-  RequestLog,
-  readBody,
-  type Scenario,
-  scenariosOf,
-  tagOf,
-} from "./kit";
+import { FakeServer, fakeKey, json, lifeStage, type RequestKind, readBody, type Scenario, scenariosOf, tagOf } from "./kit";
 
 export const provider = "minimax";
 
@@ -190,18 +178,14 @@ interface VideoTask {
 }
 
 export async function start() {
-  const log = new RequestLog();
-  let base = "";
-  const files = new FileStore(() => base, log);
+  const server = new FakeServer();
+  const { log, files } = server;
   const tasks = new Map<string, VideoTask>();
   const videoFiles = new Map<string, { url: string; tag: string; bytes: number }>();
   const tagOfTask = new Map<string, string>();
   const record = (tag: string, req: IncomingMessage, kind: RequestKind, body: unknown) => log.record(tag, req, kind, body);
 
-  return listen(async (req, res, b) => {
-    base = b;
-    if (log.serve(req, res) || files.serve(req, res)) return;
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+  return server.listen(async (req, res, url) => {
     const raw = await readBody(req);
     if (req.headers.authorization !== `Bearer ${fakeKey(provider)}`) {
       fail(res, 1004, "login fail: Please carry the API secret key in the 'Authorization' field of the request header");

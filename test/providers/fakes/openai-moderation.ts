@@ -21,7 +21,7 @@
  * recorded under the tag `image-<width>x<height>`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { fakeKey, json, listen, RequestLog, readBody, tagOf } from "./kit";
+import { FakeServer, fakeKey, json, type RequestLog, readBody, tagOf } from "./kit";
 import { error, requestId } from "./openai";
 
 export const provider = "openai-moderation";
@@ -147,9 +147,8 @@ function imageTag(input: unknown): string {
   return bytes.length >= 24 ? `image-${bytes.readUInt32BE(16)}x${bytes.readUInt32BE(20)}` : "untagged";
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse, log: RequestLog) {
-  if (log.serve(req, res)) return;
-  const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname.replace(/^\/v1/, "");
+async function handle(req: IncomingMessage, res: ServerResponse, url: URL, log: RequestLog) {
+  const path = url.pathname.replace(/^\/v1/, "");
   if (req.method !== "POST" || path !== "/moderations") {
     error(res, 404, `Invalid URL (${req.method} ${req.url})`, "invalid_request_error", null);
     return;
@@ -232,6 +231,6 @@ async function handle(req: IncomingMessage, res: ServerResponse, log: RequestLog
 }
 
 export async function start() {
-  const log = new RequestLog();
-  return listen((req, res) => handle(req, res, log));
+  const server = new FakeServer();
+  return server.listen((req, res, url) => handle(req, res, url, server.log));
 }

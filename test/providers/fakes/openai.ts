@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { buildFixtures, flac, jpeg, oggOpus, wav, webpLossy } from "../../media/fixtures";
-import { fakeKey, json, listen, png, type RequestKind, RequestLog, readBody, type Scenario, scenariosOf, tagOf } from "./kit";
+import { FakeServer, fakeKey, json, png, type RequestKind, readBody, type Scenario, scenariosOf, tagOf } from "./kit";
 
 export const provider = "openai";
 
@@ -291,13 +291,12 @@ const ROUTES: Record<string, "images" | "edits" | "speech" | "chat"> = {
 };
 
 export async function start() {
-  const log = new RequestLog();
+  const server = new FakeServer();
+  const { log } = server;
   const key = fakeKey(provider);
   const record = (tag: string, req: IncomingMessage, kind: RequestKind, body: unknown) => log.record(tag, req, kind, body);
 
-  return listen(async (req, res) => {
-    if (log.serve(req, res)) return;
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+  return server.listen(async (req, res, url) => {
     const path = url.pathname.replace(/^\/v1(?=\/)/, "");
     const route = ROUTES[path];
     const raw = await readBody(req);

@@ -38,13 +38,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   dropConnection,
-  FileStore,
+  FakeServer,
   fakeKey,
   json,
   lifeStage,
-  listen,
   png,
-  RequestLog,
   type RunningFake,
   readBody,
   type Scenario,
@@ -178,13 +176,10 @@ function newId(): string {
 }
 
 export async function start(): Promise<RunningFake> {
-  const log = new RequestLog();
-  let baseUrl = "";
-  const files = new FileStore(() => baseUrl, log);
+  const server = new FakeServer();
+  const { log, files } = server;
   const predictions = new Map<string, FakePrediction>();
   const ordered: FakePrediction[] = [];
-  /** Submissions seen per tag, for the "first submission" scenarios. */
-  const submissions = new Map<string, number>();
   let seq = 0;
 
   function view(p: FakePrediction): Record<string, unknown> {
@@ -205,8 +200,8 @@ export async function start(): Promise<RunningFake> {
       started_at: iso(p.started),
       completed_at: iso(p.completed),
       urls: {
-        cancel: `${baseUrl}/predictions/${p.id}/cancel`,
-        get: `${baseUrl}/predictions/${p.id}`,
+        cancel: `${server.base}/predictions/${p.id}/cancel`,
+        get: `${server.base}/predictions/${p.id}`,
         web: `https://replicate.com/p/${p.id}`,
       },
       metrics:
@@ -292,8 +287,7 @@ export async function start(): Promise<RunningFake> {
       version = m?.[2] ?? (m ? VERSION : v);
     }
     const scenarios = scenariosOf(prompt, provider);
-    const n = (submissions.get(tag) ?? 0) + 1;
-    submissions.set(tag, n);
+    const n = server.submission(tag);
     if (scenarios.has("down")) {
       return problem(res, 503, "Service Unavailable", "Replicate is temporarily unavailable. Please try again later.");
     }
@@ -429,7 +423,7 @@ export async function start(): Promise<RunningFake> {
       if (after) q.set("created_after", after);
       if (before) q.set("created_before", before);
       q.set("cursor", encodeCursor(c));
-      return `${baseUrl}/predictions?${q}`;
+      return `${server.base}/predictions?${q}`;
     };
     const last = page[page.length - 1];
     const first = page[0];
@@ -441,10 +435,7 @@ export async function start(): Promise<RunningFake> {
     json(res, 200, { next, previous, results: page.map(view) });
   }
 
-  const fake = await listen(async (req, res, base) => {
-    baseUrl = base;
-    if (log.serve(req, res) || files.serve(req, res)) return;
-    const url = new URL(req.url ?? "/", base);
+  return server.listen(async (req, res, url) => {
     const path = url.pathname.replace(/^\/v1(?=\/)/, "").replace(/\/+$/, "");
     const method = req.method ?? "GET";
     const createOn = /^\/models\/([^/]+)\/([^/]+)\/predictions$/.exec(path);
@@ -460,6 +451,4 @@ export async function start(): Promise<RunningFake> {
     log.record("untagged", req, "other", null);
     notFound(res);
   });
-  baseUrl = fake.url;
-  return fake;
 }

@@ -26,15 +26,12 @@
  * Control: GET /_fake/requests?tag=.
  */
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { isoFile } from "../../media/fixtures";
 import {
-  FileStore,
+  FakeServer,
   fakeKey,
   json,
-  listen,
   type RequestKind,
-  RequestLog,
   type RunningFake,
   readBody,
   type Scenario,
@@ -117,11 +114,9 @@ interface Task {
 }
 
 export async function start(): Promise<RunningFake> {
-  const log = new RequestLog();
-  let base = "";
-  const files = new FileStore(() => base, log);
+  const server = new FakeServer();
+  const { log, files } = server;
   const tasks = new Map<string, Task>();
-  const submissions = new Map<string, number>();
 
   /** The task's state at its current read count, without output URLs (so reading it has no side effect). */
   function state(task: Task): Body {
@@ -171,10 +166,7 @@ export async function start(): Promise<RunningFake> {
     return { ...now, output: [url] };
   }
 
-  const fake = await listen(async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    if (log.serve(req, res) || files.serve(req, res)) return;
-
+  return server.listen(async (req, res, url) => {
     const taskMatch = /^\/v1\/tasks\/([^/]+)$/.exec(url.pathname);
     const isSubmit = url.pathname === "/v1/image_to_video";
     const raw = req.method === "POST" ? await readBody(req) : Buffer.alloc(0);
@@ -241,8 +233,7 @@ export async function start(): Promise<RunningFake> {
     const input = body as Body;
     const tag = tagOf(prompt);
     const scenarios = scenariosOf(prompt, provider);
-    const n = (submissions.get(tag) ?? 0) + 1;
-    submissions.set(tag, n);
+    const n = server.submission(tag);
     if (scenarios.has("down")) {
       json(res, 503, { error: "Service unavailable." });
       return;
@@ -272,6 +263,4 @@ export async function start(): Promise<RunningFake> {
     tasks.set(created.id, created);
     json(res, 200, { id: created.id });
   });
-  base = fake.url;
-  return fake;
 }

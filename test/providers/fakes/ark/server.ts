@@ -42,20 +42,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isoFile, jpeg } from "../../../media/fixtures";
-import {
-  FileStore,
-  fakeKey,
-  json,
-  lifeStage,
-  listen,
-  png,
-  RequestLog,
-  type RunningFake,
-  readBody,
-  type Scenario,
-  scenariosOf,
-  tagOf,
-} from "../kit";
+import { FakeServer, fakeKey, json, lifeStage, png, type RunningFake, readBody, type Scenario, scenariosOf, tagOf } from "../kit";
 
 /** A status the documentation does not list. */
 export const UNLISTED_STATUS = "pending";
@@ -250,13 +237,10 @@ function imageProblem(body: any): { width: number; height: number; references: n
 }
 
 export async function startArk(provider: string): Promise<RunningFake> {
-  const log = new RequestLog();
-  let baseUrl = "";
-  const files = new FileStore(() => baseUrl, log);
+  const server = new FakeServer();
+  const { log, files } = server;
   const tasks = new Map<string, FakeTask>();
   const ordered: FakeTask[] = [];
-  /** Submissions seen per tag, for the "first submission" scenarios. */
-  const submissions = new Map<string, number>();
   let seq = 0;
   const authorized = (req: IncomingMessage) => req.headers.authorization === `Bearer ${fakeKey(provider)}`;
   const unauthenticated = (res: ServerResponse) =>
@@ -264,8 +248,7 @@ export async function startArk(provider: string): Promise<RunningFake> {
 
   /** The scenarios that refuse a submission, answered; true when one did. */
   function refused(res: ServerResponse, tag: string, scenarios: Set<Scenario>): boolean {
-    const n = (submissions.get(tag) ?? 0) + 1;
-    submissions.set(tag, n);
+    const n = server.submission(tag);
     if (scenarios.has("down")) {
       arkError(
         res,
@@ -594,10 +577,7 @@ export async function startArk(provider: string): Promise<RunningFake> {
     });
   }
 
-  const fake = await listen(async (req, res, base) => {
-    baseUrl = base;
-    if (log.serve(req, res) || files.serve(req, res)) return;
-    const url = new URL(req.url ?? "/", base);
+  return server.listen(async (req, res, url) => {
     const path = url.pathname.replace(/^\/api\/v3(?=\/)/, "").replace(/\/+$/, "");
     const method = req.method ?? "GET";
     if (method === "POST" && path === "/contents/generations/tasks") return createTask(req, res);
@@ -609,6 +589,4 @@ export async function startArk(provider: string): Promise<RunningFake> {
     log.record("untagged", req, "other", null);
     arkError(res, 404, "NotFound", "NotFound", `The requested path ${path} does not exist.`);
   });
-  baseUrl = fake.url;
-  return fake;
 }

@@ -1,0 +1,20 @@
+/**
+ * What every sender shares: the message, the sender's one method, and the error a send that does
+ * not go through throws (`email_send_failed`, 502, retryable; callers undo what the mail was for).
+ */
+import { ApiError } from "../errors/api-error";
+
+export type MailMessage = {
+  to: string;
+  subject: string;
+  text: string;
+};
+
+export interface MailSender {
+  /** Resolves once the message is accepted; throws ApiError `email_send_failed` otherwise. */
+  send(message: MailMessage): Promise<void>;
+}
+
+export function sendFailed(reason: string): ApiError {
+  return new ApiError("email_send_failed", `The email could not be sent (${reason}); retry in a moment.`);
+}
