@@ -125,11 +125,14 @@ describe("the HTTP email API", () => {
       const forUnknown = await ask(unknown);
       expect(forKnown.res.status).toBe(200);
       expect(forUnknown.res.status).toBe(forKnown.res.status);
-      expect(forUnknown.text.replaceAll(unknown, "EMAIL")).toBe(forKnown.text.replaceAll(known, "EMAIL"));
+      // Each page has its own script nonce; apart from it (and the address) the answers are the same.
+      const unnonced = (text: string) => text.replace(/nonce(?:-|=")[A-Za-z0-9_-]{16,}"?/g, "NONCE");
+      expect(unnonced(forUnknown.text.replaceAll(unknown, "EMAIL"))).toBe(unnonced(forKnown.text.replaceAll(known, "EMAIL")));
       const headers = (r: Response) =>
         [...r.headers]
           .filter(([k]) => !["date", "x-request-id"].includes(k.toLowerCase()))
-          .sort(([a], [b]) => a.localeCompare(b));
+          .map(([k, v]) => [k, unnonced(v)])
+          .sort(([a], [b]) => (a as string).localeCompare(b as string));
       expect(headers(forUnknown.res)).toEqual(headers(forKnown.res));
       // The mail to the known address is under way, after the answer, and not delivered yet.
       await expect
