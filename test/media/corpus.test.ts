@@ -3,6 +3,7 @@
  * what ffprobe accepts among the supported formats, the probe and admission's validation accept,
  * with ffprobe's format, dimensions, audio parameters and duration; what ffprobe refuses, they refuse.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors/api-error";
 import { probeMedia } from "../../src/media/probe";
@@ -118,5 +119,33 @@ describe("media corpus made with ffmpeg", () => {
     expect(e, `${name} was accepted`).toBeDefined();
     expect(["invalid_media", "unsupported_media_type"]).toContain(e?.code);
     expect(e?.param).toBe("/video");
+  });
+});
+
+describe("the corpus cut and changed at random", () => {
+  /** A result or a media error carrying the param, from the probe and from validation: never another exception. */
+  async function probesOrRefuses(data: Uint8Array): Promise<void> {
+    const e = await refusal(data);
+    if (e) {
+      expect(["invalid_media", "unsupported_media_type"]).toContain(e.code);
+      expect(e.param).toBe("/video");
+    }
+  }
+  const names = Object.keys(READINGS);
+
+  it("truncations and byte changes of every file", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...names),
+        fc.nat(),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 6 }),
+        async (name, cutAt, edits) => {
+          const data = bytesOf(name).slice();
+          for (const [at, value] of edits) data[at % data.length] = value;
+          await probesOrRefuses(data.subarray(0, data.length - (cutAt % (data.length + 1))));
+        },
+      ),
+      { numRuns: 1500 },
+    );
   });
 });

@@ -257,6 +257,17 @@ describe("POST /v1/uploads", () => {
     }
   });
 
+  it("stores an MP3 behind two ID3v2 tags, which decoders play, with its duration", async () => {
+    const url = import.meta.glob<string>("./corpus/mp3-two-id3v2-tags.mp3", { query: "?inline", import: "default", eager: true })[
+      "./corpus/mp3-two-id3v2-tags.mp3"
+    ] as string;
+    const mp3 = Uint8Array.from(atob(url.slice(url.indexOf(",") + 1)), (c) => c.charCodeAt(0));
+    const res = await upload(t.api_key, mp3, { "Content-Type": "audio/mpeg" });
+    expect(res.status, res.text).toBe(201);
+    expect(res.json).toMatchObject({ kind: "audio", content_type: "audio/mpeg", bytes: mp3.length });
+    expect(res.json.duration_seconds).toBeCloseTo(1.071, 2);
+  });
+
   it("refuses an image over the largest pixel count any card accepts, from its header, before reading the body", async () => {
     const tenant = await newTenant();
     const bound = await largestImageAnyCardAccepts(tenant.api_key);
