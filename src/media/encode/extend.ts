@@ -1,8 +1,9 @@
 /**
  * A simulated video extension that keeps its source: the source's H.264 samples as they were, and
  * new frames after them (or before them), so the clip starts (or ends) with the source exactly.
- * The new frames are this package's own H.264 under a second sample entry (their own SPS/PPS),
- * so no source frame is decoded or re-encoded.
+ * The new frames are this package's own H.264 under a second sample entry (avc3, their own SPS
+ * and PPS under ids the source does not use, repeated in-band at each new keyframe), so no source
+ * frame is decoded or re-encoded.
  *
  * Audio: the source's track is kept sample for sample and padded with silence over the added
  * seconds, in its own codec where this package can write silence (AAC-LC, MP3); any other audio
@@ -162,6 +163,55 @@ function extendAudio(track: ReadTrack, o: ExtendOptions, addedSeconds: number): 
   };
 }
 
+/** Reads ue(v) values from the start of an RBSP (enough for the ids at the head of an SPS or PPS). */
+function leadingUe(rbsp: Uint8Array, count: number, skipBytes: number): number[] {
+  let bit = skipBytes * 8;
+  const next = () => ((rbsp[bit >> 3] ?? 0) >> (7 - (bit++ & 7))) & 1;
+  const out: number[] = [];
+  for (let k = 0; k < count; k++) {
+    let zeros = 0;
+    while (next() === 0 && zeros < 32) zeros++;
+    let v = 0;
+    for (let i = 0; i < zeros; i++) v = v * 2 + next();
+    out.push(2 ** zeros - 1 + v);
+  }
+  return out;
+}
+
+/**
+ * Parameter set ids the source's avcC does not use, so that the new frames' SPS and PPS (in their
+ * own sample entry and in-band) never replace the source's in a decoder that keeps both.
+ */
+function freeParameterSetIds(entry: Uint8Array): { spsId: number; ppsId: number } {
+  const used = { sps: new Set<number>(), pps: new Set<number>() };
+  // The visual sample entry's fixed fields take 78 bytes after its header: its child boxes start at 86.
+  for (let off = 86; off + 8 <= entry.length; ) {
+    const size = (((entry[off] as number) << 24) | (u16(entry, off + 1) << 8) | (entry[off + 3] as number)) >>> 0;
+    if (size < 8 || off + size > entry.length) break;
+    if (text(entry, off + 4) === "avcC") {
+      let at = off + 8 + 5;
+      const spsCount = (entry[at++] as number) & 0x1f;
+      for (let i = 0; i < spsCount && at + 2 <= off + size; i++) {
+        const len = u16(entry, at);
+        used.sps.add(leadingUe(entry.subarray(at + 2, at + 2 + len), 1, 4)[0] as number);
+        at += 2 + len;
+      }
+      const ppsCount = entry[at++] ?? 0;
+      for (let i = 0; i < ppsCount && at + 2 <= off + size; i++) {
+        const len = u16(entry, at);
+        used.pps.add(leadingUe(entry.subarray(at + 2, at + 2 + len), 1, 1)[0] as number);
+        at += 2 + len;
+      }
+    }
+    off += size;
+  }
+  let spsId = 31;
+  while (used.sps.has(spsId) && spsId > 0) spsId--;
+  let ppsId = 255;
+  while (used.pps.has(ppsId) && ppsId > 0) ppsId--;
+  return { spsId, ppsId };
+}
+
 /** The extended clip, or why the source cannot be kept (no unfragmented MP4/MOV with H.264 samples). */
 export function extendClip(source: Uint8Array, o: ExtendOptions): Extension | { unreadable: string } {
   const movie = readMp4(source);
@@ -182,10 +232,13 @@ export function extendClip(source: Uint8Array, o: ExtendOptions): Extension | { 
     fps,
     seconds: added / fps,
     seed: o.seed,
+    parameterSets: { ...freeParameterSetIds(videoEntry), inBand: true },
     ...(o.maxBytes ? { maxBytes: o.maxBytes } : {}),
   });
+  // An avc3 entry: its parameter sets may also travel in-band, as they do at each new keyframe, so
+  // a player that does not switch sample entries still finds them before the new frames.
   const entryWriter = new ByteWriter(1024);
-  writeAvc1(entryWriter, { width, height, video: rendered.video });
+  writeAvc1(entryWriter, { width, height, video: rendered.video }, "avc3");
   const entries = [...video.entries, entryWriter.finish()];
 
   const start = video.edit?.mediaTime ?? 0;

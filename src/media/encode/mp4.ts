@@ -87,9 +87,13 @@ export function writeHdlr(w: ByteWriter, mov: boolean, componentType: string, ha
   });
 }
 
-export function writeAvc1(w: ByteWriter, o: Pick<MuxOptions, "width" | "height" | "video">): void {
+export function writeAvc1(
+  w: ByteWriter,
+  o: Pick<MuxOptions, "width" | "height" | "video">,
+  type: "avc1" | "avc3" = "avc1",
+): void {
   const { sps, pps } = o.video;
-  w.box("avc1", () => {
+  w.box(type, () => {
     w.zeros(6);
     w.u16(1); // data_reference_index
     w.zeros(16); // pre_defined, reserved

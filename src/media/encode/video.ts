@@ -51,7 +51,9 @@ export interface RenderedVideo extends Omit<Clip, "bytes"> {
   video: ReturnType<typeof encodeH264>;
 }
 
-export function renderVideo(opts: Omit<ClipOptions, "container" | "withAudio">): RenderedVideo {
+export function renderVideo(
+  opts: Omit<ClipOptions, "container" | "withAudio"> & Pick<Parameters<typeof encodeH264>[0], "parameterSets">,
+): RenderedVideo {
   const fps = opts.fps ?? 24;
   const width = Math.max(2, opts.width & ~1);
   const height = Math.max(2, opts.height & ~1);
@@ -97,6 +99,7 @@ export function renderVideo(opts: Omit<ClipOptions, "container" | "withAudio">):
       lastFrameRgb = picture(i);
       return lastFrameRgb;
     },
+    ...(opts.parameterSets ? { parameterSets: opts.parameterSets } : {}),
   });
 
   return { video, lastFrameRgb, frameCount, fps, width, height, keyframeInterval: interval };

@@ -67,7 +67,10 @@ describe.each(SOURCES)("extending %s", (_, make) => {
       const fresh = direction === "after" ? after.slice(n) : after.slice(0, after.length - n);
       expect(fresh[0]!.isSync).toBe(true);
       expect(new Set(fresh.map((s) => s.entry))).toEqual(new Set([before[0]!.entry + 1]));
-      const avcC = fresh[0]!.description.avcC;
+      // An avc3 entry, with the SPS and PPS also in-band ahead of each new keyframe.
+    expect(fresh[0]!.description.type).toBe("avc3");
+    expect(avccNalUnits(fresh[0]!.data).map((u) => nalHeader(u).type)).toEqual([7, 8, 5]);
+    const avcC = fresh[0]!.description.avcC;
       const sps = parseSps(avcC.SPS[0].data);
       const idr = avccNalUnits(fresh[0]!.data).find((u) => nalHeader(u).type === 5)!;
       const picture = readPcmPicture(idr, sps, parsePps(avcC.PPS[0].data));
