@@ -16,7 +16,8 @@ trap 'rm -rf "$TMP"' EXIT
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
-ff() { ffmpeg -v error -nostdin -y "$@"; }
+# The output comes last; bitexact muxing leaves out random stream serials and ids, so a rerun writes the same bytes.
+ff() { ffmpeg -v error -nostdin -y "${@:1:$#-1}" -fflags +bitexact "${@: -1}"; }
 # Deterministic sources: a tone, a stereo pair of tones, a test picture.
 TONE=(-f lavfi -i "sine=frequency=440:sample_rate=44100:duration=1")
 STEREO=(-f lavfi -i "aevalsrc=0.5*sin(440*2*PI*t)|0.5*sin(660*2*PI*t):sample_rate=48000:duration=1")
