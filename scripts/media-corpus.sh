@@ -90,6 +90,8 @@ ff "${PICTURE[@]}" "${TONE[@]}" -shortest "${X264[@]}" -c:a aac -b:a 24k -ac 1 -
 ff "${PICTURE[@]}" "${TONE[@]}" -shortest "${X264[@]}" -g 5 -c:a aac -b:a 24k -ac 1 \
   -movflags frag_keyframe+empty_moov+default_base_moof "$OUT/mp4-fragmented.mp4"
 ff "${PICTURE[@]}" "${X264[@]}" -f mov "$OUT/mov-video-only.mov"
+# MP3 audio in MP4 (mono, MPEG-2 at 22.05 kHz; the sample entry says 2 channels, as ffmpeg writes it).
+ff "${PICTURE[@]}" "${TONE[@]}" -shortest "${X264[@]}" -c:a libmp3lame -b:a 32k -ar 22050 -ac 1 "$OUT/mp4-h264-mp3-mono.mp4"
 ff "${TONE[@]}" -c:a aac -b:a 24k -ac 1 "$OUT/m4a-aac.m4a"
 
 # ---------------------------------------------------------------- WebM

@@ -12,7 +12,7 @@
  */
 import { BitWriter } from "./bits";
 import { ByteWriter } from "./bytes";
-import { mp3Frames } from "./mp3";
+import { mp3Frames, splitMp3 } from "./mp3";
 import { writeAvc1 } from "./mp4";
 import { type ReadSample, type ReadTrack, readMp4 } from "./mp4-read";
 import { type WriteTrack, writeMp4 } from "./mp4-write";
@@ -104,15 +104,18 @@ function silenceFor(track: ReadTrack): SilenceCodec | undefined {
   const entry = track.entries[(track.samples[0]?.entry ?? 1) - 1];
   if (!entry || entry.length < 36) return undefined;
   const type = text(entry, 4);
-  const channels = u16(entry, 24);
   const rate = u16(entry, 32);
   const mp3 = (): SilenceCodec | undefined => {
-    if (channels !== 1 && channels !== 2) return undefined;
+    // The first frame's header, not the sample entry (writers put 2 channels there for mono MP3).
+    const first = track.samples[0]?.data;
+    const frameRate = first && splitMp3(first).sampleRate;
+    if (!first || !frameRate) return undefined;
+    const channels = (first[3] as number) >> 6 === 3 ? 1 : 2;
     // The first frame: it owes nothing to a bit reservoir (main_data_begin 0), so it stands alone.
-    const stream = mp3Frames(new Int16Array(1152 * 4 * channels), rate, channels, 64 * channels);
+    const stream = mp3Frames(new Int16Array(1152 * 4 * channels), frameRate, channels, 64 * channels);
     const frame = stream.frames[0];
-    if (!frame || stream.sampleRate !== rate) return undefined;
-    return { frame, ticks: Math.round((stream.samplesPerFrame * track.timescale) / rate) };
+    if (!frame || stream.sampleRate !== frameRate) return undefined;
+    return { frame, ticks: Math.round((stream.samplesPerFrame * track.timescale) / frameRate) };
   };
   if (type === ".mp3") return mp3();
   if (type !== "mp4a") return undefined;

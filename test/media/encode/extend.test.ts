@@ -12,11 +12,14 @@ import { mp4 as emptyMp4 } from "../../helpers/media-fixtures";
 import { avccNalUnits, nalHeader, parsePps, parseSps, readPcmPicture } from "./h264-reader";
 import { probe } from "./mp4-probe";
 
-const CORPUS = import.meta.glob<string>(["../corpus/mp4-faststart.mp4", "../corpus/mov-video-only.mov"], {
-  query: "?inline",
-  import: "default",
-  eager: true,
-});
+const CORPUS = import.meta.glob<string>(
+  ["../corpus/mp4-faststart.mp4", "../corpus/mov-video-only.mov", "../corpus/mp4-h264-mp3-mono.mp4"],
+  {
+    query: "?inline",
+    import: "default",
+    eager: true,
+  },
+);
 const corpus = (name: string) => {
   const url = CORPUS[`../corpus/${name}`] as string;
   return Uint8Array.from(atob(url.slice(url.indexOf(",") + 1)), (c) => c.charCodeAt(0));
@@ -29,6 +32,7 @@ const SOURCES: [string, () => Promise<Uint8Array>][] = [
   ],
   ["an ffmpeg MP4 (x264 + AAC, moov first)", async () => corpus("mp4-faststart.mp4")],
   ["an ffmpeg MOV without audio", async () => corpus("mov-video-only.mov")],
+  ["an ffmpeg MP4 with mono MPEG-2 MP3", async () => corpus("mp4-h264-mp3-mono.mp4")],
 ];
 
 function extended(source: Uint8Array, direction: "before" | "after", seconds: number): Extension {
@@ -68,9 +72,9 @@ describe.each(SOURCES)("extending %s", (_, make) => {
       expect(fresh[0]!.isSync).toBe(true);
       expect(new Set(fresh.map((s) => s.entry))).toEqual(new Set([before[0]!.entry + 1]));
       // An avc3 entry, with the SPS and PPS also in-band ahead of each new keyframe.
-    expect(fresh[0]!.description.type).toBe("avc3");
-    expect(avccNalUnits(fresh[0]!.data).map((u) => nalHeader(u).type)).toEqual([7, 8, 5]);
-    const avcC = fresh[0]!.description.avcC;
+      expect(fresh[0]!.description.type).toBe("avc3");
+      expect(avccNalUnits(fresh[0]!.data).map((u) => nalHeader(u).type)).toEqual([7, 8, 5]);
+      const avcC = fresh[0]!.description.avcC;
       const sps = parseSps(avcC.SPS[0].data);
       const idr = avccNalUnits(fresh[0]!.data).find((u) => nalHeader(u).type === 5)!;
       const picture = readPcmPicture(idr, sps, parsePps(avcC.PPS[0].data));
@@ -102,6 +106,15 @@ describe.each(SOURCES)("extending %s", (_, make) => {
       const b = out.samples(outAudio.id);
       const keptAudio = direction === "after" ? b.slice(0, a.length) : b.slice(b.length - a.length);
       expect(keptAudio.map((s) => s.data)).toEqual(a.map((s) => s.data));
+      // Silence in the source's own stream shape: for MP3, frames of its version, rate and channel mode.
+      const padding = direction === "after" ? b.slice(a.length) : b.slice(0, b.length - a.length);
+      if (/^mp4a\.(6b|69)$/i.test(outAudio.codec))
+        for (const p of padding)
+          expect([p.data[1], (p.data[2]! >> 2) & 3, p.data[3]! >> 6]).toEqual([
+            a[0]!.data[1],
+            (a[0]!.data[2]! >> 2) & 3,
+            a[0]!.data[3]! >> 6,
+          ]);
       // The track as presented (tkhd, after its edit) lasts as long as the movie.
       expect(outAudio.movie_duration / outAudio.movie_timescale).toBeCloseTo(seconds(out), 2);
       // Enough media to play the whole clip, and no more padding than the extension and a frame or two.
