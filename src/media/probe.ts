@@ -268,6 +268,47 @@ function probeGif(d: Uint8Array): Facts {
   return { kind: "image", mime: "image/gif", ...positiveDims(width, height), alpha, animated: frames > 1, frames };
 }
 
+/**
+ * An image's width and height from its header alone (PNG IHDR, GIF screen, WebP first chunk, JPEG
+ * frame header), within `head`: no chunk, frame or scan is walked. Undefined when the header is not
+ * within these bytes or is not one of these formats; the full probe decides what the file is.
+ */
+export function imageSizeFromHeader(head: Uint8Array): { width: number; height: number } | undefined {
+  try {
+    if (at(head, 0, PNG_SIGNATURE) && at(head, 12, "IHDR")) return { width: u32be(head, 16), height: u32be(head, 20) };
+    if (at(head, 0, "GIF87a") || at(head, 0, "GIF89a")) return { width: u16le(head, 6), height: u16le(head, 8) };
+    if (at(head, 0, "RIFF") && at(head, 8, "WEBP")) {
+      if (at(head, 12, "VP8X")) return { width: u24le(head, 24) + 1, height: u24le(head, 27) + 1 };
+      if (at(head, 12, "VP8L")) {
+        const bits = u32le(head, 21);
+        return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
+      }
+      if (at(head, 12, "VP8 ")) return { width: u16le(head, 26) & 0x3fff, height: u16le(head, 28) & 0x3fff };
+      return undefined;
+    }
+    if (head[0] === 0xff && head[1] === 0xd8) {
+      // Marker segments up to the frame header; EXIF and other APPn segments come first.
+      for (let off = 2; u8(head, off) === 0xff; ) {
+        const m = u8(head, off + 1);
+        if (m === 0xff) {
+          off++;
+          continue;
+        }
+        if (m === 0xda || m === 0xd9) return undefined;
+        if ((m >= 0xd0 && m <= 0xd7) || m === 0x01) {
+          off += 2;
+          continue;
+        }
+        if (isSof(m)) return { width: u16be(head, off + 7), height: u16be(head, off + 5) };
+        off += 2 + u16be(head, off + 2);
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof Malformed)) throw e;
+  }
+  return undefined;
+}
+
 // ---------------------------------------------------------------- ISO BMFF (MP4, MOV)
 
 interface Box {
@@ -596,9 +637,11 @@ function probeWav(d: Uint8Array): Facts {
       if (!fmt.channels || !fmt.rate || !fmt.byteRate) fail("fmt chunk with zero channels, sample rate or byte rate");
     } else if (id === "data") {
       if (!fmt) fail("data chunk before fmt");
-      // Streaming writers leave the size at its maximum: the data runs to the end.
-      if (size === 0xffffffff) size = d.length - body;
-      need(d, body, size);
+      // Streaming writers leave the size at its maximum, and a cut file ends early: either way the
+      // audio is what is there, in whole sample frames, as decoders play it.
+      const frame = fmt.channels * Math.ceil(fmt.bits / 8);
+      if (size > d.length - body) size = d.length - body - ((d.length - body) % (frame || 1));
+      if (size <= 0) fail("no audio data");
       return {
         kind: "audio",
         mime: "audio/wav",
@@ -613,19 +656,25 @@ function probeWav(d: Uint8Array): Facts {
   }
 }
 
-/** ID3v2: 10-byte header, syncsafe size, optional 10-byte footer. Returns the offset after the tag. */
+/**
+ * ID3v2 tags: 10-byte header, syncsafe size, optional 10-byte footer. Some taggers prepend a new
+ * tag without removing the old one, so every consecutive tag is skipped. Returns the offset after them.
+ */
 function skipId3v2(d: Uint8Array): number {
-  if (!at(d, 0, "ID3")) return 0;
-  need(d, 0, 10);
-  let size = 0;
-  for (let i = 6; i < 10; i++) {
-    const b = d[i] as number;
-    if (b & 0x80) fail("ID3v2 size is not syncsafe");
-    size = size * 128 + b;
+  let off = 0;
+  while (at(d, off, "ID3")) {
+    need(d, off, 10);
+    let size = 0;
+    for (let i = 6; i < 10; i++) {
+      const b = d[off + i] as number;
+      if (b & 0x80) fail("ID3v2 size is not syncsafe");
+      size = size * 128 + b;
+    }
+    const end = off + 10 + size + ((d[off + 5] as number) & 0x10 ? 10 : 0);
+    if (end > d.length) fail("ID3v2 tag runs past the end");
+    off = end;
   }
-  const end = 10 + size + ((d[5] as number) & 0x10 ? 10 : 0);
-  if (end > d.length) fail("ID3v2 tag runs past the end");
-  return end;
+  return off;
 }
 
 // Kilobits per second by [MPEG-1 ? 0 : 1][layer 1..3][index]; index 0 (free) and 15 are refused.
@@ -672,23 +721,82 @@ function isMpegSync(d: Uint8Array, o: number): boolean {
   return (b & 0xe0) === 0xe0 && (b & 0x18) !== 0x08 && (b & 0x06) !== 0;
 }
 
+/** How far past the tags the first frame may be: decoders skip junk (padding, stray tag bytes) before it. */
+const MP3_SYNC_SEARCH_BYTES = 64 * 1024;
+
+/**
+ * The offset of the first MPEG audio frame at or after `start`: a sync whose frame is followed by
+ * another frame header (or ends the file), so a stray FF Ex byte pair in junk is not taken for one.
+ */
+function firstMpegFrame(d: Uint8Array, start: number): number {
+  const limit = Math.min(d.length, start + MP3_SYNC_SEARCH_BYTES);
+  for (let off = start; off < limit; off++) {
+    if (d[off] !== 0xff || !isMpegSync(d, off) || off + 4 > d.length) continue;
+    const len = mpegFrameLength(u32be(d, off));
+    if (len === 0) continue;
+    const next = off + len;
+    if (next >= d.length || next + 4 > d.length || mpegFrameLength(u32be(d, next)) > 0) return off;
+    if (d.length - next < 128 && (at(d, next, "TAG") || at(d, next, "APETAGEX"))) return off;
+  }
+  fail("no MPEG audio frame after the tag");
+}
+
+/** The offset of an MP3's first audio frame, past its ID3v2 tags and any junk; undefined when there is none. */
+export function mpegAudioStart(d: Uint8Array): number | undefined {
+  try {
+    return firstMpegFrame(d, skipId3v2(d));
+  } catch (e) {
+    if (e instanceof Malformed) return undefined;
+    throw e;
+  }
+}
+
+/** Where the audio ends: before an ID3v1 tag or an APEv2 tag (footer) at the end of the file. */
+function mpegAudioEnd(d: Uint8Array, from: number): number {
+  let end = d.length;
+  if (end - 128 >= from && at(d, end - 128, "TAG")) end -= 128;
+  if (end - 32 >= from && at(d, end - 32, "APETAGEX")) {
+    const size = u32le(d, end - 32 + 12); // tag size including the footer, excluding any header
+    const header = (u32le(d, end - 32 + 20) & 0x80000000) !== 0 ? 32 : 0;
+    if (size >= 32 && end - size - header >= from) end -= size + header;
+  }
+  return end;
+}
+
+/**
+ * Counts whole frames by following their lengths from `first`; where the chain breaks (junk, a
+ * cut last frame) the remaining bytes are timed at the average bitrate of the frames counted.
+ */
+function walkMpegFrames(d: Uint8Array, first: number, end: number, samplesPerFrame: number, rate: number): number {
+  let frames = 0;
+  let off = first;
+  while (off + 4 <= end) {
+    const len = mpegFrameLength(u32be(d, off));
+    if (len === 0 || off + len > end) break;
+    frames++;
+    off += len;
+  }
+  const seconds = (frames * samplesPerFrame) / rate;
+  const rest = end - off;
+  return frames > 0 && rest > 0 ? seconds + (rest * seconds) / (off - first) : seconds;
+}
+
 function probeMp3(d: Uint8Array, start: number): Facts {
-  let off = start;
-  while (off < d.length && d[off] === 0) off++; // padding some taggers leave after ID3v2
-  if (!isMpegSync(d, off)) fail("no MPEG audio frame after the tag");
+  const off = firstMpegFrame(d, start);
   const h = u32be(d, off);
   const version = (h >>> 19) & 3; // 3: MPEG-1, 2: MPEG-2, 0: MPEG-2.5
   const layer = 4 - ((h >>> 17) & 3); // 1..3
-  const bitrate = MP3_BITRATES[version === 3 ? 0 : 1][layer]?.[(h >>> 12) & 15] ?? 0;
-  const rate = MP3_RATES[version]?.[(h >>> 10) & 3];
-  if (!bitrate || !rate) fail("bad bitrate or sample rate index");
+  const rate = MP3_RATES[version]?.[(h >>> 10) & 3] as number;
   const mono = ((h >>> 6) & 3) === 3;
   const samplesPerFrame = layer === 1 ? 384 : layer === 3 && version !== 3 ? 576 : 1152;
   need(d, off, mpegFrameLength(h));
   const frames = vbrFrameCount(d, off, version, mono, (h & 0x10000) === 0);
-  let audioEnd = d.length;
-  if (audioEnd - 128 >= off && at(d, audioEnd - 128, "TAG")) audioEnd -= 128; // ID3v1
-  const seconds = frames !== undefined ? (frames * samplesPerFrame) / rate : ((audioEnd - off) * 8) / (bitrate * 1000);
+  // A Xing/Info or VBRI header gives the frame count; without one, count the frames themselves
+  // (a first frame's bitrate says nothing of a variable-bitrate file's length).
+  const seconds =
+    frames !== undefined
+      ? (frames * samplesPerFrame) / rate
+      : walkMpegFrames(d, off, mpegAudioEnd(d, off), samplesPerFrame, rate);
   return { kind: "audio", mime: "audio/mpeg", duration_seconds: seconds, sample_rate: rate, channels: mono ? 1 : 2 };
 }
 

@@ -3,7 +3,8 @@
  * outputs), usable as `{type: "artifact", artifact_id}` wherever a card takes artifacts.
  *
  * The bytes decide what a file is, never the declared Content-Type. The first bytes choose the
- * kind's size cap, so a declared length over it is refused before the body is read; the body is
+ * kind's size cap, so a declared length over it is refused before the body is read, and an image
+ * whose header declares more pixels than any card accepts is refused there too; the body is
  * then read under that cap. The whole file is probed and validated exactly as admission does an
  * input (src/media/probe.ts, src/media/validate.ts): both walk the whole container, and an MP4's
  * movie box may be its last bytes, so the file is held in memory once, and written to R2 in one
@@ -12,7 +13,7 @@
 import { ApiError } from "../errors/api-error";
 import { artifactKey } from "./artifacts";
 import { otherTypeOf } from "./other-types";
-import { kindOfLeadingBytes, probeMedia } from "./probe";
+import { imageSizeFromHeader, kindOfLeadingBytes, probeMedia } from "./probe";
 import { validateMedia } from "./validate";
 
 type MediaKind = "image" | "video" | "audio";
@@ -33,6 +34,12 @@ export const MAX_UPLOAD_BYTES = Math.max(...Object.values(UPLOAD_CAP_BYTES));
 
 /** Enough leading bytes to identify every format (and to tell text from binary). */
 const HEAD_BYTES = 4096;
+
+/** What the catalog allows of any input: an upload no card could take is refused. */
+export interface UploadLimits {
+  /** The most pixels an image may have (src/media/image-pixel-bound.ts); no bound when undefined. */
+  maxImagePixels?: number;
+}
 
 export interface UploadSource {
   body: ReadableStream<Uint8Array> | null;
@@ -59,6 +66,20 @@ function tooLarge(kind: MediaKind, param: string, received?: number): ApiError {
     param,
     details: { max_bytes: max, kind, ...(received !== undefined ? { received_bytes: received } : {}) },
   });
+}
+
+/**
+ * Refuses an image larger than any card accepts, from its header: a small file can declare an
+ * image that takes gigabytes to decode, and no input of that size would be taken anywhere.
+ */
+function checkPixels(size: { width?: number; height?: number } | undefined, limits: UploadLimits, param: string): void {
+  const max = limits.maxImagePixels;
+  if (max === undefined || !size?.width || !size.height || size.width * size.height <= max) return;
+  throw new ApiError(
+    "media_too_large",
+    `The image is ${size.width}×${size.height} (${size.width * size.height} pixels); no model accepts an image over ${max} pixels.`,
+    { param, details: { kind: "image", max_pixels: max, width: size.width, height: size.height } },
+  );
 }
 
 function bodyFault(param: string, reason: string): ApiError {
@@ -122,14 +143,16 @@ function kindOf(head: Uint8Array, param: string): MediaKind {
 }
 
 /** The whole file, under its kind's cap; refused as early as the declared length or the count allows. */
-async function readFile(source: UploadSource): Promise<{ data: Uint8Array; kind: MediaKind }> {
+async function readFile(source: UploadSource, limits: UploadLimits): Promise<{ data: Uint8Array; kind: MediaKind }> {
   const { param, length } = source;
   if (length === 0 || !source.body) throw bodyFault(param, "the file is empty");
   const reader = source.body.getReader();
   try {
     const head = await readHead(reader, HEAD_BYTES);
     if (head.total === 0) throw bodyFault(param, "the file is empty");
-    const kind = kindOf(join(head.chunks, head.total), param);
+    const first = join(head.chunks, head.total);
+    const kind = kindOf(first, param);
+    if (kind === "image") checkPixels(imageSizeFromHeader(first), limits, param);
     const cap = UPLOAD_CAP_BYTES[kind];
     if (length !== undefined && length > cap) throw tooLarge(kind, param, length);
     if (length !== undefined && head.total > length)
@@ -168,9 +191,13 @@ export async function storeUpload(
   bucket: R2Bucket,
   source: UploadSource,
   owner: { tenant_id: string; key_id: string },
+  limits: UploadLimits = {},
 ): Promise<StoredUpload> {
-  const { data, kind: announced } = await readFile(source);
+  const { data, kind: announced } = await readFile(source, limits);
   const probe = probeMedia(data, source.param);
+  // Again from the probe, for a header past the first bytes (a JPEG's frame header after large EXIF
+  // data), and before validation inflates the image data.
+  if (probe.kind === "image") checkPixels(probe, limits, source.param);
   await validateMedia(data, probe, source.param);
   // An MP4 or WebM that holds only audio was read under the video cap: hold it to its own.
   if (probe.kind !== announced && data.length > UPLOAD_CAP_BYTES[probe.kind])

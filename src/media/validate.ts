@@ -12,7 +12,7 @@
  */
 import { ApiError } from "../errors/api-error";
 import { crc32 } from "./png";
-import { mpegFrameLength, type ProbedMedia } from "./probe";
+import { mpegAudioStart, mpegFrameLength, type ProbedMedia } from "./probe";
 
 /** The most image data inflated to check one PNG (an 8192×8192 RGBA image is 268 MB). */
 const MAX_INFLATED_BYTES = 300 * 1024 * 1024;
@@ -214,14 +214,9 @@ function validateWav(d: Uint8Array, facts: ProbedMedia): void {
 
 function validateMp3(d: Uint8Array): void {
   // The probe found one frame; a decoder needs the next one to follow it where its header says.
-  let off = 0;
-  if (text(d, 0, 3) === "ID3") {
-    let size = 0;
-    for (let i = 6; i < 10; i++) size = size * 128 + (d[i] as number);
-    off = 10 + size + ((d[5] as number) & 0x10 ? 10 : 0);
-  }
-  while (off < d.length && d[off] === 0) off++;
-  const frames = countFrames(d, off, 2);
+  const start = mpegAudioStart(d);
+  if (start === undefined) throw new Invalid("no MPEG audio frame");
+  const frames = countFrames(d, start, 2);
   if (frames < 2) throw new Invalid("fewer than two consecutive MPEG audio frames");
 }
 

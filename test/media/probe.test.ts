@@ -34,13 +34,13 @@ const EXPECTED: Record<string, Omit<ProbedMedia, "bytes">> = {
   m4a: { kind: "audio", mime: "audio/mp4", duration_seconds: 2 },
   webm: { kind: "video", mime: "video/webm", width: 320, height: 240, duration_seconds: 2.5, has_audio: true },
   wav: { kind: "audio", mime: "audio/wav", duration_seconds: 0.5, sample_rate: 8000, channels: 2, bits_per_sample: 16 },
-  mp3: { kind: "audio", mime: "audio/mpeg", duration_seconds: (10 * 417 * 8) / 128000, sample_rate: 44100, channels: 2 },
+  // Without a Xing/Info or VBRI header the frames are counted: 1152 samples each in MPEG-1, 576 in MPEG-2.
+  mp3: { kind: "audio", mime: "audio/mpeg", duration_seconds: (10 * 1152) / 44100, sample_rate: 44100, channels: 2 },
   "mp3-xing": { kind: "audio", mime: "audio/mpeg", duration_seconds: (100 * 1152) / 44100, sample_rate: 44100, channels: 2 },
   "mp3-info-mono": { kind: "audio", mime: "audio/mpeg", duration_seconds: (50 * 1152) / 44100, sample_rate: 44100, channels: 1 },
   "mp3-vbri": { kind: "audio", mime: "audio/mpeg", duration_seconds: (40 * 1152) / 44100, sample_rate: 44100, channels: 2 },
-  // The estimate counts only the bytes after the ID3v2 tag.
-  "mp3-id3": { kind: "audio", mime: "audio/mpeg", duration_seconds: (10 * 417 * 8) / 128000, sample_rate: 44100, channels: 2 },
-  "mp3-mpeg2": { kind: "audio", mime: "audio/mpeg", duration_seconds: (20 * 208 * 8) / 64000, sample_rate: 22050, channels: 2 },
+  "mp3-id3": { kind: "audio", mime: "audio/mpeg", duration_seconds: (10 * 1152) / 44100, sample_rate: 44100, channels: 2 },
+  "mp3-mpeg2": { kind: "audio", mime: "audio/mpeg", duration_seconds: (20 * 576) / 22050, sample_rate: 22050, channels: 2 },
   flac: { kind: "audio", mime: "audio/flac", duration_seconds: 2.5, sample_rate: 44100, channels: 2, bits_per_sample: 16 },
   "flac-id3": { kind: "audio", mime: "audio/flac", duration_seconds: 0.5, sample_rate: 48000, channels: 1, bits_per_sample: 24 },
   "ogg-vorbis": { kind: "audio", mime: "audio/ogg", duration_seconds: 3, sample_rate: 44100, channels: 2 },
@@ -87,6 +87,18 @@ describe("probeMedia identifies each format by its bytes and reads its facts", (
 
   it("takes a fragmented MP4's duration from mvex/mehd when present", () => {
     expect(probeMedia(f.mp4Fragmented({ mehd: 1234 }), PARAM).duration_seconds).toBeCloseTo(1.234, 9);
+  });
+
+  it("reads a WAV whose data chunk is cut as the whole sample frames it holds, as decoders play it", () => {
+    const data = f.wav({ rate: 8000, channels: 2, bits: 16, seconds: 0.5 });
+    // 0.25 s of 4-byte frames and 3 bytes of a frame that is not whole.
+    expect(probeMedia(cut(data, 8000 - 3), PARAM).duration_seconds).toBeCloseTo(0.25, 9);
+  });
+
+  it("reads an MP3 behind two ID3v2 tags and junk, counting its frames", () => {
+    const second = f.bytes("ID3", [4, 0, 0, 0, 0, 0, 4], "abcd");
+    const data = f.bytes(second, f.mp3({ id3: true }).subarray(0, 310), "junk", f.mp3({ frames: 7 }));
+    expect(probeMedia(data, PARAM)).toMatchObject({ mime: "audio/mpeg", duration_seconds: approx((7 * 1152) / 44100) });
   });
 
   it("accepts a WAV whose data size was left at its maximum by a streaming writer", () => {
@@ -136,8 +148,16 @@ const INVALID: [string, () => Uint8Array | Promise<Uint8Array>][] = [
   ["WebM without a Segment", () => f.webmHeader()],
   ["WAV without a fmt chunk", () => f.riff("WAVE", f.riffChunk("data", f.zeros(8)))],
   ["WAV with zero channels", () => withBytes(f.wav(), 22, [0, 0])],
-  ["WAV whose data chunk is cut", () => cut(f.wav(), 2)],
-  ["MP3 with a reserved bitrate index after an ID3 tag", () => withBytes(f.mp3({ id3: true }), 312, [0xf0])],
+  [
+    "WAV whose data chunk holds less than one sample frame",
+    () => f.wav({ rate: 8000, channels: 2, bits: 16, seconds: 0.5 }).subarray(0, 47),
+  ],
+  [
+    "MP3 whose every frame has a reserved bitrate index, after an ID3 tag",
+    () =>
+      f.bytes("ID3", [3, 0, 0, 0, 0, 0, 0], ...Array.from({ length: 4 }, () => f.bytes([0xff, 0xfb, 0xf0, 0x44], f.zeros(413)))),
+  ],
+  ["two ID3v2 tags followed by no audio", () => f.bytes("ID3", [3, 0, 0, 0, 0, 0, 2], [1, 2], "ID3", [4, 0, 0, 0, 0, 0, 0])],
   ["MP3 whose ID3 tag runs past the end", () => f.mp3({ id3: true }).subarray(0, 200)],
   ["MP3 whose first frame is cut", () => f.mp3({ frames: 1 }).subarray(0, 100)],
   ["ID3 tag followed by no audio", () => f.bytes("ID3", [3, 0, 0, 0, 0, 0, 2], [1, 2])],

@@ -12,6 +12,7 @@ import { MAX_UPLOAD_BYTES, UPLOAD_CAP_BYTES } from "../../src/media/uploads";
 import { BASE, call, expectError, newTenant, send, type TestTenant } from "../helpers/api";
 import { mp4, png } from "../helpers/media-fixtures";
 import { createImage, newKey, waitFor } from "../helpers/tasks";
+import * as f from "./fixtures";
 import { buildFixtures } from "./fixtures";
 
 let fixtures: Record<string, Uint8Array>;
@@ -256,6 +257,63 @@ describe("POST /v1/uploads", () => {
     }
   });
 
+  it("stores an MP3 behind two ID3v2 tags, which decoders play, with its duration", async () => {
+    const url = import.meta.glob<string>("./corpus/mp3-two-id3v2-tags.mp3", { query: "?inline", import: "default", eager: true })[
+      "./corpus/mp3-two-id3v2-tags.mp3"
+    ] as string;
+    const mp3 = Uint8Array.from(atob(url.slice(url.indexOf(",") + 1)), (c) => c.charCodeAt(0));
+    const res = await upload(t.api_key, mp3, { "Content-Type": "audio/mpeg" });
+    expect(res.status, res.text).toBe(201);
+    expect(res.json).toMatchObject({ kind: "audio", content_type: "audio/mpeg", bytes: mp3.length });
+    expect(res.json.duration_seconds).toBeCloseTo(1.071, 2);
+  });
+
+  it("refuses an image over the largest pixel count any card accepts, from its header, before reading the body", async () => {
+    const tenant = await newTenant();
+    const bound = await largestImageAnyCardAccepts(tenant.api_key);
+    expect(bound).toBeGreaterThanOrEqual(4096 * 4096);
+    // A 16,000 × 16,000 greyscale PNG: 256 MB decoded, from a stream of compressed zeros that goes on
+    // and on. Its IHDR is in the first bytes, so the refusal comes before the rest is read.
+    const ihdr = (width: number, height: number) =>
+      f.bytes("\x89PNG\r\n\x1a\n", f.pngChunk("IHDR", [...f.be32(width), ...f.be32(height), 8, 0, 0, 0, 0]));
+    let sent = 0;
+    const bomb = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) {
+          const head = f.bytes(ihdr(16000, 16000), f.be32(0x7fffffff), "IDAT", [0x78, 0x9c]);
+          sent += head.length;
+          return controller.enqueue(head);
+        }
+        if (sent > 8 * 1024 * 1024) return controller.close();
+        sent += 64 * 1024;
+        controller.enqueue(new Uint8Array(64 * 1024));
+      },
+    });
+    const e = expectError(await upload(tenant.api_key, bomb), 413, "media_too_large", "");
+    expect(e.details).toEqual({ kind: "image", max_pixels: bound, width: 16000, height: 16000 });
+    expect(sent).toBeLessThan(1024 * 1024);
+
+    // One pixel row over the bound is refused; the same file as a multipart part names its part.
+    const width = Math.floor(Math.sqrt(bound));
+    const over = f.bytes(ihdr(width, Math.floor(bound / width) + 1), f.pngChunk("IDAT", [0x78, 0x9c, 3, 0]), f.pngChunk("IEND"));
+    expect(expectError(await upload(tenant.api_key, over), 413, "media_too_large", "").details.max_pixels).toBe(bound);
+    const form = new FormData();
+    form.append("file", new Blob([over]), "big.png");
+    expectError(await upload(tenant.api_key, form), 413, "media_too_large", "/file");
+
+    // WebP (VP8X canvas) and JPEG are read the same way; this JPEG's frame header comes after 8 KB
+    // of EXIF, past the first bytes, so the full probe's reading refuses it, before validation.
+    expectError(await upload(tenant.api_key, f.webpExtended({ width: 16000, height: 16000 })), 413, "media_too_large", "");
+    const small = f.jpeg(16000, 16000);
+    const exif = f.bytes([0xff, 0xe1], f.be16(8002), "Exif\0\0", f.zeros(7994));
+    const jpeg = f.bytes(small.subarray(0, 2), exif, small.subarray(2));
+    const je = expectError(await upload(tenant.api_key, jpeg), 413, "media_too_large", "");
+    expect(je.details).toMatchObject({ width: 16000, height: 16000 });
+    // Within the bound, the same shapes are stored.
+    expect((await upload(tenant.api_key, f.webpExtended({ width: 300, height: 200 }))).status).toBe(201);
+    expect(await storedArtifacts(tenant.tenant_id)).toHaveLength(1);
+  });
+
   it("needs an API key with tasks:write", async () => {
     expectError(await upload("", image512), 401, "unauthorized");
     const reader = await newTenant({ permissions: ["tasks:read", "catalog:read"] });
@@ -365,3 +423,31 @@ describe("DELETE /v1/artifacts/{artifact_id}", () => {
     expectError(await call(`/v1/artifacts/${up.json.artifact_id}`, { method: "DELETE", key: reader.api_key }), 403, "forbidden");
   });
 });
+
+/**
+ * The largest image any card of the public catalog accepts: its edge maximum squared, or, where its
+ * aspect bounds exclude a square, the long edge at the maximum and the short one at the bound's ratio.
+ */
+async function largestImageAnyCardAccepts(key: string): Promise<number> {
+  const ratio = (t: string) =>
+    t
+      .split(":")
+      .map(Number)
+      .reduce((a, b) => a / b);
+  let largest = 0;
+  const caps = await call("/v1/catalog/capabilities", { key });
+  for (const { capability } of caps.json.data) {
+    const detail = await call(`/v1/catalog/capabilities/${capability}`, { key });
+    for (const card of detail.json.models ?? [])
+      for (const input of card.inputs ?? []) {
+        const edges = input.kind === "image" ? input.hard_constraints.edge_pixels : undefined;
+        if (!edges) continue;
+        const aspect = input.hard_constraints.aspect_ratio;
+        const [lo, hi] = aspect ? [ratio(aspect.minimum), ratio(aspect.maximum)] : [1, 1];
+        const m = edges.maximum;
+        const area = lo <= 1 && hi >= 1 ? m * m : hi < 1 ? Math.floor(m * hi) * m : m * Math.floor(m / lo);
+        largest = Math.max(largest, area);
+      }
+  }
+  return largest;
+}

@@ -141,7 +141,56 @@ describe("video", () => {
     expect(maxDifference(pics.firstPicture, expFirst)).toBeLessThanOrEqual(2);
   });
 
-  it("extension yields the requested final duration", async () => {
+  it("extension keeps the source as it was, then new frames (or before, new frames then the source), and its audio", async () => {
+    const { renderClip } = await import("../../src/media/encode/video");
+    for (const direction of ["after", "before"]) {
+      const card = detail.video_extend.models.find((m: any) => (allowed(m, "direction") as string[]).includes(direction));
+      const source = Math.max(card.inputs[0].hard_constraints.min_duration_seconds ?? 1, 2);
+      const durations: number[] = allowed(card, "duration").length ? allowed(card, "duration") : [source + 2];
+      const duration = durations.find((d) => d > source) as number;
+      // A real H.264 + MP3 clip the card accepts (320×180 is within every card's edge limits).
+      const clip = await renderClip({
+        width: 320,
+        height: 180,
+        seconds: source,
+        fps: 24,
+        seed: 5,
+        container: "mp4",
+        withAudio: true,
+      });
+      const done = await run("video_extend", {
+        model: card.model,
+        video: await artifactInput(t.tenant_id, clip.bytes, "video/mp4"),
+        direction,
+        instruction: "keep going",
+        duration,
+        resolution: allowed(card, "resolution")[0],
+      });
+      expect(done.output.provider).toMatchObject({ source_kept: true, audio: "padded_with_silence", direction });
+      const out = await probe((await download(done.output.artifacts[0].url)).bytes);
+      const src = await probe(clip.bytes);
+      // Final duration as requested (to a frame), with the source's frames byte for byte at the start or the end.
+      expect(out.info.duration / out.info.timescale).toBeCloseTo(duration, 1);
+      expect(Math.abs(out.info.duration / out.info.timescale - duration)).toBeLessThanOrEqual(1 / 24);
+      const before = src.samples(src.info.videoTracks[0]!.id);
+      const after = out.samples(out.info.videoTracks[0]!.id);
+      const kept = direction === "after" ? after.slice(0, before.length) : after.slice(after.length - before.length);
+      expect(kept.map((x) => x.data)).toEqual(before.map((x) => x.data));
+      expect(after.length).toBeGreaterThan(before.length);
+      // The audio track is there, the source's frames in it, as long as the clip.
+      const audio = out.info.audioTracks[0]!;
+      expect(audio.movie_duration / audio.movie_timescale).toBeCloseTo(out.info.duration / out.info.timescale, 2);
+      const srcAudio = src.samples(src.info.audioTracks[0]!.id).map((x) => x.data);
+      const outAudio = out.samples(audio.id).map((x) => x.data);
+      expect(
+        direction === "after" ? outAudio.slice(0, srcAudio.length) : outAudio.slice(outAudio.length - srcAudio.length),
+      ).toEqual(srcAudio);
+      expect(done.output.artifacts[0]).toMatchObject({ width: 320, height: 180 });
+      expect(done.usage.lines[0].meter).toBe(card.pricing.meter);
+    }
+  });
+
+  it("extension of a source the simulator cannot read (no samples) is a new clip of the final duration, and says so", async () => {
     const card = detail.video_extend.models[0];
     const { mp4 } = await import("../helpers/media-fixtures");
     const source = Math.max(card.inputs[0].hard_constraints.min_duration_seconds ?? 1, 2);
@@ -155,9 +204,9 @@ describe("video", () => {
       duration,
       resolution: allowed(card, "resolution")[0],
     });
+    expect(done.output.provider).toMatchObject({ source_kept: false, note: "the source has no H.264 video samples" });
     const p = await probe((await download(done.output.artifacts[0].url)).bytes);
     expect(p.info.duration / p.info.timescale).toBeCloseTo(duration, 2);
-    expect(done.usage.lines[0].meter).toBe(card.pricing.meter);
   });
 });
 

@@ -8,9 +8,11 @@
  * upload at worst leaves a second artifact, which the client can delete.
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { loadCatalog } from "../../catalog/store";
 import { ApiError } from "../../errors/api-error";
 import { publicBaseUrl } from "../../lib/public-url";
 import { readAtMost, TooLarge } from "../../lib/streams";
+import { largestImageInputPixels } from "../../media/image-pixel-bound";
 import { MAX_UPLOAD_BYTES, storeUpload, UPLOAD_CAP_BYTES, type UploadSource } from "../../media/uploads";
 import { deleteArtifactInScope } from "../../tasks/artifact-scope";
 import { keyScope } from "../../tasks/scope";
@@ -139,7 +141,8 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const caller = c.get("caller");
-    const stored = await storeUpload(c.env.ARTIFACTS, await uploadSource(c.req.raw), caller);
+    const maxImagePixels = largestImageInputPixels(await loadCatalog(c.env.CATALOG));
+    const stored = await storeUpload(c.env.ARTIFACTS, await uploadSource(c.req.raw), caller, { maxImagePixels });
     const url = `${publicBaseUrl(c.env)}/v1/artifacts/${stored.artifact_id}`;
     return c.json({ object: "artifact" as const, ...stored, url, source: "upload" as const }, 201, { Location: url });
   },

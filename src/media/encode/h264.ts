@@ -20,6 +20,11 @@ export interface VideoFrameSource {
   isKeyframe?(index: number): boolean;
   /** RGB or RGBA, row-major; called only for keyframes. */
   frame(index: number): Uint8Array;
+  /**
+   * Parameter set ids (0 by default), and whether each IDR sample also carries the SPS and PPS
+   * in-band: for frames that join another stream, whose own parameter sets keep their ids.
+   */
+  parameterSets?: { spsId: number; ppsId: number; inBand: boolean };
 }
 
 export interface H264Sample {
@@ -110,6 +115,8 @@ interface Geometry {
   height: number;
   mbW: number;
   mbH: number;
+  spsId: number;
+  ppsId: number;
 }
 
 function spsRbsp(g: Geometry, fps: number): Uint8Array {
@@ -117,7 +124,7 @@ function spsRbsp(g: Geometry, fps: number): Uint8Array {
   w.bits(66, 8); // profile_idc: Baseline
   w.bits(0b11000000, 8); // constraint_set0 + set1 = Constrained Baseline
   w.bits(levelFor(g.mbW, g.mbH, fps), 8);
-  w.ue(0); // seq_parameter_set_id
+  w.ue(g.spsId); // seq_parameter_set_id
   w.ue(LOG2_MAX_FRAME_NUM - 4);
   w.ue(2); // pic_order_cnt_type 2: output order is decode order, nothing to signal per slice
   w.ue(1); // max_num_ref_frames
@@ -167,10 +174,10 @@ function spsRbsp(g: Geometry, fps: number): Uint8Array {
   return w.finish();
 }
 
-function ppsRbsp(): Uint8Array {
+function ppsRbsp(g: Geometry): Uint8Array {
   const w = new BitWriter();
-  w.ue(0); // pic_parameter_set_id
-  w.ue(0); // seq_parameter_set_id
+  w.ue(g.ppsId); // pic_parameter_set_id
+  w.ue(g.spsId); // seq_parameter_set_id
   w.flag(false); // entropy_coding_mode_flag: CAVLC
   w.flag(false); // bottom_field_pic_order_in_frame_present_flag
   w.ue(0); // num_slice_groups_minus1
@@ -188,10 +195,10 @@ function ppsRbsp(): Uint8Array {
   return w.finish();
 }
 
-function sliceHeader(w: BitWriter, idr: boolean, frameNum: number, idrPicId: number): void {
+function sliceHeader(w: BitWriter, g: Geometry, idr: boolean, frameNum: number, idrPicId: number): void {
   w.ue(0); // first_mb_in_slice
   w.ue(idr ? SLICE_I : SLICE_P);
-  w.ue(0); // pic_parameter_set_id
+  w.ue(g.ppsId); // pic_parameter_set_id
   w.bits(frameNum, LOG2_MAX_FRAME_NUM);
   if (idr) w.ue(idrPicId);
   if (!idr) {
@@ -212,7 +219,7 @@ function sliceHeader(w: BitWriter, idr: boolean, frameNum: number, idrPicId: num
 function idrSlice(rgb: Uint8Array, g: Geometry, idrPicId: number): Uint8Array {
   const yuv = rgbToYuv420(rgb, g.width, g.height, g.mbW * 16, g.mbH * 16);
   const w = new BitWriter(g.mbW * g.mbH * 388 + 64);
-  sliceHeader(w, true, 0, idrPicId);
+  sliceHeader(w, g, true, 0, idrPicId);
   const mb = new Uint8Array(384);
   const stride = yuv.width;
   const cStride = stride >> 1;
@@ -239,7 +246,7 @@ function idrSlice(rgb: Uint8Array, g: Geometry, idrPicId: number): Uint8Array {
 
 function skipSlice(g: Geometry, frameNum: number): Uint8Array {
   const w = new BitWriter();
-  sliceHeader(w, false, frameNum, 0);
+  sliceHeader(w, g, false, frameNum, 0);
   w.ue(g.mbW * g.mbH); // mb_skip_run covering the whole picture
   w.trailing();
   return w.finish();
@@ -251,7 +258,12 @@ export function encodeH264(src: VideoFrameSource): H264Stream {
     throw new RangeError(`width and height must be even integers ≥ 2, got ${width}×${height}`);
   if (!Number.isInteger(frameCount) || frameCount < 1) throw new RangeError(`frameCount must be ≥ 1, got ${frameCount}`);
   const interval = Math.max(1, Math.floor(src.keyframeInterval));
-  const g: Geometry = { width, height, mbW: Math.ceil(width / 16), mbH: Math.ceil(height / 16) };
+  const ids = src.parameterSets ?? { spsId: 0, ppsId: 0, inBand: false };
+  if (!(ids.spsId >= 0 && ids.spsId <= 31 && ids.ppsId >= 0 && ids.ppsId <= 255))
+    throw new RangeError(`parameter set ids out of range: SPS ${ids.spsId}, PPS ${ids.ppsId}`);
+  const g: Geometry = { width, height, mbW: Math.ceil(width / 16), mbH: Math.ceil(height / 16), ...ids };
+  const sps = nalUnit(3, NAL_SPS, spsRbsp(g, fps));
+  const pps = nalUnit(3, NAL_PPS, ppsRbsp(g));
   const isKey = (i: number) => i === 0 || (src.isKeyframe ? src.isKeyframe(i) : i % interval === 0);
 
   // Every picture is a reference (nal_ref_idc ≠ 0) with frame_num counting up from the last IDR:
@@ -263,12 +275,23 @@ export function encodeH264(src: VideoFrameSource): H264Stream {
   for (let i = 0; i < frameCount; i++) {
     if (isKey(i)) {
       lastIdr = i;
-      const nal = nalUnit(3, NAL_IDR, idrSlice(src.frame(i), g, idrCount++ % 65536));
-      samples.push({ data: avcc(nal), isKeyframe: true });
+      const nal = avcc(nalUnit(3, NAL_IDR, idrSlice(src.frame(i), g, idrCount++ % 65536)));
+      const data = ids.inBand ? concat([avcc(sps), avcc(pps), nal]) : nal;
+      samples.push({ data, isKeyframe: true });
     } else {
       const frameNum = (i - lastIdr) % 2 ** LOG2_MAX_FRAME_NUM;
       samples.push({ data: avcc(nalUnit(2, NAL_SLICE, skipSlice(g, frameNum))), isKeyframe: false });
     }
   }
-  return { sps: nalUnit(3, NAL_SPS, spsRbsp(g, fps)), pps: nalUnit(3, NAL_PPS, ppsRbsp()), samples };
+  return { sps, pps, samples };
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }

@@ -31,7 +31,7 @@ export interface MuxOptions {
 const MOVIE_TIMESCALE = 1000;
 const MAX_UINT32 = 0xffffffff;
 const UNITY_MATRIX = [0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000];
-const LANGUAGE_UND = 0x55c4; // ISO 639-2 "und", packed as three 5-bit letters
+export const LANGUAGE_UND = 0x55c4; // ISO 639-2 "und", packed as three 5-bit letters
 /** objectTypeIndication for MPEG-1/2 Layer 3 audio in an esds. */
 const OTI_MP3 = 0x6b;
 
@@ -69,11 +69,11 @@ function fullDuration(ticks: number, timescale: number): number {
   return Math.round((ticks * MOVIE_TIMESCALE) / timescale);
 }
 
-function writeMatrix(w: ByteWriter): void {
+export function writeMatrix(w: ByteWriter): void {
   for (const m of UNITY_MATRIX) w.u32(m);
 }
 
-function writeHdlr(w: ByteWriter, mov: boolean, componentType: string, handler: string, name: string): void {
+export function writeHdlr(w: ByteWriter, mov: boolean, componentType: string, handler: string, name: string): void {
   w.fullBox("hdlr", 0, 0, () => {
     // QuickTime names the component type (mhlr/dhlr) where ISO has zeros, and uses a Pascal string.
     if (mov) w.fourcc(componentType);
@@ -87,9 +87,13 @@ function writeHdlr(w: ByteWriter, mov: boolean, componentType: string, handler: 
   });
 }
 
-function writeAvc1(w: ByteWriter, o: MuxOptions): void {
+export function writeAvc1(
+  w: ByteWriter,
+  o: Pick<MuxOptions, "width" | "height" | "video">,
+  type: "avc1" | "avc3" = "avc1",
+): void {
   const { sps, pps } = o.video;
-  w.box("avc1", () => {
+  w.box(type, () => {
     w.zeros(6);
     w.u16(1); // data_reference_index
     w.zeros(16); // pre_defined, reserved

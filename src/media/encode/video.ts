@@ -46,7 +46,14 @@ const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 const AUDIO_RATE = 44100;
 const AUDIO_KBPS = 128;
 
-export async function renderClip(opts: ClipOptions): Promise<Clip> {
+/** The pictures of a clip, H.264-encoded, without a container: for renderClip and for extensions. */
+export interface RenderedVideo extends Omit<Clip, "bytes"> {
+  video: ReturnType<typeof encodeH264>;
+}
+
+export function renderVideo(
+  opts: Omit<ClipOptions, "container" | "withAudio"> & Pick<Parameters<typeof encodeH264>[0], "parameterSets">,
+): RenderedVideo {
   const fps = opts.fps ?? 24;
   const width = Math.max(2, opts.width & ~1);
   const height = Math.max(2, opts.height & ~1);
@@ -92,13 +99,20 @@ export async function renderClip(opts: ClipOptions): Promise<Clip> {
       lastFrameRgb = picture(i);
       return lastFrameRgb;
     },
+    ...(opts.parameterSets ? { parameterSets: opts.parameterSets } : {}),
   });
 
+  return { video, lastFrameRgb, frameCount, fps, width, height, keyframeInterval: interval };
+}
+
+export async function renderClip(opts: ClipOptions): Promise<Clip> {
+  const { video, ...clip } = renderVideo(opts);
+  const { width, height, fps, frameCount } = clip;
   let audio: Parameters<typeof muxMp4>[0]["audio"];
   if (opts.withAudio) {
     const pcm = synthesize({ seconds: frameCount / fps, sampleRate: AUDIO_RATE, channels: 2, seed: opts.seed });
     audio = mp3Frames(pcm, AUDIO_RATE, 2, AUDIO_KBPS);
   }
   const bytes = muxMp4({ container: opts.container, width, height, fps, video, audio });
-  return { bytes, lastFrameRgb, frameCount, fps, width, height, keyframeInterval: interval };
+  return { bytes, ...clip };
 }

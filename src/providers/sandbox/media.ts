@@ -7,6 +7,7 @@ import { decode } from "fast-png";
 import type { Env } from "../../env";
 import { hash32 } from "../../lib/random";
 import { encodeFlac, encodeMp3, encodeOggOpus, encodePcm, encodeWav, synthesize } from "../../media/encode/audio";
+import { type Extension, extendClip } from "../../media/encode/extend";
 import { formatMime, type SANDBOX_OUTPUT_FORMATS } from "../../media/encode/formats";
 import { type RGBImage, renderClip } from "../../media/encode/video";
 import { encodePng } from "../../media/png";
@@ -39,6 +40,22 @@ async function picture(env: Env, input: StoredInput | undefined): Promise<RGBIma
   return { width: png.width, height: png.height, data: rgb };
 }
 
+/**
+ * An extension keeps its source: the source's samples as they were, then (or, before, preceded by)
+ * new frames, at the source's size and frame rate; its audio padded with silence (src/media/encode/extend.ts).
+ * A source the simulator cannot read (not an unfragmented H.264 MP4/MOV) gets a new clip of the
+ * whole duration instead, and the metadata says so.
+ */
+async function extension(env: Env, request: Record<string, any>, inputs: StoredInput[], seed: number) {
+  const input = inputs.find((i) => i.field === "video" && i.kind === "video");
+  const object = input && (await env.ARTIFACTS.get(input.key));
+  if (!input || !object) return { unreadable: "the source video is not in storage" };
+  const sourceSeconds = Number(request.source_duration ?? input.duration_seconds ?? 0);
+  const added = Math.max(0, Number(request.duration ?? 5) - sourceSeconds);
+  const direction = request.direction === "before" ? "before" : "after";
+  return extendClip(new Uint8Array(await object.arrayBuffer()), { direction, seconds: added, seed, maxBytes: CLIP_MAX_BYTES });
+}
+
 export async function video(
   env: Env,
   capability: string,
@@ -47,6 +64,8 @@ export async function video(
   seed: number,
 ): Promise<ProviderResult> {
   const seconds = Number(request.duration ?? 5);
+  const extended = capability === "video_extend" ? await extension(env, request, inputs, seed) : undefined;
+  if (extended && !("unreadable" in extended)) return extendedResult(extended, request, seconds);
   const { width, height } = videoSize(String(request.resolution ?? "720p"), String(request.aspect_ratio ?? "16:9"));
   const container = request.output_format === "mov" ? "mov" : "mp4";
   const find = (field: string) => inputs.find((i) => i.field === field && i.kind === "image");
@@ -104,7 +123,55 @@ export async function video(
       frames: clip.frameCount,
       keyframe_interval: clip.keyframeInterval,
       has_audio: Boolean(request.generate_audio),
-      ...(capability === "video_extend" ? { direction: request.direction, source_duration_seconds: source } : {}),
+      ...(capability === "video_extend"
+        ? { direction: request.direction, source_duration_seconds: source, source_kept: false, note: extended?.unreadable }
+        : {}),
+    },
+  };
+}
+
+async function extendedResult(e: Extension, request: Record<string, any>, seconds: number): Promise<ProviderResult> {
+  const outputs: ProviderOutput[] = [
+    {
+      kind: "video",
+      content_type: "video/mp4",
+      bytes: e.bytes,
+      width: e.width,
+      height: e.height,
+      duration_seconds: e.seconds,
+      index: 0,
+    },
+  ];
+  const last = e.lastFrame;
+  if (request.return_last_frame && last) {
+    outputs.push({
+      kind: "image",
+      content_type: "image/png",
+      bytes: await encodePng(last.width, last.height, last.rgb, 3),
+      width: last.width,
+      height: last.height,
+      index: 1,
+    });
+  }
+  const source = Number(request.source_duration ?? 0);
+  return {
+    outputs,
+    usage: {
+      output_video_seconds: seconds,
+      video_seconds: seconds,
+      generated_video_seconds: Math.max(1, Math.ceil(seconds - source)),
+    },
+    metadata: {
+      simulated: true,
+      provider: "sandbox",
+      direction: request.direction,
+      source_duration_seconds: source,
+      // The source's frames are kept as they were, at its own size and frame rate (not the requested resolution).
+      source_kept: true,
+      fps: e.fps,
+      source_frames: e.sourceFrames,
+      added_frames: e.addedFrames,
+      audio: e.audio,
     },
   };
 }

@@ -3,7 +3,16 @@ import { createFile, type Movie, MP4BoxBuffer } from "mp4box";
 
 export interface Probe {
   info: Movie;
-  samples(trackId: number): { data: Uint8Array; isSync: boolean; duration: number; dts: number }[];
+  samples(trackId: number): {
+    data: Uint8Array;
+    isSync: boolean;
+    duration: number;
+    dts: number;
+    cts: number;
+    /** The sample entry's index in stsd (from 0) and the entry itself, as mp4box parsed it. */
+    entry: number;
+    description: any;
+  }[];
 }
 
 export async function probe(bytes: Uint8Array): Promise<Probe> {
@@ -23,6 +32,9 @@ export async function probe(bytes: Uint8Array): Promise<Probe> {
         isSync: s.is_sync,
         duration: s.duration,
         dts: s.dts,
+        cts: s.cts,
+        entry: s.description_index,
+        description: s.description,
       })),
   };
 }
