@@ -21,6 +21,7 @@ import { taskRoutes } from "./routes/tasks";
 import { uploadRoutes } from "./routes/uploads";
 import { upstreamRoutes } from "./routes/upstream";
 import { voicePreviewRoutes } from "./routes/voice-previews";
+import { drainUnreadBody } from "./unread-body";
 
 function respondWithError(c: Context<AppEnv>, error: ApiError) {
   const headers: Record<string, string> = { ...(error.headers ?? {}) };
@@ -40,6 +41,8 @@ function fromHttpException(err: HTTPException): ApiError {
 /** The whole HTTP surface: every route is declared once, with its schemas, under this app. */
 export function createApp() {
   const app = newRouter();
+  // First, so that any answer given before a body's end waits for the rest to be discarded.
+  app.use("*", drainUnreadBody);
   app.use("*", requestId);
   app.use("/v1/*", jsonBody);
   app.use("/admin/*", jsonBody);

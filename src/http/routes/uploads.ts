@@ -68,7 +68,7 @@ async function multipartSource(req: Request, contentType: string, declared: numb
   if (declared !== undefined && declared > limit) throw multipartTooLarge();
   let bytes: Uint8Array;
   try {
-    bytes = await readAtMost(req.body, limit);
+    bytes = await readAtMost(req.body, limit, { leaveRest: true });
   } catch (e) {
     if (e instanceof TooLarge) throw multipartTooLarge();
     throw multipartFault("", "the body could not be read to its end");
