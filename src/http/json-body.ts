@@ -27,14 +27,16 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
   let bytes: Uint8Array;
   try {
-    bytes = await readAtMost(c.req.raw.body, MAX_BODY_BYTES);
+    bytes = await readAtMost(c.req.raw.body, MAX_BODY_BYTES, { leaveRest: true });
   } catch (e) {
     throw e instanceof TooLarge ? tooLarge() : e;
   }
   const text = new TextDecoder().decode(bytes);
   const contentType = (c.req.header("Content-Type") ?? "").split(";")[0]?.trim() ?? "";
   if (text.trim() === "") {
-    // An empty body is an empty object: routes whose fields are all optional accept it.
+    // No body is an empty object whatever its declared type (curl's `-d ''` says form, a bodiless
+    // fetch says nothing): routes whose body is optional accept it, the others name their fields.
+    c.req.raw = withoutBody(c.req.raw);
     setParsed(c, {});
     return next();
   }
@@ -64,6 +66,14 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   setParsed(c, parsed);
   return next();
 };
+
+/** The same request with no body and no declared body type, so no validator asks about one. */
+function withoutBody(req: Request): Request {
+  const headers = new Headers(req.headers);
+  headers.delete("Content-Type");
+  headers.delete("Content-Length");
+  return new Request(req.url, { method: req.method, headers, signal: req.signal, ...(req.cf ? { cf: req.cf } : {}) });
+}
 
 function setParsed(c: Parameters<MiddlewareHandler<AppEnv>>[0], value: unknown) {
   // The validators read the body through c.req.json(); hand them the value parsed here.
