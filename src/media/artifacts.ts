@@ -38,9 +38,20 @@ export async function getArtifact(bucket: R2Bucket, id: string, tenantId: string
   return (await headArtifact(bucket, id, tenantId)) ? bucket.get(key(id)) : null;
 }
 
-/** Removes the tenant's artifact (an upload or an output); false when there is none of theirs to remove. */
-export async function deleteArtifact(bucket: R2Bucket, id: string, tenantId: string): Promise<boolean> {
-  if (!(await headArtifact(bucket, id, tenantId))) return false;
+/**
+ * Removes the tenant's artifact (an upload or an output); false when there is none of theirs to
+ * remove. `before` runs first with its metadata (a task output's envelope stops advertising it),
+ * so a failure there leaves the artifact whole.
+ */
+export async function deleteArtifact(
+  bucket: R2Bucket,
+  id: string,
+  tenantId: string,
+  before?: (head: R2Object) => Promise<void>,
+): Promise<boolean> {
+  const head = await headArtifact(bucket, id, tenantId);
+  if (!head) return false;
+  await before?.(head);
   await bucket.delete(key(id));
   return true;
 }

@@ -51,7 +51,7 @@ interface Answer {
 function send(opts: Sent): Promise<Answer> {
   return new Promise((resolve) => {
     const headers = { ...opts.headers, ...(opts.withLength ? { "Content-Length": String(SIZE) } : {}) };
-    const req = request(new URL(opts.path, base), { method: "POST", headers });
+    const req = request(`${base}${opts.path}`, { method: "POST", headers });
     const filler = new Uint8Array(CHUNK).fill(0x20);
     let sent = 0;
     req.on("response", (res) => {

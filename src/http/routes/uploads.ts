@@ -13,6 +13,7 @@ import { publicBaseUrl } from "../../lib/public-url";
 import { readAtMost, TooLarge } from "../../lib/streams";
 import { deleteArtifact } from "../../media/artifacts";
 import { MAX_UPLOAD_BYTES, storeUpload, UPLOAD_CAP_BYTES, type UploadSource } from "../../media/uploads";
+import { TASK_ID, taskStub } from "../../tasks/task-stub";
 import { requireKey } from "../auth";
 import { newRouter } from "../context";
 import { errorResponses } from "../schemas";
@@ -152,7 +153,7 @@ uploadRoutes.openapi(
     tags: ["Artifacts"],
     summary: "Delete one of the caller's artifacts (an upload or a task output)",
     description:
-      "Later downloads answer 404 and a task input naming it `artifact_not_found`. Tasks already admitted keep their own copy of their inputs.",
+      "Later downloads (the owner's and the signed link) answer 404 and a task input naming it `artifact_not_found`. A task output stays in its task's envelope with `deleted: true` and no `url` or `signed_url`. Tasks already admitted keep their own copy of their inputs.",
     security: [{ bearerAuth: [] }],
     "x-lifecycle": "preview",
     middleware: [requireKey("tasks:write")] as const,
@@ -164,7 +165,13 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const { artifact_id } = c.req.valid("param");
-    if (!(await deleteArtifact(c.env.ARTIFACTS, artifact_id, c.get("caller").tenant_id))) {
+    const tenantId = c.get("caller").tenant_id;
+    // A task's output: its envelope shows it deleted, with no URL, before the bytes go.
+    const unlist = async (head: R2Object) => {
+      const taskId = head.customMetadata?.task_id;
+      if (taskId && TASK_ID.test(taskId)) await taskStub(c.env, taskId).forgetArtifact(tenantId, artifact_id);
+    };
+    if (!(await deleteArtifact(c.env.ARTIFACTS, artifact_id, tenantId, unlist))) {
       throw new ApiError("artifact_not_found", `Artifact '${artifact_id}' does not exist.`);
     }
     return c.json({ object: "artifact" as const, artifact_id, deleted: true as const }, 200);
