@@ -1,17 +1,19 @@
 /**
  * A request body the service refused before reading to its end (over a cap, a wrong file type,
- * no credentials) is read and discarded before the answer goes out. The runtime, and any proxy
- * in front of it, sends nothing back to a client still writing a body nobody reads: the client
- * sees its connection reset (or a proxy's 500) instead of the 413 or 422 it was given. Reading
- * the rest lets it read the answer, whatever the transfer shape or pace.
+ * no credentials) is read and discarded before the answer goes out. Answered early, workerd (and
+ * `wrangler dev`'s proxy in front of it) may drop the connection while the client is still
+ * writing: the client sees a reset (or the proxy's `500 Network connection lost`) instead of the
+ * 413 or 422 it was given. Read to its end, the body leaves nothing pending and the answer arrives,
+ * whatever the transfer shape (chunked or with a length) or pace.
  *
- * Past a hard ceiling (or a declared length above it) nothing more is read: the answer goes out
- * with `Connection: close`, which a client that reads while it writes still receives.
+ * Past a hard ceiling (or a declared length above it) or a deadline, nothing more is read: the
+ * answer goes out as it is, and the runtime closes the connection as it sees fit (a Worker cannot
+ * ask for `Connection: close`; workerd drops the header). The ceiling is above every platform's
+ * request body limit, so in production a body the platform lets through is always drained.
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./context";
 
-/** Above every platform's request body limit, so a body it lets through is always drained. */
 export const DRAIN_CEILING_BYTES = 512 * 1024 * 1024;
 /** How long a slow client's leftover body is read before the answer goes out regardless. */
 export const DRAIN_DEADLINE_MS = 120_000;
@@ -20,22 +22,14 @@ export const drainUnreadBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const raw = c.req.raw;
   await next();
   const body = raw.body;
-  // Nothing sent, or a stream still held by something answering with it (none today).
+  // Nothing sent, or read to its end (a reader still holds it).
   if (!body || body.locked) return;
   const declared = Number(raw.headers.get("Content-Length") ?? Number.NaN);
-  const drained =
-    Number.isFinite(declared) && declared > DRAIN_CEILING_BYTES
-      ? false
-      : await discard(body, DRAIN_CEILING_BYTES, DRAIN_DEADLINE_MS);
-  if (drained) return;
-  try {
-    c.res.headers.set("Connection", "close");
-  } catch {
-    // An answer with immutable headers (a fetched or stored body) is copied to mark it.
-    const res = new Response(c.res.body, c.res);
-    res.headers.set("Connection", "close");
-    c.res = res;
+  if (Number.isFinite(declared) && declared > DRAIN_CEILING_BYTES) {
+    await body.cancel().catch(() => undefined);
+    return;
   }
+  await discard(body, DRAIN_CEILING_BYTES, DRAIN_DEADLINE_MS);
 };
 
 /**

@@ -47,10 +47,9 @@ describe("body limits", () => {
     expect(((await res.json()) as any).error.code).toBe("media_too_large");
     // The whole body was taken: a client still sending it can read the answer (test/e2e/unread-bodies.e2e.test.ts).
     expect(sent).toBe(total);
-    expect(res.headers.get("Connection")).toBeNull();
   });
 
-  it("reads nothing of a body declared past the discard ceiling, and answers with Connection: close", async () => {
+  it("reads nothing of a body declared past the discard ceiling, and still answers", async () => {
     let pulled = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -66,7 +65,7 @@ describe("body limits", () => {
       }),
     );
     expect(res.status).toBe(401);
-    expect(res.headers.get("Connection")).toBe("close");
+    expect(((await res.json()) as any).error.code).toBe("unauthorized");
     expect(pulled).toBeLessThan(4);
   });
 
