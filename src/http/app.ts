@@ -6,7 +6,7 @@ import { mcpRoutes } from "../mcp/endpoint";
 import { oauthRoutes } from "../oauth/routes";
 import { type AppEnv, newRouter } from "./context";
 import { mountDocs } from "./docs";
-import { jsonBody } from "./json-body";
+import { boundedBody, jsonBody, MAX_BODY_BYTES } from "./json-body";
 import { requestId } from "./request-id";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
@@ -46,6 +46,9 @@ export function createApp() {
   app.use("*", requestId);
   app.use("/v1/*", jsonBody);
   app.use("/admin/*", jsonBody);
+  // Every other body (webhooks, MCP, OAuth, console forms) is read under the same cap, once.
+  const otherBodies = boundedBody(MAX_BODY_BYTES);
+  app.use("*", (c, next) => (/^\/(v1|admin)\//.test(c.req.path) ? next() : otherBodies(c, next)));
 
   // Liveness for load balancers and the local start script; no auth, no storage.
   app.get("/healthz", (c) => c.json({ status: "ok", region: c.env.REGION }));

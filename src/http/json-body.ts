@@ -80,11 +80,39 @@ function setParsed(c: Parameters<MiddlewareHandler<AppEnv>>[0], value: unknown) 
   (c.req.bodyCache as { json?: Promise<unknown> }).json = Promise.resolve(value);
 }
 
+/**
+ * For routes that read their body themselves (provider and payment webhooks): the body is read
+ * once under `cap` (413 past it, on the declared length or the count) and handed on as a fresh
+ * request holding those bytes, so no reader downstream can take more.
+ */
+export const boundedBody =
+  (cap: number): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const raw = c.req.raw;
+    if (!raw.body) return next();
+    const declared = Number(raw.headers.get("Content-Length") ?? "0");
+    if (Number.isFinite(declared) && declared > cap) throw tooLarge(cap);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readAtMost(raw.body, cap, { leaveRest: true });
+    } catch (e) {
+      throw e instanceof TooLarge ? tooLarge(cap) : e;
+    }
+    c.req.raw = new Request(raw.url, {
+      method: raw.method,
+      headers: raw.headers,
+      body: bytes,
+      signal: raw.signal,
+      ...(raw.cf ? { cf: raw.cf } : {}),
+    });
+    return next();
+  };
+
 /** 413 with the envelope; the body is the media carrier of this API (data URIs), hence the code. */
-function tooLarge(): ApiError {
-  return new ApiError("media_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes.`, {
+function tooLarge(cap = MAX_BODY_BYTES): ApiError {
+  return new ApiError("media_too_large", `The request body exceeds ${cap} bytes.`, {
     param: "",
-    details: { limit_bytes: MAX_BODY_BYTES },
+    details: { limit_bytes: cap },
   });
 }
 

@@ -9,7 +9,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH, nestingDepth } from "../../src/http/json-body";
 import { DRAIN_CEILING_BYTES, discard } from "../../src/http/unread-body";
-import { BASE, call, expectError, newTenant } from "../helpers/api";
+import { MAX_UPLOAD_BYTES } from "../../src/media/uploads";
+import { ADMIN_TOKEN, BASE, call, expectError, newTenant } from "../helpers/api";
 import { newKey } from "../helpers/tasks";
 
 describe("body limits", () => {
@@ -106,4 +107,71 @@ describe("body limits", () => {
       { numRuns: 500 },
     );
   });
+});
+
+describe("a body over the cap, to every route", () => {
+  /** Every route that takes a body: the document's, and those outside it (webhooks, MCP, OAuth, console). */
+  async function routes(): Promise<{ method: string; path: string }[]> {
+    const doc = (await call("/openapi.json")).json;
+    const documented = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+      ["post", "put", "patch"].filter((m) => item[m]).map((method) => ({ method, path: path.replace(/\{[^}]+\}/g, "x") })),
+    );
+    const others = [
+      "/webhooks/providers/fal/x",
+      "/webhooks/payments/stripe",
+      "/mcp",
+      "/oauth/token",
+      "/oauth/register",
+      "/console/login",
+    ];
+    return [...documented, ...others.map((path) => ({ method: "post", path }))];
+  }
+
+  it("is 413 media_too_large with the envelope, on its declared length", async () => {
+    const t = await newTenant();
+    const all = await routes();
+    expect(all.length).toBeGreaterThan(30);
+    for (const { method, path } of all) {
+      const key = path.startsWith("/admin/") ? ADMIN_TOKEN : t.api_key;
+      const upload = path === "/v1/uploads";
+      const res = await call(path, {
+        method: method.toUpperCase(),
+        key,
+        rawBody: "{}",
+        headers: {
+          "Content-Type": upload ? "video/mp4" : "application/json",
+          "Content-Length": String(upload ? MAX_UPLOAD_BYTES + 1 : MAX_BODY_BYTES + 1),
+          "Idempotency-Key": newKey(),
+        },
+      });
+      expectError(res, 413, "media_too_large");
+    }
+  });
+
+  it.each(["/webhooks/providers/fal/x", "/mcp", "/oauth/token", "/v1/chat/completions", "/admin/v1/tenants"])(
+    "is 413 media_too_large with the envelope at %s, sent without a length",
+    async (path) => {
+      let sent = 0;
+      const total = MAX_BODY_BYTES + 4 * 1024 * 1024;
+      const chunk = new Uint8Array(1024 * 1024).fill(0x20);
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent >= total) return controller.close();
+          sent += chunk.length;
+          controller.enqueue(chunk);
+        },
+      });
+      const res = await exports.default.fetch(
+        new Request(`${BASE}${path}`, {
+          method: "POST",
+          body,
+          headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
+        }),
+      );
+      const json = (await res.json()) as any;
+      expect(res.status, JSON.stringify(json)).toBe(413);
+      expect(json.error.code).toBe("media_too_large");
+      expect(sent).toBe(total);
+    },
+  );
 });

@@ -100,6 +100,13 @@ async function uploadSource(req: Request): Promise<UploadSource> {
   const lengthHeader = req.headers.get("Content-Length");
   const declared = lengthHeader !== null && /^\d{1,15}$/.test(lengthHeader.trim()) ? Number(lengthHeader) : undefined;
   if (/^multipart\/form-data\s*(;|$)/i.test(contentType)) return multipartSource(req, contentType, declared);
+  // Over every kind's cap, whatever the bytes turn out to be: refused before any is read.
+  if (declared !== undefined && declared > MAX_UPLOAD_BYTES) {
+    throw new ApiError("media_too_large", `An upload may be at most ${MAX_UPLOAD_BYTES} bytes.`, {
+      param: "",
+      details: { max_bytes: MAX_UPLOAD_BYTES, limits: UPLOAD_CAP_BYTES, received_bytes: declared },
+    });
+  }
   return { body: req.body, ...(declared !== undefined ? { length: declared } : {}), param: "" };
 }
 
