@@ -147,7 +147,11 @@ describe("a body over a cap, in any transfer shape and pace, gets its answer", {
   it("a body refused before any of it is read (no key, a text file) still gets its answer", async () => {
     const noKey = await send({ path: "/v1/uploads", headers: { "Content-Type": "video/mp4" }, first: mp4Head() });
     expectEnvelope(noKey, 401, "unauthorized");
-    const text = await send({ path: "/v1/uploads", headers: { ...auth(), "Content-Type": "text/plain" }, withLength: true });
+    // Declared over every kind's cap: refused on its length, before any byte is read.
+    const declared = await send({ path: "/v1/uploads", headers: { ...auth(), "Content-Type": "text/plain" }, withLength: true });
+    expectEnvelope(declared, 413, "media_too_large");
+    // Chunked: refused on its first bytes, which are text.
+    const text = await send({ path: "/v1/uploads", headers: { ...auth(), "Content-Type": "text/plain" } });
     expectEnvelope(text, 422, "unsupported_media_type");
   });
 });
