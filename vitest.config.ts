@@ -113,7 +113,7 @@ export default defineConfig({
           ...shared,
           name: "local",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/regional/**", "test/providers/**", "test/browser/**"],
+          exclude: ["test/regional/**", "test/providers/**", "test/browser/**", "test/e2e/**"],
         },
       },
       // Real adapters against fake upstreams that speak each provider's documented wire format.
@@ -141,6 +141,17 @@ export default defineConfig({
           environment: "node",
           include: ["packages/client/test/**/*.test.ts"],
           testTimeout: 30_000,
+          hookTimeout: 180_000,
+        },
+      },
+      // The HTTP surface as a client on the network meets it: a Node client against one local
+      // `wrangler dev` (large and slow bodies; a minute or so, hence apart from `local`).
+      {
+        test: {
+          name: "e2e",
+          environment: "node",
+          include: ["test/e2e/**/*.test.ts"],
+          testTimeout: 120_000,
           hookTimeout: 180_000,
         },
       },

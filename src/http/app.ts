@@ -7,7 +7,7 @@ import { mcpRoutes } from "../mcp/endpoint";
 import { oauthRoutes } from "../oauth/routes";
 import { type AppEnv, newRouter } from "./context";
 import { mountDocs } from "./docs";
-import { jsonBody } from "./json-body";
+import { boundedBody, jsonBody, MAX_BODY_BYTES } from "./json-body";
 import { requestId } from "./request-id";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
@@ -22,6 +22,7 @@ import { taskRoutes } from "./routes/tasks";
 import { uploadRoutes } from "./routes/uploads";
 import { upstreamRoutes } from "./routes/upstream";
 import { voicePreviewRoutes } from "./routes/voice-previews";
+import { drainUnreadBody } from "./unread-body";
 
 function respondWithError(c: Context<AppEnv>, error: ApiError) {
   const headers: Record<string, string> = { ...(error.headers ?? {}) };
@@ -41,9 +42,14 @@ function fromHttpException(err: HTTPException): ApiError {
 /** The whole HTTP surface: every route is declared once, with its schemas, under this app. */
 export function createApp() {
   const app = newRouter();
+  // First, so that any answer given before a body's end waits for the rest to be discarded.
+  app.use("*", drainUnreadBody);
   app.use("*", requestId);
   app.use("/v1/*", jsonBody);
   app.use("/admin/*", jsonBody);
+  // Every other body (webhooks, MCP, OAuth, console forms) is read under the same cap, once.
+  const otherBodies = boundedBody(MAX_BODY_BYTES);
+  app.use("*", (c, next) => (/^\/(v1|admin)\//.test(c.req.path) ? next() : otherBodies(c, next)));
 
   // Liveness for load balancers and the local start script; no auth, no storage.
   app.get("/healthz", (c) => c.json({ status: "ok", region: c.env.REGION }));

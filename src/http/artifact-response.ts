@@ -7,6 +7,7 @@ import type { ApiError } from "../errors/api-error";
 import { artifactKey } from "../media/artifacts";
 import type { AppEnv } from "./context";
 import { decideRange } from "./range";
+import { contentDisposition, STORED_BYTES_HEADERS } from "./stored-bytes";
 
 export interface ArtifactAnswer {
   /** The artifact's metadata, already found and authorised by the caller. */
@@ -19,8 +20,11 @@ export interface ArtifactAnswer {
 
 export async function artifactResponse(c: Context<AppEnv>, id: string, answer: ArtifactAnswer): Promise<Response> {
   const { head } = answer;
+  const contentType = head.httpMetadata?.contentType ?? "application/octet-stream";
   const headers = new Headers({
-    "Content-Type": head.httpMetadata?.contentType ?? "application/octet-stream",
+    ...STORED_BYTES_HEADERS,
+    "Content-Type": contentType,
+    "Content-Disposition": contentDisposition(id, contentType),
     "Accept-Ranges": "bytes",
     "Cache-Control": answer.cacheControl,
     ETag: head.httpEtag,

@@ -27,14 +27,16 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
   let bytes: Uint8Array;
   try {
-    bytes = await readAtMost(c.req.raw.body, MAX_BODY_BYTES);
+    bytes = await readAtMost(c.req.raw.body, MAX_BODY_BYTES, { leaveRest: true });
   } catch (e) {
     throw e instanceof TooLarge ? tooLarge() : e;
   }
   const text = new TextDecoder().decode(bytes);
   const contentType = (c.req.header("Content-Type") ?? "").split(";")[0]?.trim() ?? "";
   if (text.trim() === "") {
-    // An empty body is an empty object: routes whose fields are all optional accept it.
+    // No body is an empty object whatever its declared type (curl's `-d ''` says form, a bodiless
+    // fetch says nothing): routes whose body is optional accept it, the others name their fields.
+    c.req.raw = withoutBody(c.req.raw);
     setParsed(c, {});
     return next();
   }
@@ -65,16 +67,52 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   return next();
 };
 
+/** The same request with no body and no declared body type, so no validator asks about one. */
+function withoutBody(req: Request): Request {
+  const headers = new Headers(req.headers);
+  headers.delete("Content-Type");
+  headers.delete("Content-Length");
+  return new Request(req.url, { method: req.method, headers, signal: req.signal, ...(req.cf ? { cf: req.cf } : {}) });
+}
+
 function setParsed(c: Parameters<MiddlewareHandler<AppEnv>>[0], value: unknown) {
   // The validators read the body through c.req.json(); hand them the value parsed here.
   (c.req.bodyCache as { json?: Promise<unknown> }).json = Promise.resolve(value);
 }
 
+/**
+ * For routes that read their body themselves (provider and payment webhooks): the body is read
+ * once under `cap` (413 past it, on the declared length or the count) and handed on as a fresh
+ * request holding those bytes, so no reader downstream can take more.
+ */
+export const boundedBody =
+  (cap: number): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const raw = c.req.raw;
+    if (!raw.body) return next();
+    const declared = Number(raw.headers.get("Content-Length") ?? "0");
+    if (Number.isFinite(declared) && declared > cap) throw tooLarge(cap);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readAtMost(raw.body, cap, { leaveRest: true });
+    } catch (e) {
+      throw e instanceof TooLarge ? tooLarge(cap) : e;
+    }
+    c.req.raw = new Request(raw.url, {
+      method: raw.method,
+      headers: raw.headers,
+      body: bytes,
+      signal: raw.signal,
+      ...(raw.cf ? { cf: raw.cf } : {}),
+    });
+    return next();
+  };
+
 /** 413 with the envelope; the body is the media carrier of this API (data URIs), hence the code. */
-function tooLarge(): ApiError {
-  return new ApiError("media_too_large", `The request body exceeds ${MAX_BODY_BYTES} bytes.`, {
+function tooLarge(cap = MAX_BODY_BYTES): ApiError {
+  return new ApiError("media_too_large", `The request body exceeds ${cap} bytes.`, {
     param: "",
-    details: { limit_bytes: MAX_BODY_BYTES },
+    details: { limit_bytes: cap },
   });
 }
 

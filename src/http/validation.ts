@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { ApiError, type FieldError } from "../errors/api-error";
 import { toJsonPointer } from "../lib/json-pointer";
 import { findForeignField } from "./foreign-fields";
+import { describeIssue } from "./issue-wording";
 
 export type RequestPart = "body" | "query" | "path" | "header";
 
@@ -20,7 +21,7 @@ export function validationError(
 ): ApiError {
   const errors: FieldError[] = issues.map((issue) => ({
     loc: [part, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))],
-    reason: issue.message,
+    reason: describeIssue(issue, context.input),
     code: issue.code,
   }));
   const label = part === "body" ? "Request body" : `Request ${part}`;
@@ -36,7 +37,9 @@ export function validationError(
   }
   const first = issues[0];
   const where = first ? pointerOf(first) : "";
-  const message = first ? `${label} is invalid${where ? ` at ${where}` : ""}: ${first.message}` : `${label} is invalid`;
+  const message = first
+    ? `${label} is invalid${where ? ` at ${where}` : ""}: ${errors[0]?.reason.replace(/\.$/, "")}.`
+    : `${label} is invalid`;
   return new ApiError("invalid_request", message, {
     // `param` points into the body; query and path failures name the parameter the same way.
     param: first ? where || (part === "body" ? "" : undefined) : undefined,

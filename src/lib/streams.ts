@@ -1,6 +1,6 @@
 /** Reading bodies under a cap: the one place that counts bytes as they arrive. */
 
-/** Thrown by `readAtMost` when the body passes its cap (the rest is never read). */
+/** Thrown by `readAtMost` when the body passes its cap (the rest is left unread). */
 export class TooLarge extends Error {
   constructor(readonly cap: number) {
     super(`more than ${cap} bytes`);
@@ -11,8 +11,14 @@ export class TooLarge extends Error {
 /**
  * The whole body, refused with TooLarge as soon as it passes `cap` bytes. Errors of the stream
  * itself (a broken connection, a timeout) propagate as they are, after the stream is canceled.
+ * `leaveRest`: over the cap, the rest stays readable rather than canceled (a request body, which
+ * src/http/unread-body.ts discards before the answer, so that a client still sending can read it).
  */
-export async function readAtMost(body: ReadableStream<Uint8Array> | null, cap: number): Promise<Uint8Array> {
+export async function readAtMost(
+  body: ReadableStream<Uint8Array> | null,
+  cap: number,
+  options: { leaveRest?: boolean } = {},
+): Promise<Uint8Array> {
   if (!body) return new Uint8Array(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
@@ -26,7 +32,8 @@ export async function readAtMost(body: ReadableStream<Uint8Array> | null, cap: n
       chunks.push(value);
     }
   } catch (e) {
-    await reader.cancel().catch(() => undefined);
+    if (e instanceof TooLarge && options.leaveRest) reader.releaseLock();
+    else await reader.cancel().catch(() => undefined);
     throw e;
   }
   const out = new Uint8Array(total);

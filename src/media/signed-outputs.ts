@@ -67,6 +67,17 @@ export async function verifyOutputUrl(
   return until * 1000 > nowMs ? until : null;
 }
 
+/**
+ * The `expires` and `sig` of a `/files/…` link's query, or null unless the query is exactly those
+ * two, once each: a duplicated, extra or unnamed parameter is an altered link like any other.
+ */
+export function signedLinkQuery(search: string): { expires: string; sig: string } | null {
+  const params = [...new URLSearchParams(search)];
+  if (params.length !== 2) return null;
+  const found = Object.fromEntries(params);
+  return typeof found.expires === "string" && typeof found.sig === "string" ? { expires: found.expires, sig: found.sig } : null;
+}
+
 /** An artifact entry of `output` (`images[]`, `artifacts[]`) as the envelope shows it. */
 interface ArtifactView {
   artifact_id?: unknown;
@@ -107,7 +118,8 @@ export class OutputUrlSigner {
       const views: ArtifactView[] = [];
       for (const a of output[list] as ArtifactView[]) {
         const id = a.artifact_id;
-        if (typeof id !== "string" || !ARTIFACT_ID.test(id)) {
+        // A deleted output keeps its place in the list, with no URL to advertise.
+        if (typeof id !== "string" || !ARTIFACT_ID.test(id) || a.deleted === true) {
           views.push(a);
           continue;
         }

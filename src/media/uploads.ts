@@ -179,8 +179,12 @@ async function readFile(source: UploadSource, limits: UploadLimits): Promise<{ d
     }
     return { data: into ?? join(chunks, total), kind };
   } catch (e) {
+    if (e instanceof ApiError) {
+      // Refused before its end: the rest is discarded before the answer (src/http/unread-body.ts).
+      reader.releaseLock();
+      throw e;
+    }
     await reader.cancel().catch(() => undefined);
-    if (e instanceof ApiError) throw e;
     // The client's stream broke (it went away, or sent a malformed chunked body).
     throw bodyFault(param, "the body could not be read to its end");
   }

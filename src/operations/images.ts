@@ -5,7 +5,7 @@ import { Canvas, commonTaskFields, ModelField, Palette, Prompt } from "../http/t
 import { formatMime } from "../media/encode/formats";
 import { MediaInput } from "../media/resolve-input";
 import { EXAMPLE_IMAGE } from "./examples";
-import { maxOutputTokens, promptTokens, refs, resolved, tierOf } from "./shared";
+import { maxOutputTokens, promptTokens, refs, resolved, SANITY_BOUNDS, tierOf } from "./shared";
 import { type OperationContext, operation } from "./types";
 
 const DEFAULT_CANVAS = { type: "preset", tier: "2K", aspect: "16:9" } as const;
@@ -90,7 +90,7 @@ export const imageGeneration = operation({
   schema: z
     .object({
       model: ModelField(),
-      prompt: Prompt(100_000).openapi({ example: "A lighthouse on a cliff at dawn, oil painting" }),
+      prompt: Prompt(SANITY_BOUNDS.image_prompt_characters).openapi({ example: "A lighthouse on a cliff at dawn, oil painting" }),
       ...imageControls,
       canvas: Canvas.default(DEFAULT_CANVAS),
       output_relationship: z.enum(["independent", "sequence"]).optional(),
@@ -133,7 +133,7 @@ export const imageToImage = operation({
   schema: z
     .object({
       model: ModelField(),
-      prompt: Prompt(100_000),
+      prompt: Prompt(SANITY_BOUNDS.image_prompt_characters),
       images: Images(4).openapi({ description: "1 to 4 ordered inputs (artifact, HTTPS URL or data URI)" }),
       ...imageControls,
       canvas: Canvas.default(DEFAULT_CANVAS).openapi({ description: "Aspect `source` inherits the last input image's ratio" }),
@@ -189,7 +189,7 @@ export const imageEdit = operation({
   schema: z
     .object({
       model: ModelField(),
-      prompt: Prompt(100_000),
+      prompt: Prompt(SANITY_BOUNDS.image_prompt_characters),
       images: Images(16),
       ...imageControls,
       canvas: Canvas.default({ type: "preset", tier: "2K", aspect: "source" }),
@@ -238,7 +238,7 @@ export const imageUnderstanding = operation({
       detail: z.enum(["auto", "low", "high"]).optional(),
       response_format: z.enum(["text", "json"]).optional(),
       temperature: z.number().min(0).max(2).optional(),
-      max_output_tokens: z.number().int().min(1).max(65_536).optional(),
+      max_output_tokens: z.number().int().min(1).max(SANITY_BOUNDS.max_output_tokens).optional(),
       ...commonTaskFields,
     })
     .strict()

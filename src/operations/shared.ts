@@ -4,6 +4,20 @@ import { unicodeLength } from "../catalog/select";
 import type { MediaInputT } from "../media/resolve-input";
 import type { MediaKind, MediaRef } from "./types";
 
+/**
+ * Structural bounds where a card's own limit decides: sanity bounds far above every card's value
+ * (test/operations/structural-bounds.test.ts holds them there), so that a value past a concrete
+ * card's limit is that card's `unsupported_option`, never a structural `invalid_request`.
+ */
+export const SANITY_BOUNDS = {
+  /** Output tokens of an understanding answer (cards go to 128,000). */
+  max_output_tokens: 1_048_576,
+  /** Prompt characters where cards count in tokens (32,000 tokens is some 128,000 characters). */
+  image_prompt_characters: 262_144,
+  /** References of a video request (a card may take 10 images, 5 videos and 5 audio clips). */
+  video_references: 32,
+} as const;
+
 /** A control's value as it applies: sent, else the card's default. */
 export function resolved(selection: Selection, field: string): unknown {
   const v = selection.controls[field];

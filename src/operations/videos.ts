@@ -6,7 +6,7 @@ import { commonTaskFields, ModelField, Prompt, RequiredModelField } from "../htt
 import { formatMime } from "../media/encode/formats";
 import { MediaInput } from "../media/resolve-input";
 import { EXAMPLE_IMAGE, EXAMPLE_VIDEO } from "./examples";
-import { maxOutputTokens, promptTokens, refs, resolved } from "./shared";
+import { maxOutputTokens, promptTokens, refs, resolved, SANITY_BOUNDS } from "./shared";
 import { type MediaRef, type OperationContext, operation } from "./types";
 
 const videoControls = {
@@ -272,7 +272,7 @@ export const referenceToVideo = operation({
     .object({
       model: ModelField(),
       prompt: Prompt(20_000),
-      references: z.array(VideoReference).min(1).max(16),
+      references: z.array(VideoReference).min(1).max(SANITY_BOUNDS.video_references),
       ...videoControls,
       ...outputFormat,
       ...commonTaskFields,
@@ -347,7 +347,7 @@ export const videoExtend = operation({
       direction: z.enum(["before", "after"]),
       instruction: Prompt(20_000),
       duration: z.number().int().min(2).max(30),
-      references: z.array(VideoReference).max(16).optional(),
+      references: z.array(VideoReference).max(SANITY_BOUNDS.video_references).optional(),
       ...Object.fromEntries(Object.entries(videoControls).filter(([k]) => k !== "duration")),
       ...outputFormat,
       ...commonTaskFields,

@@ -22,7 +22,11 @@ export async function artifactInScope(env: Env, id: string, scope: TaskScope): P
 
 /** Removes an artifact `scope` may see (an upload or an output); false when there is none to remove. */
 export async function deleteArtifactInScope(env: Env, id: string, scope: TaskScope): Promise<boolean> {
-  if (!(await artifactInScope(env, id, scope))) return false;
+  const head = await artifactInScope(env, id, scope);
+  if (!head) return false;
+  // A task's output: its envelope shows it deleted, with no URL, before the bytes go.
+  const taskId = head.customMetadata?.task_id;
+  if (taskId && TASK_ID.test(taskId)) await taskStub(env, taskId).forgetArtifact(scope.tenant_id, id);
   await env.ARTIFACTS.delete(artifactKey(id));
   return true;
 }

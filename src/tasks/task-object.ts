@@ -558,6 +558,29 @@ export class TaskObject extends DurableObject<Env> {
     return rec ? { status: rec.status, progress: rec.progress, seq: rec.change_seq } : null;
   }
 
+  /**
+   * Marks the owner's output `artifactId` deleted in the envelope (before its bytes go): it shows
+   * `deleted: true` and no URL from then on. False when it is not one of this task's outputs.
+   */
+  forgetArtifact(tenantId: string, artifactId: string): boolean {
+    const rec = this.load();
+    if (!rec || rec.tenant_id !== tenantId || !rec.output) return false;
+    const output = rec.output;
+    let found = false;
+    for (const list of ["images", "artifacts"] as const) {
+      const entries = output[list];
+      if (!Array.isArray(entries)) continue;
+      output[list] = entries.map((a: Record<string, unknown>) => {
+        if (a.artifact_id !== artifactId) return a;
+        found = true;
+        const { url: _url, ...kept } = a;
+        return { ...kept, deleted: true };
+      });
+    }
+    if (found) this.save(rec);
+    return found;
+  }
+
   /** Whose task this is: its tenant and its key's mode (null: no task here). */
   owner(): { tenant_id: string; mode: KeyMode } | null {
     const rec = this.load();

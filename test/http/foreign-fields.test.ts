@@ -28,7 +28,7 @@ describe("misplaced fields of other APIs", () => {
     expect(n.message).toContain("`count`");
     expect(n.details.foreign_field).toEqual({ param: "/n", use: "count" });
     // The validation failure itself is still listed as zod found it.
-    expect(n.details.errors).toEqual([{ loc: ["body"], reason: expect.stringContaining('"n"'), code: "unrecognized_keys" }]);
+    expect(n.details.errors).toEqual([{ loc: ["body"], reason: "'n' is not a field here", code: "unrecognized_keys" }]);
 
     const size = await refused("/v1/images/generations", { prompt: "a fox", size: "1024x1024" }, "/size");
     expect(size.message).toContain("`canvas`");

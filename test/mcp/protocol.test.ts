@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../src/operations";
 import { imageGeneration } from "../../src/operations/images";
+import { SANITY_BOUNDS } from "../../src/operations/shared";
 import { call, expectError, newTenant, type TestTenant } from "../helpers/api";
 import { connect, MCP_URL, rawModern, TASKS_EXTENSION, workerFetch } from "./helpers";
 
@@ -78,7 +79,11 @@ describe("tools/list", () => {
     const input = tool.inputSchema;
     expect(input.required).toEqual(["prompt"]);
     expect(input.additionalProperties).toBe(false);
-    expect(input.properties.prompt).toMatchObject({ type: "string", minLength: 1, maxLength: 100_000 });
+    expect(input.properties.prompt).toMatchObject({
+      type: "string",
+      minLength: 1,
+      maxLength: SANITY_BOUNDS.image_prompt_characters,
+    });
     expect(input.properties.count).toMatchObject({ type: "integer", minimum: 1, maximum: 4, default: 1 });
     expect(input.properties.canvas).toEqual({ $ref: "#/$defs/Canvas" });
     expect(input.$defs.Canvas.oneOf).toHaveLength(2);

@@ -7,7 +7,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError } from "../../errors/api-error";
 import { artifactKey } from "../../media/artifacts";
-import { OUTPUT_URL_TTL_SECONDS, verifyOutputUrl } from "../../media/signed-outputs";
+import { OUTPUT_URL_TTL_SECONDS, signedLinkQuery, verifyOutputUrl } from "../../media/signed-outputs";
 import { artifactResponse } from "../artifact-response";
 import { newRouter } from "../context";
 import { errorResponses } from "../schemas";
@@ -31,10 +31,11 @@ fileRoutes.openapi(
     "x-lifecycle": "preview",
     request: {
       params: z.object({ artifact_id: z.string() }),
-      // Optional here so that a missing part is the same 404 as a wrong one, not a validation error.
+      // Described, not validated here: a missing, repeated or extra parameter is the same 404 as a
+      // wrong one (signedLinkQuery), never a validation error.
       query: z.object({
-        expires: z.string().optional().openapi({ description: "Unix seconds, as signed" }),
-        sig: z.string().optional().openapi({ description: "The signature, as signed" }),
+        expires: z.unknown().optional().openapi({ type: "string", description: "Unix seconds, as signed" }),
+        sig: z.unknown().optional().openapi({ type: "string", description: "The signature, as signed" }),
       }),
     },
     responses: {
@@ -47,8 +48,9 @@ fileRoutes.openapi(
   async (c) => {
     const id = c.req.param("artifact_id");
     const now = Date.now();
-    const until = await verifyOutputUrl(c.env, id, c.req.query("expires"), c.req.query("sig"), now);
-    if (until === null) throw notFound();
+    const query = signedLinkQuery(new URL(c.req.url).search);
+    const until = query && (await verifyOutputUrl(c.env, id, query.expires, query.sig, now));
+    if (!until) throw notFound();
     const head = await c.env.ARTIFACTS.head(artifactKey(id));
     if (!head) throw notFound();
     // Never cached past the link's own end; the link is a capability, so no shared cache keeps it.

@@ -46,10 +46,17 @@ export const Usage = z
 export const Artifact = z
   .object({
     artifact_id: z.string().openapi({ example: `art_${"0".repeat(32)}` }),
-    url: z.string().openapi({ description: "`GET /v1/artifacts/{artifact_id}`: the owner's download, with the API key" }),
+    url: z
+      .string()
+      .optional()
+      .openapi({ description: "`GET /v1/artifacts/{artifact_id}`: the owner's download, with the API key; absent once deleted" }),
+    deleted: z
+      .literal(true)
+      .optional()
+      .openapi({ description: "Present once the artifact was deleted (`DELETE /v1/artifacts/{id}`): no URL is given for it" }),
     signed_url: z.string().optional().openapi({
       description:
-        "`GET /files/{artifact_id}?expires=…&sig=…`: the same bytes without an API key (a browser, a player, another service) until `signed_url_expires_at`; altered or expired, it answers 404 `artifact_not_found`. Every envelope read signs anew, valid at least 24 hours from the read. Present wherever the deployment can sign (ADMIN_TOKEN or INPUT_URL_SECRET set).",
+        "`GET /files/{artifact_id}?expires=…&sig=…`: the same bytes without an API key (a browser, a player, another service) until `signed_url_expires_at`; altered or expired, it answers 404 `artifact_not_found`. Every envelope read signs anew, valid at least 24 hours from the read. Present wherever the deployment can sign (ADMIN_TOKEN or INPUT_URL_SECRET set), and absent once the artifact is deleted.",
     }),
     signed_url_expires_at: z
       .string()

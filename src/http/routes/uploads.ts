@@ -71,7 +71,7 @@ async function multipartSource(req: Request, contentType: string, declared: numb
   if (declared !== undefined && declared > limit) throw multipartTooLarge();
   let bytes: Uint8Array;
   try {
-    bytes = await readAtMost(req.body, limit);
+    bytes = await readAtMost(req.body, limit, { leaveRest: true });
   } catch (e) {
     if (e instanceof TooLarge) throw multipartTooLarge();
     throw multipartFault("", "the body could not be read to its end");
@@ -102,6 +102,13 @@ async function uploadSource(req: Request): Promise<UploadSource> {
   const lengthHeader = req.headers.get("Content-Length");
   const declared = lengthHeader !== null && /^\d{1,15}$/.test(lengthHeader.trim()) ? Number(lengthHeader) : undefined;
   if (/^multipart\/form-data\s*(;|$)/i.test(contentType)) return multipartSource(req, contentType, declared);
+  // Over every kind's cap, whatever the bytes turn out to be: refused before any is read.
+  if (declared !== undefined && declared > MAX_UPLOAD_BYTES) {
+    throw new ApiError("media_too_large", `An upload may be at most ${MAX_UPLOAD_BYTES} bytes.`, {
+      param: "",
+      details: { max_bytes: MAX_UPLOAD_BYTES, limits: UPLOAD_CAP_BYTES, received_bytes: declared },
+    });
+  }
   return { body: req.body, ...(declared !== undefined ? { length: declared } : {}), param: "" };
 }
 
@@ -156,7 +163,7 @@ uploadRoutes.openapi(
     tags: ["Artifacts"],
     summary: "Delete one of the caller's artifacts (an upload or a task output)",
     description:
-      "Later downloads answer 404 and a task input naming it `artifact_not_found`. Tasks already admitted keep their own copy of their inputs.",
+      "Later downloads (the owner's and the signed link) answer 404 and a task input naming it `artifact_not_found`. A task output stays in its task's envelope with `deleted: true` and no `url` or `signed_url`. Tasks already admitted keep their own copy of their inputs.",
     security: [{ bearerAuth: [] }],
     "x-lifecycle": "preview",
     middleware: [requireKey("tasks:write")] as const,

@@ -9,6 +9,7 @@ import { verifyInputUrl } from "../../media/signed-inputs";
 import { providerConfig } from "../../providers/config";
 import { adapterFor } from "../../providers/registry";
 import type { AppEnv } from "../context";
+import { STORED_BYTES_HEADERS } from "../stored-bytes";
 import { taskStub } from "./tasks";
 
 export const upstreamRoutes = new Hono<AppEnv>();
@@ -20,6 +21,7 @@ upstreamRoutes.get("/inputs/:token", async (c) => {
   if (!object) return c.text("unknown input", 404);
   return new Response(object.body, {
     headers: {
+      ...STORED_BYTES_HEADERS,
       "Content-Type": object.httpMetadata?.contentType ?? "application/octet-stream",
       "Content-Length": String(object.size),
       // The URL is a capability: keep it out of shared caches and of referrers.

@@ -8,6 +8,7 @@ import { loadCatalog } from "../../catalog/store";
 import { hash32 } from "../../lib/random";
 import { speech } from "../../providers/sandbox/media";
 import type { AppEnv } from "../context";
+import { STORED_BYTES_HEADERS } from "../stored-bytes";
 
 export const voicePreviewRoutes = new Hono<AppEnv>();
 
@@ -28,6 +29,11 @@ voicePreviewRoutes.get("/voices/:voice_id/preview", async (c) => {
     if (!object) return c.text("no preview", 404);
   }
   return new Response(object.body, {
-    headers: { "Content-Type": "audio/mpeg", "Content-Length": String(object.size), "Cache-Control": "public, max-age=86400" },
+    headers: {
+      ...STORED_BYTES_HEADERS,
+      "Content-Type": "audio/mpeg",
+      "Content-Length": String(object.size),
+      "Cache-Control": "public, max-age=86400",
+    },
   });
 });

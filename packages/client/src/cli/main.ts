@@ -369,7 +369,8 @@ function describeTask(t: TaskEnvelope, resolve: (link: string) => string): strin
     `credits    charged ${t.billing.charged_credits}, net ${t.billing.net_charged_credits}`,
   ];
   for (const a of t.output?.artifacts ?? []) {
-    lines.push(`output ${a.index}   ${a.artifact_id}  ${a.content_type}  ${resolve(a.signed_url ?? a.url)}`);
+    const link = a.signed_url ?? a.url;
+    lines.push(`output ${a.index}   ${a.artifact_id}  ${a.content_type}  ${link ? resolve(link) : "(deleted)"}`);
   }
   const text = (t.output as { text?: unknown } | null)?.text;
   if (typeof text === "string") lines.push(`text       ${text}`);

@@ -757,7 +757,7 @@ export interface paths {
         post?: never;
         /**
          * Delete one of the caller's artifacts (an upload or a task output)
-         * @description Later downloads answer 404 and a task input naming it `artifact_not_found`. Tasks already admitted keep their own copy of their inputs.
+         * @description Later downloads (the owner's and the signed link) answer 404 and a task input naming it `artifact_not_found`. A task output stays in its task's envelope with `deleted: true` and no `url` or `signed_url`. Tasks already admitted keep their own copy of their inputs.
          */
         delete: operations["deleteArtifact"];
         options?: never;
@@ -1261,9 +1261,14 @@ export interface components {
         Artifact: {
             /** @example art_00000000000000000000000000000000 */
             artifact_id: string;
-            /** @description `GET /v1/artifacts/{artifact_id}`: the owner's download, with the API key */
-            url: string;
-            /** @description `GET /files/{artifact_id}?expires=…&sig=…`: the same bytes without an API key (a browser, a player, another service) until `signed_url_expires_at`; altered or expired, it answers 404 `artifact_not_found`. Every envelope read signs anew, valid at least 24 hours from the read. Present wherever the deployment can sign (ADMIN_TOKEN or INPUT_URL_SECRET set). */
+            /** @description `GET /v1/artifacts/{artifact_id}`: the owner's download, with the API key; absent once deleted */
+            url?: string;
+            /**
+             * @description Present once the artifact was deleted (`DELETE /v1/artifacts/{id}`): no URL is given for it
+             * @enum {boolean}
+             */
+            deleted?: true;
+            /** @description `GET /files/{artifact_id}?expires=…&sig=…`: the same bytes without an API key (a browser, a player, another service) until `signed_url_expires_at`; altered or expired, it answers 404 `artifact_not_found`. Every envelope read signs anew, valid at least 24 hours from the read. Present wherever the deployment can sign (ADMIN_TOKEN or INPUT_URL_SECRET set), and absent once the artifact is deleted. */
             signed_url?: string;
             /** @description ISO 8601 (UTC): when `signed_url` stops working (24 to 25 hours after the read) */
             signed_url_expires_at?: string;
