@@ -102,6 +102,10 @@ export default defineConfig({
   // Vite's own notices (a dependency's source map that names files it does not ship) are not results.
   logLevel: "error",
   test: {
+    // All projects share one pool. Most of a test's time is waiting (alarms, fake upstreams, the
+    // sandbox, a wrangler dev starting), so three files at once keep two cores busy where the
+    // default (one file at a time on two cores) leaves them idle.
+    maxWorkers: 3,
     // What a test prints (mail the outbox shows, the service's error logs of faults a test causes)
     // is shown only for the tests that fail, so a passing run's log is the results alone.
     silent: "passed-only",

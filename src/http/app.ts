@@ -47,9 +47,10 @@ export function createApp() {
   app.use("*", requestId);
   app.use("/v1/*", jsonBody);
   app.use("/admin/*", jsonBody);
-  // Every other body (webhooks, MCP, OAuth, console forms) is read under the same cap, once.
+  // Every other body (webhooks, MCP, OAuth) is read under the same cap, once. The console reads its
+  // forms itself, under each form's own cap, and refuses them as pages (src/console/form-body.ts).
   const otherBodies = boundedBody(MAX_BODY_BYTES);
-  app.use("*", (c, next) => (/^\/(v1|admin)\//.test(c.req.path) ? next() : otherBodies(c, next)));
+  app.use("*", (c, next) => (/^\/(v1|admin|console)(\/|$)/.test(c.req.path) ? next() : otherBodies(c, next)));
 
   // Liveness for load balancers and the local start script; no auth, no storage.
   app.get("/healthz", (c) => c.json({ status: "ok", region: c.env.REGION }));

@@ -109,7 +109,7 @@ describe("malformed bodies on every console form", () => {
         for (const who of [null, signedIn]) {
           const res = await send(who, path, bad);
           expect(res.status, `${path} ${who ? "signed in" : "signed out"}: ${res.text.slice(0, 300)}`).toBe(bad.status);
-          expect(res.headers.get("Content-Type")).toMatch(/^text\/html/);
+          expect(res.headers.get("Content-Type"), `${path} ${who ? "signed in" : "signed out"}`).toMatch(/^text\/html/);
         }
       }
     });

@@ -1,6 +1,6 @@
 /** Minimal valid requests per capability and model card, built from the card itself. */
 import { env } from "cloudflare:workers";
-import { artifactId, putArtifact } from "../../src/media/artifacts";
+import { artifactId, artifactKey } from "../../src/media/artifacts";
 import { call } from "../helpers/api";
 import { mp4, pngInput } from "../helpers/media-fixtures";
 
@@ -28,10 +28,16 @@ export async function catalogView(apiKey: string): Promise<{ detail: Record<stri
 }
 
 let n = 0;
-/** Stores bytes as an artifact of the tenant and returns a media input that references it. */
+/**
+ * Stores bytes as the tenant's upload (no task's output, so keys of either mode may use it) and
+ * returns a media input that references it.
+ */
 export async function artifactInput(tenantId: string, bytes: Uint8Array, contentType: string) {
   const id = await artifactId(`fixture-${Date.now()}-${++n}`, 0);
-  await putArtifact(env.ARTIFACTS, id, bytes, { tenant_id: tenantId, task_id: "fixture", content_type: contentType });
+  await env.ARTIFACTS.put(artifactKey(id), bytes, {
+    httpMetadata: { contentType },
+    customMetadata: { tenant_id: tenantId, source: "upload" },
+  });
   return { type: "artifact" as const, artifact_id: id };
 }
 
