@@ -52,6 +52,7 @@ interface ArtifactLike {
   width?: unknown;
   height?: unknown;
   duration_seconds?: unknown;
+  deleted?: unknown;
 }
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
@@ -74,7 +75,14 @@ export function outputPreviews(output: Record<string, unknown> | null | undefine
       ...(num(a.width) !== undefined ? { width: num(a.width) } : {}),
       ...(num(a.height) !== undefined ? { height: num(a.height) } : {}),
       ...(num(a.duration_seconds) !== undefined ? { duration_seconds: num(a.duration_seconds) } : {}),
-      ...(url ? {} : { note: "No signed link: this deployment has no signing secret (ADMIN_TOKEN or INPUT_URL_SECRET)." }),
+      ...(url
+        ? {}
+        : {
+            note:
+              a.deleted === true
+                ? "Deleted: the file of this output was removed."
+                : "No signed link: this deployment has no signing secret (ADMIN_TOKEN or INPUT_URL_SECRET).",
+          }),
     };
   });
 }

@@ -131,6 +131,15 @@ describe("GET /console/tasks/:id", () => {
     expect(res.text).toMatch(new RegExp(`<img src="https://api\\.test/files/${uploadId}\\?expires=\\d+&amp;sig=[0-9a-f]+"`));
   });
 
+  it("says an output deleted through the API is deleted, and links it no more", async () => {
+    const deletedId = fromUpload.output.artifacts[0].artifact_id as string;
+    const del = await call(`/v1/artifacts/${deletedId}`, { key: t.api_key, method: "DELETE" });
+    expect(del.status, del.text).toBe(200);
+    const res = await page(`/console/tasks/${fromUpload.task_id}`);
+    expect(res.text).toContain("Deleted: the file of this output was removed.");
+    expect(res.text).not.toContain(`/files/${deletedId}?`);
+  });
+
   it("answers 404 for another tenant's task and for an id that cannot exist", async () => {
     const other = await consoleTenant();
     expect((await page(`/console/tasks/${image.task_id}`, other.owner)).status).toBe(404);

@@ -57,8 +57,8 @@ export function isTerminal(status: string | undefined): boolean {
   return status !== undefined && TERMINAL_STATUSES.includes(status);
 }
 
-/** The output files of an envelope, in output order. */
+/** The output files of an envelope that can still be fetched, in output order (a deleted one has no file). */
 export function outputArtifacts(task: Pick<TaskEnvelope, "output">): OutputArtifact[] {
   const list = task.output?.artifacts;
-  return Array.isArray(list) ? list.filter((a) => a && typeof a.artifact_id === "string") : [];
+  return Array.isArray(list) ? list.filter((a) => a && typeof a.artifact_id === "string" && a.deleted !== true) : [];
 }

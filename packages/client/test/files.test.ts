@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MediaApiError } from "../src/errors.js";
 import { extensionFor, sniffMediaType } from "../src/media-types.js";
+import { outputArtifacts } from "../src/types.js";
 import { apiError, json, sse, stream, testClient } from "./fake-fetch.js";
 
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82]);
@@ -42,6 +43,19 @@ describe("uploads", () => {
 });
 
 describe("downloads", () => {
+  it("lists the outputs that still have a file: a deleted one is left out", () => {
+    const task = {
+      output: {
+        artifacts: [
+          { artifact_id: "art_a", index: 0, url: "/v1/artifacts/art_a" },
+          { artifact_id: "art_b", index: 1, deleted: true as const },
+          { artifact_id: "art_c", index: 2, url: "/v1/artifacts/art_c" },
+        ],
+      },
+    };
+    expect(outputArtifacts(task as never).map((a) => a.artifact_id)).toEqual(["art_a", "art_c"]);
+  });
+
   const later = new Date(Date.now() + 3_600_000).toISOString();
 
   it("fetches a live signed URL without the key, and saves through a temporary file", async () => {
