@@ -117,9 +117,16 @@ export async function startWranglerDev(opts: {
     {
       cwd: root,
       env: { ...process.env, X_LOCAL_OBSERVABILITY: "false", WRANGLER_SEND_METRICS: "false" },
-      stdio: ["ignore", "ignore", "inherit"],
+      // Under a test runner the server's own warnings are kept, and shown only if it fails to start:
+      // a passing run's log is its results (the tests check what the server answers).
+      stdio: ["ignore", "ignore", process.env.VITEST ? "pipe" : "inherit"],
     },
   );
+  const kept: string[] = [];
+  child.stderr?.on("data", (chunk: Buffer) => {
+    kept.push(chunk.toString());
+    if (kept.length > 200) kept.shift();
+  });
   const stop = () => {
     child.kill("SIGTERM");
     rmSync(state, { recursive: true, force: true });
@@ -131,6 +138,7 @@ export async function startWranglerDev(opts: {
     return { base, where, state, stop };
   } catch (e) {
     stop();
+    if (kept.length) process.stderr.write(kept.join(""));
     throw e;
   }
 }
