@@ -16,9 +16,7 @@ import { adopted } from "./steps/submit";
 import { TaskRunner } from "./task-runner";
 import { type Admission, TaskStorage } from "./task-storage";
 
-export { CRASH_POINTS } from "./steps/effects";
 export type { StoredOutput } from "./steps/store";
-export { measureUsage } from "./steps/store";
 
 /** How long an admission's hold on credits lasts unless the task commits (the account then keeps it). */
 export const ADMISSION_LEASE_MS = 30_000;

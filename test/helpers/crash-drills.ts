@@ -4,9 +4,8 @@
  * isolate as the objects, so the hook they install is the one the objects ask.
  */
 import { afterAll, beforeAll } from "vitest";
-import { type FaultHook, setFaultHook } from "../../src/tasks/faults";
-
-export const drillFromMetadata: FaultHook = (point, task) => task.metadata?.drill_crash_after === point;
+import { setFaultHook } from "../../src/tasks/faults";
+import { drillFromMetadata } from "./metadata-drill";
 
 /** Turns the drills on for the test file that calls it. */
 export function useCrashDrills(): void {
