@@ -89,6 +89,8 @@ export class SoakServer {
       join(bin, "wrangler"),
       [
         "dev",
+        // The service with the crash drills on (scripts/soak/worker.ts).
+        "scripts/soak/worker.ts",
         "--ip",
         "127.0.0.1",
         "--port",

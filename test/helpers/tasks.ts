@@ -60,7 +60,8 @@ export async function ledger(tenantId: string) {
  * writer and remembers what it wrote): the object must read the rows and its alarm again.
  */
 export function forgetCached(obj: unknown): void {
-  Object.assign(obj as object, { stateJson: null, plan: null, alarmAt: undefined });
+  // The object keeps them in its storage layer (src/tasks/task-storage.ts).
+  Object.assign((obj as { store: object }).store, { stateJson: null, plan: null, alarmAt: undefined });
 }
 
 export async function fastForward(taskId: string, patch: (rec: any) => void = () => {}) {

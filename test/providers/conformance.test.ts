@@ -8,6 +8,7 @@
 import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BASE, call, newTenant, type TestTenant } from "../helpers/api";
+import { useCrashDrills } from "../helpers/crash-drills";
 import { pngInput } from "../helpers/media-fixtures";
 import { ledger } from "../helpers/tasks";
 import type { Recorded } from "./fakes/kit";
@@ -32,6 +33,8 @@ const SCENARIO: Record<Case, string | null> = {
   malformed: "malformed",
   signed_inputs: null,
 };
+
+useCrashDrills();
 
 let inputs: { png: Record<string, unknown>; mp4: Record<string, unknown> };
 

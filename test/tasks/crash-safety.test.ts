@@ -6,7 +6,10 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin, call, newTenant, type TestTenant } from "../helpers/api";
+import { useCrashDrills } from "../helpers/crash-drills";
 import { createImage, expectLedgerBalanced, fastForward, getTask, newKey, runAlarm, taskEvents, waitFor } from "../helpers/tasks";
+
+useCrashDrills();
 
 let t: TestTenant;
 let signingKey: string;

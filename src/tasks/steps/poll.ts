@@ -1,0 +1,86 @@
+/** Asking the provider how the job is doing, until it is done or failed. */
+import { providerMessage } from "../../providers/messages";
+import type { PollResult, ProviderError } from "../../providers/types";
+import type { TaskRecord } from "../record";
+import { StepLog, type StepResult } from "./effects";
+import { backoff, fail } from "./outcome";
+
+/** Consecutive status answers in an undocumented shape before the task gives up on the job. */
+export const MALFORMED_POLLS = 5;
+
+/**
+ * A failed poll is not a failed job: ask again later, within the deadline. Only an upstream that
+ * keeps answering in a shape it does not document is given up on.
+ */
+export function pollFailed(rec: TaskRecord, pe: ProviderError, now: number): StepResult {
+  const malformed_polls = pe.malformed ? rec.malformed_polls + 1 : 0;
+  const log = new StepLog(rec);
+  if (malformed_polls >= MALFORMED_POLLS) {
+    return log
+      .save(
+        fail(
+          { ...rec, malformed_polls },
+          "model_request_failed",
+          `${rec.route.provider} kept sending malformed status answers: ${providerMessage(pe)}`,
+        ),
+      )
+      .done(false);
+  }
+  const poll_attempts = rec.poll_attempts + 1;
+  return log
+    .save({
+      ...rec,
+      malformed_polls,
+      poll_attempts,
+      next_poll_at: now + Math.max(pe.retryAfterMs ?? 0, backoff(poll_attempts)),
+      progress: { ...rec.progress, message: `Provider status unavailable: ${providerMessage(pe)}` },
+    })
+    .done(true);
+}
+
+/**
+ * The provider's answer. `at` is when the poll went out (the task's start, if it started), `now`
+ * when its answer came (the next poll counts from it).
+ */
+export function pollAnswered(rec: TaskRecord, result: PollResult, time: { at: number; now: number }): StepResult {
+  const log = new StepLog(rec);
+  let cur: TaskRecord = { ...rec, malformed_polls: 0 };
+  if (result.state !== "failed" && result.state !== "queued" && cur.status === "queued") {
+    // The provider has started: the task is running from now.
+    cur = { ...cur, status: "running", started_at: new Date(time.at).toISOString() };
+    log.save(cur).index();
+  }
+  if (result.state === "queued" || result.state === "running") {
+    const poll_attempts = cur.poll_attempts + 1;
+    return log
+      .save({
+        ...cur,
+        poll_attempts,
+        progress: { ...result.progress, percent: Math.max(cur.progress.percent, Math.min(95, result.progress.percent)) },
+        next_poll_at: time.now + (result.poll_after_ms ?? backoff(poll_attempts)),
+      })
+      .done(true);
+  }
+  if (result.state === "failed") return log.save(fail(cur, result.error.code, providerMessage(result.error.message))).done(false);
+  return log
+    .save({
+      ...cur,
+      step: "fetch",
+      progress: { percent: 96, stage: "storing_outputs", message: "Storing outputs" },
+      next_poll_at: null,
+    })
+    .done(false);
+}
+
+/**
+ * A provider's webhook said the job moved: poll now rather than at the next scheduled time. It
+ * decides nothing itself, so a forged or stale one costs one early poll at most. Null: it is not
+ * this task's job.
+ */
+export function woken(rec: TaskRecord, provider: string, jobId: string, now: number): StepResult | null {
+  if (rec.step !== "poll" || rec.route.provider !== provider || rec.provider_handle?.job_id !== jobId) return null;
+  return new StepLog(rec)
+    .event("provider_webhook", { provider, job_id: jobId })
+    .save({ ...rec, next_poll_at: now })
+    .done(false);
+}

@@ -1,0 +1,266 @@
+/**
+ * The task object's interpreter: it makes the outside calls the steps (src/tasks/steps) need —
+ * the provider, storage of outputs, the account, the callback receiver — and carries out the
+ * effects they return, in order. Every save is committed before the outside call that follows it.
+ */
+import { accountFor } from "../accounts/service";
+import { attemptDelivery } from "../callbacks/delivery";
+import type { Env } from "../env";
+import { policyFrom } from "../lib/url-policy";
+import { OutputUrlSigner } from "../media/signed-outputs";
+import { configFor, providerContext } from "../providers/context";
+import type { JobInput } from "../providers/jobs";
+import { adapterFor } from "../providers/registry";
+import type { ProviderAdapter, ProviderContext, ProviderJob } from "../providers/types";
+import { faultAt } from "./faults";
+import { dropStaging, storeOutput } from "./output-storage";
+import { type Envelope, envelope, type TaskRecord, TERMINAL } from "./record";
+import { beginCallback, callbackAnswered, callbackDue, nextAlarm } from "./steps/callback";
+import { type CrashPoint, type Effect, notDue, type StepResult } from "./steps/effects";
+import { asProviderError, pastDeadline, timedOut } from "./steps/outcome";
+import { pollAnswered, pollFailed } from "./steps/poll";
+import { settled } from "./steps/settle";
+import { beginFetch, fetchFailed, outputsStored, type StoredOutput } from "./steps/store";
+import {
+  awaitLostSubmission,
+  beginSubmit,
+  providerMissing,
+  RECONCILE_SLACK_MS,
+  reconciled,
+  reconcileFailed,
+  submitFailed,
+  submitted,
+} from "./steps/submit";
+import type { TaskStorage } from "./task-storage";
+import { taskUsageNote } from "./usage-note";
+
+export class TaskRunner {
+  /** Signs the output URLs of this task's envelopes, keeping them for the current expiry bucket. */
+  readonly outputUrls: OutputUrlSigner;
+
+  constructor(
+    private readonly env: Env,
+    private readonly ctx: DurableObjectState,
+    private readonly store: TaskStorage,
+  ) {
+    this.outputUrls = new OutputUrlSigner(env);
+  }
+
+  // ---------------------------------------------------------------- effects
+
+  /** Carries out a step's effects in order; returns whether the task now waits. */
+  async apply(step: StepResult): Promise<boolean> {
+    for (const effect of step.effects) {
+      if (effect.type === "checkpoint") await this.checkpoint(effect.point, step.rec);
+      else if (effect.type === "index") await this.index(effect.rec);
+      else if (effect.type === "drop_staging") await dropStaging(this.env, effect.task_id);
+      else this.write(effect);
+    }
+    return step.wait;
+  }
+
+  /** The effects that are storage writes alone (inside a transaction, say). */
+  write(effect: Effect): void {
+    if (effect.type === "save") this.store.save(effect.rec);
+    else if (effect.type === "event") this.store.event(effect.kind, effect.detail);
+    else throw new Error(`effect ${effect.type} is not a storage write`);
+  }
+
+  /** A recovery point: where a test's fault hook asks, the object crashes once here (everything before it kept). */
+  async checkpoint(point: CrashPoint, task: { task_id: string; metadata: Record<string, string> }): Promise<void> {
+    if (!faultAt(point, task) || !this.store.firstDrillAt(point)) return;
+    await this.ctx.storage.sync();
+    this.ctx.abort(`drill: crash after ${point}`);
+  }
+
+  private async index(rec: TaskRecord): Promise<void> {
+    await accountFor(this.env, rec.tenant_id).indexTask({
+      task_id: rec.task_id,
+      created_at: rec.created_at,
+      status: rec.status,
+      capability: rec.capability,
+      model: rec.resolved_model,
+      mode: rec.mode ?? "live",
+    });
+  }
+
+  /** The envelope as clients get it (reads, creates, cancel, callbacks): output artifacts carry signed URLs. */
+  async present(rec: TaskRecord): Promise<Envelope> {
+    const env = envelope(rec);
+    return env.output ? { ...env, output: await this.outputUrls.sign(env.output, rec.origin) } : env;
+  }
+
+  job(rec: TaskRecord): ProviderJob {
+    const { inputs = [], ...request } = rec.request as { inputs?: JobInput[] } & Record<string, unknown>;
+    return {
+      task_id: rec.task_id,
+      tenant_id: rec.tenant_id,
+      capability: rec.capability,
+      model: rec.resolved_model,
+      upstream_model: rec.route.upstream_model,
+      card: rec.card,
+      // Built by the capability's operation at admission (src/operations), so it has that capability's shape.
+      request,
+      inputs,
+      metadata: rec.metadata,
+    } as unknown as ProviderJob;
+  }
+
+  /**
+   * Other requests (a cancel) may run while a step awaits an outside call: a step only writes
+   * its result if the stored task is still where it left it.
+   */
+  private stillCurrent(rec: TaskRecord): boolean {
+    const fresh = this.store.load();
+    return !!fresh && fresh.step === rec.step && fresh.status === rec.status && !fresh.pending_outcome;
+  }
+
+  // ---------------------------------------------------------------- execution
+
+  /** Runs steps until one has to wait. */
+  async advance(): Promise<void> {
+    for (let guard = 0; guard < 16; guard++) {
+      const rec = this.store.load();
+      if (!rec) return;
+      const now = Date.now();
+      if (TERMINAL.has(rec.status)) {
+        await this.deliverCallbackIfDue(rec, now);
+        return;
+      }
+      if (pastDeadline(rec, now)) {
+        this.store.save(timedOut(rec));
+        continue;
+      }
+      if (rec.step === "settle") {
+        await this.settle(rec);
+        continue;
+      }
+      if (rec.step === "done") return;
+      const adapter = adapterFor(rec.route.provider);
+      const config = adapter ? configFor(this.env, adapter) : null;
+      if (!adapter || !config) {
+        // The provider's credential was removed after admission: another route may still serve.
+        await this.apply(providerMissing(rec, now));
+        continue;
+      }
+      const ctx = providerContext(this.env, adapter, config, rec);
+      const wait =
+        rec.step === "submit"
+          ? await this.submitStep(rec, adapter, ctx)
+          : rec.step === "poll"
+            ? await this.pollStep(rec, adapter, ctx)
+            : await this.fetchStep(rec, adapter, ctx);
+      if (wait) return;
+    }
+  }
+
+  /** Returns true when the task now waits (a backoff); false to run the next step at once. */
+  private async submitStep(rec: TaskRecord, adapter: ProviderAdapter, ctx: ProviderContext): Promise<boolean> {
+    if (notDue(rec, ctx.now)) return true;
+    const job = this.job(rec);
+    if (rec.submitting && !adapter.reconcile) return this.apply(awaitLostSubmission(rec, ctx.now));
+    if (rec.submitting && adapter.reconcile) {
+      // An earlier attempt went out and its answer was never stored (a crash, or no answer at all):
+      // find that job by its tag rather than submit a second one.
+      let found: Awaited<ReturnType<typeof adapter.reconcile>>;
+      try {
+        found = await adapter.reconcile(job, ctx, rec.submitting.at - RECONCILE_SLACK_MS);
+      } catch (e) {
+        if (!this.stillCurrent(rec)) return false;
+        return this.apply(reconcileFailed(rec, e, ctx.now));
+      }
+      if (!this.stillCurrent(rec)) return false;
+      if (found) return this.apply(reconciled(rec, found, ctx.now));
+    }
+    const begun = beginSubmit(rec, { now: ctx.now, webhook: !!ctx.webhookUrl && !!adapter.adopt });
+    await this.apply(begun);
+    let handle: Awaited<ReturnType<typeof adapter.submit>>;
+    try {
+      handle = await adapter.submit(job, ctx);
+    } catch (e) {
+      // A wait the upstream asks for counts from its answer, not from before the call.
+      if (this.stillCurrent(begun.rec)) await this.apply(submitFailed(begun.rec, asProviderError(e), Date.now()));
+      return false;
+    }
+    if (!this.stillCurrent(begun.rec)) {
+      // Canceled while submitting: stop the job we just started rather than orphan it.
+      await adapter.cancel(handle, job, ctx).catch(() => "not_cancelable");
+      return false;
+    }
+    return this.apply(submitted(begun.rec, handle, ctx.now));
+  }
+
+  private async pollStep(rec: TaskRecord, adapter: ProviderAdapter, ctx: ProviderContext): Promise<boolean> {
+    if (notDue(rec, ctx.now)) return true;
+    let result: Awaited<ReturnType<typeof adapter.poll>>;
+    try {
+      result = await adapter.poll(rec.provider_handle!, this.job(rec), ctx);
+    } catch (e) {
+      if (!this.stillCurrent(rec)) return false;
+      return this.apply(pollFailed(rec, asProviderError(e), Date.now()));
+    }
+    if (!this.stillCurrent(rec)) return false;
+    return this.apply(pollAnswered(rec, result, { at: ctx.now, now: Date.now() }));
+  }
+
+  private async fetchStep(rec: TaskRecord, adapter: ProviderAdapter, ctx: ProviderContext): Promise<boolean> {
+    if (notDue(rec, ctx.now)) return true;
+    const begun = beginFetch(rec);
+    await this.apply(begun);
+    const fetching = begun.rec;
+    try {
+      const result = await adapter.fetchResult(fetching.provider_handle!, this.job(fetching), ctx);
+      const files: StoredOutput[] = [];
+      for (const out of result.outputs) files.push(await storeOutput(this.env, fetching, out));
+      await this.apply(outputsStored(fetching, { files, result, current: this.stillCurrent(fetching) }));
+    } catch (e) {
+      if (!this.stillCurrent(fetching)) return false;
+      return this.apply(fetchFailed(fetching, e, Date.now()));
+    }
+    return false;
+  }
+
+  /** Captures (success) or releases (anything else) at the account, then shows the outcome. */
+  async settle(rec: TaskRecord): Promise<void> {
+    const outcome = rec.pending_outcome;
+    if (!outcome) return;
+    const account = accountFor(this.env, rec.tenant_id);
+    const settlement =
+      outcome.status === "succeeded"
+        ? await account.capture(rec.reservation_id, rec.usage.credits, taskUsageNote(rec, outcome.status))
+        : await account.release(rec.reservation_id, taskUsageNote(rec, outcome.status));
+    await this.apply(settled(rec, settlement, Date.now()));
+  }
+
+  private async deliverCallbackIfDue(rec: TaskRecord, now: number): Promise<void> {
+    if (!callbackDue(rec, now)) return;
+    const cb = rec.callback as NonNullable<TaskRecord["callback"]>;
+    let secrets: string[] | undefined;
+    if (cb.signing_key_id) {
+      // Two secrets while the key's rotation overlap runs: both signatures are sent.
+      const key = await accountFor(this.env, rec.tenant_id).signingKey(cb.signing_key_id);
+      secrets = key?.secrets;
+    }
+    const begun = beginCallback(rec);
+    await this.apply(begun);
+    // The final envelope, as a read shows it (signed output URLs included); its callback state shows the attempt.
+    const body = JSON.stringify(await this.present(begun.rec));
+    const attempt = begun.rec.callback as NonNullable<TaskRecord["callback"]>;
+    const outcome = await attemptDelivery({
+      url: attempt.url,
+      messageId: attempt.message_id,
+      body,
+      secrets,
+      policy: policyFrom(this.env),
+      nowMs: Date.now(),
+    });
+    await this.apply(callbackAnswered(this.store.load() as TaskRecord, outcome, Date.now()));
+  }
+
+  /** Re-arms the alarm for the next thing this task waits on, if any. */
+  async scheduleNext(): Promise<void> {
+    const rec = this.store.load();
+    if (!rec) return;
+    await this.store.setAlarm(nextAlarm(rec, Date.now()));
+  }
+}
