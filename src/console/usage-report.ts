@@ -7,8 +7,8 @@ import { KEY_MODES, type KeyMode } from "../accounts/api-keys";
 import { accountFor } from "../accounts/service";
 import { USAGE_COUNTERS, type UsageRow } from "../accounts/usage";
 import type { Env } from "../env";
-import { USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS } from "../http/routes/account";
-import { invalidWindow } from "../http/window";
+import { USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS } from "../services/contracts/usage";
+import { invalidWindow } from "../services/contracts/window";
 import { toCsv } from "./csv";
 
 const DAY_MS = 86_400_000;

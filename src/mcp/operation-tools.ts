@@ -5,11 +5,11 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ApiError } from "../errors/api-error";
-import { TaskEnvelope } from "../http/routes/task-shared";
+import { jsonSchemaOf, withProperties } from "../lib/json-schema";
 import { OPERATIONS } from "../operations";
 import type { OperationSpec } from "../operations/types";
+import { TaskEnvelope } from "../services/contracts/task-envelope";
 import { admitOperation } from "../tasks/admit";
-import { jsonSchemaOf, withProperties } from "./json-schema";
 import { taskResult } from "./results";
 import { type CreateTaskResult, createTaskResult } from "./tasks-extension";
 import { once, outputSchemaOf, parseWith, type ToolContext, type ToolDefinition } from "./tool";

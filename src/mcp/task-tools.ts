@@ -4,9 +4,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../errors/api-error";
-import { TaskEnvelope } from "../http/routes/task-shared";
-import { ListQuery, TaskPage } from "../http/routes/tasks";
-import { readTaskState } from "../http/task-wait";
+import { TaskEnvelope } from "../services/contracts/task-envelope";
+import { ListQuery, TaskPage } from "../services/contracts/task-list";
+import { readTaskState } from "../services/task-wait";
 import { followTask } from "../tasks/follow";
 import { listTaskPage, type TaskListQuery } from "../tasks/listing";
 import { type Envelope, TERMINAL } from "../tasks/record";

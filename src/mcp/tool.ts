@@ -10,8 +10,8 @@ import type { Caller } from "../accounts/service";
 import type { AuditActor } from "../audit/audit-store";
 import type { Env } from "../env";
 import { validationError } from "../http/validation";
+import { type JsonSchema, jsonSchemaOf } from "../lib/json-schema";
 import { ToolErrorContent } from "./errors";
-import { type JsonSchema, jsonSchemaOf } from "./json-schema";
 import type { CreateTaskResult } from "./tasks-extension";
 
 /** What one tool call runs with. */

@@ -1,6 +1,8 @@
 /** Every task-creating operation, registered from its declaration in src/operations/. */
 import { createRoute, z } from "@hono/zod-openapi";
 import { OPERATIONS } from "../../operations";
+import { TaskEnvelope } from "../../services/contracts/task-envelope";
+import { readAfterWait, requestSignal } from "../../services/task-wait";
 import { admitOperation } from "../../tasks/admit";
 import { TERMINAL } from "../../tasks/record";
 import { keyScope } from "../../tasks/scope";
@@ -8,8 +10,7 @@ import { requireIdempotencyHeader, requireKey } from "../auth";
 import { newRouter } from "../context";
 import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
 import { errorResponses } from "../schemas";
-import { readAfterWait, requestSignal } from "../task-wait";
-import { TaskEnvelope, taskContext } from "./task-shared";
+import { taskContext } from "./task-shared";
 import { taskStub } from "./tasks";
 
 export const operationRoutes = newRouter();

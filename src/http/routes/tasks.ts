@@ -1,13 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deprecationHeaders } from "../../catalog/deprecation";
-import { CAPABILITIES } from "../../catalog/schema";
 import { loadCatalog } from "../../catalog/store";
 import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
+import { TaskEnvelope } from "../../services/contracts/task-envelope";
+import { ListQuery, TaskPage } from "../../services/contracts/task-list";
+import { KEEP_ALIVE_MS, parseLastEventId, RETRY_MS, STREAM_LIFETIME_MS, taskEventStream } from "../../services/task-events";
+import { readAfterWait, readTaskJson, readTaskState, requestSignal } from "../../services/task-wait";
 import { artifactInScope } from "../../tasks/artifact-scope";
 import { listTaskPage, type TaskListQuery } from "../../tasks/listing";
-import { TASK_STATUSES, TERMINAL } from "../../tasks/record";
+import { TERMINAL } from "../../tasks/record";
 import { keyScope } from "../../tasks/scope";
 import { cancelTask, readTask, taskStub } from "../../tasks/task-stub";
 import { artifactResponse } from "../artifact-response";
@@ -16,9 +19,6 @@ import { type AppEnv, newRouter } from "../context";
 import { ifNoneMatchHits } from "../etag";
 import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
 import { errorResponses } from "../schemas";
-import { KEEP_ALIVE_MS, parseLastEventId, RETRY_MS, STREAM_LIFETIME_MS, taskEventStream } from "../task-events";
-import { readAfterWait, readTaskJson, readTaskState, requestSignal } from "../task-wait";
-import { TaskEnvelope } from "./task-shared";
 
 export { taskStub };
 
@@ -171,21 +171,6 @@ taskRoutes.openapi(
     return c.json(envelope as z.infer<typeof TaskEnvelope>, 200);
   },
 );
-
-export const ListQuery = z
-  .object({
-    status: z.enum(TASK_STATUSES as [string, ...string[]]).optional(),
-    capability: z.enum(CAPABILITIES).optional(),
-    created_after: z.string().optional().openapi({ description: "ISO 8601 date-time (exclusive)" }),
-    created_before: z.string().optional().openapi({ description: "ISO 8601 date-time (exclusive)" }),
-    limit: z.coerce.number().int().min(1).max(100).default(20),
-    cursor: z.string().max(512).optional(),
-  })
-  .strict();
-
-export const TaskPage = z
-  .object({ object: z.literal("list"), data: z.array(TaskEnvelope), has_more: z.boolean(), next_cursor: z.string().nullable() })
-  .openapi("TaskPage");
 
 taskRoutes.openapi(
   createRoute({
