@@ -315,7 +315,7 @@ function postedMode(c: C): KeyMode {
 /** The task this form's key made already in `mode`, if any (a form sent again). */
 async function madeAlready(c: C, key: string, mode: KeyMode): Promise<Envelope | null> {
   const tenantId = c.get("member").tenant_id;
-  return (await taskObjectFor(c.env, tenantId, mode, key).read(tenantScope(tenantId))) as unknown as Envelope | null;
+  return taskObjectFor(c.env, tenantId, mode, key).read(tenantScope(tenantId));
 }
 
 async function createTask(c: C): Promise<Response> {

@@ -4,23 +4,31 @@ import { deprecationHeaders } from "../../catalog/deprecation";
 import { loadCatalog } from "../../catalog/store";
 import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
+import { requestFrom } from "../../services/contracts/acting";
 import { TaskEnvelope } from "../../services/contracts/task-envelope";
 import { ListQuery, TaskPage } from "../../services/contracts/task-list";
 import { KEEP_ALIVE_MS, parseLastEventId, RETRY_MS, STREAM_LIFETIME_MS, taskEventStream } from "../../services/task-events";
-import { readAfterWait, readTaskJson, readTaskState, requestSignal } from "../../services/task-wait";
+import {
+  callerActing,
+  cancelTask,
+  listTasks,
+  readAfterWait,
+  readTask,
+  readTaskJson,
+  readTaskState,
+  requestSignal,
+  taskStub,
+} from "../../services/tasks";
 import { artifactInScope } from "../../tasks/artifact-scope";
-import { listTaskPage, type TaskListQuery } from "../../tasks/listing";
+import type { TaskListQuery } from "../../tasks/listing";
 import { TERMINAL } from "../../tasks/record";
 import { keyScope } from "../../tasks/scope";
-import { cancelTask, readTask, taskStub } from "../../tasks/task-stub";
 import { artifactResponse } from "../artifact-response";
 import { requireKey } from "../auth";
 import { type AppEnv, newRouter } from "../context";
 import { ifNoneMatchHits } from "../etag";
 import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
 import { errorResponses } from "../schemas";
-
-export { taskStub };
 
 /** Deprecation headers for a task on a deprecated model (looked up only when its envelope says so). */
 async function deprecationHeadersOf(env: Env, resolvedModel: string): Promise<Record<string, string>> {
@@ -167,7 +175,9 @@ taskRoutes.openapi(
   async (c) => {
     const { task_id } = c.req.valid("param");
     const body = (c.req.valid("json") ?? {}) as { reason?: string };
-    const envelope = await cancelTask(c.env, task_id, keyScope(c.get("caller")), body.reason ?? null);
+    const caller = c.get("caller");
+    const acting = callerActing(caller, requestFrom(c.req.raw));
+    const envelope = await cancelTask(c.env, task_id, keyScope(caller), body.reason ?? null, acting);
     return c.json(envelope as z.infer<typeof TaskEnvelope>, 200);
   },
 );
@@ -191,7 +201,7 @@ taskRoutes.openapi(
   async (c) => {
     const q = c.req.valid("query");
     const caller = c.get("caller");
-    const page = await listTaskPage(c.env, caller.tenant_id, { ...(q as TaskListQuery), mode: caller.mode });
+    const page = await listTasks(c.env, caller, q as TaskListQuery);
     return c.json(
       {
         object: "list" as const,
