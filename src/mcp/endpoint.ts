@@ -20,7 +20,7 @@ import { ApiError } from "../errors/api-error";
 import { setHeaders } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { oauthOrigin } from "../oauth/resource";
-import { requestFrom } from "../services/contracts/acting";
+import { requestFrom } from "../services/contracts/request-from";
 import { authenticateMcp, requireEndpointScope } from "./auth";
 
 const ALLOW_HEADERS = [

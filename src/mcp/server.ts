@@ -16,7 +16,7 @@ import {
 import type { Caller } from "../accounts/service";
 import type { AuditActor } from "../audit/audit-store";
 import type { Env } from "../env";
-import type { Acting } from "../services/contracts/acting";
+import type { RequestFrom } from "../services/contracts/request-from";
 import { requireToolScope } from "./auth";
 import { asApiError, toolError } from "./errors";
 import { type CreateTaskResult, declaresTasksExtension, registerTaskMethods, TASKS_EXTENSION } from "./tasks-extension";
@@ -44,7 +44,7 @@ export interface McpRequestScope {
   /** Who the audit log names: the member behind an OAuth grant; absent for an API key. */
   actor?: AuditActor;
   /** Where the request came from, for the audit log. */
-  from: Pick<Acting, "ip" | "user_agent">;
+  from: RequestFrom;
 }
 
 function progressSender(ctx: ServerContext): ToolContext["progress"] {

@@ -7,7 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { ApiError } from "../errors/api-error";
 import { TaskEnvelope } from "../services/contracts/task-envelope";
 import { ListQuery, TaskPage } from "../services/contracts/task-list";
-import { callerActing, cancelTask, followTask, listTasks, readOwnTask, readTaskState, taskStub } from "../services/tasks";
+import { callerAuditBy, cancelTask, followTask, listTasks, readOwnTask, readTaskState, taskStub } from "../services/tasks";
 import type { TaskListQuery } from "../tasks/listing";
 import { type Envelope, TERMINAL } from "../tasks/record";
 import { keyScope } from "../tasks/scope";
@@ -105,7 +105,7 @@ export const cancelTaskTool = zodTool({
   output: TaskEnvelope,
   run: async ({ task_id, reason }, ctx) =>
     taskResult(
-      await cancelTask(ctx.env, task_id, keyScope(ctx.caller), reason ?? null, callerActing(ctx.caller, ctx.from, ctx.actor)),
+      await cancelTask(ctx.env, task_id, keyScope(ctx.caller), reason ?? null, callerAuditBy(ctx.caller, ctx.from, ctx.actor)),
       ctx.origin,
     ),
 });

@@ -21,8 +21,8 @@ import type { Caller } from "../accounts/service";
 import type { AuditActor } from "../audit/audit-store";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
-import type { Acting } from "../services/contracts/acting";
-import { callerActing, cancelTask, readTask } from "../services/tasks";
+import type { RequestFrom } from "../services/contracts/request-from";
+import { callerAuditBy, cancelTask, readTask } from "../services/tasks";
 import type { Envelope, TaskStatus } from "../tasks/record";
 import { keyScope } from "../tasks/scope";
 import { asApiError, jsonRpcCodeOf, toolErrorBody } from "./errors";
@@ -110,7 +110,7 @@ interface TaskMethodScope {
   requestId: string;
   origin: string;
   actor?: AuditActor;
-  from: Pick<Acting, "ip" | "user_agent">;
+  from: RequestFrom;
 }
 
 /** A refusal of a `tasks/*` request: a JSON-RPC error with our error object as its data. */
@@ -172,8 +172,8 @@ export function registerTaskMethods(mcp: McpServer, scope: TaskMethodScope): voi
     return answer(scope, "cancel task", async () => {
       requireAnyScope(scope.caller, "tasks/cancel", ["tasks:write"]);
       await ownTask(scope, taskId);
-      const acting = callerActing(scope.caller, scope.from, scope.actor);
-      await cancelTask(scope.env, taskId, keyScope(scope.caller), "canceled through tasks/cancel", acting).catch((e) => {
+      const by = callerAuditBy(scope.caller, scope.from, scope.actor);
+      await cancelTask(scope.env, taskId, keyScope(scope.caller), "canceled through tasks/cancel", by).catch((e) => {
         if (!(e instanceof ApiError && e.code === "conflict")) throw e;
       });
       return {};

@@ -12,7 +12,7 @@ import type { AuditActor } from "../audit/audit-store";
 import type { Env } from "../env";
 import { validationError } from "../http/validation";
 import { type JsonSchema, jsonSchemaOf } from "../lib/json-schema";
-import type { Acting } from "../services/contracts/acting";
+import type { RequestFrom } from "../services/contracts/request-from";
 import { ToolErrorContent } from "./errors";
 import type { CreateTaskResult } from "./tasks-extension";
 
@@ -27,7 +27,7 @@ export interface ToolContext {
   /** Who the audit log names (the signed-in member behind an OAuth grant); default: the caller's key. */
   actor?: AuditActor;
   /** Where the request came from, for the audit log. */
-  from: Pick<Acting, "ip" | "user_agent">;
+  from: RequestFrom;
   /** Fires when the client goes away or cancels the call. */
   signal: AbortSignal;
   /** Sends `notifications/progress` for this call; absent when the client gave no progress token. */

@@ -2,7 +2,7 @@
  * The task facade every door calls: create, read, list, cancel, follow and wait, each with its
  * audit done here, so that the same act leaves the same trail whichever door it came through.
  */
-import type { Caller } from "../accounts/service";
+import { type AuditBy, audited, type Caller } from "../accounts/service";
 import { recordAudit } from "../audit/audit";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
@@ -11,7 +11,7 @@ import { type Envelope, TERMINAL } from "../tasks/record";
 import type { TaskScope } from "../tasks/scope";
 import type { CancelResult } from "../tasks/task-object";
 import { readTask, taskStub } from "../tasks/task-stub";
-import type { Acting } from "./contracts/acting";
+import type { RequestFrom } from "./contracts/request-from";
 
 export { admitOperation as createTask } from "../tasks/admit";
 export { followTask } from "../tasks/follow";
@@ -40,17 +40,11 @@ export async function requestCancel(
   taskId: string,
   scope: TaskScope,
   reason: string | null,
-  acting: Acting,
+  by: AuditBy,
 ): Promise<CancelResult> {
   const result = await taskStub(env, taskId).cancel(scope, reason);
   if (result.kind === "ok" && (result.envelope.status === "canceled" || !TERMINAL.has(result.envelope.status))) {
-    await recordAudit(env, scope.tenant_id, {
-      actor: acting.actor,
-      action: "task.cancel",
-      target: taskId,
-      ip: acting.ip,
-      user_agent: acting.user_agent,
-    });
+    await recordAudit(env, scope.tenant_id, audited(by, "task.cancel", taskId));
   }
   return result;
 }
@@ -64,9 +58,9 @@ export async function cancelTask(
   taskId: string,
   scope: TaskScope,
   reason: string | null,
-  acting: Acting,
+  by: AuditBy,
 ): Promise<Envelope> {
-  const result = await requestCancel(env, taskId, scope, reason, acting);
+  const result = await requestCancel(env, taskId, scope, reason, by);
   if (result.kind === "not_found") throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
   if (result.kind === "conflict") {
     throw new ApiError("conflict", "The task is already running at a provider that cannot stop it; it continues.", {
@@ -83,10 +77,6 @@ export async function cancelTask(
 }
 
 /** Who the audit log names for an API caller: the member behind its OAuth grant, else its key. */
-export function callerActing(
-  caller: Pick<Caller, "key_id">,
-  from: Pick<Acting, "ip" | "user_agent">,
-  actor?: Acting["actor"],
-): Acting {
+export function callerAuditBy(caller: Pick<Caller, "key_id">, from: RequestFrom, actor?: AuditBy["actor"]): AuditBy {
   return { actor: actor ?? { type: "api_key", id: caller.key_id }, ...from };
 }

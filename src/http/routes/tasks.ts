@@ -4,12 +4,12 @@ import { deprecationHeaders } from "../../catalog/deprecation";
 import { loadCatalog } from "../../catalog/store";
 import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
-import { requestFrom } from "../../services/contracts/acting";
+import { requestFrom } from "../../services/contracts/request-from";
 import { TaskEnvelope } from "../../services/contracts/task-envelope";
 import { ListQuery, TaskPage } from "../../services/contracts/task-list";
 import { KEEP_ALIVE_MS, parseLastEventId, RETRY_MS, STREAM_LIFETIME_MS, taskEventStream } from "../../services/task-events";
 import {
-  callerActing,
+  callerAuditBy,
   cancelTask,
   listTasks,
   readAfterWait,
@@ -176,8 +176,8 @@ taskRoutes.openapi(
     const { task_id } = c.req.valid("param");
     const body = (c.req.valid("json") ?? {}) as { reason?: string };
     const caller = c.get("caller");
-    const acting = callerActing(caller, requestFrom(c.req.raw));
-    const envelope = await cancelTask(c.env, task_id, keyScope(caller), body.reason ?? null, acting);
+    const by = callerAuditBy(caller, requestFrom(c.req.raw));
+    const envelope = await cancelTask(c.env, task_id, keyScope(caller), body.reason ?? null, by);
     return c.json(envelope as z.infer<typeof TaskEnvelope>, 200);
   },
 );
