@@ -120,7 +120,7 @@ export const listTasksTool = zodTool({
   input: ListQuery,
   output: TaskPage,
   async run(q, ctx) {
-    const page = await listTasks(ctx.env, ctx.caller, q as TaskListQuery);
+    const page = await listTasks(ctx.env, keyScope(ctx.caller), q as TaskListQuery);
     const lines = page.data.map((t) => `${t.task_id} ${t.status} ${t.capability} ${t.resolved_model} ${t.created_at}`);
     const more = page.has_more ? ` More with cursor "${page.next_cursor}".` : "";
     return dataResult(

@@ -2,10 +2,13 @@
  * The task facade every door calls: create, read, list, cancel, follow and wait, each with its
  * audit done here, so that the same act leaves the same trail whichever door it came through.
  */
+
+import type { KeyMode } from "../accounts/api-keys";
 import { type AuditBy, audited, type Caller } from "../accounts/service";
 import { recordAudit } from "../audit/audit";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { taskObjectFor } from "../tasks/admit";
 import { listTaskPage, type TaskListQuery } from "../tasks/listing";
 import { type Envelope, TERMINAL } from "../tasks/record";
 import type { TaskScope } from "../tasks/scope";
@@ -25,9 +28,14 @@ export async function readOwnTask(env: Env, taskId: string, scope: TaskScope): P
   return envelope;
 }
 
-/** A page of the caller's tasks in its key's mode, newest first. */
-export function listTasks(env: Env, caller: Pick<Caller, "tenant_id" | "mode">, query: TaskListQuery) {
-  return listTaskPage(env, caller.tenant_id, { ...query, mode: caller.mode });
+/** A page of the tasks within `scope`, newest first: a key's own mode, or both for a console session. */
+export function listTasks(env: Env, scope: TaskScope, query: TaskListQuery) {
+  return listTaskPage(env, scope.tenant_id, { ...query, ...(scope.mode === "both" ? {} : { mode: scope.mode }) });
+}
+
+/** The task an Idempotency-Key already made in a tenant and key mode, if `scope` may see it. */
+export function taskOfKey(env: Env, tenantId: string, mode: KeyMode, key: string, scope: TaskScope): Promise<Envelope | null> {
+  return taskObjectFor(env, tenantId, mode, key).read(scope);
 }
 
 /**

@@ -3,7 +3,8 @@ import type { Hono } from "hono";
 import { dailySpend } from "../../accounts/daily-spend";
 import { can } from "../../people/roles";
 import { tenantBalance } from "../../services/balance";
-import { listTaskPage } from "../../tasks/listing";
+import { listTasks } from "../../services/tasks";
+import { tenantScope } from "../../tasks/scope";
 import type { ConsoleEnv } from "../context";
 import { takeFlash } from "../flash";
 import { Layout } from "../layout";
@@ -19,7 +20,7 @@ export function register(app: Hono<ConsoleEnv>) {
     const [balance, spend, recent] = await Promise.all([
       tenantBalance(c.env, member.tenant_id),
       dailySpend(c.env, member.tenant_id),
-      can(member.role, "tasks:read") ? listTaskPage(c.env, member.tenant_id, { limit: 10 }) : null,
+      can(member.role, "tasks:read") ? listTasks(c.env, tenantScope(member.tenant_id), { limit: 10 }) : null,
     ]);
     return render(
       c,

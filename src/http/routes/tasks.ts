@@ -201,7 +201,7 @@ taskRoutes.openapi(
   async (c) => {
     const q = c.req.valid("query");
     const caller = c.get("caller");
-    const page = await listTasks(c.env, caller, q as TaskListQuery);
+    const page = await listTasks(c.env, keyScope(caller), q as TaskListQuery);
     return c.json(
       {
         object: "list" as const,
