@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { importGraph, importsOf, layerOf, resolveImport, violations } from "./import-rules";
+import { importGraph, importsOf, layerOf, resolveImport, stubCasts, violations } from "./import-rules";
 
 // Every source file's text, bundled into the test by Vite (the tests run in workerd, without a file system).
 const SOURCES = Object.fromEntries(
@@ -17,6 +17,10 @@ describe("the import graph of src/", () => {
 
   it("keeps the layers: no door imports another, the domain imports no door, only the registry imports the sandbox", () => {
     expect(violations(importGraph(SOURCES))).toEqual([]);
+  });
+
+  it("casts a Durable Object's answers in one typed facade only", () => {
+    expect(stubCasts(SOURCES)).toEqual([]);
   });
 });
 
@@ -97,5 +101,16 @@ describe("the checker", () => {
     expect(violations(graph, [{ from: "src/mcp/a.ts", to: "src/console/b.ts", why: "x" }])).toEqual([
       "src/mcp/a.ts -> src/console/b.ts: allowed, but no such import is left; drop the allowance",
     ]);
+  });
+
+  it("finds a cast of a stub's answer outside the facade", () => {
+    const sources = {
+      "src/services/task-rpc.ts": "read: (scope) => stub.read(scope) as unknown as Promise<Envelope | null>;",
+      "src/console/pages/new-task.tsx":
+        "return (await taskObjectFor(c.env, tenantId, mode, key).read(tenantScope(tenantId))) as unknown as Envelope | null;",
+      "src/tasks/admit.ts": "const seen = (await stub.replay(hash, mode)) as unknown as CreateResult | null;",
+      "src/providers/ark/tasks.ts": "return t as unknown as ArkTask;",
+    };
+    expect(stubCasts(sources)).toEqual(["src/console/pages/new-task.tsx", "src/tasks/admit.ts"]);
   });
 });
