@@ -14,7 +14,7 @@
 import type { Context } from "hono";
 import { ApiError } from "../errors/api-error";
 import { validationError } from "../http/validation";
-import { type JsonSchema, jsonSchemaOf } from "../mcp/json-schema";
+import { type JsonSchema, jsonSchemaOf } from "../lib/json-schema";
 import type { OperationSpec } from "../operations/types";
 import type { ConsoleEnv } from "./context";
 import { formField, formFiles } from "./form-body";

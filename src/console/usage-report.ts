@@ -4,11 +4,11 @@
  * summed by the same account query as `GET /v1/usage`.
  */
 import { KEY_MODES, type KeyMode } from "../accounts/api-keys";
-import { accountFor } from "../accounts/service";
 import { USAGE_COUNTERS, type UsageRow } from "../accounts/usage";
 import type { Env } from "../env";
-import { USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS } from "../http/routes/account";
-import { invalidWindow } from "../http/window";
+import { USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS } from "../services/contracts/usage";
+import { invalidWindow } from "../services/contracts/window";
+import { usageRowsByDayAndModel } from "../services/usage";
 import { toCsv } from "./csv";
 
 const DAY_MS = 86_400_000;
@@ -52,13 +52,7 @@ export function usageWindow(q: { from?: string; to?: string; mode?: string }, no
 /** One row per day and model with settled work in the window, sorted by day then model. */
 export function usageByDayAndModel(env: Env, tenantId: string, w: UsageWindow): Promise<UsageRow[]> {
   const end = new Date(Date.parse(`${w.to}T00:00:00Z`) + DAY_MS).toISOString();
-  return accountFor(env, tenantId).usage({
-    mode: w.mode,
-    from: `${w.from}T00:00:00.000Z`,
-    to: end,
-    group_by: "day",
-    then_by: "model",
-  }) as Promise<UsageRow[]>;
+  return usageRowsByDayAndModel(env, tenantId, w.mode, `${w.from}T00:00:00.000Z`, end);
 }
 
 export const USAGE_CSV_COLUMNS = [

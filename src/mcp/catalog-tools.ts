@@ -5,9 +5,11 @@
 import { z } from "@hono/zod-openapi";
 import { CAPABILITIES } from "../catalog/schema";
 import { modelList } from "../catalog/views";
-import { Balance, balanceOf } from "../http/routes/account";
-import { catalogFor, modelDetailOf, VoiceQuery, voiceListOf } from "../http/routes/catalog";
-import { ModelDetail, ModelList, VoiceList } from "../http/schemas";
+import { balanceOf } from "../services/balance";
+import { catalogFor, modelDetailOf, voiceListOf } from "../services/catalog";
+import { Balance } from "../services/contracts/balance";
+import { ModelDetail, ModelList, VoiceList } from "../services/contracts/catalog";
+import { VoiceQuery } from "../services/contracts/voices";
 import { dataResult } from "./results";
 import { READ_ONLY, zodTool } from "./tool";
 

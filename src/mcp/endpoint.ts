@@ -13,12 +13,14 @@
  * https origin, and from loopback http where local URLs are allowed. Anything else ("null",
  * plain http, malformed) is refused with 403.
  */
+
 import { Hono, type MiddlewareHandler } from "hono";
 import { rateHeaders } from "../accounts/service";
 import { ApiError } from "../errors/api-error";
 import { setHeaders } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { oauthOrigin } from "../oauth/resource";
+import { requestFrom } from "../services/contracts/request-from";
 import { authenticateMcp, requireEndpointScope } from "./auth";
 
 const ALLOW_HEADERS = [
@@ -104,6 +106,7 @@ mcpRoutes.post("/mcp", async (c) => {
     caller,
     requestId: c.get("requestId"),
     origin: oauthOrigin(c.env, request),
+    from: requestFrom(request),
     ...(grant ? { actor: { type: "user" as const, id: grant.user_id, email: grant.email } } : {}),
   };
   // The SDK is loaded on the first /mcp request: isolates that serve only /v1 never evaluate it.

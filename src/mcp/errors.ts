@@ -8,7 +8,7 @@ import { z } from "@hono/zod-openapi";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ApiError, type ErrorBody } from "../errors/api-error";
 import { ERROR_CODES, type ErrorCode } from "../errors/codes";
-import { ErrorEnvelope } from "../http/schemas";
+import { ErrorEnvelope } from "../services/contracts/error-envelope";
 
 export const JSONRPC_INVALID_PARAMS = -32602;
 export const JSONRPC_INTERNAL_ERROR = -32603;

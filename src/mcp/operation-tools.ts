@@ -5,23 +5,18 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ApiError } from "../errors/api-error";
-import { TaskEnvelope } from "../http/routes/task-shared";
+import { jsonSchemaOf, withProperties } from "../lib/json-schema";
 import { OPERATIONS } from "../operations";
 import type { OperationSpec } from "../operations/types";
-import { admitOperation } from "../tasks/admit";
-import { jsonSchemaOf, withProperties } from "./json-schema";
+import { IDEMPOTENCY_KEY_JSON_SCHEMA, idempotencyKeyProblem } from "../services/contracts/idempotency";
+import { TaskEnvelope } from "../services/contracts/task-envelope";
+import { createTask } from "../services/tasks";
 import { taskResult } from "./results";
 import { type CreateTaskResult, createTaskResult } from "./tasks-extension";
 import { once, outputSchemaOf, parseWith, type ToolContext, type ToolDefinition } from "./tool";
 
-/** The REST Idempotency-Key's rule: 1 to 128 printable ASCII characters. */
-const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,128}$/;
-
 const IDEMPOTENCY_KEY_SCHEMA = {
-  type: "string",
-  minLength: 1,
-  maxLength: 128,
-  pattern: "^[\\x20-\\x7e]+$",
+  ...IDEMPOTENCY_KEY_JSON_SCHEMA,
   description:
     "Optional, 1 to 128 printable ASCII characters. A retry with the same key and arguments returns the original task instead of creating another (the same key space as the REST Idempotency-Key); without it every call creates a new task.",
 };
@@ -34,7 +29,7 @@ interface OperationCall {
 
 function parseOperation(spec: OperationSpec, args: Record<string, unknown>): OperationCall {
   const { idempotency_key: key, ...raw } = args;
-  if (key !== undefined && (typeof key !== "string" || !IDEMPOTENCY_KEY.test(key))) {
+  if (key !== undefined && (typeof key !== "string" || idempotencyKeyProblem(key) !== null)) {
     const reason = typeof key !== "string" ? "must be a string" : "must be 1 to 128 printable ASCII characters";
     throw new ApiError("invalid_request", `idempotency_key ${reason}.`, {
       param: "/idempotency_key",
@@ -66,7 +61,7 @@ function operationTool(spec: OperationSpec): ToolDefinition<OperationCall> {
     outputSchema: once(() => outputSchemaOf(TaskEnvelope)),
     parse: (args) => parseOperation(spec, args),
     async run(call: OperationCall, ctx: ToolContext): Promise<CallToolResult | CreateTaskResult> {
-      const { envelope } = await admitOperation(
+      const { envelope } = await createTask(
         {
           env: ctx.env,
           caller: ctx.caller,

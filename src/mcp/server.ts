@@ -5,6 +5,7 @@
  * task-creating call may answer a task handle (the tasks extension), neither of which the
  * high-level registration can express.
  */
+
 import {
   type CallToolResult,
   McpServer,
@@ -15,6 +16,7 @@ import {
 import type { Caller } from "../accounts/service";
 import type { AuditActor } from "../audit/audit-store";
 import type { Env } from "../env";
+import type { RequestFrom } from "../services/contracts/request-from";
 import { requireToolScope } from "./auth";
 import { asApiError, toolError } from "./errors";
 import { type CreateTaskResult, declaresTasksExtension, registerTaskMethods, TASKS_EXTENSION } from "./tasks-extension";
@@ -41,6 +43,8 @@ export interface McpRequestScope {
   origin: string;
   /** Who the audit log names: the member behind an OAuth grant; absent for an API key. */
   actor?: AuditActor;
+  /** Where the request came from, for the audit log. */
+  from: RequestFrom;
 }
 
 function progressSender(ctx: ServerContext): ToolContext["progress"] {

@@ -2,17 +2,16 @@
  * The task tools: read, wait for, cancel and list the caller's tasks, over the same task reads
  * as GET /v1/tasks/{id}, `Prefer: wait`, POST /v1/tasks/{id}/cancel and GET /v1/tasks.
  */
+
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../errors/api-error";
-import { TaskEnvelope } from "../http/routes/task-shared";
-import { ListQuery, TaskPage } from "../http/routes/tasks";
-import { readTaskState } from "../http/task-wait";
-import { followTask } from "../tasks/follow";
-import { listTaskPage, type TaskListQuery } from "../tasks/listing";
+import { TaskEnvelope } from "../services/contracts/task-envelope";
+import { ListQuery, TaskPage } from "../services/contracts/task-list";
+import { callerAuditBy, cancelTask, followTask, listTasks, readOwnTask, readTaskState, taskStub } from "../services/tasks";
+import type { TaskListQuery } from "../tasks/listing";
 import { type Envelope, TERMINAL } from "../tasks/record";
 import { keyScope } from "../tasks/scope";
 import type { TaskState } from "../tasks/task-object";
-import { cancelTask, readTask, taskStub } from "../tasks/task-stub";
 import { dataResult, taskResult } from "./results";
 import { READ_ONLY, type ToolContext, zodTool } from "./tool";
 
@@ -25,10 +24,8 @@ const TaskId = z
   .max(200)
   .openapi({ description: "A task_id returned by a task-creating tool (or by the REST API)", example: `task_${"0".repeat(64)}` });
 
-async function ownEnvelope(ctx: ToolContext, taskId: string): Promise<Envelope> {
-  const envelope = await readTask(ctx.env, taskId, keyScope(ctx.caller));
-  if (!envelope) throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
-  return envelope;
+function ownEnvelope(ctx: ToolContext, taskId: string): Promise<Envelope> {
+  return readOwnTask(ctx.env, taskId, keyScope(ctx.caller));
 }
 
 export const getTaskTool = zodTool({
@@ -107,7 +104,10 @@ export const cancelTaskTool = zodTool({
   input: z.object({ task_id: TaskId, reason: z.string().max(500).optional() }).strict(),
   output: TaskEnvelope,
   run: async ({ task_id, reason }, ctx) =>
-    taskResult(await cancelTask(ctx.env, task_id, keyScope(ctx.caller), reason ?? null), ctx.origin),
+    taskResult(
+      await cancelTask(ctx.env, task_id, keyScope(ctx.caller), reason ?? null, callerAuditBy(ctx.caller, ctx.from, ctx.actor)),
+      ctx.origin,
+    ),
 });
 
 export const listTasksTool = zodTool({
@@ -120,7 +120,7 @@ export const listTasksTool = zodTool({
   input: ListQuery,
   output: TaskPage,
   async run(q, ctx) {
-    const page = await listTaskPage(ctx.env, ctx.caller.tenant_id, { ...(q as TaskListQuery), mode: ctx.caller.mode });
+    const page = await listTasks(ctx.env, keyScope(ctx.caller), q as TaskListQuery);
     const lines = page.data.map((t) => `${t.task_id} ${t.status} ${t.capability} ${t.resolved_model} ${t.created_at}`);
     const more = page.has_more ? ` More with cursor "${page.next_cursor}".` : "";
     return dataResult(

@@ -7,6 +7,7 @@
  * Every `tasks/*` request is authorized against the caller's tenant: another tenant's task, or
  * one that does not exist, is the same "Task not found" (-32602).
  */
+
 import { z } from "@hono/zod-openapi";
 import {
   type CallToolResult,
@@ -17,11 +18,13 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Permission } from "../accounts/api-keys";
 import type { Caller } from "../accounts/service";
+import type { AuditActor } from "../audit/audit-store";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import type { RequestFrom } from "../services/contracts/request-from";
+import { callerAuditBy, cancelTask, readTask } from "../services/tasks";
 import type { Envelope, TaskStatus } from "../tasks/record";
 import { keyScope } from "../tasks/scope";
-import { cancelTask, readTask } from "../tasks/task-stub";
 import { asApiError, jsonRpcCodeOf, toolErrorBody } from "./errors";
 import { taskResult, taskSummary } from "./results";
 
@@ -106,6 +109,8 @@ interface TaskMethodScope {
   caller: Caller;
   requestId: string;
   origin: string;
+  actor?: AuditActor;
+  from: RequestFrom;
 }
 
 /** A refusal of a `tasks/*` request: a JSON-RPC error with our error object as its data. */
@@ -167,7 +172,8 @@ export function registerTaskMethods(mcp: McpServer, scope: TaskMethodScope): voi
     return answer(scope, "cancel task", async () => {
       requireAnyScope(scope.caller, "tasks/cancel", ["tasks:write"]);
       await ownTask(scope, taskId);
-      await cancelTask(scope.env, taskId, keyScope(scope.caller), "canceled through tasks/cancel").catch((e) => {
+      const by = callerAuditBy(scope.caller, scope.from, scope.actor);
+      await cancelTask(scope.env, taskId, keyScope(scope.caller), "canceled through tasks/cancel", by).catch((e) => {
         if (!(e instanceof ApiError && e.code === "conflict")) throw e;
       });
       return {};

@@ -3,6 +3,7 @@
  * Schema made from the REST routes' zod schemas), and a function over the same services the
  * REST routes call.
  */
+
 import { z } from "@hono/zod-openapi";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
 import type { Permission } from "../accounts/api-keys";
@@ -10,8 +11,9 @@ import type { Caller } from "../accounts/service";
 import type { AuditActor } from "../audit/audit-store";
 import type { Env } from "../env";
 import { validationError } from "../http/validation";
+import { type JsonSchema, jsonSchemaOf } from "../lib/json-schema";
+import type { RequestFrom } from "../services/contracts/request-from";
 import { ToolErrorContent } from "./errors";
-import { type JsonSchema, jsonSchemaOf } from "./json-schema";
 import type { CreateTaskResult } from "./tasks-extension";
 
 /** What one tool call runs with. */
@@ -24,6 +26,8 @@ export interface ToolContext {
   origin: string;
   /** Who the audit log names (the signed-in member behind an OAuth grant); default: the caller's key. */
   actor?: AuditActor;
+  /** Where the request came from, for the audit log. */
+  from: RequestFrom;
   /** Fires when the client goes away or cancels the call. */
   signal: AbortSignal;
   /** Sends `notifications/progress` for this call; absent when the client gave no progress token. */

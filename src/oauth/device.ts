@@ -5,10 +5,10 @@
  */
 import type { Permission } from "../accounts/api-keys";
 import { type AuditBy, accountFor } from "../accounts/service";
-import type { Member } from "../console/context";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { newId } from "../lib/ids";
+import type { Member } from "../people/member";
 import { DEVICE_GRANT, resolveClient } from "./clients";
 import { type DeviceView, deviceObject } from "./oauth-object";
 import { narrowScopes, parseScope } from "./scopes";

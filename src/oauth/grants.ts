@@ -4,10 +4,10 @@
  * grant of the tenant; other members their own.
  */
 import { type AuditBy, accountFor } from "../accounts/service";
-import type { Member } from "../console/context";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { newId } from "../lib/ids";
+import type { Member } from "../people/member";
 import type { AuthorizationRequest } from "./authorize-request";
 import type { OAuthGrantView } from "./grant-store";
 import { markOAuthTenant } from "./tenant-pointer";

@@ -1,8 +1,8 @@
 /** Audio operations: music and text-to-speech. */
 import { z } from "@hono/zod-openapi";
 import { unicodeLength } from "../catalog/select";
-import { commonTaskFields, ModelField, RequiredModelField } from "../http/task-body";
 import { formatMime } from "../media/encode/formats";
+import { commonTaskFields, ModelField, RequiredModelField } from "./fields";
 import { resolved } from "./shared";
 import { operation } from "./types";
 

@@ -1,10 +1,10 @@
 /** Image operations: generation, image-to-image, edits and image understanding. */
 import { z } from "@hono/zod-openapi";
 import type { OutputFormat, Selection } from "../catalog/select";
-import { Canvas, commonTaskFields, ModelField, Palette, Prompt } from "../http/task-body";
 import { formatMime } from "../media/encode/formats";
 import { MediaInput } from "../media/resolve-input";
 import { EXAMPLE_IMAGE } from "./examples";
+import { Canvas, commonTaskFields, ModelField, Palette, Prompt } from "./fields";
 import { maxOutputTokens, promptTokens, refs, resolved, SANITY_BOUNDS, tierOf } from "./shared";
 import { type OperationContext, operation } from "./types";
 

@@ -2,10 +2,10 @@
 import { z } from "@hono/zod-openapi";
 import type { OutputFormat } from "../catalog/select";
 import { ApiError } from "../errors/api-error";
-import { commonTaskFields, ModelField, Prompt, RequiredModelField } from "../http/task-body";
 import { formatMime } from "../media/encode/formats";
 import { MediaInput } from "../media/resolve-input";
 import { EXAMPLE_IMAGE, EXAMPLE_VIDEO } from "./examples";
+import { commonTaskFields, ModelField, Prompt, RequiredModelField } from "./fields";
 import { maxOutputTokens, promptTokens, refs, resolved, SANITY_BOUNDS } from "./shared";
 import { type MediaRef, type OperationContext, operation } from "./types";
 

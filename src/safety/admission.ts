@@ -9,8 +9,9 @@
 import { recordAudit } from "../audit/audit";
 import { getPath } from "../lib/paths";
 import type { OperationSpec } from "../operations/types";
+import type { TaskRpc } from "../services/task-rpc";
 import type { AdmissionContext } from "../tasks/admit";
-import type { CreateResult, TaskObject } from "../tasks/task-object";
+import type { CreateResult } from "../tasks/task-object";
 import type { ReviewItem } from "./provider";
 import { type Reviewer, review, type SafetyRecord } from "./review";
 
@@ -68,7 +69,7 @@ export async function reviewAdmission(args: {
   spec: OperationSpec;
   body: unknown;
   images: FetchedImages;
-  stub: DurableObjectStub<TaskObject>;
+  stub: TaskRpc;
   hash: string;
 }): Promise<
   { admitted: { record: SafetyRecord; warnings: { code: string; message: string; field: string }[] } } | { result: CreateResult }
@@ -76,12 +77,12 @@ export async function reviewAdmission(args: {
   const { ctx, stub } = args;
   const outcome = await review(args.reviewer, admissionItems(args.spec, args.body, args.images), ctx.requestId);
   if (outcome.kind === "admitted") return { admitted: { record: outcome.record, warnings: outcome.warnings } };
-  const result = (await stub.refuse({
+  const result = await stub.refuse({
     request_hash: args.hash,
     tenant_id: ctx.caller.tenant_id,
     mode: ctx.caller.mode,
     error: outcome.refusal.error,
-  })) as unknown as CreateResult;
+  });
   if (result.kind === "rejected" && result.recorded) {
     try {
       await recordAudit(ctx.env, ctx.caller.tenant_id, {

@@ -27,6 +27,7 @@ import { routeProduces } from "../providers/output-formats";
 import { liveProviders, type RoutePlan, routesFor } from "../providers/routing";
 import { FetchedImages, reviewAdmission } from "../safety/admission";
 import { refusalError, reviewerFor } from "../safety/review";
+import { type TaskRpc, taskRpc } from "../services/task-rpc";
 import { deadlineSeconds } from "./deadlines";
 import { requestHash, requireIdempotencyKey } from "./idempotency";
 import { echoInput } from "./input-echo";
@@ -46,8 +47,8 @@ export interface AdmissionContext {
 const COMMON_FIELDS = new Set(["metadata", "callback_url", "callback_signing_key_id"]);
 
 /** The task object of an Idempotency-Key in a tenant and a key mode: the mode is part of the namespace. */
-export function taskObjectFor(env: Env, tenantId: string, mode: KeyMode, idempotencyKey: string) {
-  return env.TASKS.getByName(taskObjectName(tenantId, mode, idempotencyKey));
+export function taskObjectFor(env: Env, tenantId: string, mode: KeyMode, idempotencyKey: string): TaskRpc {
+  return taskRpc(env.TASKS.getByName(taskObjectName(tenantId, mode, idempotencyKey)));
 }
 
 interface CommonFields {
@@ -172,7 +173,7 @@ export async function admitOperation<B extends CommonFields>(
   const refs = spec.media?.(body) ?? [];
   if (refs.length > 0) {
     // A replay is answered before media are fetched again.
-    const seen = (await stub.replay(hash, ctx.caller.mode)) as unknown as CreateResult | null;
+    const seen = await stub.replay(hash, ctx.caller.mode);
     if (seen) return outcome(seen);
   }
   const callback = await checkCallback(ctx, body);
@@ -181,7 +182,7 @@ export async function admitOperation<B extends CommonFields>(
   const reviewer = await reviewerFor(ctx.env, ctx.caller, bundle);
   if (reviewer.provider.external && refs.length === 0) {
     // A review that leaves the Worker is not made again for a request already answered.
-    const seen = (await stub.replay(hash, ctx.caller.mode)) as unknown as CreateResult | null;
+    const seen = await stub.replay(hash, ctx.caller.mode);
     if (seen) return outcome(seen);
   }
 
@@ -275,8 +276,7 @@ export async function admitOperation<B extends CommonFields>(
     safety: safety.admitted.record,
   };
   checkRecordSize(plan);
-  // RPC typing cannot express the free-form parts of the envelope; the object returns CreateResult.
-  const result = (await stub.create({ request_hash: hash, plan })) as unknown as CreateResult;
+  const result = await stub.create({ request_hash: hash, plan });
   return { ...outcome(result), headers: deprecationHeaders(selection.model) };
 }
 

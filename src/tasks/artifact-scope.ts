@@ -35,6 +35,6 @@ export async function deleteArtifactInScope(env: Env, id: string, scope: TaskSco
 async function modeOfTask(env: Env, taskId: string): Promise<KeyMode> {
   // Metadata that names no task object at all (written by hand) counts as live, as everything from before modes does.
   if (!TASK_ID.test(taskId)) return "live";
-  const owner = (await taskStub(env, taskId).owner()) as { mode: KeyMode } | null;
+  const owner = await taskStub(env, taskId).owner();
   return owner?.mode ?? "live";
 }

@@ -1,15 +1,14 @@
 import { ApiError } from "../errors/api-error";
 import { sha256Hex } from "../lib/crypto";
-
-/** Printable ASCII, 1 to 128 characters (the spec's limit). */
-const KEY_PATTERN = /^[\x20-\x7e]{1,128}$/;
+import { idempotencyKeyProblem } from "../services/contracts/idempotency";
 
 export function requireIdempotencyKey(value: string | undefined): string {
-  if (value === undefined || !KEY_PATTERN.test(value)) {
+  const problem = value === undefined ? "missing" : idempotencyKeyProblem(value);
+  if (value === undefined || problem !== null) {
     const reason =
-      value === undefined
+      problem === "missing"
         ? "the Idempotency-Key header is required on task-creating requests"
-        : value.length === 0 || value.length > 128
+        : problem === "length"
           ? "must be 1 to 128 characters"
           : "must be printable ASCII";
     throw new ApiError("invalid_request", `Idempotency-Key: ${reason}.`, {

@@ -1,6 +1,6 @@
 /** The loop that follows a task (events, Prefer: wait) and the event stream built on it, against scripted reads. */
 import { describe, expect, it } from "vitest";
-import { taskEventStream } from "../../src/http/task-events";
+import { taskEventStream } from "../../src/services/task-events";
 import { followTask, waitForTerminal } from "../../src/tasks/follow";
 import type { TaskRead, TaskState } from "../../src/tasks/task-object";
 

@@ -7,6 +7,7 @@ import { type AuditBy, accountFor, audited, createdBy, getTenantOr404 } from "..
 import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
 import { publicBaseUrl } from "../../lib/public-url";
+import { tenantBalance } from "../../services/balance";
 import type { PaymentOutcome } from "./checkout-rows";
 import { amountBounds, creditsFor, formatMoney, type PriceTable, PriceTableInvalid, priceTable } from "./prices";
 import type { PaymentProvider } from "./provider";
@@ -183,7 +184,7 @@ export async function applyPaymentWebhook(
 export async function creditsOverview(env: Env, tenantId: string, limit = 50) {
   const account = accountFor(env, tenantId);
   const [balance, grants, checkouts] = await Promise.all([
-    account.balanceView(),
+    tenantBalance(env, tenantId),
     account.grants(limit),
     account.checkouts(limit),
   ]);

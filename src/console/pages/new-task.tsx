@@ -3,7 +3,7 @@
  * form made from that operation's request schema (src/console/task-form.tsx). Files chosen in the
  * form are uploaded through the API's upload service (src/media/uploads.ts) and sent as
  * artifacts; the task is admitted by the same code as `POST /v1/...` and the MCP tools
- * (admitOperation), then the browser is sent to the task's page, which follows it live.
+ * (the task service's createTask), then the browser is sent to the task's page, which follows it live.
  *
  * Who: members whose role may create tasks (`tasks:write`: owners, developers).
  * Mode: test by default — the built-in sandbox makes the output and nothing is charged, like a
@@ -23,7 +23,7 @@ import { storeUpload } from "../../media/uploads";
 import { OPERATIONS } from "../../operations";
 import type { OperationSpec } from "../../operations/types";
 import { liveProviders } from "../../providers/routing";
-import { admitOperation, taskObjectFor } from "../../tasks/admit";
+import { createTask as admitTask, taskOfKey } from "../../services/tasks";
 import type { Envelope } from "../../tasks/record";
 import { tenantScope } from "../../tasks/scope";
 import type { ConsoleEnv } from "../context";
@@ -315,7 +315,7 @@ function postedMode(c: C): KeyMode {
 /** The task this form's key made already in `mode`, if any (a form sent again). */
 async function madeAlready(c: C, key: string, mode: KeyMode): Promise<Envelope | null> {
   const tenantId = c.get("member").tenant_id;
-  return (await taskObjectFor(c.env, tenantId, mode, key).read(tenantScope(tenantId))) as unknown as Envelope | null;
+  return taskOfKey(c.env, tenantId, mode, key, tenantScope(tenantId));
 }
 
 async function createTask(c: C): Promise<Response> {
@@ -351,7 +351,7 @@ async function createTask(c: C): Promise<Response> {
   }
   const body = checkTask(spec, raw);
   try {
-    const { envelope } = await admitOperation(
+    const { envelope } = await admitTask(
       { env: c.env, caller, requestId: c.get("requestId") ?? crypto.randomUUID(), idempotencyKey: key, actor: actorOf(c).actor },
       spec,
       body,

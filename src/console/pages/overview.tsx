@@ -1,9 +1,10 @@
 /** Overview: balance, reserved credits, the last 30 days' spend by capability, recent tasks. */
 import type { Hono } from "hono";
 import { dailySpend } from "../../accounts/daily-spend";
-import { accountFor } from "../../accounts/service";
 import { can } from "../../people/roles";
-import { listTaskPage } from "../../tasks/listing";
+import { tenantBalance } from "../../services/balance";
+import { listTasks } from "../../services/tasks";
+import { tenantScope } from "../../tasks/scope";
 import type { ConsoleEnv } from "../context";
 import { takeFlash } from "../flash";
 import { Layout } from "../layout";
@@ -17,9 +18,9 @@ export function register(app: Hono<ConsoleEnv>) {
   app.get("/", requireMember, async (c) => {
     const member = c.get("member");
     const [balance, spend, recent] = await Promise.all([
-      accountFor(c.env, member.tenant_id).balanceView(),
+      tenantBalance(c.env, member.tenant_id),
       dailySpend(c.env, member.tenant_id),
-      can(member.role, "tasks:read") ? listTaskPage(c.env, member.tenant_id, { limit: 10 }) : null,
+      can(member.role, "tasks:read") ? listTasks(c.env, tenantScope(member.tenant_id), { limit: 10 }) : null,
     ]);
     return render(
       c,

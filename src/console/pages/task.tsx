@@ -11,15 +11,12 @@
  */
 import type { Context, Hono } from "hono";
 import { raw } from "hono/html";
-import { recordAudit } from "../../audit/audit";
 import { ApiError } from "../../errors/api-error";
-import { parseLastEventId, taskEventStream } from "../../http/task-events";
-import { readTaskJson, readTaskState, requestSignal } from "../../http/task-wait";
 import { can } from "../../people/roles";
+import { parseLastEventId, taskEventStream } from "../../services/task-events";
+import { readTaskJson, readTaskState, requestCancel, requestSignal, taskStub } from "../../services/tasks";
 import { type Envelope, TERMINAL } from "../../tasks/record";
 import { tenantScope } from "../../tasks/scope";
-import type { CancelResult } from "../../tasks/task-object";
-import { taskStub } from "../../tasks/task-stub";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
@@ -332,16 +329,9 @@ export function register(app: Hono<ConsoleEnv>) {
     const taskId = c.req.param("id");
     const member = c.get("member");
     if (!(await loadTask(c, taskId))) return notFound(c, taskId);
-    const result = (await taskStub(c.env, taskId).cancel(
-      tenantScope(member.tenant_id),
-      "canceled in the console",
-    )) as unknown as CancelResult;
+    const result = await requestCancel(c.env, taskId, tenantScope(member.tenant_id), "canceled in the console", actorOf(c));
     if (result.kind === "not_found") return notFound(c, taskId);
     const status = result.kind === "conflict" ? null : result.envelope.status;
-    if (status === "canceled" || (status !== null && !TERMINAL.has(status))) {
-      const { actor, ip, user_agent } = actorOf(c);
-      await recordAudit(c.env, member.tenant_id, { actor, action: "task.cancel", target: taskId, ip, user_agent });
-    }
     const outcome =
       status === null
         ? "cancel_conflict"

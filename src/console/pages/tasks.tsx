@@ -8,8 +8,10 @@ import { raw } from "hono/html";
 import { CAPABILITIES, type Capability } from "../../catalog/schema";
 import { ApiError } from "../../errors/api-error";
 import { can } from "../../people/roles";
-import { listTaskPage, type TaskListPage, type TaskListQuery } from "../../tasks/listing";
+import { listTasks } from "../../services/tasks";
+import type { TaskListPage, TaskListQuery } from "../../tasks/listing";
 import { TASK_STATUSES, type TaskStatus } from "../../tasks/record";
+import { tenantScope } from "../../tasks/scope";
 import type { ConsoleEnv } from "../context";
 import { DateField, SelectField } from "../filter-fields";
 import { type Flash, takeFlash } from "../flash";
@@ -130,7 +132,7 @@ export function register(app: Hono<ConsoleEnv>) {
     let page: TaskListPage | null = null;
     let error: string | null = null;
     try {
-      page = await listTaskPage(c.env, c.get("member").tenant_id, queryOf(f));
+      page = await listTasks(c.env, tenantScope(c.get("member").tenant_id), queryOf(f));
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
       error = e.message;

@@ -15,6 +15,7 @@ import { ApiError } from "../../errors/api-error";
 import { isDecimalString } from "../../lib/decimal";
 import type { Acting } from "../../people/principal";
 import { createTenantWithOwner } from "../../people/tenants";
+import { IssuedKey, KeyRecord } from "../../services/contracts/keys";
 import { requireAdmin } from "../auth";
 import { type AppEnv, newRouter } from "../context";
 import { errorResponses } from "../schemas";
@@ -225,18 +226,6 @@ adminRoutes.openapi(
 
 const KeyName = z.string().trim().min(1).max(100);
 
-const IssuedKey = z
-  .object({
-    key_id: z.string(),
-    api_key: z.string().openapi({ description: "Shown only in this response" }),
-    name: z.string().nullable(),
-    region: z.string(),
-    mode: z.enum(KEY_MODES),
-    permissions: z.array(z.enum(PERMISSIONS)),
-    created_at: z.string(),
-  })
-  .openapi("IssuedApiKey");
-
 adminRoutes.openapi(
   createRoute({
     method: "post",
@@ -293,26 +282,6 @@ adminRoutes.openapi(
     );
   },
 );
-
-const KeyRecord = z
-  .object({
-    key_id: z.string(),
-    name: z.string().nullable(),
-    prefix: z.string().nullable().openapi({ description: "The key's first characters, e.g. `sk_us_live_Ab3x`" }),
-    region: z.string(),
-    mode: z.enum(KEY_MODES),
-    permissions: z.array(z.enum(PERMISSIONS)),
-    status: z.enum(["active", "revoked", "expired"]).openapi({
-      description: "`expired`: a rotated key whose grace period has ended",
-    }),
-    created_at: z.string(),
-    created_by: z.string().nullable().openapi({ description: "The member's email, or `operator`" }),
-    last_used_at: z.string().nullable().openapi({ description: "To the minute" }),
-    expires_at: z.string().nullable().openapi({ description: "Set by a rotation: when the key stops working" }),
-    replaced_by: z.string().nullable().openapi({ description: "The key a rotation issued in its place" }),
-    revoked_at: z.string().nullable(),
-  })
-  .openapi("ApiKey");
 
 adminRoutes.openapi(
   createRoute({

@@ -1,16 +1,16 @@
 /** Every task-creating operation, registered from its declaration in src/operations/. */
 import { createRoute, z } from "@hono/zod-openapi";
 import { OPERATIONS } from "../../operations";
-import { admitOperation } from "../../tasks/admit";
+import { IdempotencyKeyString } from "../../services/contracts/idempotency";
+import { TaskEnvelope } from "../../services/contracts/task-envelope";
+import { createTask, readAfterWait, requestSignal, taskStub } from "../../services/tasks";
 import { TERMINAL } from "../../tasks/record";
 import { keyScope } from "../../tasks/scope";
 import { requireIdempotencyHeader, requireKey } from "../auth";
 import { newRouter } from "../context";
 import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
 import { errorResponses } from "../schemas";
-import { readAfterWait, requestSignal } from "../task-wait";
-import { TaskEnvelope, taskContext } from "./task-shared";
-import { taskStub } from "./tasks";
+import { taskContext } from "./task-shared";
 
 export const operationRoutes = newRouter();
 
@@ -18,16 +18,11 @@ export const operationRoutes = newRouter();
  * Documented as the server enforces it. `requireIdempotencyHeader` runs first and answers a
  * missing or malformed key with its own error, so this schema only describes the header.
  */
-const IdempotencyKey = z
-  .string()
-  .min(1)
-  .max(128)
-  .regex(/^[\x20-\x7e]+$/)
-  .openapi({
-    description:
-      "1 to 128 printable ASCII characters, unique per logical request: a retry with the same key and body returns the original task instead of creating another.",
-    example: "order-1234-cover-image",
-  });
+const IdempotencyKey = IdempotencyKeyString.openapi({
+  description:
+    "1 to 128 printable ASCII characters, unique per logical request: a retry with the same key and body returns the original task instead of creating another.",
+  example: "order-1234-cover-image",
+});
 
 for (const spec of OPERATIONS) {
   operationRoutes.openapi(
@@ -62,7 +57,7 @@ for (const spec of OPERATIONS) {
     async (c) => {
       const body = c.req.valid("json") as Record<string, unknown>;
       const raw = (await c.req.json()) as Record<string, unknown>;
-      const result = await admitOperation(taskContext(c), spec, body, raw);
+      const result = await createTask(taskContext(c), spec, body, raw);
       const wait = preferredWait(c.req.header("Prefer"));
       const headers = { ...result.headers, ...(wait === null ? {} : { ...waitHeaders(wait), Vary: "Prefer" }) };
       if (wait && !TERMINAL.has(result.envelope.status)) {

@@ -1,26 +1,34 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deprecationHeaders } from "../../catalog/deprecation";
-import { CAPABILITIES } from "../../catalog/schema";
 import { loadCatalog } from "../../catalog/store";
 import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
+import { requestFrom } from "../../services/contracts/request-from";
+import { TaskEnvelope } from "../../services/contracts/task-envelope";
+import { ListQuery, TaskPage } from "../../services/contracts/task-list";
+import { KEEP_ALIVE_MS, parseLastEventId, RETRY_MS, STREAM_LIFETIME_MS, taskEventStream } from "../../services/task-events";
+import {
+  callerAuditBy,
+  cancelTask,
+  listTasks,
+  readAfterWait,
+  readTask,
+  readTaskJson,
+  readTaskState,
+  requestSignal,
+  taskStub,
+} from "../../services/tasks";
 import { artifactInScope } from "../../tasks/artifact-scope";
-import { listTaskPage, type TaskListQuery } from "../../tasks/listing";
-import { TASK_STATUSES, TERMINAL } from "../../tasks/record";
+import type { TaskListQuery } from "../../tasks/listing";
+import { TERMINAL } from "../../tasks/record";
 import { keyScope } from "../../tasks/scope";
-import { cancelTask, readTask, taskStub } from "../../tasks/task-stub";
 import { artifactResponse } from "../artifact-response";
 import { requireKey } from "../auth";
 import { type AppEnv, newRouter } from "../context";
 import { ifNoneMatchHits } from "../etag";
 import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
 import { errorResponses } from "../schemas";
-import { KEEP_ALIVE_MS, parseLastEventId, RETRY_MS, STREAM_LIFETIME_MS, taskEventStream } from "../task-events";
-import { readAfterWait, readTaskJson, readTaskState, requestSignal } from "../task-wait";
-import { TaskEnvelope } from "./task-shared";
-
-export { taskStub };
 
 /** Deprecation headers for a task on a deprecated model (looked up only when its envelope says so). */
 async function deprecationHeadersOf(env: Env, resolvedModel: string): Promise<Record<string, string>> {
@@ -167,25 +175,12 @@ taskRoutes.openapi(
   async (c) => {
     const { task_id } = c.req.valid("param");
     const body = (c.req.valid("json") ?? {}) as { reason?: string };
-    const envelope = await cancelTask(c.env, task_id, keyScope(c.get("caller")), body.reason ?? null);
+    const caller = c.get("caller");
+    const by = callerAuditBy(caller, requestFrom(c.req.raw));
+    const envelope = await cancelTask(c.env, task_id, keyScope(caller), body.reason ?? null, by);
     return c.json(envelope as z.infer<typeof TaskEnvelope>, 200);
   },
 );
-
-export const ListQuery = z
-  .object({
-    status: z.enum(TASK_STATUSES as [string, ...string[]]).optional(),
-    capability: z.enum(CAPABILITIES).optional(),
-    created_after: z.string().optional().openapi({ description: "ISO 8601 date-time (exclusive)" }),
-    created_before: z.string().optional().openapi({ description: "ISO 8601 date-time (exclusive)" }),
-    limit: z.coerce.number().int().min(1).max(100).default(20),
-    cursor: z.string().max(512).optional(),
-  })
-  .strict();
-
-export const TaskPage = z
-  .object({ object: z.literal("list"), data: z.array(TaskEnvelope), has_more: z.boolean(), next_cursor: z.string().nullable() })
-  .openapi("TaskPage");
 
 taskRoutes.openapi(
   createRoute({
@@ -206,7 +201,7 @@ taskRoutes.openapi(
   async (c) => {
     const q = c.req.valid("query");
     const caller = c.get("caller");
-    const page = await listTaskPage(c.env, caller.tenant_id, { ...(q as TaskListQuery), mode: caller.mode });
+    const page = await listTasks(c.env, keyScope(caller), q as TaskListQuery);
     return c.json(
       {
         object: "list" as const,

@@ -8,9 +8,9 @@ import { Hono } from "hono";
 import { verifyInputUrl } from "../../media/signed-inputs";
 import { providerConfig } from "../../providers/config";
 import { adapterFor } from "../../providers/registry";
+import { taskStub } from "../../services/tasks";
 import type { AppEnv } from "../context";
 import { STORED_BYTES_HEADERS } from "../stored-bytes";
-import { taskStub } from "./tasks";
 
 export const upstreamRoutes = new Hono<AppEnv>();
 

@@ -2,17 +2,16 @@
  * The Worker's side of a task object's reads that HTTP answers are made of, and `Prefer: wait`:
  * hold the answer until the task is terminal or the wait is over (src/tasks/follow.ts polls).
  */
-import type { Env } from "../env";
 import { waitForTerminal } from "../tasks/follow";
 import { type TaskStatus, TERMINAL } from "../tasks/record";
 import type { TaskScope } from "../tasks/scope";
-import type { TaskRead, TaskState } from "../tasks/task-object";
+import type { TaskRead } from "../tasks/task-object";
+import type { TaskRpc } from "./task-rpc";
 
-type TaskStub = ReturnType<Env["TASKS"]["get"]>;
+type TaskStub = TaskRpc;
 
-/** RPC typing cannot express these results' parts; they are the object's real answers. */
-export const readTaskJson = (stub: TaskStub, scope: TaskScope) => stub.readJson(scope) as unknown as Promise<TaskRead | null>;
-export const readTaskState = (stub: TaskStub, scope: TaskScope) => stub.readState(scope) as unknown as Promise<TaskState | null>;
+export const readTaskJson = (stub: TaskStub, scope: TaskScope) => stub.readJson(scope);
+export const readTaskState = (stub: TaskStub, scope: TaskScope) => stub.readState(scope);
 
 /** A signal of the request, or one that never fires where the runtime gives none. */
 export function requestSignal(request: Request): AbortSignal {

@@ -1,0 +1,5 @@
+/** A credit figure as every door shows it: a decimal string. */
+import { z } from "@hono/zod-openapi";
+
+export const credits = (description: string) =>
+  z.string().openapi({ description: `${description} (decimal string, up to 9 decimals)`, example: "982.5" });

@@ -1,0 +1,20 @@
+/** A listing of the caller's tasks: the query every door accepts and the page it answers. */
+import { z } from "@hono/zod-openapi";
+import { CAPABILITIES } from "../../catalog/schema";
+import { TASK_STATUSES } from "../../tasks/record";
+import { TaskEnvelope } from "./task-envelope";
+
+export const ListQuery = z
+  .object({
+    status: z.enum(TASK_STATUSES as [string, ...string[]]).optional(),
+    capability: z.enum(CAPABILITIES).optional(),
+    created_after: z.string().optional().openapi({ description: "ISO 8601 date-time (exclusive)" }),
+    created_before: z.string().optional().openapi({ description: "ISO 8601 date-time (exclusive)" }),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().max(512).optional(),
+  })
+  .strict();
+
+export const TaskPage = z
+  .object({ object: z.literal("list"), data: z.array(TaskEnvelope), has_more: z.boolean(), next_cursor: z.string().nullable() })
+  .openapi("TaskPage");

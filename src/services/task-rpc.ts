@@ -1,0 +1,40 @@
+/**
+ * The task object's RPC, typed once. Workers RPC rewrites an answer's type into what it can
+ * serialize and cannot express the free-form parts of an envelope (metadata, provider output), so
+ * a stub's answers are given back here as the types the object really returns, and nowhere else.
+ */
+import type { KeyMode } from "../accounts/api-keys";
+import type { Envelope } from "../tasks/record";
+import type { TaskScope } from "../tasks/scope";
+import type { CancelResult, CreateResult, TaskObject, TaskRead, TaskState } from "../tasks/task-object";
+
+export interface TaskRpc {
+  /** The envelope if `scope` may see it. */
+  read(scope: TaskScope): Promise<Envelope | null>;
+  /** The envelope as served JSON, with what conditional reads need. */
+  readJson(scope: TaskScope): Promise<TaskRead | null>;
+  /** Status and progress only: what a wait or a stream polls. */
+  readState(scope: TaskScope): Promise<TaskState | null>;
+  cancel(scope: TaskScope, reason: string | null): Promise<CancelResult>;
+  replay(requestHash: string, mode: KeyMode): Promise<CreateResult | null>;
+  create(input: Parameters<TaskObject["create"]>[0]): Promise<CreateResult>;
+  refuse(input: Parameters<TaskObject["refuse"]>[0]): Promise<CreateResult>;
+  owner(): Promise<{ tenant_id: string; mode: KeyMode } | null>;
+  forgetArtifact(tenantId: string, artifactId: string): Promise<boolean>;
+  wake(provider: string, jobId: string): Promise<boolean>;
+}
+
+export function taskRpc(stub: DurableObjectStub<TaskObject>): TaskRpc {
+  return {
+    read: (scope) => stub.read(scope) as unknown as Promise<Envelope | null>,
+    readJson: (scope) => stub.readJson(scope) as unknown as Promise<TaskRead | null>,
+    readState: (scope) => stub.readState(scope) as unknown as Promise<TaskState | null>,
+    cancel: (scope, reason) => stub.cancel(scope, reason) as unknown as Promise<CancelResult>,
+    replay: (hash, mode) => stub.replay(hash, mode) as unknown as Promise<CreateResult | null>,
+    create: (input) => stub.create(input) as unknown as Promise<CreateResult>,
+    refuse: (input) => stub.refuse(input) as unknown as Promise<CreateResult>,
+    owner: () => stub.owner() as unknown as Promise<{ tenant_id: string; mode: KeyMode } | null>,
+    forgetArtifact: (tenantId, artifactId) => stub.forgetArtifact(tenantId, artifactId),
+    wake: (provider, jobId) => stub.wake(provider, jobId),
+  };
+}

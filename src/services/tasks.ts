@@ -1,0 +1,90 @@
+/**
+ * The task facade every door calls: create, read, list, cancel, follow and wait, each with its
+ * audit done here, so that the same act leaves the same trail whichever door it came through.
+ */
+
+import type { KeyMode } from "../accounts/api-keys";
+import { type AuditBy, audited, type Caller } from "../accounts/service";
+import { recordAudit } from "../audit/audit";
+import type { Env } from "../env";
+import { ApiError } from "../errors/api-error";
+import { taskObjectFor } from "../tasks/admit";
+import { listTaskPage, type TaskListQuery } from "../tasks/listing";
+import { type Envelope, TERMINAL } from "../tasks/record";
+import type { TaskScope } from "../tasks/scope";
+import type { CancelResult } from "../tasks/task-object";
+import { readTask, taskStub } from "../tasks/task-stub";
+import type { RequestFrom } from "./contracts/request-from";
+
+export { admitOperation as createTask } from "../tasks/admit";
+export { followTask } from "../tasks/follow";
+export { readAfterWait, readTaskJson, readTaskState, requestSignal } from "./task-wait";
+export { readTask, taskStub };
+
+/** The task's envelope if `scope` may see it; else 404 `task_not_found`. */
+export async function readOwnTask(env: Env, taskId: string, scope: TaskScope): Promise<Envelope> {
+  const envelope = await readTask(env, taskId, scope);
+  if (!envelope) throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
+  return envelope;
+}
+
+/** A page of the tasks within `scope`, newest first: a key's own mode, or both for a console session. */
+export function listTasks(env: Env, scope: TaskScope, query: TaskListQuery) {
+  return listTaskPage(env, scope.tenant_id, { ...query, ...(scope.mode === "both" ? {} : { mode: scope.mode }) });
+}
+
+/** The task an Idempotency-Key already made in a tenant and key mode, if `scope` may see it. */
+export function taskOfKey(env: Env, tenantId: string, mode: KeyMode, key: string, scope: TaskScope): Promise<Envelope | null> {
+  return taskObjectFor(env, tenantId, mode, key).read(scope);
+}
+
+/**
+ * Asks a task within `scope` to stop, and writes `task.cancel` to the tenant's audit log when the
+ * request took effect (the task is canceled, or will be once its provider stops). A task already
+ * ended otherwise, or one that cannot be stopped, is left as it is and nothing is written.
+ */
+export async function requestCancel(
+  env: Env,
+  taskId: string,
+  scope: TaskScope,
+  reason: string | null,
+  by: AuditBy,
+): Promise<CancelResult> {
+  const result = await taskStub(env, taskId).cancel(scope, reason);
+  if (result.kind === "ok" && (result.envelope.status === "canceled" || !TERMINAL.has(result.envelope.status))) {
+    await recordAudit(env, scope.tenant_id, audited(by, "task.cancel", taskId));
+  }
+  return result;
+}
+
+/**
+ * `requestCancel` as the API answers it: the envelope afterwards (the final one when it was
+ * already terminal); 404 `task_not_found`; 409 `conflict` when a running job cannot be stopped.
+ */
+export async function cancelTask(
+  env: Env,
+  taskId: string,
+  scope: TaskScope,
+  reason: string | null,
+  by: AuditBy,
+): Promise<Envelope> {
+  const result = await requestCancel(env, taskId, scope, reason, by);
+  if (result.kind === "not_found") throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
+  if (result.kind === "conflict") {
+    throw new ApiError("conflict", "The task is already running at a provider that cannot stop it; it continues.", {
+      details: {
+        action: "keep_polling",
+        task_id: taskId,
+        status: result.envelope.status,
+        cancel_requested_at: result.envelope.cancel_requested_at,
+        recovery: { action: "keep_polling", requires_input_change: false, client_request_id: "same" },
+      },
+    });
+  }
+  return result.envelope;
+}
+
+/** Who the audit log names for an API caller: the member behind its OAuth grant, else its key. */
+export function callerAuditBy(caller: Pick<Caller, "key_id">, from: RequestFrom, actor?: AuditBy["actor"]): AuditBy {
+  return { actor: actor ?? { type: "api_key", id: caller.key_id }, ...from };
+}

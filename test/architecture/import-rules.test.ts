@@ -1,0 +1,116 @@
+import { describe, expect, it } from "vitest";
+import { importGraph, importsOf, layerOf, resolveImport, stubCasts, violations } from "./import-rules";
+
+// Every source file's text, bundled into the test by Vite (the tests run in workerd, without a file system).
+const SOURCES = Object.fromEntries(
+  Object.entries(
+    import.meta.glob<string>(["/src/**/*.ts", "/src/**/*.tsx"], { query: "?raw", import: "default", eager: true }),
+  ).map(([path, text]) => [path.slice(1), text]),
+);
+
+describe("the import graph of src/", () => {
+  it("reads every source file", () => {
+    expect(Object.keys(SOURCES)).toContain("src/index.ts");
+    expect(Object.keys(SOURCES)).toContain("src/mcp/catalog-tools.ts");
+    expect(Object.keys(SOURCES).length).toBeGreaterThan(200);
+  });
+
+  it("keeps the layers: no door imports another, the domain imports no door, only the registry imports the sandbox", () => {
+    expect(violations(importGraph(SOURCES))).toEqual([]);
+  });
+
+  it("casts a Durable Object's answers in one typed facade only", () => {
+    expect(stubCasts(SOURCES)).toEqual([]);
+  });
+});
+
+describe("the checker", () => {
+  it("finds static, type-only, re-exported and dynamic imports, not those in comments", () => {
+    const text = [
+      'import { a } from "./a";',
+      'import type { B } from "../b";',
+      'export { c } from "./c";',
+      'import "./side-effect";',
+      'const d = await import("./d");',
+      "import {",
+      "  e,",
+      "  type F,",
+      '} from "./e";',
+      '// import { x } from "./commented";',
+      '/* import { y } from "./block"; */',
+    ].join("\n");
+    expect(importsOf(text)).toEqual(["./a", "../b", "./c", "./side-effect", "./d", "./e"]);
+  });
+
+  it("resolves relative specifiers to files, folders to their index", () => {
+    const files = new Set(["src/mcp/tool.ts", "src/operations/index.ts", "src/console/layout.tsx"]);
+    expect(resolveImport("src/mcp/x.ts", "./tool", files)).toBe("src/mcp/tool.ts");
+    expect(resolveImport("src/mcp/x.ts", "../operations", files)).toBe("src/operations/index.ts");
+    expect(resolveImport("src/oauth/routes.tsx", "../console/layout", files)).toBe("src/console/layout.tsx");
+    expect(resolveImport("src/mcp/x.ts", "hono", files)).toBeNull();
+  });
+
+  it("sorts files into layers", () => {
+    expect(layerOf("src/http/app.ts")).toEqual({ kind: "root" });
+    expect(layerOf("src/http/routes/tasks.ts")).toEqual({ kind: "door", door: "rest" });
+    expect(layerOf("src/mcp/task-tools.ts")).toEqual({ kind: "door", door: "mcp" });
+    expect(layerOf("src/console/pages/task.tsx")).toEqual({ kind: "door", door: "console" });
+    expect(layerOf("src/oauth/routes.tsx")).toEqual({ kind: "door", door: "oauth" });
+    expect(layerOf("src/oauth/grants.ts")).toEqual({ kind: "domain" });
+    expect(layerOf("src/http/auth.ts")).toEqual({ kind: "web" });
+    expect(layerOf("src/services/tasks.ts")).toEqual({ kind: "domain" });
+  });
+
+  it("fails a graph that breaks each rule, and passes one that keeps them", () => {
+    const sources = {
+      "src/index.ts": 'import { app } from "./http/app";',
+      "src/http/app.ts": 'import "./routes/tasks"; import "../mcp/endpoint"; import "../console/app";',
+      "src/http/auth.ts": 'import "../services/tasks";',
+      "src/http/routes/tasks.ts": 'import "../auth"; import "../../services/tasks"; import "../../mcp/results";',
+      "src/mcp/endpoint.ts": 'import "../http/auth"; import "../http/routes/tasks";',
+      "src/mcp/results.ts": "",
+      "src/console/app.tsx": 'import "../services/tasks";',
+      "src/services/tasks.ts": 'import "../http/routes/tasks"; import "../console/app";',
+      "src/tasks/listing.ts": 'import "../http/auth"; import "../providers/sandbox/adapter";',
+      "src/providers/registry.ts": 'import "./sandbox/adapter";',
+      "src/providers/sandbox/adapter.ts": 'import "./media";',
+      "src/providers/sandbox/media.ts": "",
+    };
+    expect(violations(importGraph(sources), [])).toEqual([
+      "src/http/routes/tasks.ts -> src/mcp/results.ts: the rest door imports the mcp door",
+      "src/mcp/endpoint.ts -> src/http/routes/tasks.ts: the mcp door imports the rest door",
+      "src/services/tasks.ts -> src/console/app.tsx: the domain imports the console door",
+      "src/services/tasks.ts -> src/http/routes/tasks.ts: the domain imports the rest door",
+      "src/tasks/listing.ts -> src/http/auth.ts: the domain imports the HTTP plumbing",
+      "src/tasks/listing.ts -> src/providers/sandbox/adapter.ts: only the provider registry may import the sandbox",
+    ]);
+    const kept = Object.fromEntries(
+      Object.entries(sources).map(([f, t]) => [
+        f,
+        t.replace(/import "[^"]*(mcp\/results|routes\/tasks|console\/app|http\/auth|sandbox\/adapter)";/g, (m, _x, _o) =>
+          f === "src/http/app.ts" || f === "src/providers/registry.ts" || f === "src/mcp/endpoint.ts" ? m : "",
+        ),
+      ]),
+    );
+    kept["src/mcp/endpoint.ts"] = 'import "../http/auth";';
+    expect(violations(importGraph(kept), [])).toEqual([]);
+  });
+
+  it("fails an allowance that no import uses any more", () => {
+    const graph = importGraph({ "src/mcp/a.ts": "", "src/console/b.ts": "" });
+    expect(violations(graph, [{ from: "src/mcp/a.ts", to: "src/console/b.ts", why: "x" }])).toEqual([
+      "src/mcp/a.ts -> src/console/b.ts: allowed, but no such import is left; drop the allowance",
+    ]);
+  });
+
+  it("finds a cast of a stub's answer outside the facade", () => {
+    const sources = {
+      "src/services/task-rpc.ts": "read: (scope) => stub.read(scope) as unknown as Promise<Envelope | null>;",
+      "src/console/pages/new-task.tsx":
+        "return (await taskObjectFor(c.env, tenantId, mode, key).read(tenantScope(tenantId))) as unknown as Envelope | null;",
+      "src/tasks/admit.ts": "const seen = (await stub.replay(hash, mode)) as unknown as CreateResult | null;",
+      "src/providers/ark/tasks.ts": "return t as unknown as ArkTask;",
+    };
+    expect(stubCasts(sources)).toEqual(["src/console/pages/new-task.tsx", "src/tasks/admit.ts"]);
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * The layering rules of src/ (docs/architecture.md), as a check over the import graph: which
+ * layer a file belongs to, what it imports, and every import the rules forbid.
+ */
+
+export type Layer =
+  | { kind: "root" }
+  | { kind: "door"; door: "rest" | "mcp" | "console" | "oauth" }
+  | { kind: "web" }
+  | { kind: "domain" };
+
+/** Where the Worker is put together: it mounts every door, so it alone may import them all. */
+const ROOTS = new Set(["src/index.ts", "src/http/app.ts"]);
+/** The sandbox provider, and the one file that may reach it: the provider registry. */
+const SANDBOX = "src/providers/sandbox/";
+const SANDBOX_GATE = "src/providers/registry.ts";
+
+/**
+ * Imports the rules forbid that the code still has, each with why. An entry that no longer
+ * matches an import fails the check, so the list only ever shrinks.
+ */
+export const ALLOWED: readonly { from: string; to: string; why: string }[] = [
+  {
+    from: "src/oauth/routes.tsx",
+    to: "src/console/layout.tsx",
+    why: "the authorization endpoint's one HTML refusal is drawn in the console's page frame",
+  },
+  {
+    from: "src/http/routes/voice-previews.ts",
+    to: "src/providers/sandbox/media.ts",
+    why: "voice previews are sandbox speech until the sandbox answers through its own Worker",
+  },
+  {
+    from: "src/providers/chat.ts",
+    to: "src/providers/sandbox/chat.ts",
+    why: "the chat router reaches the sandbox's chat until the sandbox answers through its own Worker",
+  },
+];
+
+export function layerOf(file: string): Layer {
+  if (ROOTS.has(file)) return { kind: "root" };
+  if (file.startsWith("src/http/routes/")) return { kind: "door", door: "rest" };
+  if (file.startsWith("src/mcp/")) return { kind: "door", door: "mcp" };
+  if (file.startsWith("src/console/")) return { kind: "door", door: "console" };
+  if (file === "src/oauth/routes.tsx") return { kind: "door", door: "oauth" };
+  // The rest of src/http/: the HTTP plumbing the doors share (context, key auth, body reading).
+  if (file.startsWith("src/http/")) return { kind: "web" };
+  return { kind: "domain" };
+}
+
+const IMPORT =
+  /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?(?:[\w*${}\s,]+?\s+from\s+)?["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g;
+
+/** The specifiers a source file imports or re-exports, static or dynamic. */
+export function importsOf(source: string): string[] {
+  const text = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+  return [...text.matchAll(IMPORT)].map((m) => (m[1] ?? m[2]) as string);
+}
+
+function normalize(path: string): string {
+  const out: string[] = [];
+  for (const part of path.split("/")) {
+    if (part === "..") out.pop();
+    else if (part !== "." && part !== "") out.push(part);
+  }
+  return out.join("/");
+}
+
+/** The file a relative specifier names among `files`, or null (a package, an asset). */
+export function resolveImport(from: string, spec: string, files: ReadonlySet<string>): string | null {
+  if (!spec.startsWith(".")) return null;
+  const base = normalize(`${from.slice(0, from.lastIndexOf("/"))}/${spec.replace(/\?.*$/, "")}`);
+  for (const candidate of [base, `${base}.ts`, `${base}.tsx`, `${base}/index.ts`, `${base}/index.tsx`]) {
+    if (files.has(candidate)) return candidate;
+  }
+  return null;
+}
+
+/** file → the files it imports, for every source file given as path → text. */
+export function importGraph(sources: Record<string, string>): Map<string, string[]> {
+  const files = new Set(Object.keys(sources));
+  const graph = new Map<string, string[]>();
+  for (const [file, text] of Object.entries(sources)) {
+    const targets = importsOf(text)
+      .map((spec) => resolveImport(file, spec, files))
+      .filter((t): t is string => t !== null);
+    graph.set(file, [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/** Why `from` may not import `to`, or null when it may. */
+export function ruleBroken(from: string, to: string): string | null {
+  if (to.startsWith(SANDBOX) && !from.startsWith(SANDBOX) && from !== SANDBOX_GATE) {
+    return "only the provider registry may import the sandbox";
+  }
+  const a = layerOf(from);
+  const b = layerOf(to);
+  if (a.kind === "root") return null;
+  if (b.kind === "root") return "nothing but the Worker's entry imports the app that mounts the doors";
+  if (a.kind === "door" && b.kind === "door" && a.door !== b.door) return `the ${a.door} door imports the ${b.door} door`;
+  if (a.kind === "web" && b.kind === "door") return `the shared HTTP plumbing imports the ${b.door} door`;
+  if (a.kind === "domain" && b.kind === "door") return `the domain imports the ${b.door} door`;
+  if (a.kind === "domain" && b.kind === "web") return "the domain imports the HTTP plumbing";
+  return null;
+}
+
+/** Every forbidden import of the graph as `from -> to: why`, and every allowance that matches nothing. */
+export function violations(graph: Map<string, string[]>, allowed = ALLOWED): string[] {
+  const out: string[] = [];
+  const used = new Set<string>();
+  for (const [from, targets] of graph) {
+    for (const to of targets) {
+      const why = ruleBroken(from, to);
+      if (!why) continue;
+      const allowance = allowed.find((a) => a.from === from && a.to === to);
+      if (allowance) used.add(`${from} -> ${to}`);
+      else out.push(`${from} -> ${to}: ${why}`);
+    }
+  }
+  for (const a of allowed) {
+    if (!used.has(`${a.from} -> ${a.to}`))
+      out.push(`${a.from} -> ${a.to}: allowed, but no such import is left; drop the allowance`);
+  }
+  return out.sort();
+}
+
+/** The one file that may cast a Durable Object stub's answers (Workers RPC cannot type them). */
+export const RPC_FACADE = "src/services/task-rpc.ts";
+const STUB_CALL = /\b(?:stub|taskStub\(|taskObjectFor\(|getByName\(|\.get\(\s*env\.\w+\.idFromString)/;
+
+/** Files, other than the RPC facade, that cast a Durable Object call's answer with `as unknown as`. */
+export function stubCasts(sources: Record<string, string>): string[] {
+  const out: string[] = [];
+  for (const [file, text] of Object.entries(sources)) {
+    if (file === RPC_FACADE) continue;
+    for (const statement of text.split(";")) {
+      if (statement.includes("as unknown as") && STUB_CALL.test(statement)) out.push(file);
+    }
+  }
+  return [...new Set(out)].sort();
+}
