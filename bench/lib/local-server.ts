@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { devConfigArgs } from "../../scripts/lib/sandbox-worker.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
 
@@ -86,7 +87,7 @@ export interface WranglerDev {
 export const LOCAL_SECRETS = { STORAGE_ENCRYPTION_KEY: randomBytes(32).toString("base64") };
 
 /**
- * `wrangler dev` of one Worker config with state on /dev/shm and local tracing off, answering
+ * `wrangler dev` of the service (the API Worker and its sandbox Worker) or of one other Worker config, with state on /dev/shm and local tracing off, answering
  * on its inner workerd port when it can be found; `prepare` runs once the state folder exists.
  */
 export async function startWranglerDev(opts: {
@@ -102,7 +103,8 @@ export async function startWranglerDev(opts: {
     join(root, "node_modules/.bin/wrangler"),
     [
       "dev",
-      ...(opts.config ? ["--config", opts.config] : []),
+      // The service is two Workers: the API and the sandbox Worker it binds, in one dev session.
+      ...(opts.config ? ["--config", opts.config] : devConfigArgs()),
       "--ip",
       "127.0.0.1",
       "--port",

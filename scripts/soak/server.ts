@@ -8,6 +8,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "../../bench/lib/local-server.ts";
+import { devConfigArgs } from "../lib/sandbox-worker.ts";
 import type { History } from "./history.ts";
 
 export const root = new URL("../..", import.meta.url).pathname;
@@ -89,6 +90,8 @@ export class SoakServer {
       join(bin, "wrangler"),
       [
         "dev",
+        // The API Worker and the sandbox Worker it binds, in one dev session.
+        ...devConfigArgs(),
         "--ip",
         "127.0.0.1",
         "--port",

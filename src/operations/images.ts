@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import type { OutputFormat, Selection } from "../catalog/select";
 import { Canvas, commonTaskFields, ModelField, Palette, Prompt } from "../http/task-body";
-import { formatMime } from "../media/encode/formats";
+import { formatMime } from "../media/output-formats";
 import { MediaInput } from "../media/resolve-input";
 import { EXAMPLE_IMAGE } from "./examples";
 import { maxOutputTokens, promptTokens, refs, resolved, SANITY_BOUNDS, tierOf } from "./shared";

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import type { OutputFormat } from "../catalog/select";
 import { ApiError } from "../errors/api-error";
 import { commonTaskFields, ModelField, Prompt, RequiredModelField } from "../http/task-body";
-import { formatMime } from "../media/encode/formats";
+import { formatMime } from "../media/output-formats";
 import { MediaInput } from "../media/resolve-input";
 import { EXAMPLE_IMAGE, EXAMPLE_VIDEO } from "./examples";
 import { maxOutputTokens, promptTokens, refs, resolved, SANITY_BOUNDS } from "./shared";
