@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { devConfigArgs } from "../../scripts/lib/sandbox-worker.ts";
+import { SANDBOX_CONFIG, sandboxWorkerName } from "../../scripts/lib/sandbox-worker.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
 
@@ -99,34 +99,41 @@ export async function startWranglerDev(opts: {
   prepare?: (state: string) => void;
 }): Promise<WranglerDev> {
   const state = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : "/tmp", "bench-state-"));
-  const child: ChildProcess = spawn(
-    join(root, "node_modules/.bin/wrangler"),
-    [
-      "dev",
-      // The service is two Workers: the API and the sandbox Worker it binds, in one dev session.
-      ...(opts.config ? ["--config", opts.config] : devConfigArgs()),
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(opts.port),
-      "--persist-to",
-      state,
-      "--log-level",
-      "warn",
-      ...Object.entries({ ...(opts.config ? {} : LOCAL_SECRETS), ...opts.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
-      ...(opts.args ?? []),
-    ],
-    {
-      cwd: root,
-      env: { ...process.env, X_LOCAL_OBSERVABILITY: "false", WRANGLER_SEND_METRICS: "false" },
-      stdio: ["ignore", "ignore", "inherit"],
-    },
-  );
+  // This server's own registry of local Workers, so that its API binds its own sandbox Worker.
+  const env = {
+    ...process.env,
+    X_LOCAL_OBSERVABILITY: "false",
+    WRANGLER_SEND_METRICS: "false",
+    WRANGLER_REGISTRY_PATH: join(state, "registry"),
+  };
+  const children: ChildProcess[] = [];
   const stop = () => {
-    child.kill("SIGTERM");
+    for (const child of children) child.kill("SIGTERM");
     rmSync(state, { recursive: true, force: true });
   };
   try {
+    // The service is two Workers: the sandbox Worker runs in a workerd process of its own, as it
+    // runs apart in production, and the API binds it through the registry.
+    if (!opts.config) children.push(await startSandboxWorker(state, env));
+    const child: ChildProcess = spawn(
+      join(root, "node_modules/.bin/wrangler"),
+      [
+        "dev",
+        ...(opts.config ? ["--config", opts.config] : []),
+        "--ip",
+        "127.0.0.1",
+        "--port",
+        String(opts.port),
+        "--persist-to",
+        state,
+        "--log-level",
+        "warn",
+        ...Object.entries({ ...(opts.config ? {} : LOCAL_SECRETS), ...opts.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+        ...(opts.args ?? []),
+      ],
+      { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] },
+    );
+    children.push(child);
     opts.prepare?.(state);
     await waitUp(`http://127.0.0.1:${opts.port}`);
     const { base, where } = await innerBase(opts.port, child.pid as number);
@@ -135,6 +142,36 @@ export async function startWranglerDev(opts: {
     stop();
     throw e;
   }
+}
+
+/** The sandbox Worker's own `wrangler dev`, once it is in the registry the API looks it up in. */
+async function startSandboxWorker(state: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(
+    join(root, "node_modules/.bin/wrangler"),
+    [
+      "dev",
+      "-c",
+      SANDBOX_CONFIG,
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(await freePort()),
+      "--persist-to",
+      join(state, "sandbox"),
+      "--inspector-port",
+      String(await freePort()),
+      "--log-level",
+      "warn",
+    ],
+    { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] },
+  );
+  for (let i = 0; i < 300; i++) {
+    if (existsSync(join(state, "registry", sandboxWorkerName()))) return child;
+    if (child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill("SIGTERM");
+  throw new Error("the sandbox Worker did not start");
 }
 
 /** Loads catalog-data/ into the local KV of a `wrangler dev` state folder (a `prepare` step). */

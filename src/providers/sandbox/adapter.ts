@@ -102,6 +102,7 @@ export const sandboxAdapter: ProviderAdapter = {
   defaultBaseUrl: "",
   capabilities: PROVIDERS.sandbox?.media ?? [],
   chat: true,
+  simulated: true,
 
   async submit(job, ctx) {
     return { job_id: `sbx_${hash32(job.task_id).toString(16)}`, submitted_at: ctx.now };
