@@ -3,7 +3,7 @@
  * `wrangler dev` with state on /dev/shm and local tracing off, on the inner workerd port
  * (wrangler's proxy caps throughput and would compress every ratio) when it can be found.
  */
-import { type ChildProcess, execSync, spawn } from "node:child_process";
+import { type ChildProcess, execSync, type StdioOptions, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
@@ -114,7 +114,7 @@ export async function startWranglerDev(opts: {
   try {
     // The service is two Workers: the sandbox Worker runs in a workerd process of its own, as it
     // runs apart in production, and the API binds it through the registry.
-    if (!opts.config) children.push(await startSandboxWorker(state, env));
+    if (!opts.config) children.push(await startSandboxWorker({ env, persistTo: join(state, "sandbox") }));
     const child: ChildProcess = spawn(
       join(root, "node_modules/.bin/wrangler"),
       [
@@ -144,8 +144,18 @@ export async function startWranglerDev(opts: {
   }
 }
 
-/** The sandbox Worker's own `wrangler dev`, once it is in the registry the API looks it up in. */
-async function startSandboxWorker(state: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+/**
+ * The sandbox Worker's own `wrangler dev`, in a workerd of its own (one workerd runs all its Workers
+ * on one thread, so an encode there would hold up the API), returned once it is in the registry of
+ * `env.WRANGLER_REGISTRY_PATH`, where the API's binding finds it.
+ */
+export async function startSandboxWorker(opts: {
+  env: NodeJS.ProcessEnv;
+  persistTo: string;
+  stdio?: StdioOptions;
+}): Promise<ChildProcess> {
+  const registry = opts.env.WRANGLER_REGISTRY_PATH;
+  if (!registry) throw new Error("the sandbox Worker needs a registry of its own (WRANGLER_REGISTRY_PATH)");
   const child = spawn(
     join(root, "node_modules/.bin/wrangler"),
     [
@@ -157,16 +167,17 @@ async function startSandboxWorker(state: string, env: NodeJS.ProcessEnv): Promis
       "--port",
       String(await freePort()),
       "--persist-to",
-      join(state, "sandbox"),
+      opts.persistTo,
       "--inspector-port",
       String(await freePort()),
       "--log-level",
       "warn",
+      "--show-interactive-dev-session=false",
     ],
-    { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] },
+    { cwd: root, env: opts.env, stdio: opts.stdio ?? ["ignore", "ignore", "inherit"] },
   );
   for (let i = 0; i < 300; i++) {
-    if (existsSync(join(state, "registry", sandboxWorkerName()))) return child;
+    if (existsSync(join(registry, sandboxWorkerName()))) return child;
     if (child.exitCode !== null) break;
     await new Promise((r) => setTimeout(r, 200));
   }
