@@ -28,15 +28,23 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function waitUp(base: string) {
+/** Whether CHILD answers on BASE within a minute; false when it exits first. */
+async function waitUp(base: string, child: ChildProcess): Promise<boolean> {
   for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null || child.signalCode !== null) return false;
     try {
-      if ((await fetch(`${base}/healthz`)).ok) return;
+      if ((await fetch(`${base}/healthz`)).ok) return true;
     } catch {}
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error("server did not start");
 }
+
+/**
+ * Servers started at once can race for the ports wrangler picks for itself (its Workers' direct
+ * sockets): one then exits with "Address already in use". It is started again, at most thrice.
+ */
+const START_ATTEMPTS = 3;
 
 /** Process ids under `pid`, so that only this run's workerd is measured. */
 function descendants(pid: number): Set<number> {
@@ -115,27 +123,33 @@ export async function startWranglerDev(opts: {
     // The service is two Workers: the sandbox Worker runs in a workerd process of its own, as it
     // runs apart in production, and the API binds it through the registry.
     if (!opts.config) children.push(await startSandboxWorker({ env, persistTo: join(state, "sandbox") }));
-    const child: ChildProcess = spawn(
-      join(root, "node_modules/.bin/wrangler"),
-      [
-        "dev",
-        ...(opts.config ? ["--config", opts.config] : []),
-        "--ip",
-        "127.0.0.1",
-        "--port",
-        String(opts.port),
-        "--persist-to",
-        state,
-        "--log-level",
-        "warn",
-        ...Object.entries({ ...(opts.config ? {} : LOCAL_SECRETS), ...opts.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
-        ...(opts.args ?? []),
-      ],
-      { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] },
-    );
+    const spawnApi = () =>
+      spawn(
+        join(root, "node_modules/.bin/wrangler"),
+        [
+          "dev",
+          ...(opts.config ? ["--config", opts.config] : []),
+          "--ip",
+          "127.0.0.1",
+          "--port",
+          String(opts.port),
+          "--persist-to",
+          state,
+          "--log-level",
+          "warn",
+          ...Object.entries({ ...(opts.config ? {} : LOCAL_SECRETS), ...opts.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+          ...(opts.args ?? []),
+        ],
+        { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] },
+      );
+    let child = spawnApi();
     children.push(child);
     opts.prepare?.(state);
-    await waitUp(`http://127.0.0.1:${opts.port}`);
+    for (let attempt = 1; !(await waitUp(`http://127.0.0.1:${opts.port}`, child)); attempt++) {
+      if (attempt === START_ATTEMPTS) throw new Error("wrangler dev exited before it answered");
+      child = spawnApi();
+      children.push(child);
+    }
     const { base, where } = await innerBase(opts.port, child.pid as number);
     return { base, where, state, stop };
   } catch (e) {
@@ -156,32 +170,33 @@ export async function startSandboxWorker(opts: {
 }): Promise<ChildProcess> {
   const registry = opts.env.WRANGLER_REGISTRY_PATH;
   if (!registry) throw new Error("the sandbox Worker needs a registry of its own (WRANGLER_REGISTRY_PATH)");
-  const child = spawn(
-    join(root, "node_modules/.bin/wrangler"),
-    [
-      "dev",
-      "-c",
-      SANDBOX_CONFIG,
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(await freePort()),
-      "--persist-to",
-      opts.persistTo,
-      "--inspector-port",
-      String(await freePort()),
-      "--log-level",
-      "warn",
-      "--show-interactive-dev-session=false",
-    ],
-    { cwd: root, env: opts.env, stdio: opts.stdio ?? ["ignore", "ignore", "inherit"] },
-  );
-  for (let i = 0; i < 300; i++) {
-    if (existsSync(join(registry, sandboxWorkerName()))) return child;
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 200));
+  for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+    const child = spawn(
+      join(root, "node_modules/.bin/wrangler"),
+      [
+        "dev",
+        "-c",
+        SANDBOX_CONFIG,
+        "--ip",
+        "127.0.0.1",
+        "--port",
+        String(await freePort()),
+        "--persist-to",
+        opts.persistTo,
+        "--inspector-port",
+        String(await freePort()),
+        "--log-level",
+        "warn",
+        "--show-interactive-dev-session=false",
+      ],
+      { cwd: root, env: opts.env, stdio: opts.stdio ?? ["ignore", "ignore", "inherit"] },
+    );
+    for (let i = 0; i < 300 && child.exitCode === null && child.signalCode === null; i++) {
+      if (existsSync(join(registry, sandboxWorkerName()))) return child;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    child.kill("SIGTERM");
   }
-  child.kill("SIGTERM");
   throw new Error("the sandbox Worker did not start");
 }
 
