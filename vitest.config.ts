@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { readCatalogFiles } from "./scripts/lib/catalog-files.ts";
+import { sandboxAuxiliaryWorker } from "./scripts/lib/sandbox-worker.ts";
 import { findChromium, INSTALL_HINT } from "./test/browser/chromium.ts";
 import { fakeKey } from "./test/providers/fakes/kit.ts";
 import { fakeProviders } from "./test/providers/fakes/setup.ts";
@@ -49,11 +50,14 @@ function providerBindings(inject: (key: string) => unknown): Record<string, stri
  * `providers`: real adapters configured against the fake upstreams (the conformance suite).
  */
 function worker(environment?: string, providers = false) {
+  // The sandbox Worker the API binds as SANDBOX, as it runs in production: another Worker.
+  const sandbox = sandboxAuxiliaryWorker(environment);
   return cloudflareTest(({ inject }) => ({
     // workerd's own diagnostics (stack addresses, expected disconnects of the crash drills) stay out of the log.
     verbose: false,
     wrangler: { configPath: "./wrangler.toml", ...(environment ? { environment } : {}) },
     miniflare: {
+      workers: [sandbox],
       bindings: {
         TEST_CATALOG: JSON.stringify(catalogFiles),
         SPEC_ERROR_TABLE: JSON.stringify(specErrorRows),

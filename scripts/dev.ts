@@ -2,7 +2,8 @@
  * `npm start`: a complete local service on Miniflare.
  * 1. ADMIN_TOKEN and STORAGE_ENCRYPTION_KEY in .dev.vars (generated when missing; the file is git-ignored).
  * 2. catalog-data/ checked and loaded into the local KV.
- * 3. wrangler dev on 127.0.0.1:$PORT (default 8787); state persists in .wrangler/state.
+ * 3. wrangler dev on 127.0.0.1:$PORT (default 8787) running the API Worker and the sandbox Worker it
+ *    binds (src/sandbox-worker); state persists in .wrangler/state.
  * 4. On first run, a dev tenant with credits and an API key (kept in .wrangler/dev-tenant.json),
  *    owned by DEV_EMAIL (default dev@example.com), who signs in to the console at /console with
  *    the code the local outbox prints in this log.
@@ -16,6 +17,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { catalogEntries } from "../src/catalog/store.ts";
 import { buildFromDisk } from "./build-catalog.ts";
+import { devConfigArgs } from "./lib/sandbox-worker.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const port = Number(process.env.PORT ?? 8787);
@@ -142,7 +144,19 @@ loadCatalog();
 const vars = workerVars();
 const child = spawn(
   wrangler,
-  ["dev", "--ip", "127.0.0.1", "--port", String(port), "--env-file", vars.file, "--log-level", process.env.LOG_LEVEL ?? "info"],
+  // The API Worker (it answers the port) and the sandbox Worker it binds, in one dev session.
+  [
+    "dev",
+    ...devConfigArgs(),
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--env-file",
+    vars.file,
+    "--log-level",
+    process.env.LOG_LEVEL ?? "info",
+  ],
   {
     cwd: root,
     stdio: ["inherit", "inherit", "inherit"],

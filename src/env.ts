@@ -4,6 +4,7 @@ import type { RateCounterObject } from "./accounts/rate-counter-object";
 import type { OutboxObject } from "./mail/outbox";
 import type { OAuthObject } from "./oauth/oauth-object";
 import type { UserObject } from "./people/user-object";
+import type { SandboxService } from "./providers/sandbox/rpc";
 import type { AiBinding } from "./safety/providers/llama-guard";
 import type { TaskObject } from "./tasks/task-object";
 
@@ -66,6 +67,8 @@ export interface Env {
   SANDBOX_MUSIC_SECONDS?: string;
   /** Multiplies the sandbox's latency profile; "0" makes it finish at once. */
   SANDBOX_LATENCY_SCALE?: string;
+  /** The sandbox Worker (src/sandbox-worker), by a service binding: it makes the sandbox's outputs. */
+  SANDBOX?: SandboxService;
   /**
    * The deployment's public address (per region): links, artifact URLs, input URLs for upstreams and
    * webhook URLs are built from it, never from a request's Host. Unset: links are relative paths.

@@ -3,11 +3,12 @@
  * `wrangler dev` with state on /dev/shm and local tracing off, on the inner workerd port
  * (wrangler's proxy caps throughput and would compress every ratio) when it can be found.
  */
-import { type ChildProcess, execSync, spawn } from "node:child_process";
+import { type ChildProcess, execSync, type StdioOptions, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { SANDBOX_CONFIG, sandboxWorkerName } from "../../scripts/lib/sandbox-worker.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
 
@@ -27,15 +28,23 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function waitUp(base: string) {
+/** Whether CHILD answers on BASE within a minute; false when it exits first. */
+async function waitUp(base: string, child: ChildProcess): Promise<boolean> {
   for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null || child.signalCode !== null) return false;
     try {
-      if ((await fetch(`${base}/healthz`)).ok) return;
+      if ((await fetch(`${base}/healthz`)).ok) return true;
     } catch {}
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error("server did not start");
 }
+
+/**
+ * Servers started at once can race for the ports wrangler picks for itself (its Workers' direct
+ * sockets): one then exits with "Address already in use". It is started again, at most thrice.
+ */
+const START_ATTEMPTS = 3;
 
 /** Process ids under `pid`, so that only this run's workerd is measured. */
 function descendants(pid: number): Set<number> {
@@ -86,7 +95,27 @@ export interface WranglerDev {
 export const LOCAL_SECRETS = { STORAGE_ENCRYPTION_KEY: randomBytes(32).toString("base64") };
 
 /**
- * `wrangler dev` of one Worker config with state on /dev/shm and local tracing off, answering
+ * Under a test runner a server's own warnings are kept, and shown only if it fails to start: a
+ * passing run's log is its results (the tests check what the servers answer).
+ */
+const QUIET = Boolean(process.env.VITEST);
+
+/** The stdio of a local server's process: its stderr piped (and kept) when quiet. */
+function serverStdio(): StdioOptions {
+  return ["ignore", "ignore", QUIET ? "pipe" : "inherit"];
+}
+
+/** Keeps the last 200 chunks of a piped stderr in `kept` (and so never lets the pipe fill). */
+function keepStderr(child: ChildProcess, kept: string[]): ChildProcess {
+  child.stderr?.on("data", (chunk: Buffer) => {
+    kept.push(chunk.toString());
+    if (kept.length > 200) kept.shift();
+  });
+  return child;
+}
+
+/**
+ * `wrangler dev` of the service (the API Worker and its sandbox Worker) or of one other Worker config, with state on /dev/shm and local tracing off, answering
  * on its inner workerd port when it can be found; `prepare` runs once the state folder exists.
  */
 export async function startWranglerDev(opts: {
@@ -98,42 +127,50 @@ export async function startWranglerDev(opts: {
   prepare?: (state: string) => void;
 }): Promise<WranglerDev> {
   const state = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : "/tmp", "bench-state-"));
-  const child: ChildProcess = spawn(
-    join(root, "node_modules/.bin/wrangler"),
-    [
-      "dev",
-      ...(opts.config ? ["--config", opts.config] : []),
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(opts.port),
-      "--persist-to",
-      state,
-      "--log-level",
-      "warn",
-      ...Object.entries({ ...(opts.config ? {} : LOCAL_SECRETS), ...opts.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
-      ...(opts.args ?? []),
-    ],
-    {
-      cwd: root,
-      env: { ...process.env, X_LOCAL_OBSERVABILITY: "false", WRANGLER_SEND_METRICS: "false" },
-      // Under a test runner the server's own warnings are kept, and shown only if it fails to start:
-      // a passing run's log is its results (the tests check what the server answers).
-      stdio: ["ignore", "ignore", process.env.VITEST ? "pipe" : "inherit"],
-    },
-  );
+  // This server's own registry of local Workers, so that its API binds its own sandbox Worker.
+  const env = {
+    ...process.env,
+    X_LOCAL_OBSERVABILITY: "false",
+    WRANGLER_SEND_METRICS: "false",
+    WRANGLER_REGISTRY_PATH: join(state, "registry"),
+  };
+  const children: ChildProcess[] = [];
   const kept: string[] = [];
-  child.stderr?.on("data", (chunk: Buffer) => {
-    kept.push(chunk.toString());
-    if (kept.length > 200) kept.shift();
-  });
   const stop = () => {
-    child.kill("SIGTERM");
+    for (const child of children) child.kill("SIGTERM");
     rmSync(state, { recursive: true, force: true });
   };
   try {
+    // The service is two Workers: the sandbox Worker runs in a workerd process of its own, as it
+    // runs apart in production, and the API binds it through the registry.
+    if (!opts.config) children.push(await startSandboxWorker({ env, persistTo: join(state, "sandbox"), kept }));
+    const spawnApi = () =>
+      spawn(
+        join(root, "node_modules/.bin/wrangler"),
+        [
+          "dev",
+          ...(opts.config ? ["--config", opts.config] : []),
+          "--ip",
+          "127.0.0.1",
+          "--port",
+          String(opts.port),
+          "--persist-to",
+          state,
+          "--log-level",
+          "warn",
+          ...Object.entries({ ...(opts.config ? {} : LOCAL_SECRETS), ...opts.vars }).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+          ...(opts.args ?? []),
+        ],
+        { cwd: root, env, stdio: serverStdio() },
+      );
+    let child = keepStderr(spawnApi(), kept);
+    children.push(child);
     opts.prepare?.(state);
-    await waitUp(`http://127.0.0.1:${opts.port}`);
+    for (let attempt = 1; !(await waitUp(`http://127.0.0.1:${opts.port}`, child)); attempt++) {
+      if (attempt === START_ATTEMPTS) throw new Error("wrangler dev exited before it answered");
+      child = keepStderr(spawnApi(), kept);
+      children.push(child);
+    }
     const { base, where } = await innerBase(opts.port, child.pid as number);
     return { base, where, state, stop };
   } catch (e) {
@@ -141,6 +178,51 @@ export async function startWranglerDev(opts: {
     if (kept.length) process.stderr.write(kept.join(""));
     throw e;
   }
+}
+
+/**
+ * The sandbox Worker's own `wrangler dev`, in a workerd of its own (one workerd runs all its Workers
+ * on one thread, so an encode there would hold up the API), returned once it is in the registry of
+ * `env.WRANGLER_REGISTRY_PATH`, where the API's binding finds it.
+ */
+export async function startSandboxWorker(opts: {
+  env: NodeJS.ProcessEnv;
+  persistTo: string;
+  stdio?: StdioOptions;
+  /** Where its stderr is kept when its stdio is the quiet default under a test runner. */
+  kept?: string[];
+}): Promise<ChildProcess> {
+  const registry = opts.env.WRANGLER_REGISTRY_PATH;
+  if (!registry) throw new Error("the sandbox Worker needs a registry of its own (WRANGLER_REGISTRY_PATH)");
+  for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
+    const child = spawn(
+      join(root, "node_modules/.bin/wrangler"),
+      [
+        "dev",
+        "-c",
+        SANDBOX_CONFIG,
+        "--ip",
+        "127.0.0.1",
+        "--port",
+        String(await freePort()),
+        "--persist-to",
+        opts.persistTo,
+        "--inspector-port",
+        String(await freePort()),
+        "--log-level",
+        "warn",
+        "--show-interactive-dev-session=false",
+      ],
+      { cwd: root, env: opts.env, stdio: opts.stdio ?? serverStdio() },
+    );
+    if (!opts.stdio) keepStderr(child, opts.kept ?? []);
+    for (let i = 0; i < 300 && child.exitCode === null && child.signalCode === null; i++) {
+      if (existsSync(join(registry, sandboxWorkerName()))) return child;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    child.kill("SIGTERM");
+  }
+  throw new Error("the sandbox Worker did not start");
 }
 
 /** Loads catalog-data/ into the local KV of a `wrangler dev` state folder (a `prepare` step). */

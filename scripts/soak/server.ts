@@ -1,13 +1,14 @@
 /**
  * The service under soak: its own `wrangler dev` on 127.0.0.1, state in a directory of its own
- * that survives restarts, the catalog loaded into that state's KV once. `kill()` is a real crash:
- * SIGKILL to wrangler and every process under it (workerd, esbuild), nothing flushed; `start()`
- * again brings the same state back on the same port.
+ * that survives restarts, the catalog loaded into that state's KV once, and the sandbox Worker in a
+ * `wrangler dev` of its own beside it. `kill()` is a real crash of the API: SIGKILL to wrangler and
+ * every process under it (workerd, esbuild), nothing flushed; `start()` again brings the same state
+ * back on the same port.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
-import { freePort } from "../../bench/lib/local-server.ts";
+import { freePort, startSandboxWorker } from "../../bench/lib/local-server.ts";
 import type { History } from "./history.ts";
 
 export const root = new URL("../..", import.meta.url).pathname;
@@ -45,6 +46,8 @@ export interface ServerOptions {
 export class SoakServer {
   readonly base: string;
   private child: ChildProcess | null = null;
+  /** The sandbox Worker, in a workerd of its own: it outlives the API's crashes, as another Worker would. */
+  private sandbox: ChildProcess | null = null;
   private incarnation = 0;
   private inspectorPort = 0;
 
@@ -76,6 +79,8 @@ export class SoakServer {
       PATH: `${bin}:${process.env.PATH ?? ""}`,
       X_LOCAL_OBSERVABILITY: "false",
       WRANGLER_SEND_METRICS: "false",
+      // The run's own registry, so that its API binds its own sandbox Worker.
+      WRANGLER_REGISTRY_PATH: join(this.o.stateDir, "registry"),
     };
   }
 
@@ -84,6 +89,15 @@ export class SoakServer {
     if (this.child) throw new Error("the server is already running");
     this.incarnation++;
     this.inspectorPort ||= await freePort();
+    if (!this.sandbox) {
+      const sandboxLog = openSync(join(this.o.runDir, "wrangler-sandbox.log"), "a");
+      this.sandbox = await startSandboxWorker({
+        env: this.env(),
+        persistTo: join(this.o.stateDir, "sandbox"),
+        stdio: ["ignore", sandboxLog, sandboxLog],
+      });
+      closeSync(sandboxLog);
+    }
     const log = openSync(join(this.o.runDir, `wrangler-${this.incarnation}.log`), "a");
     const child = spawn(
       join(bin, "wrangler"),
@@ -155,12 +169,15 @@ export class SoakServer {
     return pids;
   }
 
-  /** Orderly stop at the end of the run (SIGTERM, then SIGKILL for whatever is left). */
+  /** Orderly stop at the end of the run (SIGTERM, then SIGKILL for whatever is left), the sandbox Worker's too. */
   async stop(): Promise<void> {
     const child = this.child;
-    if (!child?.pid) return;
-    const pids = descendants(child.pid);
-    child.kill("SIGTERM");
+    const sandbox = this.sandbox;
+    this.sandbox = null;
+    const pids = [child, sandbox].flatMap((c) => (c?.pid ? descendants(c.pid) : []));
+    if (pids.length === 0) return;
+    child?.kill("SIGTERM");
+    sandbox?.kill("SIGTERM");
     const until = Date.now() + 5000;
     while (Date.now() < until && pids.some(alive)) await sleep(100);
     for (const pid of pids.filter(alive)) {
@@ -170,7 +187,7 @@ export class SoakServer {
     }
     await this.gone(pids);
     this.child = null;
-    this.o.history.write({ type: "server", at: Date.now(), event: "stop", incarnation: this.incarnation });
+    if (child) this.o.history.write({ type: "server", at: Date.now(), event: "stop", incarnation: this.incarnation });
   }
 
   private async gone(pids: number[]): Promise<void> {

@@ -1,7 +1,7 @@
 /** Audio operations: music and text-to-speech. */
 import { z } from "@hono/zod-openapi";
 import { unicodeLength } from "../catalog/select";
-import { formatMime } from "../media/encode/formats";
+import { formatMime } from "../media/output-formats";
 import { commonTaskFields, ModelField, RequiredModelField } from "./fields";
 import { resolved } from "./shared";
 import { operation } from "./types";
@@ -161,7 +161,7 @@ export const textToSpeech = operation({
     pitch: body.pitch ?? 0,
     emotion: body.emotion,
   }),
-  // Opus is delivered in Ogg (audio/ogg), at 48 kHz whatever sample_rate says (see src/media/encode/ogg-opus.ts).
+  // Opus is delivered in Ogg (audio/ogg), at 48 kHz whatever sample_rate says (see src/sandbox-worker/encode/ogg-opus.ts).
   output: (body, selection) => ({
     param: "/format",
     mime: formatMime("audio", String(body.format ?? resolved(selection, "format") ?? "mp3")),

@@ -1,7 +1,7 @@
 /** Image operations: generation, image-to-image, edits and image understanding. */
 import { z } from "@hono/zod-openapi";
 import type { OutputFormat, Selection } from "../catalog/select";
-import { formatMime } from "../media/encode/formats";
+import { formatMime } from "../media/output-formats";
 import { MediaInput } from "../media/resolve-input";
 import { EXAMPLE_IMAGE } from "./examples";
 import { Canvas, commonTaskFields, ModelField, Palette, Prompt } from "./fields";

@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import type { OutputFormat } from "../catalog/select";
 import { ApiError } from "../errors/api-error";
-import { formatMime } from "../media/encode/formats";
+import { formatMime } from "../media/output-formats";
 import { MediaInput } from "../media/resolve-input";
 import { EXAMPLE_IMAGE, EXAMPLE_VIDEO } from "./examples";
 import { commonTaskFields, ModelField, Prompt, RequiredModelField } from "./fields";

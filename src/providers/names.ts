@@ -11,13 +11,19 @@ export interface ProviderServes {
   chat: boolean;
   /** No documented default host: PROVIDER_<NAME>_BASE_URL is required as well as the key. */
   needsBaseUrl?: boolean;
+  /** Its outputs are simulated, not a real model's: the envelope warns of it, and it alone speaks sample voices. */
+  simulated?: boolean;
 }
 
 const IMAGES = ["text_to_image", "image_to_image", "image_edit"] as const;
 
 export const PROVIDERS: Readonly<Record<string, ProviderServes>> = {
   // The simulator serves every capability there is.
-  sandbox: { media: CAPABILITIES.filter((c): c is MediaCapability => c !== "chat_completion"), chat: true },
+  sandbox: {
+    media: CAPABILITIES.filter((c): c is MediaCapability => c !== "chat_completion"),
+    chat: true,
+    simulated: true,
+  },
   openai: { media: [...IMAGES, "image_to_text", "text_to_speech", "video_prompt_enhance"], chat: true },
   "openai-compatible": { media: [], chat: true, needsBaseUrl: true },
   deepseek: { media: [], chat: true },

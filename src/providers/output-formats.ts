@@ -5,7 +5,7 @@
  * can actually hand back (the sandbox: its own encoders; an upstream: the formats its API takes).
  */
 import type { Capability } from "../catalog/schema";
-import { SANDBOX_OUTPUT_FORMATS } from "../media/encode/formats";
+import { SANDBOX_OUTPUT_FORMATS } from "../media/output-formats";
 
 type Kind = "image" | "audio" | "video";
 type Formats = Partial<Record<Kind, readonly string[]>>;

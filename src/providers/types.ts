@@ -79,6 +79,8 @@ export interface ProviderAdapter {
   readonly capabilities: readonly MediaCapability[];
   /** Whether it answers chat completions (`chatUpstream` in src/providers/chat.ts). */
   readonly chat?: boolean;
+  /** Its outputs are simulated, not a real model's (the sandbox); as its entry in names.ts says. */
+  readonly simulated?: boolean;
   submit(job: ProviderJob, ctx: ProviderContext): Promise<ProviderHandle>;
   poll(handle: ProviderHandle, job: ProviderJob, ctx: ProviderContext): Promise<PollResult>;
   /** Throws when the result cannot be read; the task object retries (3 attempts in all). */

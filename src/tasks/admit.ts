@@ -23,6 +23,7 @@ import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import { resolveMediaInput } from "../media/resolve-input";
 import { UPLOAD_CAP_BYTES } from "../media/uploads";
 import type { MediaRef, OperationContext, OperationSpec, StoredMedia } from "../operations/types";
+import { PROVIDERS } from "../providers/names";
 import { routeProduces } from "../providers/output-formats";
 import { liveProviders, type RoutePlan, routesFor } from "../providers/routing";
 import { FetchedImages, reviewAdmission } from "../safety/admission";
@@ -222,7 +223,7 @@ export async function admitOperation<B extends CommonFields>(
   if (live.length === 0) throw noLiveRoute(selection.model.model, spec.capability);
   const { routes, meters } = pricedRoutes(ctx, live, selection.card, spec.dimensions?.(opCtx) ?? {}, spec.usageKey);
   const route = routes[0] as RoutePlan;
-  if (voice?.sample && route.provider !== "sandbox") {
+  if (voice?.sample && !PROVIDERS[route.provider]?.simulated) {
     // A sample voice exists only in the simulator: no real upstream can speak it.
     throw new ApiError(
       "voice_model_incompatible",
@@ -356,7 +357,7 @@ function drillRouteOrder(env: Env, metadata: Record<string, string> | undefined,
 
 /** Sandbox output is never silent: the envelope says so, and why. */
 function simulatedWarning(ctx: AdmissionContext, model: string, provider: string) {
-  if (provider !== "sandbox") return [];
+  if (!PROVIDERS[provider]?.simulated) return [];
   return [
     {
       code: "simulated_output",

@@ -14,6 +14,7 @@ describe("provider registry", () => {
       expect(adapter?.name).toBe(name);
       expect([...(adapter?.capabilities ?? [])].sort()).toEqual([...serves.media].sort());
       expect(Boolean(adapter?.chat)).toBe(serves.chat);
+      expect(Boolean(adapter?.simulated)).toBe(Boolean(serves.simulated));
     }
     for (const name of adapterNames()) expect(Object.keys(PROVIDERS)).toContain(name);
   });

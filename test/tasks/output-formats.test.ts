@@ -2,12 +2,12 @@
  * Every output format a card lists, walked through the sandbox with a test-mode key: each one is
  * either produced (the task succeeds and its file probes as that format) or refused at admission
  * (422 unsupported_option at the format field) — never admitted and then failed. What the sandbox
- * can make is the data in src/media/encode/formats.ts; refusal must coincide with its absence.
+ * can make is the data in src/media/output-formats.ts; refusal must coincide with its absence.
  * (Whenever a card's format is admitted, that format is in the list the sandbox encodes from.)
  */
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { formatMime, SANDBOX_OUTPUT_FORMATS } from "../../src/media/encode/formats";
+import { formatMime, SANDBOX_OUTPUT_FORMATS } from "../../src/media/output-formats";
 import { probeMedia } from "../../src/media/probe";
 import { call, expectError, newTenant, type TestTenant } from "../helpers/api";
 import { newKey, waitFor } from "../helpers/tasks";

@@ -11,10 +11,10 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { call, newTenant, type TestTenant } from "../helpers/api";
 import { png, pngInput } from "../helpers/media-fixtures";
 import { newKey, waitFor } from "../helpers/tasks";
-import { expectedYuv, maxDifference } from "../media/encode/expected-yuv";
-import { avccNalUnits, nalHeader, parsePps, parseSps, readPcmPicture } from "../media/encode/h264-reader";
-import { majorBrand, probe } from "../media/encode/mp4-probe";
 import { artifactInput, catalogView, PATHS } from "../operations/requests";
+import { expectedYuv, maxDifference } from "../sandbox-worker/encode/expected-yuv";
+import { avccNalUnits, nalHeader, parsePps, parseSps, readPcmPicture } from "../sandbox-worker/encode/h264-reader";
+import { majorBrand, probe } from "../sandbox-worker/encode/mp4-probe";
 
 let t: TestTenant;
 let detail: Record<string, any> = {};
@@ -100,7 +100,7 @@ describe("video", () => {
     });
     const first = await firstAndLastPictures((await download(done.output.artifacts[0].url)).bytes);
     const src = decode(opening);
-    const { resizeRgb } = await import("../../src/media/encode/video");
+    const { resizeRgb } = await import("../../src/sandbox-worker/encode/video");
     const expected = expectedYuv(
       resizeRgb({ width: src.width, height: src.height, data: src.data as Uint8Array }, first.width, first.height),
       first.width,
@@ -142,7 +142,7 @@ describe("video", () => {
   });
 
   it("extension keeps the source as it was, then new frames (or before, new frames then the source), and its audio", async () => {
-    const { renderClip } = await import("../../src/media/encode/video");
+    const { renderClip } = await import("../../src/sandbox-worker/encode/video");
     for (const direction of ["after", "before"]) {
       const card = detail.video_extend.models.find((m: any) => (allowed(m, "direction") as string[]).includes(direction));
       const source = Math.max(card.inputs[0].hard_constraints.min_duration_seconds ?? 1, 2);

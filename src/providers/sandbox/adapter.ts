@@ -1,24 +1,19 @@
 /**
  * The built-in sandbox provider: an honest simulator that needs no upstream account. It is
  * stateless — progress follows the time since submission along a per-capability latency
- * profile — and deterministic for a given request and seed.
+ * profile — and deterministic for a given request and seed. Its outputs are made by the sandbox
+ * Worker (src/sandbox-worker), bound as SANDBOX, so that an encode runs outside the API's isolate.
  *
  * Fault injection (only where SANDBOX_FAULT_INJECTION is "true", as in local development and
  * tests): a task whose metadata has `sandbox_fault` naming FAULTS (comma-separated) behaves accordingly.
  */
 
-import { decode } from "fast-png";
 import type { Capability } from "../../catalog/schema";
-import type { Env } from "../../env";
 import { hash32 } from "../../lib/random";
-import { SANDBOX_OUTPUT_FORMATS } from "../../media/encode/formats";
-import type { ImageCapability, JobFor } from "../jobs";
 import { PROVIDERS } from "../names";
 import type { ProviderAdapter, ProviderContext, ProviderHandle, ProviderJob, ProviderResult } from "../types";
 import { ProviderError } from "../types";
-import { deriveImage, encodeImage, type Region, renderImage, type SandboxImageType } from "./images";
-import { music, speech, video } from "./media";
-import { enhancePrompt, imageToText, type StoredInput, videoToText } from "./understanding";
+import type { SandboxInput } from "./rpc";
 
 export const FAULTS = [
   "provider_error",
@@ -68,77 +63,38 @@ function nextPollMs(elapsed: number, total: number): number {
   return Math.ceil(Math.min(total - elapsed, Math.max(250, nextMark - elapsed)));
 }
 
-/** The simulators read requests field by field, whatever the capability. */
-function loose(request: object): Record<string, unknown> {
-  return request as Record<string, unknown>;
-}
-
 function seedOf(job: ProviderJob): number {
   const seed = (job.request as { seed?: unknown }).seed;
   return typeof seed === "number" ? seed >>> 0 : hash32(job.task_id);
 }
 
-function inputsOf(job: ProviderJob): StoredInput[] {
-  return job.inputs;
-}
-
-/** The picture an image-to-image or edit output derives from, decoded when it is a PNG. */
-async function basePicture(job: ProviderJob, env: Env) {
-  const images = inputsOf(job).filter((i) => i.kind === "image");
-  const base = job.capability === "image_edit" ? images[0] : images[images.length - 1];
-  if (base?.mime !== "image/png") return null;
-  const object = await env.ARTIFACTS.get(base.key);
-  if (!object) return null;
-  const png = decode(new Uint8Array(await object.arrayBuffer()));
-  const data = png.depth === 16 ? Uint8Array.from(png.data as Uint16Array, (v) => v >> 8) : (png.data as Uint8Array);
-  return { width: png.width, height: png.height, channels: png.channels, data };
-}
-
-async function images(job: JobFor<ImageCapability>, env: Env): Promise<ProviderResult> {
-  const request = job.request;
-  const dims = request.dimensions;
-  const count = Number(request.count ?? 1);
-  const base = job.capability === "text_to_image" ? null : await basePicture(job, env);
-  const regions = ((request.edit_regions as (Region & { image_index: number })[] | undefined) ?? []).filter(
-    (r) => r.image_index === 0,
+/** The inputs the simulator reads go with their bytes: PNG pictures, and the video an extension keeps. */
+async function inputsOf(job: ProviderJob, ctx: ProviderContext): Promise<SandboxInput[]> {
+  return Promise.all(
+    job.inputs.map(async (input) => {
+      const read = input.mime === "image/png" || (job.capability === "video_extend" && input.kind === "video");
+      // An input no longer stored is simulated as unreadable, as the sandbox always has.
+      const bytes = read ? await ctx.inputs.bytes(input).catch(() => undefined) : undefined;
+      return { ...input, ...(bytes ? { data: bytes } : {}) };
+    }),
   );
-  // The format admission resolved: the request's output_format, else the card's default.
-  const format = request.output_format ?? job.card.outputs?.format ?? "image/png";
-  if (!(SANDBOX_OUTPUT_FORMATS.image as readonly string[]).includes(format))
-    throw new ProviderError("unsupported_option", `sandbox: ${format} output is not simulated`);
-  const outputs = [];
-  for (let index = 0; index < count; index++) {
-    const spec = {
-      width: dims.width,
-      height: dims.height,
-      seed: seedOf(job),
-      prompt: String(request.prompt ?? ""),
-      index,
-      count,
-      palette: request.palette,
-      sequence: request.output_relationship === "sequence",
-    };
-    const pixels = base ? deriveImage(base, spec, regions) : renderImage(spec);
-    const file = await encodeImage(format as SandboxImageType, dims.width, dims.height, pixels);
-    outputs.push({
-      kind: "image" as const,
-      content_type: file.type,
-      bytes: file.bytes,
-      width: dims.width,
-      height: dims.height,
-      index,
-    });
-  }
-  return {
-    outputs,
-    usage: { image_count: count, image_pixels: dims.width * dims.height * count },
-    metadata: {
-      simulated: true,
-      provider: "sandbox",
-      note: "built-in simulator output, not a real model",
-      ...(job.capability !== "text_to_image" ? { derived_from_input: base !== null } : {}),
-    },
-  };
+}
+
+/** The outputs, made by the sandbox Worker (src/sandbox-worker) over its binding. */
+async function rendered(job: ProviderJob, ctx: ProviderContext): Promise<ProviderResult> {
+  const sandbox = ctx.env.SANDBOX;
+  if (!sandbox) throw new ProviderError("model_unavailable", "sandbox: this deployment has no SANDBOX binding");
+  const outcome = await sandbox.render({
+    task_id: job.task_id,
+    capability: job.capability,
+    request: job.request as unknown as Record<string, unknown>,
+    inputs: await inputsOf(job, ctx),
+    seed: seedOf(job),
+    ...(job.card.outputs?.format ? { card_format: job.card.outputs.format } : {}),
+    ...(ctx.env.SANDBOX_MUSIC_SECONDS ? { music_seconds: Number(ctx.env.SANDBOX_MUSIC_SECONDS) } : {}),
+  });
+  if ("error" in outcome) throw new ProviderError(outcome.error.code, outcome.error.message);
+  return outcome.result;
 }
 
 export const sandboxAdapter: ProviderAdapter = {
@@ -146,6 +102,7 @@ export const sandboxAdapter: ProviderAdapter = {
   defaultBaseUrl: "",
   capabilities: PROVIDERS.sandbox?.media ?? [],
   chat: true,
+  simulated: true,
 
   async submit(job, ctx) {
     return { job_id: `sbx_${hash32(job.task_id).toString(16)}`, submitted_at: ctx.now };
@@ -193,32 +150,7 @@ export const sandboxAdapter: ProviderAdapter = {
   async fetchResult(_handle, job, ctx) {
     if (faults(job, ctx).has("output_download"))
       throw new ProviderError("model_output_invalid", "sandbox: the simulated output URL returned 404");
-    switch (job.capability) {
-      case "text_to_image":
-      case "image_to_image":
-      case "image_edit":
-        return images(job, ctx.env);
-      case "image_to_text":
-        return imageToText(ctx.env, loose(job.request), inputsOf(job));
-      case "video_prompt_enhance":
-        return enhancePrompt(loose(job.request));
-      case "video_to_text":
-        return videoToText(loose(job.request), inputsOf(job));
-      case "text_to_video":
-      case "image_to_video":
-      case "reference_to_video":
-      case "frames_to_video":
-      case "video_extend":
-        return video(ctx.env, job.capability, loose(job.request), inputsOf(job), seedOf(job));
-      case "text_to_music":
-        return music(
-          loose(job.request),
-          seedOf(job),
-          ctx.env.SANDBOX_MUSIC_SECONDS ? Number(ctx.env.SANDBOX_MUSIC_SECONDS) : undefined,
-        );
-      case "text_to_speech":
-        return speech(loose(job.request), seedOf(job));
-    }
+    return rendered(job, ctx);
   },
 
   async cancel(_handle, job, ctx) {

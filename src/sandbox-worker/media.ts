@@ -1,17 +1,16 @@
 /**
- * Sandbox video, music and speech: real files from the encoders in src/media/encode, shaped by
+ * Sandbox video, music and speech: real files from the encoders in ./encode, shaped by
  * the request (duration, resolution tier, aspect ratio, container, audio, first and last frames,
  * formats and sample rates). Deterministic for a request and seed.
  */
 import { decode } from "fast-png";
-import type { Env } from "../../env";
-import { hash32 } from "../../lib/random";
-import { encodeFlac, encodeMp3, encodeOggOpus, encodePcm, encodeWav, synthesize } from "../../media/encode/audio";
-import { type Extension, extendClip } from "../../media/encode/extend";
-import { formatMime, type SANDBOX_OUTPUT_FORMATS } from "../../media/encode/formats";
-import { type RGBImage, renderClip } from "../../media/encode/video";
-import { encodePng } from "../../media/png";
-import { ProviderError, type ProviderOutput, type ProviderResult } from "../types";
+import { hash32 } from "../lib/random";
+import { formatMime, type SANDBOX_OUTPUT_FORMATS } from "../media/output-formats";
+import { encodePng } from "../media/png";
+import { ProviderError, type ProviderOutput, type ProviderResult } from "../providers/types";
+import { encodeFlac, encodeMp3, encodeOggOpus, encodePcm, encodeWav, synthesize } from "./encode/audio";
+import { type Extension, extendClip } from "./encode/extend";
+import { type RGBImage, renderClip } from "./encode/video";
 import type { StoredInput } from "./understanding";
 
 /** Keyframes are raw samples: keep a clip's bytes bounded; the encoder spaces keyframes to fit. */
@@ -27,11 +26,10 @@ export function videoSize(resolution: string, aspect: string): { width: number; 
   return ratio >= 1 ? { width: even(short * ratio), height: even(short) } : { width: even(short), height: even(short / ratio) };
 }
 
-async function picture(env: Env, input: StoredInput | undefined): Promise<RGBImage | undefined> {
+async function picture(input: StoredInput | undefined): Promise<RGBImage | undefined> {
   if (input?.mime !== "image/png") return undefined;
-  const object = await env.ARTIFACTS.get(input.key);
-  if (!object) return undefined;
-  const png = decode(new Uint8Array(await object.arrayBuffer()));
+  if (!input.data) return undefined;
+  const png = decode(input.data);
   const src = png.depth === 16 ? Uint8Array.from(png.data as Uint16Array, (v) => v >> 8) : (png.data as Uint8Array);
   const rgb = new Uint8Array(png.width * png.height * 3);
   for (let i = 0; i < png.width * png.height; i++) {
@@ -42,40 +40,39 @@ async function picture(env: Env, input: StoredInput | undefined): Promise<RGBIma
 
 /**
  * An extension keeps its source: the source's samples as they were, then (or, before, preceded by)
- * new frames, at the source's size and frame rate; its audio padded with silence (src/media/encode/extend.ts).
+ * new frames, at the source's size and frame rate; its audio padded with silence (./encode/extend.ts).
  * A source the simulator cannot read (not an unfragmented H.264 MP4/MOV) gets a new clip of the
  * whole duration instead, and the metadata says so.
  */
-async function extension(env: Env, request: Record<string, any>, inputs: StoredInput[], seed: number) {
+async function extension(request: Record<string, any>, inputs: StoredInput[], seed: number) {
   const input = inputs.find((i) => i.field === "video" && i.kind === "video");
-  const object = input && (await env.ARTIFACTS.get(input.key));
-  if (!input || !object) return { unreadable: "the source video is not in storage" };
+  const bytes = input?.data;
+  if (!input || !bytes) return { unreadable: "the source video is not in storage" };
   const sourceSeconds = Number(request.source_duration ?? input.duration_seconds ?? 0);
   const added = Math.max(0, Number(request.duration ?? 5) - sourceSeconds);
   const direction = request.direction === "before" ? "before" : "after";
-  return extendClip(new Uint8Array(await object.arrayBuffer()), { direction, seconds: added, seed, maxBytes: CLIP_MAX_BYTES });
+  return extendClip(bytes, { direction, seconds: added, seed, maxBytes: CLIP_MAX_BYTES });
 }
 
 export async function video(
-  env: Env,
   capability: string,
   request: Record<string, any>,
   inputs: StoredInput[],
   seed: number,
 ): Promise<ProviderResult> {
   const seconds = Number(request.duration ?? 5);
-  const extended = capability === "video_extend" ? await extension(env, request, inputs, seed) : undefined;
+  const extended = capability === "video_extend" ? await extension(request, inputs, seed) : undefined;
   if (extended && !("unreadable" in extended)) return extendedResult(extended, request, seconds);
   const { width, height } = videoSize(String(request.resolution ?? "720p"), String(request.aspect_ratio ?? "16:9"));
   const container = request.output_format === "mov" ? "mov" : "mp4";
   const find = (field: string) => inputs.find((i) => i.field === field && i.kind === "image");
   const firstFrame =
     capability === "image_to_video"
-      ? await picture(env, find("image"))
+      ? await picture(find("image"))
       : capability === "frames_to_video"
-        ? await picture(env, find("first_frame"))
+        ? await picture(find("first_frame"))
         : undefined;
-  const lastFrame = capability === "frames_to_video" ? await picture(env, find("last_frame")) : undefined;
+  const lastFrame = capability === "frames_to_video" ? await picture(find("last_frame")) : undefined;
   const clip = await renderClip({
     width,
     height,
@@ -209,7 +206,7 @@ function rateFor(mime: string, rate: number): number {
 
 function audioFile(mime: string, file: AudioFile) {
   const encode = Object.hasOwn(AUDIO_ENCODERS, mime) ? AUDIO_ENCODERS[mime as keyof typeof AUDIO_ENCODERS] : undefined;
-  // Admission refuses a format the sandbox cannot make (src/media/encode/formats.ts); this is a guard.
+  // Admission refuses a format the sandbox cannot make (src/media/output-formats.ts); this is a guard.
   if (!encode) throw new ProviderError("unsupported_option", `sandbox: ${mime} output is not simulated`);
   return { mime, bytes: encode(file) };
 }

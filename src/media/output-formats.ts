@@ -1,5 +1,5 @@
 /**
- * What the sandbox's encoders in this folder can make, as plain data (no codec is loaded here),
+ * What the sandbox's encoders (src/sandbox-worker/encode) can make, as plain data (no codec is loaded here),
  * so that admission, the catalog check and the tests read the same list the sandbox encodes from.
  * A request for anything else is refused at admission, never failed after it.
  */

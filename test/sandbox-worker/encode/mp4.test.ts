@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { mp3Frames, synthesize } from "../../../src/media/encode/audio";
-import { encodeH264 } from "../../../src/media/encode/h264";
-import { muxMp4 } from "../../../src/media/encode/mp4";
+import { mp3Frames, synthesize } from "../../../src/sandbox-worker/encode/audio";
+import { encodeH264 } from "../../../src/sandbox-worker/encode/h264";
+import { muxMp4 } from "../../../src/sandbox-worker/encode/mp4";
 import { noiseRgb } from "./expected-yuv";
 import { majorBrand, probe } from "./mp4-probe";
 

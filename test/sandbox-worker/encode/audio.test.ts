@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { parseBuffer } from "music-metadata";
 import { describe, expect, it } from "vitest";
-import { encodeFlac, encodeMp3, encodePcm, encodeWav, mp3Frames, synthesize } from "../../../src/media/encode/audio";
+import { encodeFlac, encodeMp3, encodePcm, encodeWav, mp3Frames, synthesize } from "../../../src/sandbox-worker/encode/audio";
 import { readFlac } from "./flac-reader";
 
 const stereo = synthesize({ seconds: 2.5, sampleRate: 44100, channels: 2, seed: 11, voice: true });

@@ -1,10 +1,10 @@
 import { parseBuffer } from "music-metadata";
 import { describe, expect, it } from "vitest";
-import { synthesize } from "../../../src/media/encode/audio";
-import { oggCrc, oggStream } from "../../../src/media/encode/ogg";
-import { encodeOggOpus, resample } from "../../../src/media/encode/ogg-opus";
-import { OpusDecoder, OpusEncoder } from "../../../src/media/encode/opus";
 import { probeMedia } from "../../../src/media/probe";
+import { synthesize } from "../../../src/sandbox-worker/encode/audio";
+import { oggCrc, oggStream } from "../../../src/sandbox-worker/encode/ogg";
+import { encodeOggOpus, resample } from "../../../src/sandbox-worker/encode/ogg-opus";
+import { OpusDecoder, OpusEncoder } from "../../../src/sandbox-worker/encode/opus";
 import { readOgg } from "./ogg-reader";
 
 const ascii = (b: Uint8Array) => new TextDecoder().decode(b);

@@ -4,10 +4,10 @@
  * different pictures.
  */
 import jpeg from "jpeg-js";
-import { hash32, seededRandom } from "../../lib/random";
-import type { SANDBOX_OUTPUT_FORMATS } from "../../media/encode/formats";
-import { encodeWebp } from "../../media/encode/webp";
-import { encodePng } from "../../media/png";
+import { hash32, seededRandom } from "../lib/random";
+import type { SANDBOX_OUTPUT_FORMATS } from "../media/output-formats";
+import { encodePng } from "../media/png";
+import { encodeWebp } from "./encode/webp";
 
 export interface ImageSpec {
   width: number;

@@ -4,20 +4,11 @@
  * second — and enhanced prompts built from the prompt's own words. Token usage is counted.
  */
 import { decode } from "fast-png";
-import type { Env } from "../../env";
-import type { ProviderResult } from "../types";
+import type { SandboxInput } from "../providers/sandbox/rpc";
+import type { ProviderResult } from "../providers/types";
 
-export interface StoredInput {
-  field: string;
-  key: string;
-  kind: "image" | "video" | "audio";
-  mime: string;
-  width?: number;
-  height?: number;
-  alpha?: boolean;
-  duration_seconds?: number;
-  has_audio?: boolean;
-}
+/** An input as the API sends it: its stored facts, and its bytes when the simulator reads them. */
+export type StoredInput = SandboxInput;
 
 const tokens = (text: string) => Math.max(1, Math.ceil([...text].length / 4));
 const hex = (r: number, g: number, b: number) => `#${[r, g, b].map((v) => Math.round(v).toString(16).padStart(2, "0")).join("")}`;
@@ -72,23 +63,22 @@ function pixelFacts(bytes: Uint8Array) {
   return { dominant, brightness: brightness / opaque, transparentShare: transparent / samples };
 }
 
-async function describeImage(env: Env, input: StoredInput, n: number): Promise<string> {
+async function describeImage(input: StoredInput, n: number): Promise<string> {
   const head = `Image ${n}: ${input.width}×${input.height} ${input.mime.replace("image/", "").toUpperCase()}`;
   if (input.mime !== "image/png")
     return `${head}${input.alpha ? ", with transparency" : ""} (pixels not sampled for this format).`;
-  const object = await env.ARTIFACTS.get(input.key);
-  if (!object) return `${head} (pixels unavailable).`;
-  const f = pixelFacts(new Uint8Array(await object.arrayBuffer()));
+  if (!input.data) return `${head} (pixels unavailable).`;
+  const f = pixelFacts(input.data);
   const colours = f.dominant.map((d) => `${d.name} ${d.hex} (${Math.round(d.share * 100)}%)`).join(", ");
   const tone = f.brightness > 0.66 ? "bright" : f.brightness < 0.33 ? "dark" : "mid-toned";
   const alpha = f.transparentShare > 0 ? `; ${Math.round(f.transparentShare * 100)}% transparent` : "; fully opaque";
   return `${head}. Dominant colours: ${colours}. Overall ${tone} (mean brightness ${Math.round(f.brightness * 100)}%)${alpha}.`;
 }
 
-export async function imageToText(env: Env, request: Record<string, unknown>, inputs: StoredInput[]): Promise<ProviderResult> {
+export async function imageToText(request: Record<string, unknown>, inputs: StoredInput[]): Promise<ProviderResult> {
   const prompt = String(request.prompt ?? "");
   const lines = [];
-  for (const [i, input] of inputs.entries()) lines.push(await describeImage(env, input, i + 1));
+  for (const [i, input] of inputs.entries()) lines.push(await describeImage(input, i + 1));
   const answer = `Sandbox analysis for "${prompt.slice(0, 200)}": ${lines.join(" ")}`;
   const text = request.response_format === "json" ? JSON.stringify({ prompt, observations: lines }) : answer;
   return {

@@ -1,8 +1,8 @@
 import webpDecoder from "@jsquash/webp/codec/dec/webp_dec.wasm";
 import decodeWebp, { init as initDecoder } from "@jsquash/webp/decode";
 import { beforeAll, describe, expect, it } from "vitest";
-import { encodeWebp } from "../../../src/media/encode/webp";
 import { probeMedia } from "../../../src/media/probe";
+import { encodeWebp } from "../../../src/sandbox-worker/encode/webp";
 
 beforeAll(async () => {
   await (initDecoder as unknown as (m: WebAssembly.Module) => Promise<void>)(webpDecoder);

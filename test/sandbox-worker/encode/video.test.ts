@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderClip, resizeRgb } from "../../../src/media/encode/video";
+import { renderClip, resizeRgb } from "../../../src/sandbox-worker/encode/video";
 import { expectedYuv, maxDifference, noiseRgb } from "./expected-yuv";
 import { avccNalUnits, parsePps, parseSps, readPcmPicture } from "./h264-reader";
 import { majorBrand, probe } from "./mp4-probe";

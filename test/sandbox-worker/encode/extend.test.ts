@@ -6,14 +6,14 @@
  * Sources: the sandbox's own clips (H.264 + MP3) and ffmpeg's (x264 + AAC, and a MOV without audio).
  */
 import { describe, expect, it } from "vitest";
-import { type Extension, extendClip } from "../../../src/media/encode/extend";
-import { renderClip } from "../../../src/media/encode/video";
+import { type Extension, extendClip } from "../../../src/sandbox-worker/encode/extend";
+import { renderClip } from "../../../src/sandbox-worker/encode/video";
 import { mp4 as emptyMp4 } from "../../helpers/media-fixtures";
 import { avccNalUnits, nalHeader, parsePps, parseSps, readPcmPicture } from "./h264-reader";
 import { probe } from "./mp4-probe";
 
 const CORPUS = import.meta.glob<string>(
-  ["../corpus/mp4-faststart.mp4", "../corpus/mov-video-only.mov", "../corpus/mp4-h264-mp3-mono.mp4"],
+  ["../../media/corpus/mp4-faststart.mp4", "../../media/corpus/mov-video-only.mov", "../../media/corpus/mp4-h264-mp3-mono.mp4"],
   {
     query: "?inline",
     import: "default",
@@ -21,7 +21,7 @@ const CORPUS = import.meta.glob<string>(
   },
 );
 const corpus = (name: string) => {
-  const url = CORPUS[`../corpus/${name}`] as string;
+  const url = CORPUS[`../../media/corpus/${name}`] as string;
   return Uint8Array.from(atob(url.slice(url.indexOf(",") + 1)), (c) => c.charCodeAt(0));
 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodeH264, nalUnit } from "../../../src/media/encode/h264";
+import { encodeH264, nalUnit } from "../../../src/sandbox-worker/encode/h264";
 import { expectedYuv, maxDifference, noiseRgb } from "./expected-yuv";
 import { avccNalUnits, nalHeader, parsePps, parseSps, rbsp, readPcmPicture, readSkipSlice } from "./h264-reader";
 
