@@ -4,8 +4,8 @@ import type { RateCounterObject } from "./accounts/rate-counter-object";
 import type { OutboxObject } from "./mail/outbox";
 import type { OAuthObject } from "./oauth/oauth-object";
 import type { UserObject } from "./people/user-object";
-import type { SandboxService } from "./providers/sandbox/rpc";
 import type { AiBinding } from "./safety/providers/llama-guard";
+import type { SandboxService } from "./sandbox-worker/contract";
 import type { TaskObject } from "./tasks/task-object";
 
 /** Bindings and configuration of the Worker (see wrangler.toml). */

@@ -96,6 +96,19 @@ describe("the checker", () => {
     expect(violations(importGraph(kept), [])).toEqual([]);
   });
 
+  it("keeps the sandbox Worker's encoders out of the API: only its contract is imported from outside it", () => {
+    const graph = importGraph({
+      "src/env.ts": 'import type { SandboxService } from "./sandbox-worker/contract";',
+      "src/http/routes/voice-previews.ts": 'import "../../sandbox-worker/encode/mp3";',
+      "src/sandbox-worker/contract.ts": "",
+      "src/sandbox-worker/render.ts": 'import "./encode/mp3"; import "./contract";',
+      "src/sandbox-worker/encode/mp3.ts": "",
+    });
+    expect(violations(graph, [])).toEqual([
+      "src/http/routes/voice-previews.ts -> src/sandbox-worker/encode/mp3.ts: only the sandbox Worker's contract may be imported from outside it (its encoders stay out of the API's bundle)",
+    ]);
+  });
+
   it("fails an allowance that no import uses any more", () => {
     const graph = importGraph({ "src/mcp/a.ts": "", "src/console/b.ts": "" });
     expect(violations(graph, [{ from: "src/mcp/a.ts", to: "src/console/b.ts", why: "x" }])).toEqual([

@@ -14,6 +14,9 @@ const ROOTS = new Set(["src/index.ts", "src/http/app.ts"]);
 /** The sandbox provider, and the one file that may reach it: the provider registry. */
 const SANDBOX = "src/providers/sandbox/";
 const SANDBOX_GATE = "src/providers/registry.ts";
+/** The sandbox Worker (its encoders): the API reaches it through its binding, knowing only its contract. */
+const SANDBOX_WORKER = "src/sandbox-worker/";
+const SANDBOX_CONTRACT = "src/sandbox-worker/contract.ts";
 
 /**
  * Imports the rules forbid that the code still has, each with why. An entry that no longer
@@ -26,14 +29,9 @@ export const ALLOWED: readonly { from: string; to: string; why: string }[] = [
     why: "the authorization endpoint's one HTML refusal is drawn in the console's page frame",
   },
   {
-    from: "src/http/routes/voice-previews.ts",
-    to: "src/providers/sandbox/media.ts",
-    why: "voice previews are sandbox speech until the sandbox answers through its own Worker",
-  },
-  {
     from: "src/providers/chat.ts",
     to: "src/providers/sandbox/chat.ts",
-    why: "the chat router reaches the sandbox's chat until the sandbox answers through its own Worker",
+    why: "sandbox chat encodes nothing and answers in the API's isolate: the chat router reaches it directly",
   },
 ];
 
@@ -93,6 +91,9 @@ export function importGraph(sources: Record<string, string>): Map<string, string
 export function ruleBroken(from: string, to: string): string | null {
   if (to.startsWith(SANDBOX) && !from.startsWith(SANDBOX) && from !== SANDBOX_GATE) {
     return "only the provider registry may import the sandbox";
+  }
+  if (to.startsWith(SANDBOX_WORKER) && !from.startsWith(SANDBOX_WORKER) && to !== SANDBOX_CONTRACT) {
+    return "only the sandbox Worker's contract may be imported from outside it (its encoders stay out of the API's bundle)";
   }
   const a = layerOf(from);
   const b = layerOf(to);

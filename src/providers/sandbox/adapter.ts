@@ -10,10 +10,10 @@
 
 import type { Capability } from "../../catalog/schema";
 import { hash32 } from "../../lib/random";
+import type { SandboxInput } from "../../sandbox-worker/contract";
 import { PROVIDERS } from "../names";
 import type { ProviderAdapter, ProviderContext, ProviderHandle, ProviderJob, ProviderResult } from "../types";
 import { ProviderError } from "../types";
-import type { SandboxInput } from "./rpc";
 
 export const FAULTS = [
   "provider_error",

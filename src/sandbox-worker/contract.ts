@@ -1,11 +1,11 @@
 /**
- * What the API asks of the sandbox Worker (src/sandbox-worker), bound as `SANDBOX` by a service
+ * What the API asks of the sandbox Worker (this folder), bound as `SANDBOX` by a service
  * binding: the sandbox's outputs are made there, in its own isolate, so that an encode never holds
  * up an API request. Plain data both ways (RPC copies it); the API sends the bytes of the inputs the
  * simulator reads, so the sandbox needs no storage of its own.
  */
-import type { ErrorCode } from "../../errors/codes";
-import type { ProviderResult } from "../types";
+import type { ErrorCode } from "../errors/codes";
+import type { ProviderResult } from "../providers/types";
 
 export interface SandboxInput {
   field: string;
