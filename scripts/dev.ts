@@ -2,8 +2,9 @@
  * `npm start`: a complete local service on Miniflare.
  * 1. ADMIN_TOKEN and STORAGE_ENCRYPTION_KEY in .dev.vars (generated when missing; the file is git-ignored).
  * 2. catalog-data/ checked and loaded into the local KV.
- * 3. wrangler dev on 127.0.0.1:$PORT (default 8787) running the API Worker and the sandbox Worker it
- *    binds (src/sandbox-worker); state persists in .wrangler/state.
+ * 3. wrangler dev on 127.0.0.1:$PORT (default 8787) running the API Worker, and the sandbox Worker it
+ *    binds (src/sandbox-worker) in a wrangler dev of its own, so that an encode runs on another
+ *    thread than the API (one workerd runs its Workers on one thread); state persists in .wrangler/state.
  * 4. On first run, a dev tenant with credits and an API key (kept in .wrangler/dev-tenant.json),
  *    owned by DEV_EMAIL (default dev@example.com), who signs in to the console at /console with
  *    the code the local outbox prints in this log.
@@ -15,9 +16,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { startSandboxWorker } from "../bench/lib/local-server.ts";
 import { catalogEntries } from "../src/catalog/store.ts";
 import { buildFromDisk } from "./build-catalog.ts";
-import { devConfigArgs } from "./lib/sandbox-worker.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const port = Number(process.env.PORT ?? 8787);
@@ -142,29 +143,28 @@ const token = devVar("ADMIN_TOKEN", () => `adm_${randomBytes(32).toString("hex")
 storageKey();
 loadCatalog();
 const vars = workerVars();
+// The two Workers find each other through this registry of local Workers (this checkout's own).
+const env = { ...process.env, WRANGLER_REGISTRY_PATH: join(stateDir, "registry") };
+const sandbox = await startSandboxWorker({ env, persistTo: join(stateDir, "sandbox-state"), stdio: "inherit" });
 const child = spawn(
   wrangler,
-  // The API Worker (it answers the port) and the sandbox Worker it binds, in one dev session.
-  [
-    "dev",
-    ...devConfigArgs(),
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    String(port),
-    "--env-file",
-    vars.file,
-    "--log-level",
-    process.env.LOG_LEVEL ?? "info",
-  ],
+  // The API Worker: it answers the port and binds the sandbox Worker started above.
+  ["dev", "--ip", "127.0.0.1", "--port", String(port), "--env-file", vars.file, "--log-level", process.env.LOG_LEVEL ?? "info"],
   {
     cwd: root,
     stdio: ["inherit", "inherit", "inherit"],
-    env: { ...process.env },
+    env,
   },
 );
-for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
-child.on("exit", (code) => process.exit(code ?? 0));
+for (const sig of ["SIGINT", "SIGTERM"] as const)
+  process.on(sig, () => {
+    child.kill(sig);
+    sandbox.kill(sig);
+  });
+child.on("exit", (code) => {
+  sandbox.kill("SIGTERM");
+  process.exit(code ?? 0);
+});
 
 waitForServer()
   .then(() => devTenant(token))
@@ -190,5 +190,6 @@ waitForServer()
   .catch((e) => {
     console.error(e);
     child.kill("SIGTERM");
+    sandbox.kill("SIGTERM");
     process.exit(1);
   });

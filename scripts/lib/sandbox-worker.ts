@@ -1,6 +1,6 @@
 /**
- * The sandbox Worker (src/sandbox-worker) beside the API Worker: the wrangler configurations a
- * local `wrangler dev` runs together, and the sandbox bundled for the tests, where it is an
+ * The sandbox Worker (src/sandbox-worker) beside the API Worker: its wrangler configuration, its
+ * name in each environment, and the sandbox bundled for the tests, where it is an
  * auxiliary Worker of the Worker under test (auxiliary Workers are given as built JavaScript).
  */
 import { execFileSync } from "node:child_process";
@@ -11,11 +11,6 @@ const root = new URL("../..", import.meta.url).pathname;
 
 /** The sandbox Worker's wrangler configuration. */
 export const SANDBOX_CONFIG = join(root, "src/sandbox-worker/wrangler.toml");
-
-/** `-c` arguments for `wrangler dev`: the API Worker first (it answers the port), then the sandbox it binds. */
-export function devConfigArgs(apiConfig = join(root, "wrangler.toml")): string[] {
-  return ["-c", apiConfig, "-c", SANDBOX_CONFIG];
-}
 
 /** The sandbox Worker's name in an environment, as the API's `[[services]]` binding there names it. */
 export function sandboxWorkerName(environment?: string): string {
