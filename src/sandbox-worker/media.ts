@@ -84,35 +84,20 @@ export async function video(
     withAudio: Boolean(request.generate_audio),
     maxBytes: CLIP_MAX_BYTES,
   });
-  const outputs: ProviderOutput[] = [
-    {
-      kind: "video",
-      content_type: container === "mov" ? "video/quicktime" : "video/mp4",
-      bytes: clip.bytes,
-      width: clip.width,
-      height: clip.height,
-      duration_seconds: clip.frameCount / clip.fps,
-      index: 0,
-    },
-  ];
-  if (request.return_last_frame) {
-    outputs.push({
-      kind: "image",
-      content_type: "image/png",
-      bytes: await encodePng(clip.width, clip.height, clip.lastFrameRgb, 3),
-      width: clip.width,
-      height: clip.height,
-      index: 1,
-    });
-  }
   const source = Number(request.source_duration ?? 0);
   return {
-    outputs,
-    usage: {
-      output_video_seconds: seconds,
-      video_seconds: seconds,
-      ...(capability === "video_extend" ? { generated_video_seconds: Math.max(1, Math.ceil(seconds - source)) } : {}),
-    },
+    outputs: await videoOutputs(
+      {
+        content_type: container === "mov" ? "video/quicktime" : "video/mp4",
+        bytes: clip.bytes,
+        width: clip.width,
+        height: clip.height,
+        duration_seconds: clip.frameCount / clip.fps,
+      },
+      request,
+      { width: clip.width, height: clip.height, rgb: clip.lastFrameRgb },
+    ),
+    usage: videoUsage(seconds, capability === "video_extend" ? source : undefined),
     metadata: {
       simulated: true,
       provider: "sandbox",
@@ -127,19 +112,13 @@ export async function video(
   };
 }
 
-async function extendedResult(e: Extension, request: Record<string, any>, seconds: number): Promise<ProviderResult> {
-  const outputs: ProviderOutput[] = [
-    {
-      kind: "video",
-      content_type: "video/mp4",
-      bytes: e.bytes,
-      width: e.width,
-      height: e.height,
-      duration_seconds: e.seconds,
-      index: 0,
-    },
-  ];
-  const last = e.lastFrame;
+/** The video, then its last frame as a PNG when the request asks for it (and there is one). */
+async function videoOutputs(
+  video: { content_type: string; bytes: Uint8Array; width: number; height: number; duration_seconds: number },
+  request: Record<string, any>,
+  last: { width: number; height: number; rgb: Uint8Array } | undefined,
+): Promise<ProviderOutput[]> {
+  const outputs: ProviderOutput[] = [{ kind: "video", ...video, index: 0 }];
   if (request.return_last_frame && last) {
     outputs.push({
       kind: "image",
@@ -150,14 +129,27 @@ async function extendedResult(e: Extension, request: Record<string, any>, second
       index: 1,
     });
   }
+  return outputs;
+}
+
+/** A clip's billed seconds; an extension of a `source`-second clip also counts the seconds it added. */
+function videoUsage(seconds: number, source?: number): Record<string, number> {
+  return {
+    output_video_seconds: seconds,
+    video_seconds: seconds,
+    ...(source !== undefined ? { generated_video_seconds: Math.max(1, Math.ceil(seconds - source)) } : {}),
+  };
+}
+
+async function extendedResult(e: Extension, request: Record<string, any>, seconds: number): Promise<ProviderResult> {
   const source = Number(request.source_duration ?? 0);
   return {
-    outputs,
-    usage: {
-      output_video_seconds: seconds,
-      video_seconds: seconds,
-      generated_video_seconds: Math.max(1, Math.ceil(seconds - source)),
-    },
+    outputs: await videoOutputs(
+      { content_type: "video/mp4", bytes: e.bytes, width: e.width, height: e.height, duration_seconds: e.seconds },
+      request,
+      e.lastFrame,
+    ),
+    usage: videoUsage(seconds, source),
     metadata: {
       simulated: true,
       provider: "sandbox",

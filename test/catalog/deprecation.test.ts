@@ -5,9 +5,10 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { buildCatalog, type CatalogFiles, CatalogLoadError } from "../../src/catalog/build";
+import { buildCatalog, type CatalogFiles } from "../../src/catalog/build";
 import { deprecationHeaders, deprecationWarning, isShutDown } from "../../src/catalog/deprecation";
 import { interfacesOf, isOffered } from "../../src/catalog/views";
+import { refusal } from "./refusal";
 
 const files: CatalogFiles = JSON.parse(env.TEST_CATALOG);
 const MODEL = "models/flux-2-max.json";
@@ -17,16 +18,6 @@ function withDeprecation(deprecation: Record<string, unknown>, status = "depreca
   json.status = status;
   json.deprecation = deprecation;
   return { ...files, [MODEL]: JSON.stringify(json) };
-}
-
-function refusal(f: CatalogFiles, builtAt?: string): CatalogLoadError {
-  try {
-    buildCatalog(f, builtAt);
-  } catch (e) {
-    if (e instanceof CatalogLoadError) return e;
-    throw e;
-  }
-  throw new Error("the catalog was accepted");
 }
 
 const announced = { announced_at: "2026-10-01", note: "superseded", source: "provider changelog" };

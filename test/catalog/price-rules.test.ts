@@ -6,11 +6,12 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { buildCatalog, type CatalogFiles, CatalogLoadError, catalogWarnings, STALE_AFTER_DAYS } from "../../src/catalog/build";
+import { buildCatalog, type CatalogFiles, catalogWarnings, STALE_AFTER_DAYS } from "../../src/catalog/build";
 import { pricedMeters, pricingAt } from "../../src/catalog/pricing";
 import type { InterfaceFile } from "../../src/catalog/schema";
 import { cardView, modelDetail } from "../../src/catalog/views";
 import { tokenPrices } from "../../src/chat/pricing";
+import { refusal } from "./refusal";
 
 const files: CatalogFiles = JSON.parse(env.TEST_CATALOG);
 const bundle = buildCatalog(files);
@@ -21,16 +22,6 @@ function edited(name: string, edit: (json: any) => void): CatalogFiles {
   const json = JSON.parse(files[`models/${name}.json`] as string);
   edit(json);
   return { ...files, [`models/${name}.json`]: JSON.stringify(json) };
-}
-
-function refusal(f: CatalogFiles, builtAt?: string): CatalogLoadError {
-  try {
-    buildCatalog(f, builtAt);
-  } catch (e) {
-    if (e instanceof CatalogLoadError) return e;
-    throw e;
-  }
-  throw new Error("the catalog was accepted");
 }
 
 describe("whose price it is", () => {
