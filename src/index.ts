@@ -1,4 +1,6 @@
-import { createApp } from "./http/app";
+import type { Env } from "./env";
+import { createApp, createChatApp, health } from "./http/app";
+import { requestIdOf } from "./http/request-id";
 
 export { AccountObject } from "./accounts/account-object";
 export { DirectoryObject } from "./accounts/directory-object";
@@ -9,7 +11,24 @@ export { UserObject } from "./people/user-object";
 export { TaskObject } from "./tasks/task-object";
 
 const app = createApp();
+const chat = createChatApp();
+
+/** The path of a request URL, without parsing the rest of it. */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const end = url.indexOf("?", start);
+  return end < 0 ? url.slice(start) : url.slice(start, end);
+}
 
 export default {
-  fetch: app.fetch,
-} satisfies ExportedHandler<import("./env").Env>;
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
+    // The two busiest answers are dispatched by their path alone: liveness probes and chat calls.
+    const path = pathOf(request.url);
+    if (path === "/healthz" && request.method === "GET" && !request.body) {
+      return Response.json(health(env), { headers: { "X-Request-Id": requestIdOf(request.headers.get("X-Request-Id")) } });
+    }
+    if (path === "/v1/chat/completions") return chat.fetch(request, env, ctx);
+    return app.fetch(request, env, ctx);
+  },
+} satisfies ExportedHandler<Env>;

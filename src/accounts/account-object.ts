@@ -718,25 +718,46 @@ export class AccountObject extends DurableObject<Env> {
    * once, so the ledger's rows and totals read as for any other charge. Idempotent per id.
    */
   charge(id: string, amount: string, usage?: UsageNote): { settlement: Settlement; balance: string } {
-    const existing = this.settlement(id);
-    if (existing) return { settlement: existing, balance: this.balance() };
-    const balance = dec(this.balance());
-    const kept = balance.lte(0) ? dec(0) : balance.lt(amount) ? balance : dec(amount);
+    const { settlements, balance } = this.chargeBatch([{ id, amount, ...(usage ? { usage } : {}) }]);
+    return { settlement: settlements[0] as Settlement, balance };
+  }
+
+  /**
+   * Several `charge`s in one write (chat calls settled together by one isolate): each as far as
+   * the balance left by the ones before it goes, each idempotent per id. The totals are read and
+   * written once for the whole batch. Answers each charge's settlement, in order, and the balance.
+   */
+  chargeBatch(items: { id: string; amount: string; usage?: UsageNote }[]): { settlements: Settlement[]; balance: string } {
     const at = new Date().toISOString();
+    const settlements: Settlement[] = [];
     this.ctx.storage.transactionSync(() => {
-      this.sql.exec(
-        "INSERT INTO reservations (task_id, amount, status, captured_amount, created_at, settled_at) VALUES (?, ?, 'captured', ?, ?, ?)",
-        id,
-        fmt(kept),
-        fmt(kept),
-        at,
-        at,
-      );
       const t = this.totals();
-      this.setTotals({ ...t, captured: fmt(dec(t.captured).plus(kept)) });
-      if (usage) recordUsage(this.sql, id, at, kept, usage);
+      let balance = dec(t.granted).minus(t.captured).minus(t.reserved);
+      let captured = dec(t.captured);
+      for (const { id, amount, usage } of items) {
+        const kept = balance.lte(0) ? dec(0) : balance.lt(amount) ? balance : dec(amount);
+        const keptText = fmt(kept);
+        const written = this.sql.exec(
+          "INSERT INTO reservations (task_id, amount, status, captured_amount, created_at, settled_at) VALUES (?, ?, 'captured', ?, ?, ?) ON CONFLICT (task_id) DO NOTHING",
+          id,
+          keptText,
+          keptText,
+          at,
+          at,
+        ).rowsWritten;
+        if (written === 0) {
+          // Charged before (a repeated batch): its first outcome stands.
+          settlements.push(this.settlement(id) as Settlement);
+          continue;
+        }
+        balance = balance.minus(kept);
+        captured = captured.plus(kept);
+        if (usage) recordUsage(this.sql, id, at, kept, usage);
+        settlements.push({ task_id: id, status: "captured", reserved: keptText, captured: keptText, refunded: "0" });
+      }
+      this.setTotals({ ...t, captured: fmt(captured) });
     });
-    return { settlement: this.settlement(id) as Settlement, balance: this.balance() };
+    return { settlements, balance: this.balance() };
   }
 
   /**

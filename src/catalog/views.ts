@@ -89,7 +89,24 @@ export function cardView(ctx: CatalogContext, model: ModelFile, card: InterfaceF
   };
 }
 
+/** Per bundle (immutable once loaded) and capability: the sorted cards, shared by every request. */
+const sortedInterfaces = new WeakMap<object, Map<Capability, readonly { model: ModelFile; card: InterfaceFile }[]>>();
+
 export function interfacesOf(ctx: CatalogContext, capability: Capability): { model: ModelFile; card: InterfaceFile }[] {
+  let byCapability = sortedInterfaces.get(ctx.bundle);
+  if (!byCapability) {
+    byCapability = new Map();
+    sortedInterfaces.set(ctx.bundle, byCapability);
+  }
+  let sorted = byCapability.get(capability);
+  if (!sorted) {
+    sorted = sortInterfaces(ctx, capability);
+    byCapability.set(capability, sorted);
+  }
+  return sorted as { model: ModelFile; card: InterfaceFile }[];
+}
+
+function sortInterfaces(ctx: CatalogContext, capability: Capability): { model: ModelFile; card: InterfaceFile }[] {
   const out: { model: ModelFile; card: InterfaceFile }[] = [];
   for (const model of Object.values(ctx.bundle.models)) {
     for (const card of model.interfaces) if (card.capability === capability) out.push({ model, card });

@@ -19,8 +19,9 @@ import { accountFor } from "../accounts/service";
 import { CHAT_CAPABILITY, type UsageCounters, type UsageNote } from "../accounts/usage";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
-import { type Decimal, dec, fmt } from "../lib/decimal";
+import { dec, fmt } from "../lib/decimal";
 import { randomToken } from "../lib/ids";
+import { chargeInBatch } from "./charge-batch";
 
 export interface ChatCharge {
   readonly reservationId: string;
@@ -44,15 +45,19 @@ export const BALANCE_VIEW_MS = 5_000;
 /** A chat hold not settled within this time is given back by the account (its isolate died). */
 export const CHAT_LEASE_MS = 15 * 60_000;
 
-/** Per isolate: each tenant's balance as last heard, and the holds of its calls in flight here. */
-const views = new Map<string, { balance: Decimal; at: number; inFlight: Decimal }>();
+/**
+ * Per isolate: each tenant's balance as last heard, and the estimates of its calls in flight here
+ * (plain numbers: the view only decides whether a call may skip the hold, with a margin of twice
+ * its estimate; the ledger's own arithmetic stays exact).
+ */
+const views = new Map<string, { balance: number; at: number; inFlight: number }>();
 const VIEWS_MAX = 10_000;
 
 function view(tenantId: string) {
   let v = views.get(tenantId);
   if (!v) {
     if (views.size >= VIEWS_MAX) views.clear();
-    v = { balance: dec(0), at: 0, inFlight: dec(0) };
+    v = { balance: 0, at: 0, inFlight: 0 };
     views.set(tenantId, v);
   }
   return v;
@@ -60,12 +65,12 @@ function view(tenantId: string) {
 
 function heard(tenantId: string, balance: string) {
   const v = view(tenantId);
-  v.balance = dec(balance);
+  v.balance = Number(balance);
   v.at = Date.now();
 }
 
 /** Ledger calls are idempotent per reservation, so a failed call is simply repeated. */
-async function settleWithRetries(run: () => Promise<Settlement | null>): Promise<Settlement | null> {
+async function settleWithRetries<T>(run: () => Promise<T>): Promise<T> {
   let last: unknown;
   for (let i = 0; i < ATTEMPTS; i++) {
     try {
@@ -143,9 +148,10 @@ export async function reserveChat(
   const account = accountFor(env, tenantId);
   const reservationId = `chat_${requestId}_${randomToken(8)}`;
   const v = view(tenantId);
-  const covered = Date.now() - v.at < BALANCE_VIEW_MS && v.balance.minus(v.inFlight).minus(dec(amount).times(2)).gte(0);
-  v.inFlight = v.inFlight.plus(amount);
-  if (covered) return unheldCharge(account, tenantId, reservationId, amount, label);
+  const estimate = Number(amount);
+  const covered = Date.now() - v.at < BALANCE_VIEW_MS && v.balance - v.inFlight - 2 * estimate >= 0;
+  v.inFlight += estimate;
+  if (covered) return unheldCharge(env, tenantId, reservationId, amount, label);
   let standing: boolean | null = null;
   const held = (async () => {
     try {
@@ -160,7 +166,7 @@ export async function reserveChat(
       standing ??= false;
       throw e;
     } finally {
-      v.inFlight = v.inFlight.minus(amount);
+      v.inFlight -= estimate;
     }
   })();
   held.catch(() => {});
@@ -203,12 +209,15 @@ export async function reserveChat(
   return charge;
 }
 
-/** A call admitted on a balance known to cover it: nothing held, one charge after the last byte. */
-function unheldCharge(account: Account, tenantId: string, reservationId: string, amount: string, label: ChatLabel): ChatCharge {
+/**
+ * A call admitted on a balance known to cover it: nothing held, one charge after the last byte,
+ * written with the other calls this isolate settles at about the same time (src/chat/charge-batch.ts).
+ */
+function unheldCharge(env: Env, tenantId: string, reservationId: string, amount: string, label: ChatLabel): ChatCharge {
   const v = view(tenantId);
   let inFlight = true;
   const done = () => {
-    if (inFlight) v.inFlight = v.inFlight.minus(amount);
+    if (inFlight) v.inFlight -= Number(amount);
     inFlight = false;
   };
   let outcome: Promise<string> | null = null;
@@ -220,18 +229,17 @@ function unheldCharge(account: Account, tenantId: string, reservationId: string,
       return dec(used).lte(amount) ? fmt(dec(used)) : null;
     },
     capture(used, counters) {
-      outcome ??= (async () => {
-        try {
-          const charged = await settleWithRetries(async () => {
-            const r = await account.charge(reservationId, fmt(dec(used)), chatNote(label, true, counters));
-            heard(tenantId, r.balance);
-            return r.settlement;
-          });
-          return charged?.captured ?? "0";
-        } finally {
+      const amount = fmt(dec(used));
+      outcome ??= chargeInBatch(
+        tenantId,
+        { id: reservationId, amount, usage: chatNote(label, true, counters) },
+        (items) => settleWithRetries(() => accountFor(env, tenantId).chargeBatch(items)),
+        (result) => {
+          if (result) heard(tenantId, result.balance);
+          else logUncharged(reservationId, amount);
           done();
-        }
-      })();
+        },
+      ).then(() => amount);
       return outcome;
     },
     async release() {
@@ -240,4 +248,9 @@ function unheldCharge(account: Account, tenantId: string, reservationId: string,
       await outcome;
     },
   };
+}
+
+/** A charge that could not be written after its retries: the call goes unbilled, loudly. */
+function logUncharged(id: string, amount: string) {
+  console.error(JSON.stringify({ level: "error", charge_id: id, message: `chat charge of ${amount} credits was not recorded` }));
 }

@@ -70,12 +70,11 @@ function check(
 
 export function selectChatModel(ctx: CatalogContext, body: ChatCompletionRequest, promptTokens: number): ChatSelection {
   const candidates = interfacesOf(ctx, "chat_completion");
-  const selectable = candidates.filter(({ model, card }) => isSelectable(model, card, ctx.providers));
   if (body.model !== "auto") {
-    const offered = candidates.find(({ model, card }) => model.model === body.model && isOffered(model, card));
-    if (offered && !isSelectable(offered.model, offered.card, ctx.providers)) throw noLiveRoute(body.model, "chat_completion");
-    const found = selectable.find(({ model }) => model.model === body.model);
+    const found = candidates.find(({ model, card }) => model.model === body.model && isOffered(model, card));
+    if (found && !isSelectable(found.model, found.card, ctx.providers)) throw noLiveRoute(body.model, "chat_completion");
     if (!found) {
+      const selectable = candidates.filter(({ model, card }) => isSelectable(model, card, ctx.providers));
       throw new ApiError("unsupported_model", `Model '${body.model}' is not a chat model available on this deployment.`, {
         param: "/model",
         details: { supported_models: ["auto", ...selectable.map((c) => c.model.model)] },

@@ -39,44 +39,14 @@ function fromHttpException(err: HTTPException): ApiError {
   });
 }
 
-/** The whole HTTP surface: every route is declared once, with its schemas, under this app. */
-export function createApp() {
-  const app = newRouter();
+/** What every app of the Worker shares: the body and request-id middleware, and the error vocabulary. */
+function withCommon(app: ReturnType<typeof newRouter>, routes: (app: ReturnType<typeof newRouter>) => void) {
   // First, so that any answer given before a body's end waits for the rest to be discarded.
   app.use("*", drainUnreadBody);
   app.use("*", requestId);
   app.use("/v1/*", jsonBody);
   app.use("/admin/*", jsonBody);
-  // Every other body (webhooks, MCP, OAuth) is read under the same cap, once. The console reads its
-  // forms itself, under each form's own cap, and refuses them as pages (src/console/form-body.ts).
-  const otherBodies = boundedBody(MAX_BODY_BYTES);
-  app.use("*", (c, next) => (/^\/(v1|admin|console)(\/|$)/.test(c.req.path) ? next() : otherBodies(c, next)));
-
-  // Liveness for load balancers and the local start script; no auth, no storage.
-  app.get("/healthz", (c) => c.json({ status: "ok", region: c.env.REGION }));
-  app.get(FAVICON_PATH, favicon);
-  app.route("/", catalogRoutes);
-  app.route("/", adminRoutes);
-  app.route("/", adminPeopleRoutes);
-  app.route("/", adminSafetyRoutes);
-  app.route("/", operationRoutes);
-  app.route("/", taskRoutes);
-  app.route("/", uploadRoutes);
-  app.route("/", accountRoutes);
-  app.route("/", fileRoutes);
-  app.route("/", chatRoutes);
-  app.route("/", upstreamRoutes);
-  app.route("/", voicePreviewRoutes);
-  app.route("/", paymentRoutes);
-  app.route("/", paymentWebhookRoutes);
-  mountDocs(app);
-  // The OAuth authorization server for MCP clients (src/oauth/): metadata, /oauth/*, in OAuth's wire format.
-  app.route("/", oauthRoutes);
-  // The MCP endpoint (src/mcp/): POST /mcp, tools over the same services as the routes above.
-  app.route("/", mcpRoutes);
-  // The tenant console: HTML pages with their own session, CSRF and error handling (src/console/).
-  app.route("/console", consoleApp);
-
+  routes(app);
   app.notFound((c) =>
     respondWithError(c, new ApiError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)),
   );
@@ -89,4 +59,54 @@ export function createApp() {
     return respondWithError(c, new ApiError("internal_error", "An unexpected error occurred; retry with the same request."));
   });
   return app;
+}
+
+/** The whole HTTP surface: every route is declared once, with its schemas, under this app. */
+export function createApp() {
+  return withCommon(newRouter(), (app) => {
+    // Every other body (webhooks, MCP, OAuth) is read under the same cap, once. The console reads its
+    // forms itself, under each form's own cap, and refuses them as pages (src/console/form-body.ts).
+    const otherBodies = boundedBody(MAX_BODY_BYTES);
+    app.use("*", (c, next) => (/^\/(v1|admin|console)(\/|$)/.test(c.req.path) ? next() : otherBodies(c, next)));
+
+    // Liveness for load balancers and the local start script; no auth, no storage.
+    app.get("/healthz", (c) => c.json(health(c.env)));
+    app.get(FAVICON_PATH, favicon);
+    app.route("/", catalogRoutes);
+    app.route("/", adminRoutes);
+    app.route("/", adminPeopleRoutes);
+    app.route("/", adminSafetyRoutes);
+    app.route("/", operationRoutes);
+    app.route("/", taskRoutes);
+    app.route("/", uploadRoutes);
+    app.route("/", accountRoutes);
+    app.route("/", fileRoutes);
+    app.route("/", chatRoutes);
+    app.route("/", upstreamRoutes);
+    app.route("/", voicePreviewRoutes);
+    app.route("/", paymentRoutes);
+    app.route("/", paymentWebhookRoutes);
+    mountDocs(app);
+    // The OAuth authorization server for MCP clients (src/oauth/): metadata, /oauth/*, in OAuth's wire format.
+    app.route("/", oauthRoutes);
+    // The MCP endpoint (src/mcp/): POST /mcp, tools over the same services as the routes above.
+    app.route("/", mcpRoutes);
+    // The tenant console: HTML pages with their own session, CSRF and error handling (src/console/).
+    app.route("/console", consoleApp);
+  });
+}
+
+/**
+ * The chat route alone, with the same middleware and errors: the busiest route skips matching
+ * against every other route of the API (src/index.ts sends it here by its path).
+ */
+export function createChatApp() {
+  return withCommon(newRouter(), (app) => {
+    app.route("/", chatRoutes);
+  });
+}
+
+/** The liveness answer (`GET /healthz`). */
+export function health(env: { REGION: string }) {
+  return { status: "ok", region: env.REGION };
 }

@@ -6,9 +6,13 @@ import type { AppEnv } from "./context";
 /** Visible ASCII, up to 128 characters; anything else is replaced by an id of our own. */
 const ACCEPTABLE = /^[\x21-\x7e]{1,128}$/;
 
+/** The caller's X-Request-Id when acceptable, else a new one. */
+export function requestIdOf(given: string | null | undefined): string {
+  return given && ACCEPTABLE.test(given) ? given : newId("req");
+}
+
 export const requestId: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const given = c.req.header("X-Request-Id");
-  const id = given && ACCEPTABLE.test(given) ? given : newId("req");
+  const id = requestIdOf(c.req.header("X-Request-Id"));
   c.set("requestId", id);
   await next();
   setHeaders(c, { "X-Request-Id": id });

@@ -23,7 +23,7 @@ export const drainUnreadBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   const body = raw.body;
   // Nothing sent, or read to its end (a reader still holds it).
-  if (!body || body.locked) return;
+  if (!body || body.locked || raw.bodyUsed) return;
   const declared = Number(raw.headers.get("Content-Length") ?? Number.NaN);
   if (Number.isFinite(declared) && declared > DRAIN_CEILING_BYTES) {
     await body.cancel().catch(() => undefined);

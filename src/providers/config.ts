@@ -29,8 +29,31 @@ function vars(env: Env): Record<string, unknown> {
   return env as unknown as Record<string, unknown>;
 }
 
+/**
+ * What the environment says, per environment object: a Worker's bindings do not change while its
+ * isolate lives, so each provider's configuration is read from them once, not on every request.
+ * The values are shared: callers copy, never change them.
+ */
+const configs = new WeakMap<object, Map<string, ProviderConfig | null>>();
+const keyed = new WeakMap<object, Set<string>>();
+
 /** The provider's configuration, or null when its API key is not set. */
 export function providerConfig(env: Env, name: string, defaultBaseUrl: string): ProviderConfig | null {
+  let known = configs.get(env);
+  if (!known) {
+    known = new Map();
+    configs.set(env, known);
+  }
+  const key = `${name}\n${defaultBaseUrl}`;
+  let config = known.get(key);
+  if (config === undefined) {
+    config = readConfig(env, name, defaultBaseUrl);
+    known.set(key, config);
+  }
+  return config;
+}
+
+function readConfig(env: Env, name: string, defaultBaseUrl: string): ProviderConfig | null {
   const prefix = envPrefix(name);
   const all = vars(env);
   const apiKey = all[`${prefix}API_KEY`];
@@ -54,7 +77,10 @@ export function providerConfig(env: Env, name: string, defaultBaseUrl: string): 
 
 /** Names of the providers whose API key is set (lower case, `_` as `-`). */
 export function providersWithKeys(env: Env): Set<string> {
-  const names = new Set<string>();
+  let names = keyed.get(env);
+  if (names) return names;
+  names = new Set<string>();
+  keyed.set(env, names);
   for (const [key, value] of Object.entries(vars(env))) {
     const m = /^PROVIDER_([A-Z0-9_]+)_API_KEY$/.exec(key);
     if (m && typeof value === "string" && value.length > 0) names.add((m[1] as string).toLowerCase().replaceAll("_", "-"));

@@ -24,18 +24,31 @@ function sandboxOn(env: Env): boolean {
   return env.SANDBOX_ENABLED !== "false";
 }
 
+/** Per environment object and mode (bindings do not change while an isolate lives); shared, never changed. */
+const live = new WeakMap<object, Partial<Record<KeyMode, ReadonlySet<string>>>>();
+
 /** The providers whose routes are live for a caller in `mode` on this deployment. */
 export function liveProviders(env: Env, mode: KeyMode): Set<string> {
+  let byMode = live.get(env);
+  if (!byMode) {
+    byMode = {};
+    live.set(env, byMode);
+  }
+  byMode[mode] ??= readLiveProviders(env, mode);
+  return byMode[mode] as Set<string>;
+}
+
+function readLiveProviders(env: Env, mode: KeyMode): Set<string> {
   if (mode === "test") return new Set(sandboxOn(env) ? [SANDBOX] : []);
-  const live = new Set<string>();
+  const names = new Set<string>();
   for (const name of providersWithKeys(env)) {
     const known = Object.hasOwn(PROVIDERS, name) ? PROVIDERS[name] : undefined;
     if (!known || name === SANDBOX) continue;
     if (known.needsBaseUrl && !(env as unknown as Record<string, unknown>)[`${envPrefix(name)}BASE_URL`]) continue;
-    live.add(name);
+    names.add(name);
   }
-  if (sandboxOn(env) && env.SANDBOX_FOR_LIVE_KEYS === "true") live.add(SANDBOX);
-  return live;
+  if (sandboxOn(env) && env.SANDBOX_FOR_LIVE_KEYS === "true") names.add(SANDBOX);
+  return names;
 }
 
 /** Whether a route serves a capability: its provider's adapter does, and the route does not exclude it. */

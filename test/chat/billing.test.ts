@@ -66,6 +66,8 @@ describe("chat billing", () => {
     // The first call of the tenant in this isolate waits for its hold (the estimate), then captures the cost.
     const first = await call("/v1/chat/completions", { key: t.api_key, body: ask() });
     expect(first.status).toBe(200);
+    // Captured just after the answer went out.
+    await expect.poll(async () => (await rows())[0]?.status).toBe("captured");
     const [held] = await rows();
     expect(held).toMatchObject({ status: "captured", captured_amount: first.headers.get("X-Credits-Charged") });
     expect(Number(held!.amount)).toBeGreaterThan(Number(held!.captured_amount));

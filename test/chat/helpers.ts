@@ -1,6 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import OpenAI from "openai";
 import { expect } from "vitest";
+import { BATCH_WINDOW_MS } from "../../src/chat/charge-batch";
 import { dec, fmt } from "../../src/lib/decimal";
 import { BASE } from "../helpers/api";
 import type { FakeRecord } from "./fake-upstream";
@@ -41,10 +42,23 @@ export async function ledger(tenantId: string) {
  * Totals equal the rows, nothing is left reserved; returns the ledger. A call is settled just
  * after the client has its last byte, so this waits (briefly) for the settlement to land.
  */
+/**
+ * The ledger once every call has settled: no hold open, and no charge still gathering in an
+ * isolate's batch (src/chat/charge-batch.ts), i.e. the same figures twice a few batch windows apart.
+ */
 export async function expectSettled(tenantId: string) {
+  let previous = "";
   const l = await waitUntil(
-    () => ledger(tenantId),
-    (x) => x.open_reservations === 0,
+    async () => {
+      await new Promise((r) => setTimeout(r, 3 * BATCH_WINDOW_MS));
+      return ledger(tenantId);
+    },
+    (x) => {
+      const seen = JSON.stringify(x.totals);
+      const stable = x.open_reservations === 0 && seen === previous;
+      previous = seen;
+      return stable;
+    },
   );
   expect(l.recomputed).toEqual(l.totals);
   expect(l.open_reservations).toBe(0);
