@@ -76,6 +76,8 @@ export async function chat(subject: Subject, stream: boolean): Promise<Answer> {
 }
 
 export interface Block {
+  /** Requests sent (answered or not). */
+  sent: number;
   answers: Answer[];
   errors: number;
   /** Wall time of the block, seconds. */
@@ -109,7 +111,7 @@ export async function block(subject: Subject, stream: boolean, n: number, concur
     }),
   );
   const seconds = (performance.now() - t0) / 1000;
-  if (!subject.pids) return { answers, errors, seconds, cpuNs: null };
+  if (!subject.pids) return { sent: n, answers, errors, seconds, cpuNs: null };
   await new Promise((r) => setTimeout(r, SETTLE_MS));
-  return { answers, errors, seconds, cpuNs: cpuNs(subject.pids) - before };
+  return { sent: n, answers, errors, seconds, cpuNs: cpuNs(subject.pids) - before };
 }

@@ -40,6 +40,7 @@ export function figures(blocks: Record<string, Block[]>, direct: string): Record
         .sort((a, b) => a - b);
       const cpu = bs.every((b) => b.cpuNs !== null) ? bs.reduce((s, b) => s + (b.cpuNs as number), 0) : null;
       const requests = answers.length;
+      const sent = bs.reduce((s, b) => s + b.sent, 0);
       return [
         name,
         {
@@ -49,7 +50,8 @@ export function figures(blocks: Record<string, Block[]>, direct: string): Record
           p99: percentile(totals, 99),
           rps: requests / bs.reduce((s, b) => s + b.seconds, 0),
           firstEventP50: firsts.length ? percentile(firsts, 50) : null,
-          cpuMsPerRequest: cpu === null || requests === 0 ? null : cpuMsPerRequest(0, cpu, requests),
+          // Every request sent costs CPU, answered or not.
+          cpuMsPerRequest: cpu === null || sent === 0 ? null : cpuMsPerRequest(0, cpu, sent),
         },
       ];
     }),
@@ -60,7 +62,8 @@ export function figures(blocks: Record<string, Block[]>, direct: string): Record
   );
 }
 
-const num = (x: number | null, digits = 2) => (x === null || Number.isNaN(x) ? "n/a" : x.toFixed(digits));
+/** A figure, or n/a where there is none (no CPU of direct's own, no answers, no streamed events). */
+const num = (x: number | null | undefined, digits = 2) => (typeof x !== "number" || Number.isNaN(x) ? "n/a" : x.toFixed(digits));
 
 export function printCell(cell: Cell, figs: Record<string, Figures>): void {
   console.log(`\n${cellName(cell)} (milliseconds)`);
