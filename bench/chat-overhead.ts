@@ -1,150 +1,170 @@
 /**
- * Proxy overhead of POST /v1/chat/completions, in one run:
- *   npm run bench:chat        (BENCH_REQUESTS=300, BENCH_FIRST_BYTE_MS=0, BENCH_INTERVAL_MS=0 are the defaults)
- * Starts the fake OpenAI-compatible upstream of the tests and `wrangler dev` configured to use it
- * (state on /dev/shm, local tracing off, measured on the inner workerd port when it can be found,
- * as bench/run.ts does). Each iteration sends, one after the other, the same chat request to the
- * fake directly and through the service, whole and streamed, at 1 and then 16 connections; it
- * prints p50 and p99 of the total latency and of the time to the first streamed event, with the
- * service's difference and ratio. The reference Worker (bench/reference: the request forwarded and
- * the answer streamed back, nothing else) is measured alike: the least a proxy on this runtime adds.
+ * The chat proxy against its peers, in one run:
+ *   npm run bench:chat [-- --json figures.json]     (BENCH_REQUESTS=1500 BENCH_ROUNDS=5 are the defaults: about 3 minutes)
+ * Four subjects answer the same OpenAI-style chat request from the tests' fake upstream
+ * (test/chat/fake-upstream.ts, in this process, answering at once):
+ *   direct     the fake itself
+ *   reference  the reference Worker (bench/reference) forwarding it: the least a proxy on this runtime costs
+ *   service    this service (authentication, rate limit, catalog, billing), on its inner workerd port
+ *   portkey    Portkey's open-source gateway (Node), installed under bench/peers/portkey on first use
+ * Cells: JSON and stream × 1 and 16 connections, measured in interleaved rounds (each round runs
+ * every cell for every subject, the subjects' order turning from round to round) so that the
+ * machine's drift touches all alike. Per cell and subject: p50/p99 latency and what each adds over
+ * direct, requests/s, time to the first streamed event, and CPU per request of the subject's own
+ * processes (the kernel's per-thread counters; the service's and the reference's workerd, Portkey's
+ * node; n/a for direct, whose process is this one). BENCH_JSON=path or --json path writes the figures.
  */
+import { writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { FAKE_UPSTREAM_KEY, startFakeUpstream } from "../test/chat/fake-upstream.ts";
-import { percentile, startLocalServer, startReferenceServer } from "./lib/local-server.ts";
+import { type Block, block, chat, type Subject } from "./lib/chat-load.ts";
+import { type Cell, cellName, type Figures, figures, printCell, printTargets, targets } from "./lib/chat-report.ts";
+import { processesNamed } from "./lib/cpu.ts";
+import { startLocalServer, startReferenceServer, type WranglerDev } from "./lib/local-server.ts";
+import { type Portkey, startPortkey } from "./lib/portkey.ts";
 
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1500);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
-const FIRST_BYTE_MS = Number(process.env.BENCH_FIRST_BYTE_MS ?? 0);
-const INTERVAL_MS = Number(process.env.BENCH_INTERVAL_MS ?? 0);
-const BLOCK = 50;
+const jsonFlag = process.argv.indexOf("--json");
+const JSON_OUT = jsonFlag >= 0 ? process.argv[jsonFlag + 1] : process.env.BENCH_JSON;
+const CELLS: Cell[] = [
+  { kind: "json", concurrency: 1 },
+  { kind: "stream", concurrency: 1 },
+  { kind: "json", concurrency: 16 },
+  { kind: "stream", concurrency: 16 },
+];
 
-interface Timing {
-  total: number;
-  /** Time to the first `data:` event (streams only). */
-  ttfb?: number;
+/** The workerd processes of one `wrangler dev` (its proxy's too: off the path on the inner port, it costs nothing). */
+function workerdOf(dev: WranglerDev): number[] {
+  const pids = processesNamed(dev.pid, "workerd");
+  if (pids.length === 0) throw new Error(`no workerd process under wrangler dev ${dev.pid}`);
+  return pids;
 }
 
-/** One request; for streams, the time to the first event and to the end. */
-async function timed(url: string, headers: Record<string, string>, body: unknown): Promise<Timing> {
-  const t0 = performance.now();
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { ...headers, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok || !res.body) throw new Error(`${url}: HTTP ${res.status} ${await res.text()}`);
-  let ttfb: number | undefined;
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-    if (ttfb === undefined && text.includes("data:")) ttfb = performance.now() - t0;
+/** Each subject answers whole and streamed with the text the fake sends directly, usage included. */
+async function verify(subjects: Subject[]): Promise<void> {
+  for (const stream of [false, true]) {
+    const expected = await chat(subjects[0]!, stream);
+    for (const subject of subjects) {
+      const got = await chat(subject, stream);
+      if (!got.text || got.text !== expected.text || !got.usage) {
+        throw new Error(
+          `${subject.name} answered ${stream ? "a stream" : "JSON"} with ${JSON.stringify(got)}, not ${JSON.stringify(expected.text)}`,
+        );
+      }
+    }
   }
-  if ((body as { stream?: boolean }).stream && !text.includes("data: [DONE]")) throw new Error(`${url}: stream without [DONE]`);
-  return { total: performance.now() - t0, ttfb };
-}
-
-function summary(name: string, direct: number[], service: number[], reference: number[]) {
-  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-  const [d, s, r] = [sorted(direct), sorted(service), sorted(reference)];
-  const row = (label: string, p: number) => {
-    const a = percentile(d, p);
-    const b = percentile(s, p);
-    const c = percentile(r, p);
-    return `${`${name} ${label}`.padEnd(28)} ${a.toFixed(2).padStart(10)} ${b.toFixed(2).padStart(10)} ${(b - a).toFixed(2).padStart(10)} ${(b / a).toFixed(2).padStart(9)}× ${c.toFixed(2).padStart(10)} ${(c - a).toFixed(2).padStart(10)}`;
-  };
-  console.log(row("p50", 50));
-  console.log(row("p99", 99));
+  console.log(`verified: every subject answers whole and streamed with the upstream's text and usage`);
 }
 
 async function main() {
   const fake = await startFakeUpstream();
-  const server = await startLocalServer({
-    port: PORT,
-    permissions: ["chat"],
-    vars: { PROVIDER_DEEPSEEK_BASE_URL: `${fake.url}/v1`, PROVIDER_DEEPSEEK_API_KEY: FAKE_UPSTREAM_KEY },
-  });
-  const reference = await startReferenceServer({ port: PORT + 1, upstream: `${fake.url}/v1` }).catch((e) => {
-    server.stop();
-    throw e;
-  });
+  const upstream = `${fake.url}/v1`;
+  const stops: (() => void)[] = [];
   try {
-    const { base, where } = server;
-    const key = server.apiKey;
-
-    const behaviour = {
-      first_byte_ms: FIRST_BYTE_MS,
-      interval_ms: INTERVAL_MS,
-      text: "The quick brown fox jumps over the lazy dog, twice.",
-    };
-    const request = (model: string, stream: boolean) => ({
-      model,
-      messages: [{ role: "user", content: "Say something short." }],
-      max_tokens: 64,
-      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
-      fake: { tag: "bench", ...behaviour },
+    const server = await startLocalServer({
+      port: PORT,
+      permissions: ["chat"],
+      vars: { PROVIDER_DEEPSEEK_BASE_URL: upstream, PROVIDER_DEEPSEEK_API_KEY: FAKE_UPSTREAM_KEY },
     });
-    /** One cell: the same request to `base` (the fake, the service or the reference) with its key. */
-    const via = (base: string, key: string, stream: boolean) => () =>
-      timed(`${base}/v1/chat/completions`, { Authorization: `Bearer ${key}` }, request("deepseek-flash", stream));
-    const cells = {
-      "direct json": via(fake.url, FAKE_UPSTREAM_KEY, false),
-      "service json": via(base, key, false),
-      "direct stream": via(fake.url, FAKE_UPSTREAM_KEY, true),
-      "service stream": via(base, key, true),
-      "reference json": via(reference.base, FAKE_UPSTREAM_KEY, false),
-      "reference stream": via(reference.base, FAKE_UPSTREAM_KEY, true),
-    };
-    // A bare route of the same Worker: what any request costs on this local server.
-    const bare = async (): Promise<Timing> => {
-      const t0 = performance.now();
-      await (await fetch(`${base}/healthz`)).arrayBuffer();
-      return { total: performance.now() - t0 };
-    };
-    for (let i = 0; i < 30; i++) for (const run of [...Object.values(cells), bare]) await run(); // warm-up
-    fake.records.clear();
-    /** `n` requests of one cell over `concurrency` connections. */
-    const block = async (run: () => Promise<Timing>, n: number, concurrency: number): Promise<Timing[]> => {
-      const out: Timing[] = [];
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          while (next++ < n) out.push(await run());
-        }),
-      );
-      return out;
-    };
-    for (const concurrency of [1, 16]) {
-      const results: Record<string, Timing[]> = Object.fromEntries(Object.keys(cells).map((k) => [k, []]));
-      const bareTimes: number[] = [];
-      // Interleaved blocks, so that the machine's drift touches every cell alike.
-      for (let done = 0; done < REQUESTS; done += BLOCK) {
-        for (const [name, run] of Object.entries(cells)) results[name]!.push(...(await block(run, BLOCK, concurrency)));
-        bareTimes.push(...(await block(bare, BLOCK, concurrency)).map((t) => t.total));
-        fake.records.clear(); // the fake keeps every request; keep its memory flat
+    stops.push(server.stop);
+    const reference = await startReferenceServer({ port: PORT + 1, upstream });
+    stops.push(reference.stop);
+    const portkey: Portkey = await startPortkey();
+    stops.push(portkey.stop);
+
+    const path = "/v1/chat/completions";
+    const subjects: Subject[] = [
+      { name: "direct", url: `${fake.url}${path}`, headers: { Authorization: `Bearer ${FAKE_UPSTREAM_KEY}` }, pids: null },
+      {
+        name: "reference",
+        url: `${reference.base}${path}`,
+        headers: { Authorization: `Bearer ${FAKE_UPSTREAM_KEY}` },
+        pids: workerdOf(reference),
+      },
+      {
+        name: "service",
+        url: `${server.base}${path}`,
+        headers: { Authorization: `Bearer ${server.apiKey}` },
+        pids: workerdOf(server),
+      },
+      {
+        name: "portkey",
+        url: `${portkey.base}${path}`,
+        headers: portkey.headers(upstream, FAKE_UPSTREAM_KEY),
+        pids: [portkey.pid],
+      },
+    ];
+    await verify(subjects);
+    for (const subject of subjects) {
+      for (const stream of [false, true]) {
+        await block(subject, stream, 100, 16); // warm-up
+        await block(subject, stream, 20, 1);
       }
-      const totals = (name: string) => results[name]!.map((t) => t.total);
-      const firsts = (name: string) => results[name]!.map((t) => t.ttfb as number);
-      console.log(
-        `\nmeasuring on ${where}; fake upstream at ${fake.url} (first byte ${FIRST_BYTE_MS} ms, ${INTERVAL_MS} ms between chunks); ${REQUESTS} requests per cell in interleaved blocks of ${BLOCK}, concurrency ${concurrency}; milliseconds`,
+    }
+    fake.records.clear();
+
+    const size = Math.ceil(REQUESTS / ROUNDS);
+    const started = { at: new Date().toISOString(), load: loadavg()[0]! };
+    console.log(
+      `\nservice on ${server.where} (workerd ${subjects[2]!.pids!.join(", ")}); reference on ${reference.where} (workerd ${subjects[1]!.pids!.join(", ")}); Portkey ${portkey.version} on ${portkey.base} (node ${portkey.pid})`,
+    );
+    console.log(
+      `fake upstream at ${fake.url}, answering at once, in this process; ${size * ROUNDS} requests per cell and subject in ${ROUNDS} interleaved rounds; ${cpus().length} CPUs, load ${started.load.toFixed(2)}`,
+    );
+    const blocks: Record<string, Record<string, Block[]>> = Object.fromEntries(
+      CELLS.map((c) => [cellName(c), Object.fromEntries(subjects.map((s) => [s.name, [] as Block[]]))]),
+    );
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = subjects.map((_, i) => subjects[(i + round) % subjects.length]!);
+      for (const cell of CELLS) {
+        for (const subject of order) {
+          blocks[cellName(cell)]![subject.name]!.push(await block(subject, cell.kind === "stream", size, cell.concurrency));
+          fake.records.clear(); // the fake keeps every request; keep its memory flat
+        }
+      }
+      process.stdout.write(`round ${round + 1}/${ROUNDS} done\n`);
+    }
+
+    const all: Record<string, Record<string, Figures>> = {};
+    for (const cell of CELLS) {
+      const figs = figures(blocks[cellName(cell)]!, "direct");
+      all[cellName(cell)] = figs;
+      printCell(cell, figs);
+    }
+    console.log(
+      "\nCPU/req: ms of CPU of the subject's own processes per request (direct: n/a, the fake runs in the bench's process)." +
+        "\nPortkey's stream handler sleeps 25 ms before its first chunk: compare its streams on CPU and throughput only.",
+    );
+    const list = targets(all);
+    printTargets(list);
+    if (JSON_OUT) {
+      writeFileSync(
+        JSON_OUT,
+        `${JSON.stringify(
+          {
+            started: started.at,
+            finished: new Date().toISOString(),
+            machine: { cpus: cpus().length, load: { start: started.load, end: loadavg()[0] } },
+            settings: {
+              requests: size * ROUNDS,
+              rounds: ROUNDS,
+              service: server.where,
+              reference: reference.where,
+              portkey: portkey.version,
+            },
+            cells: all,
+            targets: list,
+          },
+          (_, v) => (typeof v === "number" ? Math.round(v * 1000) / 1000 : v), // µs are the figures' precision
+          2,
+        )}\n`,
       );
-      console.log(
-        `${"".padEnd(28)} ${"direct".padStart(10)} ${"service".padStart(10)} ${"diff".padStart(10)} ${"ratio".padStart(10)} ${"reference".padStart(10)} ${"ref diff".padStart(10)}`,
-      );
-      summary("whole: latency", totals("direct json"), totals("service json"), totals("reference json"));
-      summary("stream: first event", firsts("direct stream"), firsts("service stream"), firsts("reference stream"));
-      summary("stream: latency", totals("direct stream"), totals("service stream"), totals("reference stream"));
-      const b = bareTimes.sort((x, y) => x - y);
-      console.log(
-        `reference: bare GET /healthz on the same server, p50 ${percentile(b, 50).toFixed(2)} ms, p99 ${percentile(b, 99).toFixed(2)} ms`,
-      );
+      console.log(`\nfigures written to ${JSON_OUT}`);
     }
   } finally {
-    server.stop();
-    reference.stop();
+    for (const stop of stops.reverse()) stop();
     await fake.close();
   }
 }

@@ -46,8 +46,8 @@ async function waitUp(base: string, child: ChildProcess): Promise<boolean> {
  */
 const START_ATTEMPTS = 3;
 
-/** Process ids under `pid`, so that only this run's workerd is measured. */
-function descendants(pid: number): Set<number> {
+/** `pid` and the process ids under it, so that only this run's workerd is measured. */
+export function descendants(pid: number): Set<number> {
   const out = new Set<number>([pid]);
   let grew = true;
   while (grew) {
@@ -85,6 +85,8 @@ export interface WranglerDev {
   base: string;
   where: string;
   state: string;
+  /** The `wrangler dev` process that answers on `base`; its workerd processes are under it (not the sandbox Worker's). */
+  pid: number;
   stop(): void;
 }
 
@@ -172,7 +174,7 @@ export async function startWranglerDev(opts: {
       children.push(child);
     }
     const { base, where } = await innerBase(opts.port, child.pid as number);
-    return { base, where, state, stop };
+    return { base, where, state, pid: child.pid as number, stop };
   } catch (e) {
     stop();
     if (kept.length) process.stderr.write(kept.join(""));
