@@ -1,10 +1,11 @@
 /**
  * Where the Worker's CPU goes under one kind of load: a sampling CPU profile taken through
  * `wrangler dev`'s inspector while a load runs, summed by function (self time) and printed.
- *   npm run bench:profile -- create|read|chat|bare     (BENCH_REQUESTS=2000, BENCH_CONCURRENCY=8)
+ *   npm run bench:profile -- create|read|chat|chat-stream|bare     (BENCH_REQUESTS=2000, BENCH_CONCURRENCY=8)
  * A tool to find what to make cheaper; the benchmarks (bench/run.ts, bench/chat-overhead.ts)
  * judge the result.
  */
+import { writeFileSync } from "node:fs";
 import { FAKE_UPSTREAM_KEY, startFakeUpstream } from "../test/chat/fake-upstream.ts";
 import { startLocalServer } from "./lib/local-server.ts";
 
@@ -114,26 +115,29 @@ async function main() {
       });
     const seed = (await (await post("seed")).json()) as { task_id: string };
     let n = 0;
+    const chat = (stream: boolean) => {
+      fake.records.clear();
+      return fetch(`${server.base}/v1/chat/completions`, {
+        method: "POST",
+        headers: { ...auth, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          model: "deepseek-flash",
+          messages: [{ role: "user", content: "Say something short." }],
+          max_tokens: 64,
+          ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+          fake: { tag: "profile", text: "The quick brown fox jumps over the lazy dog, twice." },
+        }),
+      });
+    };
     const make: Record<string, () => Promise<Response>> = {
       create: () => post(`p-${Date.now()}-${n++}`),
       read: () => fetch(`${server.base}/v1/tasks/${seed.task_id}`, { headers: auth }),
       bare: () => fetch(`${server.base}/healthz`),
-      chat: () => {
-        fake.records.clear();
-        return fetch(`${server.base}/v1/chat/completions`, {
-          method: "POST",
-          headers: { ...auth, "Content-Type": "application/json" },
-          body: JSON.stringify({
-            model: "deepseek-flash",
-            messages: [{ role: "user", content: "Say something short." }],
-            max_tokens: 64,
-            fake: { tag: "profile", text: "The quick brown fox jumps over the lazy dog, twice." },
-          }),
-        });
-      },
+      chat: () => chat(false),
+      "chat-stream": () => chat(true),
     };
     const one = make[KIND];
-    if (!one) throw new Error(`unknown load ${KIND}: create, read, chat or bare`);
+    if (!one) throw new Error(`unknown load ${KIND}: create, read, chat, chat-stream or bare`);
     const run = async (total: number) => {
       let next = 0;
       await Promise.all(
@@ -152,6 +156,8 @@ async function main() {
     const seconds = (performance.now() - t0) / 1000;
     const { profile } = (await ins.send("Profiler.stop")) as { profile: Profile };
     ins.close();
+    // The whole profile, for a closer look (e.g. in a browser's devtools, as a .cpuprofile file).
+    if (process.env.BENCH_PROFILE_OUT) writeFileSync(process.env.BENCH_PROFILE_OUT, JSON.stringify(profile));
     console.log(`${KIND}: ${REQUESTS} requests at concurrency ${CONCURRENCY} in ${seconds.toFixed(1)} s on ${server.where}`);
     console.log("self time by function (the Worker's isolate):");
     for (const line of summarize(profile)) console.log(line);

@@ -13,7 +13,6 @@
  * most BALANCE_VIEW_MS old (docs/scaling.md). A call whose isolate dies is not charged, as a hold
  * given back by its lease would not be.
  */
-import type { Settlement } from "../accounts/account-object";
 import type { KeyMode } from "../accounts/api-keys";
 import { accountFor } from "../accounts/service";
 import { CHAT_CAPABILITY, type UsageCounters, type UsageNote } from "../accounts/usage";

@@ -15,7 +15,7 @@
  * never sees the balance as larger than it will be. A batch lost with its isolate (it died within
  * the window) is not charged, as a hold given back by its lease would not be (docs/scaling.md).
  */
-import type { AccountObject, Settlement } from "../accounts/account-object";
+import type { Settlement } from "../accounts/account-object";
 import type { UsageNote } from "../accounts/usage";
 
 export const BATCH_WINDOW_MS = 10;

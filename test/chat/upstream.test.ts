@@ -8,7 +8,6 @@ import {
   expectSettled,
   fake,
   fakeRequests,
-  ledger,
   minus,
   openai,
   uniqueTag,

@@ -37,7 +37,7 @@ import { fromUpstreamStatus, safeMessage, timedOut, unreachable } from "../chat-
 import type { ChatObject, ChatUpstream, ChatUpstreamRequest, ChatUpstreamResult } from "../chat-upstream";
 import { DEFAULT_TIMEOUT_MS, type ProviderConfig } from "../config";
 import { retryAfterMs } from "../http";
-import { IdleTimeout, readText, readWithin, sseData } from "../openai-compatible/sse";
+import { IdleTimeout, readBody, readWithin, sseData } from "../openai-compatible/sse";
 import { keyRefused, modelPath, retryDelayMs, statusOf, statusWord } from "./client";
 import { SAFETY_FINISH } from "./content";
 
@@ -463,7 +463,7 @@ export function googleChat(config: ProviderConfig): ChatUpstream {
     }
     let text: string;
     try {
-      text = await readText(res.body, timeoutMs);
+      text = await readBody(res, timeoutMs);
     } catch (e) {
       if (e instanceof IdleTimeout) throw timedOut(timeoutMs / 1000);
       throw new ApiError("model_request_failed", "The connection to the model broke while it was answering.");

@@ -12,7 +12,7 @@ import type { ChatObject, ChatUpstream, ChatUpstreamRequest, ChatUpstreamResult 
 import type { ProviderConfig } from "../config";
 import { DEFAULT_TIMEOUT_MS } from "../config";
 import { retryAfterMs } from "../http";
-import { IdleTimeout, readText, readWithin, sseData } from "./sse";
+import { IdleTimeout, readBody, readWithin, sseData } from "./sse";
 import { withUsageDetails } from "./usage";
 
 export interface OpenAiCompatibleConfig {
@@ -96,7 +96,7 @@ export function openAiCompatible(config: OpenAiCompatibleConfig, name = "openai-
     }
     let text: string;
     try {
-      text = await readText(res.body, config.timeoutMs);
+      text = await readBody(res, config.timeoutMs);
     } catch (e) {
       if (e instanceof IdleTimeout) throw timedOut(config.timeoutMs / 1000);
       throw new ApiError("model_request_failed", "The connection to the model broke while it was answering.");

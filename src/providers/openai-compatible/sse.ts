@@ -20,15 +20,63 @@ export async function readWithin<T>(read: Promise<T>, ms: number): Promise<T> {
   }
 }
 
-/** The whole body as text, the timeout applying to each gap between bytes; `limit` bounds memory. */
-export async function readText(body: ReadableStream<Uint8Array> | null, ms: number, limit = 8 * 1024 * 1024): Promise<string> {
+/**
+ * Fails a reader's pending and later reads once nothing has arrived for `ms`: one timer for the
+ * whole body, moved on lazily (it checks when the last piece came when it fires), rather than a
+ * timer and a race per read. `seen()` after each read; `stop()` when done.
+ */
+export function idleWatch(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number) {
+  let last = Date.now();
+  let expired = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const check = () => {
+    const quiet = Date.now() - last;
+    if (quiet < ms) {
+      timer = setTimeout(check, ms - quiet);
+      return;
+    }
+    expired = true;
+    reader.cancel(new IdleTimeout()).catch(() => {});
+  };
+  timer = setTimeout(check, ms);
+  return {
+    seen() {
+      last = Date.now();
+    },
+    /** Throws IdleTimeout when the reads ended because the body went quiet. */
+    check() {
+      if (expired) throw new IdleTimeout();
+    },
+    stop() {
+      clearTimeout(timer);
+    },
+  };
+}
+
+const BODY_LIMIT = 8 * 1024 * 1024;
+
+/**
+ * A response's whole body as text. One whose length is declared within `limit` is read by the
+ * runtime in one go, under one deadline of `ms`; any other as `readText` reads it.
+ */
+export function readBody(res: Response, ms: number, limit = BODY_LIMIT): Promise<string> {
+  const declared = Number(res.headers.get("content-length") ?? Number.NaN);
+  if (Number.isFinite(declared) && declared <= limit) return readWithin(res.text(), ms);
+  return readText(res.body, ms, limit);
+}
+
+/** The whole body as text, within `ms` of silence between its pieces; `limit` bounds memory. */
+export async function readText(body: ReadableStream<Uint8Array> | null, ms: number, limit = BODY_LIMIT): Promise<string> {
   if (!body) return "";
   const reader = body.getReader();
+  const watch = idleWatch(reader, ms);
   const decoder = new TextDecoder();
   let text = "";
   try {
     for (;;) {
-      const { done, value } = await readWithin(reader.read(), ms);
+      const { done, value } = await reader.read();
+      watch.check();
+      watch.seen();
       if (done) return text + decoder.decode();
       text += decoder.decode(value, { stream: true });
       if (text.length > limit) throw new Error(`upstream body larger than ${limit} characters`);
@@ -36,6 +84,8 @@ export async function readText(body: ReadableStream<Uint8Array> | null, ms: numb
   } catch (e) {
     reader.cancel().catch(() => {});
     throw e;
+  } finally {
+    watch.stop();
   }
 }
 
@@ -45,13 +95,16 @@ export async function readText(body: ReadableStream<Uint8Array> | null, ms: numb
  */
 export async function* sseData(body: ReadableStream<Uint8Array>, idleMs: number): AsyncGenerator<string, void, undefined> {
   const reader = body.getReader();
+  const watch = idleWatch(reader, idleMs);
   const decoder = new TextDecoder();
   let buffer = "";
   let data: string[] = [];
   let finished = false;
   try {
     for (;;) {
-      const { done, value } = await readWithin(reader.read(), idleMs);
+      const { done, value } = await reader.read();
+      watch.check();
+      watch.seen();
       buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
       let nl = buffer.search(/\r\n|\r|\n/);
       while (nl >= 0) {
@@ -75,6 +128,7 @@ export async function* sseData(body: ReadableStream<Uint8Array>, idleMs: number)
       }
     }
   } finally {
+    watch.stop();
     // Stopping early (client gone, error, [DONE]) releases the upstream connection.
     if (!finished) reader.cancel().catch(() => {});
   }
