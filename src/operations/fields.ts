@@ -10,6 +10,16 @@ export const Metadata = z
   .refine((m) => Object.keys(m).length <= 16, "metadata has at most 16 keys")
   .openapi({ description: "String-to-string map echoed on the task (at most 16 keys; key ≤ 64, value ≤ 512 characters)" });
 
+/** A cost cap as sent: a decimal credit figure. */
+export const MaxCredits = z
+  .string()
+  .regex(/^\d{1,12}(\.\d{1,9})?$/, "must be a non-negative decimal string with at most 9 decimals")
+  .openapi({
+    description:
+      "The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.",
+    example: "2.5",
+  });
+
 export const commonTaskFields = {
   metadata: Metadata.optional(),
   callback_url: z.string().max(2048).optional().openapi({
@@ -21,6 +31,12 @@ export const commonTaskFields = {
     .max(64)
     .optional()
     .openapi({ description: "Sign deliveries per Standard Webhooks with this key; requires callback_url" }),
+  max_credits: MaxCredits.optional(),
+  quote_id: z.string().min(1).max(64).optional().openapi({
+    description:
+      "A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.",
+    example: "quo_01jd8x3k2m4n5p6q7r8s9t0v1w",
+  }),
 };
 
 const ModelId = z.string().min(1).max(128);
