@@ -1,6 +1,7 @@
 /** Request pieces shared by the task-creating operations. */
 import { z } from "@hono/zod-openapi";
 import { dec } from "../lib/decimal";
+import { MaxCredits } from "../services/contracts/credits";
 
 export const Metadata = z
   .record(
@@ -9,16 +10,6 @@ export const Metadata = z
   )
   .refine((m) => Object.keys(m).length <= 16, "metadata has at most 16 keys")
   .openapi({ description: "String-to-string map echoed on the task (at most 16 keys; key ≤ 64, value ≤ 512 characters)" });
-
-/** A cost cap as sent: a decimal credit figure. */
-export const MaxCredits = z
-  .string()
-  .regex(/^\d{1,12}(\.\d{1,9})?$/, "must be a non-negative decimal string with at most 9 decimals")
-  .openapi({
-    description:
-      "The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.",
-    example: "2.5",
-  });
 
 export const commonTaskFields = {
   metadata: Metadata.optional(),
