@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCatalog } from "../../src/catalog/build";
 import { publishCatalog } from "../../src/catalog/store";
 import { dec } from "../../src/lib/decimal";
-import { call, expectError, newTenant, type TestTenant } from "../helpers/api";
+import { ADMIN_TOKEN, call, expectError, newTenant, type TestTenant } from "../helpers/api";
 import { expectLedgerBalanced, ledger, newKey, taskEvents, waitFor } from "../helpers/tasks";
 
 const BODY = { prompt: "A lighthouse at dusk, oil painting" };
@@ -71,6 +71,12 @@ describe("POST /v1/quotes", () => {
     const refused = await create(t, unknownModel);
     expectError(await quote(t, unknownModel), refused.status, "unsupported_model", "/model");
     expectError(await quote(t, BODY, "no_such_operation"), 422, "invalid_request", "/operation");
+    expectError(
+      await call("/v1/quotes", { key: t.api_key, body: { operation: "text_to_image" } }),
+      422,
+      "invalid_request",
+      "/request",
+    );
     expectError(await quote(t, { ...BODY, quote_id: "quo_x" }), 422, "invalid_request", "/quote_id");
     const noPermission = await newTenant({ permissions: ["tasks:read"] });
     expectError(await quote(noPermission, BODY), 403, "forbidden");
@@ -93,6 +99,17 @@ describe("a create with quote_id", () => {
     const q = (await quote(other, BODY)).json;
     const foreign = expectError(await create(t, { ...BODY, quote_id: q.quote_id }), 422, "invalid_request", "/quote_id");
     expect(foreign.details.reason).toBe("quote_not_found");
+  });
+
+  it("is refused for a quote of the other key mode of the same tenant", async () => {
+    const k = await call(`/admin/v1/tenants/${t.tenant_id}/api-keys`, { key: ADMIN_TOKEN, body: { mode: "test" } });
+    expect(k.status).toBe(201);
+    const testKey = { ...t, api_key: k.json.api_key as string };
+    const q = (await quote(testKey, BODY)).json;
+    expect(q.credits).toBe("0");
+    const e = expectError(await create(t, { ...BODY, quote_id: q.quote_id }), 422, "invalid_request", "/quote_id");
+    expect(e.details.reason).toBe("quote_not_found");
+    expect((await create(testKey, { ...BODY, quote_id: q.quote_id })).status).toBe(202);
   });
 
   it("is refused once the quote has expired", async () => {
