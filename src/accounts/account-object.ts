@@ -36,6 +36,7 @@ import type { TaskObject } from "../tasks/task-object";
 import { accountMigrations } from "./account-schema";
 import { type ApiKeyRecord, apiKeyRow, apiKeyRows, insertApiKey, isExpired, type NewApiKey, touchApiKey } from "./api-key-rows";
 import type { KeyMode, Permission } from "./api-keys";
+import { insertQuote, type QuoteRecord, type QuoteUse, quoteRow, useQuoteRow } from "./quote-rows";
 import {
   newSigningSecret,
   prepareRotation,
@@ -779,6 +780,22 @@ export class AccountObject extends DurableObject<Env> {
       if (usage) recordUsage(this.sql, taskId, at, dec(0), usage);
     });
     return this.settlement(taskId);
+  }
+
+  /** Stores a quote (docs/storage/account-object.md, "Quotes"); sweeps those long expired. */
+  saveQuote(quote: QuoteRecord): QuoteRecord {
+    insertQuote(this.sql, quote, Date.now());
+    return quote;
+  }
+
+  /** A quote of this tenant, expired or not; null when unknown or swept. */
+  quote(quoteId: string): QuoteRecord | null {
+    return quoteRow(this.sql, quoteId);
+  }
+
+  /** Marks a quote used by one task object (named by its Idempotency-Key); atomic per tenant. */
+  useQuote(quoteId: string, mode: KeyMode, by: string): QuoteUse {
+    return useQuoteRow(this.sql, quoteId, mode, by, Date.now());
   }
 
   /** What a new request can hold now, and what open holds keep (`GET /v1/balance`); null without a tenant. */

@@ -9,6 +9,7 @@ import { seal } from "../lib/sealed";
 import { OAUTH_TABLES_SQL } from "../oauth/grant-store";
 import { MEMBERS_TABLE_SQL } from "../people/members-store";
 import { addColumnIfMissing, type Migration } from "../storage/migrations";
+import { QUOTES_TABLE_SQL } from "./quote-rows";
 import { backfillUsage, USAGE_TABLE_SQL } from "./usage";
 
 export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Migration<any>[] {
@@ -140,6 +141,13 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
       name: "tenant.safety_policy (the operator's content review policy for the tenant)",
       up(sql) {
         addColumnIfMissing(sql, "tenant", "safety_policy", "TEXT");
+      },
+    },
+    {
+      version: 12,
+      name: "quotes (binding price quotes: what a create may be charged at most, used by one task)",
+      up(sql) {
+        sql.exec(QUOTES_TABLE_SQL);
       },
     },
   ];

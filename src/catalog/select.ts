@@ -47,6 +47,8 @@ export interface SelectionRequest {
   fields?: Record<string, unknown>;
   /** The output format the request comes to on a card (its field and media type), where the operation makes files. */
   output?: (selection: Selection) => OutputFormat | undefined;
+  /** For `auto`: why a candidate that honours the request is still passed over (its price is over the request's cap). */
+  overCap?: (selection: Selection) => CandidateFailure | null;
 }
 
 /** The format a request's output is to be delivered in, and the body field that chooses it. */
@@ -72,6 +74,7 @@ export interface CandidateFailure {
     | "unsupported_media_type"
     | "media_too_large"
     | "voice_model_incompatible"
+    | "invalid_request"
   >;
 }
 
@@ -611,8 +614,9 @@ export function select(ctx: CatalogContext, req: SelectionRequest): Selection {
       continue;
     }
     const { failures, selection } = checkCard(model, card, req, ctx.providers);
-    if (failures.length === 0) return selection;
-    allFailures.push(failures[0] as CandidateFailure);
+    const over = failures.length === 0 ? (req.overCap?.(selection) ?? null) : null;
+    if (failures.length === 0 && !over) return selection;
+    allFailures.push(over ?? (failures[0] as CandidateFailure));
   }
   throw new ApiError("no_eligible_model", `No live model can honour this ${req.capability} request as sent.`, {
     param: allFailures[0]?.param,

@@ -9,6 +9,8 @@ import type { CatalogBundle } from "../catalog/build";
 import { deprecationHeaders } from "../catalog/deprecation";
 import { loadCatalog } from "../catalog/store";
 import type { Env } from "../env";
+import { ApiError } from "../errors/api-error";
+import { dec, fmt } from "../lib/decimal";
 import { randomToken } from "../lib/ids";
 import { type ChatRoute, chatRoutesFor, completeOnRoutes } from "../providers/chat";
 import type { ChatObject, ChatUpstreamResult } from "../providers/chat-upstream";
@@ -45,10 +47,31 @@ function prices(mode: KeyMode, selection: ChatSelection, route: ChatRoute, promp
   return tokenPrices(route.pricing ? { ...selection.card, pricing: route.pricing } : selection.card, promptTokens, admittedAt);
 }
 
-/** What the relay's usage costs on the card. */
-function cost(mode: KeyMode, selection: ChatSelection, route: ChatRoute, relay: ChatRelay, admittedAt: number): string {
+/** What the relay's usage costs on the card; never more than the call's max_credits. */
+function cost(
+  mode: KeyMode,
+  selection: ChatSelection,
+  route: ChatRoute,
+  relay: ChatRelay,
+  admittedAt: number,
+  cap?: string,
+): string {
   const usage = relay.used();
-  return usageCredits(prices(mode, selection, route, usage.prompt_tokens, admittedAt), usage);
+  const amount = usageCredits(prices(mode, selection, route, usage.prompt_tokens, admittedAt), usage);
+  return cap !== undefined && dec(amount).gt(cap) ? fmt(dec(cap)) : amount;
+}
+
+/** 422 at /max_credits, before anything is held or sent, when the most the call can cost is above the cap. */
+function capCheck(estimate: string, cap: string, model: string): void {
+  if (!dec(estimate).gt(cap)) return;
+  throw new ApiError("invalid_request", `This call may cost up to ${estimate} credits on ${model}, above max_credits (${cap}).`, {
+    param: "/max_credits",
+    details: {
+      estimate_credits: estimate,
+      max_credits: fmt(dec(cap)),
+      errors: [{ loc: ["body", "max_credits"], reason: `the estimate (${estimate} credits) is above it` }],
+    },
+  });
 }
 
 /** The relay's usage as the usage report counts it (the task envelope's counter names). */
@@ -88,14 +111,18 @@ export async function chatCompletion(
     promptTokens,
     selection.maxCompletionTokens * (body.n ?? 1),
   );
+  const cap = body.max_credits;
+  if (cap !== undefined) capCheck(reserve, cap, selection.model.model);
   const ledger = await reserveChat(env, call.tenantId, call.requestId, reserve, {
     mode: call.mode,
     model: selection.model.model,
   });
   const includeUsage = stream && body.stream_options?.include_usage === true;
   const relay = new ChatRelay(`chatcmpl-${randomToken(16)}`, selection.model.model, promptTokens, includeUsage);
+  // max_credits is this service's own field: the upstream never sees it.
+  const { max_credits: _cap, ...forwarded } = raw;
   const upstreamBody = (upstreamModel: string): Record<string, unknown> => ({
-    ...raw,
+    ...forwarded,
     model: upstreamModel,
     // The service needs the upstream's count to charge a stream, whether or not the client asked for it.
     ...(stream ? { stream_options: { ...(body.stream_options ?? {}), include_usage: true } } : {}),
@@ -120,7 +147,7 @@ export async function chatCompletion(
       ));
       if (!result.stream) {
         const completion = relay.completion(result.completion);
-        const amount = cost(call.mode, selection, served, relay, admittedAt);
+        const amount = cost(call.mode, selection, served, relay, admittedAt, cap);
         // The charge is known here in the usual case (within the hold): capture after answering.
         const expected = ledger.expectedCharge(amount);
         const charged = expected ?? (await ledger.capture(amount, counters(relay)));
@@ -149,10 +176,11 @@ export async function chatCompletion(
       waitUntil: call.waitUntil,
       held: ledger.held,
       settlement: {
-        complete: () => ledger.capture(cost(call.mode, selection, served, relay, admittedAt), counters(relay)).then(() => {}),
+        complete: () =>
+          ledger.capture(cost(call.mode, selection, served, relay, admittedAt, cap), counters(relay)).then(() => {}),
         cutShort: () =>
           relay.hasDelivered
-            ? ledger.capture(cost(call.mode, selection, served, relay, admittedAt), counters(relay)).then(() => {})
+            ? ledger.capture(cost(call.mode, selection, served, relay, admittedAt, cap), counters(relay)).then(() => {})
             : ledger.release(),
       },
     });

@@ -4,6 +4,7 @@
  * the upstream unchanged. The body forwarded upstream is the client's own JSON, not this parse.
  */
 import { z } from "@hono/zod-openapi";
+import { MaxCredits } from "../services/contracts/credits";
 
 const TextPart = z.object({ type: z.literal("text"), text: z.string() });
 const ImagePart = z.object({
@@ -87,6 +88,11 @@ export const ChatCompletionRequest = z
     user: z.string().optional(),
     stream: z.boolean().nullish(),
     stream_options: z.object({ include_usage: z.boolean().optional() }).nullish(),
+    max_credits: MaxCredits.optional().openapi({
+      description:
+        "Extension: the most this call may cost, in credits (decimal string). A call whose estimate (prompt plus the output budget) is above it is refused (422, param /max_credits) before anything is sent upstream; the charge never exceeds it. Not forwarded upstream.",
+      example: "0.5",
+    }),
   })
   .loose()
   .superRefine((body, ctx) => {

@@ -18,6 +18,7 @@ import { chatRoutes } from "./routes/chat";
 import { fileRoutes } from "./routes/files";
 import { operationRoutes } from "./routes/operations";
 import { paymentRoutes, paymentWebhookRoutes } from "./routes/payments";
+import { quoteRoutes } from "./routes/quotes";
 import { taskRoutes } from "./routes/tasks";
 import { uploadRoutes } from "./routes/uploads";
 import { upstreamRoutes } from "./routes/upstream";
@@ -77,6 +78,7 @@ export function createApp() {
     app.route("/", adminPeopleRoutes);
     app.route("/", adminSafetyRoutes);
     app.route("/", operationRoutes);
+    app.route("/", quoteRoutes);
     app.route("/", taskRoutes);
     app.route("/", uploadRoutes);
     app.route("/", accountRoutes);

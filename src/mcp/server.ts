@@ -32,6 +32,7 @@ const INSTRUCTIONS = [
   "Media generation as asynchronous tasks. A task-creating tool (text_to_image, text_to_video, text_to_speech, ...) answers at once with a task envelope;",
   "call wait_for_task with its task_id until the status is succeeded, failed or canceled. Outputs are resource_link items with signed URLs.",
   "list_models and get_model show what each model accepts; list_voices lists voices for text_to_speech; get_balance shows the credits.",
+  "get_quote prices a call before it is made (pass its quote_id to bind the price); max_credits on any task-creating tool caps what it may cost.",
   "Errors are results with isError true and structuredContent.error {code, message, param, ...}: fix the field named by param and call again.",
 ].join(" ");
 

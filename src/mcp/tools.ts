@@ -1,6 +1,7 @@
 /** Every tool of /mcp, in the order `tools/list` gives them (fixed, so lists are cacheable). */
 import { getBalanceTool, getModelTool, listModelsTool, listVoicesTool } from "./catalog-tools";
 import { OPERATION_TOOLS } from "./operation-tools";
+import { getQuoteTool } from "./quote-tools";
 import { cancelTaskTool, getTaskTool, listTasksTool, waitForTaskTool } from "./task-tools";
 import type { ToolDefinition } from "./tool";
 
@@ -14,6 +15,7 @@ export const TOOLS: readonly ToolDefinition<any>[] = [
   getModelTool,
   listVoicesTool,
   getBalanceTool,
+  getQuoteTool,
 ];
 
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));

@@ -4,19 +4,20 @@
  * estimate, then the task object (which reserves credits and commits).
  */
 import type { KeyMode } from "../accounts/api-keys";
+import type { QuoteRecord } from "../accounts/quote-rows";
 import { accountFor, type Caller } from "../accounts/service";
 import type { AuditActor } from "../audit/audit-store";
 import type { CatalogBundle } from "../catalog/build";
 import { deprecationHeaders, deprecationWarning } from "../catalog/deprecation";
 import { estimateCredits, type PricedMeter, pricedMeters } from "../catalog/pricing";
 import type { InterfaceFile } from "../catalog/schema";
-import { noLiveRoute, type Selection, select } from "../catalog/select";
+import { type CandidateFailure, noLiveRoute, type Selection, select } from "../catalog/select";
 import { loadCatalog } from "../catalog/store";
 import { interfacesOf, isSelectable } from "../catalog/views";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { sha256Hex } from "../lib/crypto";
-import { dec } from "../lib/decimal";
+import { dec, fmt } from "../lib/decimal";
 import { flatten, getPath } from "../lib/paths";
 import { publicBaseUrl } from "../lib/public-url";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
@@ -32,6 +33,7 @@ import { type TaskRpc, taskRpc } from "../services/task-rpc";
 import { deadlineSeconds } from "./deadlines";
 import { requestHash, requireIdempotencyKey } from "./idempotency";
 import { echoInput } from "./input-echo";
+import { quoteFor, useQuote } from "./quote-binding";
 import type { Envelope, TaskPlan } from "./record";
 import { keyScope, taskObjectName } from "./scope";
 import type { CreateResult } from "./task-object";
@@ -45,20 +47,23 @@ export interface AdmissionContext {
   actor?: AuditActor;
 }
 
-const COMMON_FIELDS = new Set(["metadata", "callback_url", "callback_signing_key_id"]);
+/** Fields of every create that are not the operation's own: kept out of card rules and the echoed input. */
+const COMMON_FIELDS = new Set(["metadata", "callback_url", "callback_signing_key_id", "max_credits", "quote_id"]);
 
 /** The task object of an Idempotency-Key in a tenant and a key mode: the mode is part of the namespace. */
 export function taskObjectFor(env: Env, tenantId: string, mode: KeyMode, idempotencyKey: string): TaskRpc {
   return taskRpc(env.TASKS.getByName(taskObjectName(tenantId, mode, idempotencyKey)));
 }
 
-interface CommonFields {
+export interface CommonFields {
   metadata?: Record<string, string>;
   callback_url?: string;
   callback_signing_key_id?: string;
+  max_credits?: string;
+  quote_id?: string;
 }
 
-async function checkCallback(ctx: AdmissionContext, body: CommonFields): Promise<TaskPlan["callback"]> {
+export async function checkCallback(ctx: AdmissionContext, body: CommonFields): Promise<TaskPlan["callback"]> {
   if (body.callback_signing_key_id !== undefined && body.callback_url === undefined) {
     throw new ApiError("callback_url_required", "callback_signing_key_id needs a callback_url to sign deliveries to.", {
       param: "/callback_signing_key_id",
@@ -162,6 +167,141 @@ function controlValues(spec: OperationSpec, raw: Record<string, unknown>): Recor
   return values;
 }
 
+/** What a request comes to before anything is reserved: its model, media, routes and price. */
+export interface PricedRequest<B> {
+  opCtx: OperationContext<B>;
+  selection: Selection;
+  media: StoredMedia[];
+  routes: RoutePlan[];
+  /** The meters of each route, in the routes' order. */
+  meters: PricedMeter[][];
+  quantities: Record<string, number>;
+  /** What a create reserves: the dearest route's price of the estimated quantities. */
+  estimate: string;
+  /** The index of the route whose price is the estimate. */
+  dearest: number;
+}
+
+/**
+ * Validation, media, selection and pricing of a request, the same for a create and a quote:
+ * `model` replaces the body's (a quote's resolved model), `quoted` caps the unit prices and the
+ * total at a quote's, and `max_credits` passes over `auto` candidates priced above it and refuses
+ * a concrete model priced above it.
+ */
+export async function priceRequest<B extends CommonFields>(
+  ctx: AdmissionContext,
+  spec: OperationSpec,
+  body: B,
+  raw: Record<string, unknown>,
+  opts: { bundle: CatalogBundle; providers: Set<string>; images?: FetchedImages; model?: string; quoted?: QuoteRecord },
+): Promise<PricedRequest<B>> {
+  const { bundle, providers } = opts;
+  let voice: { voice_id: string; compatible_models: string[]; sample?: boolean } | undefined;
+  const voiceId = spec.voice?.(body);
+  if (voiceId !== undefined) {
+    const found = bundle.voices.find((v) => v.voice_id === voiceId);
+    if (!found) throw new ApiError("voice_not_found", `Voice '${voiceId}' does not exist.`, { param: "/voice" });
+    voice = { voice_id: found.voice_id, compatible_models: found.compatible_models, ...(found.sample ? { sample: true } : {}) };
+  }
+  const media = await resolveMedia(ctx, spec.media?.(body) ?? [], opts.images);
+  const cap = body.max_credits;
+  const priceOn = (selection: Selection) => {
+    const opCtx: OperationContext<B> = { body, raw, selection, media };
+    spec.check?.(opCtx);
+    // Only routes that can deliver the resolved output format serve (and fail over); selection refused the rest.
+    const producing = routesFor(selection.model, spec.capability, providers).filter(
+      (r) => !selection.output || routeProduces(r, spec.capability, selection.output.mime),
+    );
+    const live = drillRouteOrder(ctx.env, body.metadata, producing);
+    if (live.length === 0) throw noLiveRoute(selection.model.model, spec.capability);
+    const priced = pricedRoutes(ctx, live, selection.card, spec.dimensions?.(opCtx) ?? {}, spec.usageKey);
+    const meters = opts.quoted ? priced.meters.map((m) => atQuotedPrices(m, opts.quoted as QuoteRecord)) : priced.meters;
+    const quantities = spec.quantities(opCtx);
+    // Reserve what the dearest route would cost, so a failover never runs past the reservation.
+    const estimates = meters.map((m) => estimateCredits({ meters: m, quantities }));
+    let dearest = 0;
+    estimates.forEach((e, i) => {
+      if (dec(e).gt(estimates[dearest] as string)) dearest = i;
+    });
+    let estimate = estimates[dearest] as string;
+    if (opts.quoted && dec(estimate).gt(opts.quoted.credits)) estimate = fmt(dec(opts.quoted.credits));
+    return { opCtx, selection, media, routes: priced.routes, meters, quantities, estimate, dearest };
+  };
+  const selection = select(
+    { bundle, providers },
+    {
+      capability: spec.capability,
+      model: opts.model ?? modelFor(spec, raw, bundle, providers),
+      prompt: spec.prompt?.(body),
+      controls: controlValues(spec, spec.normalize ? spec.normalize(raw) : raw),
+      canvas: spec.canvas?.(body),
+      media,
+      voice,
+      fields: Object.fromEntries(Object.entries(flatten(raw)).filter(([k]) => !COMMON_FIELDS.has(k.split(".")[0] as string))),
+      ...(spec.output ? { output: (s: Selection) => spec.output?.(body, s) } : {}),
+      ...(cap !== undefined ? { overCap: (s: Selection) => overCapFailure(s, cap, priceOn) } : {}),
+    },
+  );
+  const priced = priceOn(selection);
+  if (cap !== undefined && dec(priced.estimate).gt(cap)) {
+    throw new ApiError(
+      "invalid_request",
+      `This request may cost up to ${priced.estimate} credits on ${selection.model.model}, above max_credits (${cap}).`,
+      {
+        param: "/max_credits",
+        details: {
+          estimate_credits: priced.estimate,
+          max_credits: fmt(dec(cap)),
+          errors: [{ loc: ["body", "max_credits"], reason: `the estimate (${priced.estimate} credits) is above it` }],
+        },
+      },
+    );
+  }
+  const route = priced.routes[0] as RoutePlan;
+  if (voice?.sample && !PROVIDERS[route.provider]?.simulated) {
+    // A sample voice exists only in the simulator: no real upstream can speak it.
+    throw new ApiError(
+      "voice_model_incompatible",
+      `Voice '${voice.voice_id}' is a sample voice that ${selection.model.model} cannot speak on ${route.provider}; choose a preset voice.`,
+      { param: "/voice", details: { voice_id: voice.voice_id, reason: "sample_voice", provider: route.provider } },
+    );
+  }
+  return priced;
+}
+
+/** An `auto` candidate priced above the cap; a candidate that cannot be priced is left to fail as it would. */
+function overCapFailure(
+  selection: Selection,
+  cap: string,
+  priceOn: (s: Selection) => { estimate: string },
+): CandidateFailure | null {
+  let estimate: string;
+  try {
+    estimate = priceOn(selection).estimate;
+  } catch {
+    return null;
+  }
+  if (!dec(estimate).gt(cap)) return null;
+  return {
+    model: selection.model.model,
+    code: "over_max_credits",
+    param: "/max_credits",
+    message: `${selection.model.model} may cost up to ${estimate} credits, above max_credits (${cap}).`,
+    received: cap,
+    supported: { estimate_credits: estimate },
+    error: "invalid_request",
+  };
+}
+
+/** A route's meters at the quote's unit prices where those are lower: a price raised since the quote does not apply. */
+function atQuotedPrices(meters: PricedMeter[], quote: QuoteRecord): PricedMeter[] {
+  const quoted = new Map(quote.lines.map((l) => [l.meter, l.unit_credits]));
+  return meters.map((m) => {
+    const price = quoted.get(m.meter);
+    return price !== undefined && dec(price).lt(m.unit_credits) ? { ...m, unit_credits: price } : m;
+  });
+}
+
 export async function admitOperation<B extends CommonFields>(
   ctx: AdmissionContext,
   spec: OperationSpec,
@@ -172,11 +312,12 @@ export async function admitOperation<B extends CommonFields>(
   const hash = await requestHash(spec.name, raw);
   const stub = taskObjectFor(ctx.env, ctx.caller.tenant_id, ctx.caller.mode, idempotencyKey);
   const refs = spec.media?.(body) ?? [];
-  if (refs.length > 0) {
-    // A replay is answered before media are fetched again.
+  if (refs.length > 0 || body.quote_id !== undefined) {
+    // A replay is answered before media are fetched again, and before its quote is looked at (it may have expired since).
     const seen = await stub.replay(hash, ctx.caller.mode);
     if (seen) return outcome(seen);
   }
+  const quote = body.quote_id !== undefined ? await quoteFor(ctx, spec, body.quote_id, raw) : undefined;
   const callback = await checkCallback(ctx, body);
   const providers = liveProviders(ctx.env, ctx.caller.mode);
   const bundle = await loadCatalog(ctx.env.CATALOG);
@@ -186,58 +327,21 @@ export async function admitOperation<B extends CommonFields>(
     const seen = await stub.replay(hash, ctx.caller.mode);
     if (seen) return outcome(seen);
   }
-
-  let voice: { voice_id: string; compatible_models: string[]; sample?: boolean } | undefined;
-  const voiceId = spec.voice?.(body);
-  if (voiceId !== undefined) {
-    const found = bundle.voices.find((v) => v.voice_id === voiceId);
-    if (!found) throw new ApiError("voice_not_found", `Voice '${voiceId}' does not exist.`, { param: "/voice" });
-    voice = { voice_id: found.voice_id, compatible_models: found.compatible_models, ...(found.sample ? { sample: true } : {}) };
-  }
   const images = new FetchedImages(
     reviewer.provider.reviewsImages,
     refs.map((r) => r.param),
   );
-  const media = await resolveMedia(ctx, refs, images);
-  const selection = select(
-    { bundle, providers },
-    {
-      capability: spec.capability,
-      model: modelFor(spec, raw, bundle, providers),
-      prompt: spec.prompt?.(body),
-      controls: controlValues(spec, spec.normalize ? spec.normalize(raw) : raw),
-      canvas: spec.canvas?.(body),
-      media,
-      voice,
-      fields: Object.fromEntries(Object.entries(flatten(raw)).filter(([k]) => !COMMON_FIELDS.has(k.split(".")[0] as string))),
-      ...(spec.output ? { output: (s: Selection) => spec.output?.(body, s) } : {}),
-    },
-  );
-  const opCtx: OperationContext<B> = { body, raw, selection, media };
-  spec.check?.(opCtx);
-  // Only routes that can deliver the resolved output format serve (and fail over); selection refused the rest.
-  const producing = routesFor(selection.model, spec.capability, providers).filter(
-    (r) => !selection.output || routeProduces(r, spec.capability, selection.output.mime),
-  );
-  const live = drillRouteOrder(ctx.env, body.metadata, producing);
-  if (live.length === 0) throw noLiveRoute(selection.model.model, spec.capability);
-  const { routes, meters } = pricedRoutes(ctx, live, selection.card, spec.dimensions?.(opCtx) ?? {}, spec.usageKey);
+  const { opCtx, selection, media, routes, meters, estimate } = await priceRequest(ctx, spec, body, raw, {
+    bundle,
+    providers,
+    images,
+    ...(quote ? { model: quote.resolved_model, quoted: quote } : {}),
+  });
   const route = routes[0] as RoutePlan;
-  if (voice?.sample && !PROVIDERS[route.provider]?.simulated) {
-    // A sample voice exists only in the simulator: no real upstream can speak it.
-    throw new ApiError(
-      "voice_model_incompatible",
-      `Voice '${voice.voice_id}' is a sample voice that ${selection.model.model} cannot speak on ${route.provider}; choose a preset voice.`,
-      { param: "/voice", details: { voice_id: voice.voice_id, reason: "sample_voice", provider: route.provider } },
-    );
-  }
-  const quantities = spec.quantities(opCtx);
-  // Reserve what the dearest route would cost, so a failover never runs past the reservation.
-  const estimates = meters.map((m) => estimateCredits({ meters: m, quantities }));
-  const estimate = estimates.reduce((a, b) => (dec(b).gt(a) ? b : a));
   // Content review: after every validation, before anything is reserved (src/safety/admission.ts).
   const safety = await reviewAdmission({ ctx, reviewer, spec, body, images, stub, hash });
   if ("result" in safety) return outcome(safety.result);
+  if (quote) await useQuote(ctx, quote, taskObjectName(ctx.caller.tenant_id, ctx.caller.mode, idempotencyKey));
   const input = await echoInput(Object.fromEntries(Object.entries(raw).filter(([k]) => !COMMON_FIELDS.has(k))), media);
   const plan: TaskPlan = {
     tenant_id: ctx.caller.tenant_id,

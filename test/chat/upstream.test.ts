@@ -2,17 +2,7 @@ import OpenAI from "openai";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, expectError, newTenant, type TestTenant } from "../helpers/api";
 import { FAKE_UPSTREAM_KEY } from "./fake-upstream";
-import {
-  DEEPSEEK,
-  expectedCredits,
-  expectSettled,
-  fake,
-  fakeRequests,
-  minus,
-  openai,
-  uniqueTag,
-  waitUntil,
-} from "./helpers";
+import { DEEPSEEK, expectedCredits, expectSettled, fake, fakeRequests, minus, openai, uniqueTag, waitUntil } from "./helpers";
 
 const MODEL = "deepseek-flash";
 let t: TestTenant;

@@ -18,6 +18,7 @@ const OTHER_TOOLS = [
   "get_model",
   "list_voices",
   "get_balance",
+  "get_quote",
 ];
 
 let t: TestTenant;

@@ -57,6 +57,7 @@ const OTHER_ARGS: Record<string, (f: Fixtures) => Record<string, unknown>> = {
   get_model: (f) => ({ model: f.model }),
   list_voices: () => ({ language: "en" }),
   get_balance: () => ({}),
+  get_quote: () => ({ operation: "text_to_image", arguments: { prompt: "a quoted fixture" } }),
 };
 
 function argsFor(name: string, f: Fixtures): Record<string, unknown> | undefined {
@@ -90,6 +91,10 @@ function errorCases(name: string, f: Fixtures): ErrorCase[] {
   if (name === "list_tasks") cases.push({ args: { limit: 0 }, code: "invalid_request", param: "/limit" });
   if (name === "list_models") cases.push({ args: { capability: "make_coffee" }, code: "invalid_request", param: "/capability" });
   if (name === "list_voices") cases.push({ args: { category: "robot" }, code: "invalid_request", param: "/category" });
+  if (name === "get_quote") {
+    cases.push({ args: { ...args, operation: "make_coffee" }, code: "invalid_request", param: "/operation" });
+    cases.push({ args: { operation: "text_to_image", arguments: { prompt: "" } }, code: "invalid_request", param: "/prompt" });
+  }
   return cases;
 }
 

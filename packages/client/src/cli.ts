@@ -1,6 +1,17 @@
 #!/usr/bin/env node
 /** The `media-api` command (see cli/main.ts). */
+import { createInterface } from "node:readline/promises";
 import { runCli } from "./cli/main.js";
+
+/** A yes/no question on the terminal; only when there is one to answer it. */
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
 
 // Ctrl-C stops following a task (which goes on) and says how to resume; anything else it stops
 // at once, as does a second Ctrl-C.
@@ -16,6 +27,7 @@ runCli(process.argv.slice(2), {
   stderr: process.stderr,
   env: process.env,
   interrupt: interrupt.signal,
+  ...(process.stdin.isTTY ? { confirm } : {}),
 }).then(
   (code) => {
     process.exitCode = code;

@@ -86,6 +86,7 @@ export const OTHER_METHODS = {
   "usage.get": "getUsage",
   "credits.checkout": "createCreditCheckout",
   "chat.completions.create": "createChatCompletion",
+  quote: "createQuote",
 } as const satisfies Record<string, OperationId>;
 
 export class MediaClient {
@@ -136,6 +137,15 @@ export class MediaClient {
     const id = operationForCapability(capability);
     if (!id) throw new TypeError(`no operation serves the capability '${capability}'`);
     return this.create(id, body as never, options);
+  }
+
+  /**
+   * A binding price for a create, before making it: `quote("text_to_video", body)`. The create of
+   * the same body with `quote_id` runs on the quoted `resolved_model` and is charged at most
+   * `credits` (a quote lives 15 minutes and serves one task). Nothing is reserved or started.
+   */
+  quote(operation: string, request: Record<string, unknown>, options: RequestOptions = {}): Promise<ResultOf<"createQuote">> {
+    return this.request("createQuote", { ...options, body: { operation, request } });
   }
 
   readonly tasks = {

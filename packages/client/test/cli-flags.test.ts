@@ -34,6 +34,16 @@ async function run(argv: string[]): Promise<Outcome> {
       json(201, { object: "artifact", artifact_id: "art_uploaded", kind: "video", content_type: "video/mp4", bytes: 4 }),
   };
   for (const row of ROWS) routes[`${row.method} ${row.path}`] = () => json(202, envelope("queued"));
+  routes["POST /v1/quotes"] = () =>
+    json(201, {
+      object: "quote",
+      quote_id: "quo_1",
+      resolved_model: "m",
+      credits: "1",
+      lines: [],
+      expires_at: "",
+      created_at: "",
+    });
   const fake = fakeFetch(routes);
   let stdout = "";
   let stderr = "";
@@ -106,6 +116,9 @@ describe("flags and fields", () => {
       "no-wait": ["--no-wait"],
       timeout: ["--timeout", "5"],
       "idempotency-key": ["--idempotency-key", "k-1"],
+      quote: ["--quote", "--yes"],
+      "ask-above": ["--quote", "--ask-above", "1000"],
+      yes: ["--quote", "--yes"],
     };
     const base = ["generate", "image_to_image", "--prompt", "x", "--images", "https://media.example/a.png"];
     for (const option of GENERATE_OPTIONS) {

@@ -190,6 +190,21 @@ describe("media-api against the local Worker", { timeout: 120_000 }, () => {
     expect(usage.object).toBe("usage");
   });
 
+  it("quotes before spending: with no terminal to ask it refuses unless --yes, then creates under the quote", async () => {
+    const args = ["generate", "text_to_image", "--prompt", "a quoted owl", "--quote", "--no-wait"];
+    const refused = await cli(args);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/quote quo_\S+ · model \S+ · at most [\d.]+ credits/);
+    expect(refused.stderr).toContain("--yes");
+    const agreed = await cli([...args, "--yes", "--json"]);
+    expect(agreed.code, agreed.stderr).toBe(0);
+    const quote = JSON.parse(agreed.stderr);
+    const task = JSON.parse(agreed.stdout);
+    expect(quote.object).toBe("quote");
+    expect(task.resolved_model).toBe(quote.resolved_model);
+    expect(task.billing.charged_credits).toBe(quote.credits);
+  });
+
   it("cancels a task it did not wait for, and reports the ending of a task that did not succeed", async () => {
     const started = await cli(["generate", "text_to_video", "--prompt", "slow clouds", "--no-wait", "--json"]);
     expect(started.code, started.stderr).toBe(0);

@@ -17,7 +17,7 @@ export interface ParsedArgs {
 }
 
 /** Options that never take a value. */
-export const SWITCHES: ReadonlySet<string> = new Set(["json", "help", "h", "no-wait", "version"]);
+export const SWITCHES: ReadonlySet<string> = new Set(["json", "help", "h", "no-wait", "version", "quote", "yes"]);
 
 /** Options of every command. */
 export const GLOBAL_OPTIONS = ["json", "help", "h", "version", "base-url", "api-key"] as const;
@@ -27,7 +27,18 @@ export const GLOBAL_OPTIONS = ["json", "help", "h", "version", "base-url", "api-
  * any operation may be named like one of these (nor like a global option or switch): a test
  * holds the generated operation table to that.
  */
-export const GENERATE_OPTIONS = ["body", "set", "media", "out", "no-wait", "timeout", "idempotency-key"] as const;
+export const GENERATE_OPTIONS = [
+  "body",
+  "set",
+  "media",
+  "out",
+  "no-wait",
+  "timeout",
+  "idempotency-key",
+  "quote",
+  "ask-above",
+  "yes",
+] as const;
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const positionals: string[] = [];

@@ -21,6 +21,8 @@ export interface CliIo extends Io {
   fetch?: FetchLike;
   /** Interrupts (Ctrl-C): the command stops following a task and says how to resume. */
   interrupt?: AbortSignal;
+  /** Asks the person at the terminal a yes/no question; absent when nobody can answer (not a terminal). */
+  confirm?: (question: string) => Promise<boolean>;
 }
 
 const HELP = `media-api — the media generation API from the command line
@@ -44,6 +46,10 @@ Generate:
   to the field that takes its kind (--media first_frame=a.png, or --first_frame a.png, names the
   field). Every output is saved as <out>/<task_id>-<index>.<ext> (default: the current directory).
   media-api generate <capability> --help lists the capability's fields.
+  --quote prices the request first (POST /v1/quotes) and prints the quote; the task is then created
+  under it, so it runs on the quoted model and costs at most the quoted credits. Above
+  --ask-above <credits> (default 0: any spend) it asks first; with no terminal to ask, it refuses
+  unless --yes is given. --max_credits <credits> caps any request.
 
 Options:
   --json              machine-readable JSON only on stdout (progress goes to stderr)
@@ -260,6 +266,11 @@ async function generate(ctx: Ctx): Promise<number> {
   const noWait = opts.flag("no-wait");
   const timeout = opts.number("timeout");
   const idempotencyKey = opts.string("idempotency-key");
+  const quoteFirst = opts.flag("quote");
+  const askAbove = opts.string("ask-above") ?? "0";
+  const yes = opts.flag("yes");
+  if (!CREDITS.test(askAbove)) throw new UsageError(`--ask-above must be a credit figure such as 2.5 (got '${askAbove}')`);
+  if (!quoteFirst && (opts.has("ask-above") || yes)) throw new UsageError("--ask-above and --yes go with --quote");
   const { fields, media } = splitMediaFlags(row, opts.rest());
   applyFields(body, row, fields, sets, capability);
 
@@ -289,6 +300,10 @@ async function generate(ctx: Ctx): Promise<number> {
   }
   placeInputs(body, assignments, refs);
 
+  if (quoteFirst) {
+    const agreed = await quoteAndConfirm(ctx, capability, body, { askAbove, yes });
+    if (!agreed) return 1;
+  }
   const task = await client.create(id, body as never, idempotencyKey ? { idempotencyKey } : {});
   if (noWait) {
     print(ctx, task, () => `${task.task_id}  ${task.status}  (follow it: media-api tasks wait ${task.task_id})`);
@@ -302,6 +317,56 @@ async function generate(ctx: Ctx): Promise<number> {
     interrupt: io.interrupt,
   });
   return finishTask(client, final, { io, json, out });
+}
+
+const CREDITS = /^\d{1,12}(\.\d{1,9})?$/;
+
+/** Exact comparison of two decimal credit figures (no floating point). */
+function creditsAbove(a: string, b: string): boolean {
+  const scale = (x: string) => {
+    const [whole = "0", frac = ""] = x.split(".");
+    return BigInt(whole + frac.padEnd(9, "0"));
+  };
+  return scale(a) > scale(b);
+}
+
+/**
+ * Prices the body, prints the quote and, above the threshold, asks before spending; sets the
+ * body's quote_id when agreed. Nobody to ask (no terminal) and no --yes: refused.
+ */
+async function quoteAndConfirm(
+  ctx: Ctx,
+  capability: string,
+  body: Record<string, unknown>,
+  o: { askAbove: string; yes: boolean },
+): Promise<boolean> {
+  const { io, client, json } = ctx;
+  const log = json ? io.stderr : io.stdout;
+  const q = await client.quote(capability, body);
+  if (json) io.stderr.write(`${JSON.stringify(q, null, 2)}\n`);
+  else {
+    log.write(`quote ${q.quote_id} · model ${q.resolved_model} · at most ${q.credits} credits · until ${q.expires_at}\n`);
+    log.write(
+      `${table(
+        ["meter", "quantity", "unit", "unit credits", "credits"],
+        q.lines.map((l) => [l.meter, l.quantity, l.unit, l.unit_credits, l.credits]),
+      )}\n`,
+    );
+  }
+  if (creditsAbove(q.credits, o.askAbove) && !o.yes) {
+    if (!io.confirm) {
+      io.stderr.write(
+        `not created: the quote (${q.credits} credits) is above --ask-above ${o.askAbove} and there is no terminal to ask; pass --yes to agree\n`,
+      );
+      return false;
+    }
+    if (!(await io.confirm(`Spend up to ${q.credits} credits on ${q.resolved_model}? [y/N] `))) {
+      io.stderr.write("not created\n");
+      return false;
+    }
+  }
+  body.quote_id = q.quote_id;
+  return true;
 }
 
 // ---------------------------------------------------------------- tasks

@@ -650,6 +650,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/quotes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quote a task before creating it
+         * @description Runs the create's whole validation and model selection on `request` (the same errors, with the same `param`s as the create) and answers the most the task can cost, per meter. Nothing is reserved or started. A create of the same body with `quote_id` runs on the quoted `resolved_model` and is charged at most `credits`, even if prices rise meanwhile; a quote lives 15 minutes and serves one task.
+         */
+        post: operations["createQuote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tasks/{task_id}": {
         parameters: {
             query?: never;
@@ -1339,6 +1359,16 @@ export interface components {
             callback_url?: string;
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
+            /**
+             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @example 2.5
+             */
+            max_credits?: string;
+            /**
+             * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
+             * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
+             */
+            quote_id?: string;
         };
         PaletteEntry: {
             color: string;
@@ -1403,6 +1433,16 @@ export interface components {
             callback_url?: string;
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
+            /**
+             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @example 2.5
+             */
+            max_credits?: string;
+            /**
+             * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
+             * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
+             */
+            quote_id?: string;
         };
         MediaInput: {
             /** @enum {string} */
@@ -1454,6 +1494,16 @@ export interface components {
             callback_url?: string;
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
+            /**
+             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @example 2.5
+             */
+            max_credits?: string;
+            /**
+             * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
+             * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
+             */
+            quote_id?: string;
         };
         EditRegion: {
             image_index: number;
@@ -1489,6 +1539,16 @@ export interface components {
             callback_url?: string;
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
+            /**
+             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @example 2.5
+             */
+            max_credits?: string;
+            /**
+             * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
+             * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
+             */
+            quote_id?: string;
         };
         VideoPromptEnhanceRequest: {
             /** @description Ignored, no default: this operation always runs on `video-prompt-enhancer`; the field is accepted for compatibility (a different value adds a `model_ignored` warning). */
@@ -1511,6 +1571,16 @@ export interface components {
             callback_url?: string;
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
+            /**
+             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @example 2.5
+             */
+            max_credits?: string;
+            /**
+             * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
+             * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
+             */
+            quote_id?: string;
         };
         TextToVideoRequest: {
             /**
@@ -1550,6 +1620,16 @@ export interface components {
             callback_url?: string;
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
+            /**
+             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @example 2.5
+             */
+            max_credits?: string;
+            /**
+             * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
+             * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
+             */
+            quote_id?: string;
         };
         ImageToVideoRequest: {
             /**
@@ -1591,6 +1671,16 @@ export interface components {
             callback_url?: string;
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
+            /**
+             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @example 2.5
+             */
+            max_credits?: string;
+            /**
+             * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
+             * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
+             */
+            quote_id?: string;
         };
         ReferenceToVideoRequest: {
             /**
@@ -1630,6 +1720,16 @@ export interface components {
             callback_url?: string;
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
+            /**
+             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @example 2.5
+             */
+            max_credits?: string;
+            /**
+             * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
+             * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
+             */
+            quote_id?: string;
         };
         VideoReference: {
             /** @enum {string} */
@@ -1678,6 +1778,16 @@ export interface components {
             callback_url?: string;
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
+            /**
+             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @example 2.5
+             */
+            max_credits?: string;
+            /**
+             * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
+             * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
+             */
+            quote_id?: string;
         };
         VideoExtendRequest: {
             /**
@@ -1719,6 +1829,16 @@ export interface components {
             callback_url?: string;
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
+            /**
+             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @example 2.5
+             */
+            max_credits?: string;
+            /**
+             * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
+             * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
+             */
+            quote_id?: string;
         };
         VideoToTextRequest: {
             /**
@@ -1747,6 +1867,16 @@ export interface components {
             callback_url?: string;
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
+            /**
+             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @example 2.5
+             */
+            max_credits?: string;
+            /**
+             * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
+             * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
+             */
+            quote_id?: string;
         };
         TextToMusicRequest: {
             /**
@@ -1794,6 +1924,16 @@ export interface components {
             callback_url?: string;
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
+            /**
+             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @example 2.5
+             */
+            max_credits?: string;
+            /**
+             * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
+             * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
+             */
+            quote_id?: string;
         };
         SpeechRequest: {
             /** @description A voice_id from GET /v1/voices */
@@ -1835,6 +1975,80 @@ export interface components {
             callback_url?: string;
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
+            /**
+             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @example 2.5
+             */
+            max_credits?: string;
+            /**
+             * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
+             * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
+             */
+            quote_id?: string;
+        };
+        Quote: {
+            /** @enum {string} */
+            object: "quote";
+            /** @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w */
+            quote_id: string;
+            /**
+             * @description The capability quoted
+             * @example text_to_video
+             */
+            operation: string;
+            /** @description The model a create with this quote runs on (the `auto` choice, when asked) */
+            resolved_model: string;
+            /**
+             * @description The most the task can cost: what a create reserves, and the most it is charged with this quote (decimal string, up to 9 decimals)
+             * @example 982.5
+             */
+            credits: string;
+            lines: components["schemas"]["QuoteLine"][];
+            /** @description ISO 8601 (UTC): 15 minutes after created_at */
+            expires_at: string;
+            created_at: string;
+        };
+        QuoteLine: {
+            /**
+             * @description What is counted; the task's usage.lines name the same meters
+             * @example video_seconds
+             */
+            meter: string;
+            /**
+             * @description The most the task can use of it (decimal string)
+             * @example 5
+             */
+            quantity: string;
+            /** @example second */
+            unit: string;
+            /**
+             * @description The price of one unit when quoted (decimal string, up to 9 decimals)
+             * @example 982.5
+             */
+            unit_credits: string;
+            /**
+             * @description quantity × unit_credits (decimal string, up to 9 decimals)
+             * @example 982.5
+             */
+            credits: string;
+        };
+        QuoteRequest: {
+            /**
+             * @description The capability to quote, as GET /v1/capabilities names it (text_to_image, text_to_video, text_to_speech, …)
+             * @example text_to_video
+             */
+            operation: string;
+            /**
+             * @description The create body exactly as it will be sent (without quote_id): validated and resolved as the create is, with the same errors and params.
+             * @example {
+             *       "model": "auto",
+             *       "prompt": "A red fox running through snow",
+             *       "duration": 5
+             *     }
+             */
+            request: {
+                [key: string]: unknown;
+            };
         };
         TaskPage: {
             /** @enum {string} */
@@ -2107,6 +2321,11 @@ export interface components {
             stream_options?: {
                 include_usage?: boolean;
             } | null;
+            /**
+             * @description Extension: the most this call may cost, in credits (decimal string). A call whose estimate (prompt plus the output budget) is above it is refused (422, param /max_credits) before anything is sent upstream; the charge never exceeds it. Not forwarded upstream.
+             * @example 0.5
+             */
+            max_credits?: string;
         } & {
             [key: string]: unknown;
         };
@@ -5022,6 +5241,102 @@ export interface operations {
             };
             /** @description Error (422) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (503) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createQuote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuoteRequest"];
+            };
+        };
+        responses: {
+            /** @description The quote */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (413) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
