@@ -133,7 +133,7 @@ export async function chatCompletion(
   const work = (async (): Promise<Response> => {
     let result: ChatUpstreamResult;
     let served: ChatRoute = routes[0] as ChatRoute;
-    let first: ChatObject | null = null;
+    const first: ChatObject[] = [];
     try {
       ({ result, route: served } = await completeOnRoutes(
         routes,
@@ -155,11 +155,13 @@ export async function chatCompletion(
         return Response.json(completion, { headers: { ...answerHeaders, "X-Credits-Charged": charged } });
       }
       // Failures up to the first forwardable chunk are still answered as JSON errors.
-      for (;;) {
+      while (first.length === 0) {
         const next = await result.chunks.next();
         if (next.done) break;
-        first = relay.chunk(next.value);
-        if (first) break;
+        for (const chunk of Array.isArray(next.value) ? next.value : [next.value]) {
+          const out = relay.chunk(chunk);
+          if (out) first.push(out);
+        }
       }
     } catch (e) {
       abort.abort();

@@ -17,9 +17,9 @@ export interface StreamSettlement {
 
 export interface StreamOptions {
   relay: ChatRelay;
-  /** The first forwardable chunk, already pulled so that earlier failures could still be JSON errors. */
-  first: ChatObject | null;
-  chunks: AsyncIterator<ChatObject>;
+  /** The first forwardable chunks, already pulled so that earlier failures could still be JSON errors. */
+  first: ChatObject[];
+  chunks: AsyncIterator<ChatObject | ChatObject[]>;
   includeUsage: boolean;
   requestId: string;
   abort: AbortController;
@@ -37,7 +37,8 @@ function kept<T>(o: Pick<StreamOptions, "waitUntil">, p: Promise<T>): Promise<T>
 }
 
 const encoder = new TextEncoder();
-const event = (data: unknown) => encoder.encode(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+const eventText = (data: unknown) => `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+const event = (data: unknown) => encoder.encode(eventText(data));
 
 export function eventStream(o: StreamOptions): ReadableStream<Uint8Array> {
   let ended = false;
@@ -76,25 +77,33 @@ export function eventStream(o: StreamOptions): ReadableStream<Uint8Array> {
         o.held.catch((e) => {
           if (!ended) void fail(controller, e);
         });
-        if (o.first) {
-          if (typeof o.first.created === "number") created = o.first.created;
-          controller.enqueue(event(o.first));
+        const first = o.first[0];
+        if (first) {
+          if (typeof first.created === "number") created = first.created;
+          controller.enqueue(encoder.encode(o.first.map(eventText).join("")));
         }
       },
       async pull(controller) {
         if (ended) return;
+        // Every chunk one upstream read brought goes out in one write.
+        let text = "";
         try {
           for (;;) {
             const next = await o.chunks.next();
             if (ended) return;
             if (next.done) return finish(controller);
-            const out = o.relay.chunk(next.value);
-            if (out) {
-              controller.enqueue(event(out));
+            for (const chunk of Array.isArray(next.value) ? next.value : [next.value]) {
+              const out = o.relay.chunk(chunk);
+              if (out) text += eventText(out);
+            }
+            if (text) {
+              controller.enqueue(encoder.encode(text));
               return;
             }
           }
         } catch (e) {
+          // What was relayed before the failure still goes out first.
+          if (text && !ended) controller.enqueue(encoder.encode(text));
           if (!ended) await fail(controller, e);
         }
       },

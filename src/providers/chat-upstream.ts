@@ -16,7 +16,13 @@ export interface ChatUpstreamRequest {
 /** A `chat.completion` or `chat.completion.chunk` object as the upstream sent it. */
 export type ChatObject = Record<string, any>;
 
-export type ChatUpstreamResult = { stream: false; completion: ChatObject } | { stream: true; chunks: AsyncIterator<ChatObject> };
+/**
+ * A stream yields chunks one by one, or several at once (all that one read of the upstream's body
+ * brought), which the service then forwards together.
+ */
+export type ChatUpstreamResult =
+  | { stream: false; completion: ChatObject }
+  | { stream: true; chunks: AsyncIterator<ChatObject | ChatObject[]> };
 
 export interface ChatUpstream {
   readonly name: string;

@@ -12,7 +12,7 @@ import type { ChatObject, ChatUpstream, ChatUpstreamRequest, ChatUpstreamResult 
 import type { ProviderConfig } from "../config";
 import { DEFAULT_TIMEOUT_MS } from "../config";
 import { retryAfterMs } from "../http";
-import { IdleTimeout, readBody, readWithin, sseData } from "./sse";
+import { IdleTimeout, readBody, readWithin, sseBatches } from "./sse";
 import { withUsageDetails } from "./usage";
 
 export interface OpenAiCompatibleConfig {
@@ -38,20 +38,34 @@ export function openAiCompatibleChat(config: ProviderConfig, name = config.name)
   return openAiCompatible({ ...DEFAULTS, baseUrl: config.baseUrl, apiKey: config.apiKey, timeoutMs }, name);
 }
 
-async function* chunksOf(body: ReadableStream<Uint8Array>, config: OpenAiCompatibleConfig): AsyncGenerator<ChatObject> {
+async function* chunksOf(body: ReadableStream<Uint8Array>, config: OpenAiCompatibleConfig): AsyncGenerator<ChatObject[]> {
   let finished = false;
   try {
-    for await (const data of sseData(body, config.timeoutMs)) {
-      if (data === "[DONE]") return;
-      let chunk: ChatObject;
-      try {
-        chunk = JSON.parse(data) as ChatObject;
-      } catch {
-        throw new ApiError("model_request_failed", "The model sent a stream event that is not JSON.");
+    for await (const batch of sseBatches(body, config.timeoutMs)) {
+      const chunks: ChatObject[] = [];
+      let failure: ApiError | null = null;
+      for (const data of batch) {
+        if (data === "[DONE]") {
+          if (chunks.length) yield chunks;
+          return;
+        }
+        let chunk: ChatObject;
+        try {
+          chunk = JSON.parse(data) as ChatObject;
+        } catch {
+          failure = new ApiError("model_request_failed", "The model sent a stream event that is not JSON.");
+          break;
+        }
+        if (chunk.error) {
+          failure = fromUpstreamErrorObject(chunk.error, config.apiKey);
+          break;
+        }
+        if (Array.isArray(chunk.choices) && chunk.choices.some((c: ChatObject) => c?.finish_reason)) finished = true;
+        chunks.push(withUsageDetails(chunk));
       }
-      if (chunk.error) throw fromUpstreamErrorObject(chunk.error, config.apiKey);
-      if (Array.isArray(chunk.choices) && chunk.choices.some((c: ChatObject) => c?.finish_reason)) finished = true;
-      yield withUsageDetails(chunk);
+      // What came before a failure in the same read still reaches the client first.
+      if (chunks.length) yield chunks;
+      if (failure) throw failure;
     }
   } catch (e) {
     if (e instanceof IdleTimeout) throw timedOut(config.timeoutMs / 1000);

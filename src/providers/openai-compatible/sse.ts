@@ -23,7 +23,7 @@ export async function readWithin<T>(read: Promise<T>, ms: number): Promise<T> {
 /**
  * Fails a reader's pending and later reads once nothing has arrived for `ms`: one timer for the
  * whole body, moved on lazily (it checks when the last piece came when it fires), rather than a
- * timer and a race per read. `seen()` after each read; `stop()` when done.
+ * timer and a race per read. Read through it; `stop()` when done.
  */
 export function idleWatch(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number) {
   let last = Date.now();
@@ -40,12 +40,18 @@ export function idleWatch(reader: ReadableStreamDefaultReader<Uint8Array>, ms: n
   };
   timer = setTimeout(check, ms);
   return {
-    seen() {
-      last = Date.now();
-    },
-    /** Throws IdleTimeout when the reads ended because the body went quiet. */
-    check() {
+    /** The next read; IdleTimeout when the body went quiet (however the canceled read ended). */
+    async read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+      let result: ReadableStreamReadResult<Uint8Array>;
+      try {
+        result = await reader.read();
+      } catch (e) {
+        if (expired) throw new IdleTimeout();
+        throw e;
+      }
       if (expired) throw new IdleTimeout();
+      last = Date.now();
+      return result;
     },
     stop() {
       clearTimeout(timer);
@@ -74,9 +80,7 @@ export async function readText(body: ReadableStream<Uint8Array> | null, ms: numb
   let text = "";
   try {
     for (;;) {
-      const { done, value } = await reader.read();
-      watch.check();
-      watch.seen();
+      const { done, value } = await watch.read();
       if (done) return text + decoder.decode();
       text += decoder.decode(value, { stream: true });
       if (text.length > limit) throw new Error(`upstream body larger than ${limit} characters`);
@@ -90,46 +94,62 @@ export async function readText(body: ReadableStream<Uint8Array> | null, ms: numb
 }
 
 /**
- * The `data:` payloads of an event stream, yielded as soon as each event is complete. Comments,
+ * The `data:` payloads of an event stream, as soon as each event is complete: every event that one
+ * read of the body completed, together (so a consumer handles them in one turn). Comments,
  * `event:` and `id:` lines are skipped; multi-line data is joined with newlines.
  */
-export async function* sseData(body: ReadableStream<Uint8Array>, idleMs: number): AsyncGenerator<string, void, undefined> {
+export async function* sseBatches(body: ReadableStream<Uint8Array>, idleMs: number): AsyncGenerator<string[], void, undefined> {
   const reader = body.getReader();
   const watch = idleWatch(reader, idleMs);
   const decoder = new TextDecoder();
   let buffer = "";
   let data: string[] = [];
   let finished = false;
+  const line = (text: string, out: string[]) => {
+    if (text === "") {
+      if (data.length) out.push(data.length === 1 ? (data[0] as string) : data.join("\n"));
+      data = [];
+    } else if (text.startsWith("data:")) {
+      data.push(text.slice(text.charCodeAt(5) === 32 ? 6 : 5));
+    }
+  };
   try {
     for (;;) {
-      const { done, value } = await reader.read();
-      watch.check();
-      watch.seen();
+      const { done, value } = await watch.read();
       buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      let nl = buffer.search(/\r\n|\r|\n/);
-      while (nl >= 0) {
+      const out: string[] = [];
+      // Lines are cut by index, each end found once: no copy of the rest of the buffer per line.
+      let start = 0;
+      let lf = buffer.indexOf("\n");
+      let cr = buffer.indexOf("\r");
+      for (;;) {
+        if (lf !== -1 && lf < start) lf = buffer.indexOf("\n", start);
+        if (cr !== -1 && cr < start) cr = buffer.indexOf("\r", start);
+        const nl = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+        if (nl === -1) break;
         // A lone CR at the end may be the first half of CRLF: wait for the next bytes.
-        if (!done && nl === buffer.length - 1 && buffer[nl] === "\r") break;
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + (buffer.startsWith("\r\n", nl) ? 2 : 1));
-        if (line === "") {
-          if (data.length) yield data.join("\n");
-          data = [];
-        } else if (line.startsWith("data:")) {
-          data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
-        }
-        nl = buffer.search(/\r\n|\r|\n/);
+        if (!done && nl === buffer.length - 1 && buffer.charCodeAt(nl) === 13) break;
+        line(buffer.slice(start, nl), out);
+        start = nl + (buffer.charCodeAt(nl) === 13 && buffer.charCodeAt(nl + 1) === 10 ? 2 : 1);
       }
+      if (start > 0) buffer = buffer.slice(start);
       if (done) {
-        if (buffer.startsWith("data:")) data.push(buffer.slice(buffer.startsWith("data: ") ? 6 : 5));
-        if (data.length) yield data.join("\n");
+        if (buffer !== "") line(buffer, out);
+        line("", out);
+        if (out.length) yield out;
         finished = true;
         return;
       }
+      if (out.length) yield out;
     }
   } finally {
     watch.stop();
     // Stopping early (client gone, error, [DONE]) releases the upstream connection.
     if (!finished) reader.cancel().catch(() => {});
   }
+}
+
+/** The `data:` payloads of an event stream, one by one (sseBatches, flattened). */
+export async function* sseData(body: ReadableStream<Uint8Array>, idleMs: number): AsyncGenerator<string, void, undefined> {
+  for await (const batch of sseBatches(body, idleMs)) yield* batch;
 }
