@@ -13,7 +13,7 @@ import { ApiError } from "../errors/api-error";
 import { dec, fmt } from "../lib/decimal";
 import { randomToken } from "../lib/ids";
 import { type ChatRoute, chatRoutesFor, completeOnRoutes } from "../providers/chat";
-import type { ChatObject, ChatUpstreamResult } from "../providers/chat-upstream";
+import type { ChatUpstreamResult } from "../providers/chat-upstream";
 import { liveProviders } from "../providers/routing";
 import { reserveChat } from "./billing";
 import { estimateCredits, estimatePromptTokens, tokenPrices, usageCredits } from "./pricing";
@@ -133,7 +133,7 @@ export async function chatCompletion(
   const work = (async (): Promise<Response> => {
     let result: ChatUpstreamResult;
     let served: ChatRoute = routes[0] as ChatRoute;
-    const first: ChatObject[] = [];
+    const first: { events: string[]; created?: number } = { events: [] };
     try {
       ({ result, route: served } = await completeOnRoutes(
         routes,
@@ -155,12 +155,14 @@ export async function chatCompletion(
         return Response.json(completion, { headers: { ...answerHeaders, "X-Credits-Charged": charged } });
       }
       // Failures up to the first forwardable chunk are still answered as JSON errors.
-      while (first.length === 0) {
+      while (first.events.length === 0) {
         const next = await result.chunks.next();
         if (next.done) break;
         for (const chunk of Array.isArray(next.value) ? next.value : [next.value]) {
-          const out = relay.chunk(chunk);
-          if (out) first.push(out);
+          const out = relay.chunkText(chunk);
+          if (!out) continue;
+          if (first.events.length === 0 && typeof chunk.created === "number") first.created = chunk.created;
+          first.events.push(out);
         }
       }
     } catch (e) {

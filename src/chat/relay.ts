@@ -5,7 +5,7 @@
  */
 
 import { contentFiltered } from "../providers/chat-errors";
-import type { ChatObject } from "../providers/chat-upstream";
+import { type ChatObject, RAW_EVENT } from "../providers/chat-upstream";
 import { type ChatUsage, normalizeUsage, textTokens, usageOf } from "./pricing";
 
 const filtered = (choices: unknown) => Array.isArray(choices) && choices.some((c) => c?.finish_reason === "content_filter");
@@ -48,6 +48,43 @@ export class ChatRelay {
     };
   }
 
+  /**
+   * `chunk`, as the JSON text of the event to forward (null: nothing to forward). When the chunk
+   * carries its upstream text (RAW_EVENT) in the usual shape, that text is forwarded with only its
+   * id and model replaced, which costs no rebuild and no second serialization.
+   */
+  chunkText(upstream: ChatObject): string | null {
+    const out = this.chunk(upstream);
+    if (!out) return null;
+    const raw = upstream[RAW_EVENT];
+    const edited = typeof raw === "string" ? this.edited(raw, upstream) : null;
+    return edited ?? JSON.stringify(out);
+  }
+
+  /**
+   * The upstream's text with this service's id and model, when that is exactly what `chunk` would
+   * have built: the object is a chunk, its usage is absent or null as the client asked, and its id
+   * and model appear as top-level members (before any nested object or array) in compact form.
+   */
+  private edited(raw: string, upstream: ChatObject): string | null {
+    if (upstream.object !== "chat.completion.chunk") return null;
+    if (typeof upstream.id !== "string" || typeof upstream.model !== "string") return null;
+    let text = raw;
+    if (upstream.usage === null) {
+      if (!this.includeUsage) {
+        // Asked of the upstream by the service, not by the client: dropped when it is the last member.
+        if (!text.endsWith(',"usage":null}')) return null;
+        text = `${text.slice(0, -',"usage":null}'.length)}}`;
+      }
+    } else if (upstream.usage !== undefined) return null;
+    else if (this.includeUsage) {
+      if (!text.endsWith("}")) return null;
+      text = `${text.slice(0, -1)},"usage":null}`;
+    }
+    const withId = replaceTopLevel(text, "id", upstream.id, this.id);
+    return withId === null ? null : replaceTopLevel(withId, "model", upstream.model, this.model);
+  }
+
   /** The final usage chunk of a stream, in the wire format. */
   usageChunk(created: number): ChatObject {
     return { id: this.id, object: "chat.completion.chunk", created, model: this.model, choices: [], usage: this.used() };
@@ -70,4 +107,16 @@ export class ChatRelay {
       this.delivered += `${call?.function?.name ?? ""}${call?.function?.arguments ?? ""}`;
     }
   }
+}
+
+/**
+ * `text` with the member `"name":<value as JSON>` replaced by `"name":<replacement as JSON>`, when
+ * it is a member of the top-level object: no `{` other than the first and no `[` comes before it
+ * (a string member before it holding one of those only makes this answer null, never wrong).
+ */
+function replaceTopLevel(text: string, name: string, value: string, replacement: string): string | null {
+  const member = `"${name}":${JSON.stringify(value)}`;
+  const at = text.indexOf(member);
+  if (at <= 0 || text.charCodeAt(0) !== 123 || text.lastIndexOf("{", at) !== 0 || text.lastIndexOf("[", at) !== -1) return null;
+  return `${text.slice(0, at)}"${name}":${JSON.stringify(replacement)}${text.slice(at + member.length)}`;
 }

@@ -17,8 +17,11 @@ export interface StreamSettlement {
 
 export interface StreamOptions {
   relay: ChatRelay;
-  /** The first forwardable chunks, already pulled so that earlier failures could still be JSON errors. */
-  first: ChatObject[];
+  /**
+   * The first forwardable events (their JSON text), already pulled so that earlier failures could
+   * still be JSON errors, and the `created` time of the first.
+   */
+  first: { events: string[]; created?: number };
   chunks: AsyncIterator<ChatObject | ChatObject[]>;
   includeUsage: boolean;
   requestId: string;
@@ -77,11 +80,8 @@ export function eventStream(o: StreamOptions): ReadableStream<Uint8Array> {
         o.held.catch((e) => {
           if (!ended) void fail(controller, e);
         });
-        const first = o.first[0];
-        if (first) {
-          if (typeof first.created === "number") created = first.created;
-          controller.enqueue(encoder.encode(o.first.map(eventText).join("")));
-        }
+        if (o.first.created !== undefined) created = o.first.created;
+        if (o.first.events.length) controller.enqueue(encoder.encode(o.first.events.map(eventText).join("")));
       },
       async pull(controller) {
         if (ended) return;
@@ -93,7 +93,7 @@ export function eventStream(o: StreamOptions): ReadableStream<Uint8Array> {
             if (ended) return;
             if (next.done) return finish(controller);
             for (const chunk of Array.isArray(next.value) ? next.value : [next.value]) {
-              const out = o.relay.chunk(chunk);
+              const out = o.relay.chunkText(chunk);
               if (out) text += eventText(out);
             }
             if (text) {

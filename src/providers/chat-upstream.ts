@@ -14,7 +14,14 @@ export interface ChatUpstreamRequest {
 }
 
 /** A `chat.completion` or `chat.completion.chunk` object as the upstream sent it. */
-export type ChatObject = Record<string, any>;
+export type ChatObject = Record<string | symbol, any>;
+
+/**
+ * On a chunk, the upstream's own JSON text of it, when the object is exactly that text parsed:
+ * the relay may then forward it with its id and model edited in place, rather than rebuilt and
+ * serialized again. Symbol-keyed, so it never reaches any JSON.
+ */
+export const RAW_EVENT: unique symbol = Symbol("raw event");
 
 /**
  * A stream yields chunks one by one, or several at once (all that one read of the upstream's body

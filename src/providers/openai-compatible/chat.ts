@@ -8,11 +8,17 @@
 import { ApiError } from "../../errors/api-error";
 import { sleep } from "../../lib/sleep";
 import { fromUpstreamErrorObject, fromUpstreamStatus, timedOut, unreachable } from "../chat-errors";
-import type { ChatObject, ChatUpstream, ChatUpstreamRequest, ChatUpstreamResult } from "../chat-upstream";
+import {
+  type ChatObject,
+  type ChatUpstream,
+  type ChatUpstreamRequest,
+  type ChatUpstreamResult,
+  RAW_EVENT,
+} from "../chat-upstream";
 import type { ProviderConfig } from "../config";
 import { DEFAULT_TIMEOUT_MS } from "../config";
 import { retryAfterMs } from "../http";
-import { IdleTimeout, readBody, readWithin, sseBatches } from "./sse";
+import { IdleTimeout, idleWatch, readBody, readWithin, SseParser } from "./sse";
 import { withUsageDetails } from "./usage";
 
 export interface OpenAiCompatibleConfig {
@@ -38,42 +44,83 @@ export function openAiCompatibleChat(config: ProviderConfig, name = config.name)
   return openAiCompatible({ ...DEFAULTS, baseUrl: config.baseUrl, apiKey: config.apiKey, timeoutMs }, name);
 }
 
-async function* chunksOf(body: ReadableStream<Uint8Array>, config: OpenAiCompatibleConfig): AsyncGenerator<ChatObject[]> {
+/**
+ * The chunks of an OpenAI-style event stream: every chunk one read of the body brought, at once,
+ * each carrying its own JSON text (RAW_EVENT) for the relay to edit rather than rebuild. One
+ * plain iterator over the body's reader, so a read costs one turn, not one per nested generator.
+ */
+function chunksOf(body: ReadableStream<Uint8Array>, config: OpenAiCompatibleConfig): AsyncIterator<ChatObject[]> {
+  const reader = body.getReader();
+  const watch = idleWatch(reader, config.timeoutMs);
+  const decoder = new TextDecoder();
+  const parser = new SseParser();
   let finished = false;
-  try {
-    for await (const batch of sseBatches(body, config.timeoutMs)) {
-      const chunks: ChatObject[] = [];
-      let failure: ApiError | null = null;
-      for (const data of batch) {
-        if (data === "[DONE]") {
-          if (chunks.length) yield chunks;
-          return;
+  let closed = false;
+  /** A failure found after chunks of the same read: thrown once they have been handed on. */
+  let failure: ApiError | null = null;
+  const close = (cancel: boolean) => {
+    if (closed) return;
+    closed = true;
+    watch.stop();
+    if (cancel) reader.cancel().catch(() => {});
+  };
+  const end = { done: true as const, value: undefined };
+  return {
+    async next(): Promise<IteratorResult<ChatObject[]>> {
+      for (;;) {
+        if (failure) {
+          const e = failure;
+          failure = null;
+          throw e;
         }
-        let chunk: ChatObject;
+        if (closed) return end;
+        let read: ReadableStreamReadResult<Uint8Array>;
         try {
-          chunk = JSON.parse(data) as ChatObject;
-        } catch {
-          failure = new ApiError("model_request_failed", "The model sent a stream event that is not JSON.");
-          break;
+          read = await watch.read();
+        } catch (e) {
+          close(true);
+          if (e instanceof IdleTimeout) throw timedOut(config.timeoutMs / 1000);
+          throw new ApiError("model_request_failed", "The connection to the model broke while it was streaming.");
         }
-        if (chunk.error) {
-          failure = fromUpstreamErrorObject(chunk.error, config.apiKey);
-          break;
+        const events = parser.push(read.done ? decoder.decode() : decoder.decode(read.value, { stream: true }), read.done);
+        const chunks: ChatObject[] = [];
+        for (const data of events) {
+          if (data === "[DONE]") {
+            close(true);
+            break;
+          }
+          let chunk: ChatObject;
+          try {
+            chunk = JSON.parse(data) as ChatObject;
+          } catch {
+            failure = new ApiError("model_request_failed", "The model sent a stream event that is not JSON.");
+            break;
+          }
+          if (chunk.error) {
+            failure = fromUpstreamErrorObject(chunk.error, config.apiKey);
+            break;
+          }
+          if (Array.isArray(chunk.choices) && chunk.choices.some((c: ChatObject) => c?.finish_reason)) finished = true;
+          const withDetails = withUsageDetails(chunk);
+          if (withDetails === chunk) chunk[RAW_EVENT] = data;
+          chunks.push(withDetails);
         }
-        if (Array.isArray(chunk.choices) && chunk.choices.some((c: ChatObject) => c?.finish_reason)) finished = true;
-        chunks.push(withUsageDetails(chunk));
+        if (failure) close(true);
+        else if (read.done && !closed) {
+          close(false);
+          // Some servers omit [DONE]; an answer that reached its finish_reason is still whole.
+          if (!finished)
+            failure = new ApiError("model_request_failed", "The model's stream ended before the answer was finished.");
+        }
+        // What came before a failure in the same read still reaches the client first.
+        if (chunks.length) return { done: false, value: chunks };
       }
-      // What came before a failure in the same read still reaches the client first.
-      if (chunks.length) yield chunks;
-      if (failure) throw failure;
-    }
-  } catch (e) {
-    if (e instanceof IdleTimeout) throw timedOut(config.timeoutMs / 1000);
-    if (e instanceof ApiError) throw e;
-    throw new ApiError("model_request_failed", "The connection to the model broke while it was streaming.");
-  }
-  // Some servers omit [DONE]; an answer that reached its finish_reason is still whole.
-  if (!finished) throw new ApiError("model_request_failed", "The model's stream ended before the answer was finished.");
+    },
+    async return(): Promise<IteratorResult<ChatObject[]>> {
+      close(true);
+      return end;
+    },
+  };
 }
 
 export function openAiCompatible(config: OpenAiCompatibleConfig, name = "openai-compatible"): ChatUpstream {

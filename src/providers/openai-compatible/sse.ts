@@ -94,53 +94,69 @@ export async function readText(body: ReadableStream<Uint8Array> | null, ms: numb
 }
 
 /**
+ * Splits an event stream's text into the `data:` payloads of its complete events. Comments,
+ * `event:` and `id:` lines are skipped; multi-line data is joined with newlines. Lines are cut by
+ * index, each line end found once: no copy of the rest of the buffer per line.
+ */
+export class SseParser {
+  private buffer = "";
+  private data: string[] = [];
+
+  /** Adds the next decoded text (`end`: the stream's last), and returns the events it completed. */
+  push(text: string, end: boolean): string[] {
+    const buffer = this.buffer + text;
+    const out: string[] = [];
+    let start = 0;
+    let lf = buffer.indexOf("\n");
+    let cr = buffer.indexOf("\r");
+    for (;;) {
+      if (lf !== -1 && lf < start) lf = buffer.indexOf("\n", start);
+      if (cr !== -1 && cr < start) cr = buffer.indexOf("\r", start);
+      const nl = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      if (nl === -1) break;
+      // A lone CR at the end may be the first half of CRLF: wait for the next bytes.
+      if (!end && nl === buffer.length - 1 && buffer.charCodeAt(nl) === 13) break;
+      this.line(buffer.slice(start, nl), out);
+      start = nl + (buffer.charCodeAt(nl) === 13 && buffer.charCodeAt(nl + 1) === 10 ? 2 : 1);
+    }
+    this.buffer = start > 0 ? buffer.slice(start) : buffer;
+    if (end) {
+      if (this.buffer !== "") this.line(this.buffer, out);
+      this.line("", out);
+      this.buffer = "";
+    }
+    return out;
+  }
+
+  private line(text: string, out: string[]) {
+    if (text === "") {
+      if (this.data.length) out.push(this.data.length === 1 ? (this.data[0] as string) : this.data.join("\n"));
+      this.data = [];
+    } else if (text.startsWith("data:")) {
+      this.data.push(text.slice(text.charCodeAt(5) === 32 ? 6 : 5));
+    }
+  }
+}
+
+/**
  * The `data:` payloads of an event stream, as soon as each event is complete: every event that one
- * read of the body completed, together (so a consumer handles them in one turn). Comments,
- * `event:` and `id:` lines are skipped; multi-line data is joined with newlines.
+ * read of the body completed, together (so a consumer handles them in one turn).
  */
 export async function* sseBatches(body: ReadableStream<Uint8Array>, idleMs: number): AsyncGenerator<string[], void, undefined> {
   const reader = body.getReader();
   const watch = idleWatch(reader, idleMs);
   const decoder = new TextDecoder();
-  let buffer = "";
-  let data: string[] = [];
+  const parser = new SseParser();
   let finished = false;
-  const line = (text: string, out: string[]) => {
-    if (text === "") {
-      if (data.length) out.push(data.length === 1 ? (data[0] as string) : data.join("\n"));
-      data = [];
-    } else if (text.startsWith("data:")) {
-      data.push(text.slice(text.charCodeAt(5) === 32 ? 6 : 5));
-    }
-  };
   try {
     for (;;) {
       const { done, value } = await watch.read();
-      buffer += done ? decoder.decode() : decoder.decode(value, { stream: true });
-      const out: string[] = [];
-      // Lines are cut by index, each end found once: no copy of the rest of the buffer per line.
-      let start = 0;
-      let lf = buffer.indexOf("\n");
-      let cr = buffer.indexOf("\r");
-      for (;;) {
-        if (lf !== -1 && lf < start) lf = buffer.indexOf("\n", start);
-        if (cr !== -1 && cr < start) cr = buffer.indexOf("\r", start);
-        const nl = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
-        if (nl === -1) break;
-        // A lone CR at the end may be the first half of CRLF: wait for the next bytes.
-        if (!done && nl === buffer.length - 1 && buffer.charCodeAt(nl) === 13) break;
-        line(buffer.slice(start, nl), out);
-        start = nl + (buffer.charCodeAt(nl) === 13 && buffer.charCodeAt(nl + 1) === 10 ? 2 : 1);
-      }
-      if (start > 0) buffer = buffer.slice(start);
+      const out = parser.push(done ? decoder.decode() : decoder.decode(value, { stream: true }), done);
+      if (out.length) yield out;
       if (done) {
-        if (buffer !== "") line(buffer, out);
-        line("", out);
-        if (out.length) yield out;
         finished = true;
         return;
       }
-      if (out.length) yield out;
     }
   } finally {
     watch.stop();
