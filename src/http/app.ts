@@ -1,5 +1,4 @@
 import type { Context } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { consoleApp } from "../console/app";
 import { FAVICON_PATH, favicon } from "../console/favicon";
 import { ApiError } from "../errors/api-error";
@@ -7,6 +6,7 @@ import { mcpRoutes } from "../mcp/endpoint";
 import { oauthRoutes } from "../oauth/routes";
 import { type AppEnv, newRouter } from "./context";
 import { mountDocs } from "./docs";
+import { errorHeaders, toApiError } from "./error-response";
 import { boundedBody, jsonBody, MAX_BODY_BYTES } from "./json-body";
 import { requestId } from "./request-id";
 import { accountRoutes } from "./routes/account";
@@ -26,18 +26,7 @@ import { voicePreviewRoutes } from "./routes/voice-previews";
 import { drainUnreadBody } from "./unread-body";
 
 function respondWithError(c: Context<AppEnv>, error: ApiError) {
-  const headers: Record<string, string> = { ...(error.headers ?? {}) };
-  if (error.retryAfter !== undefined) headers["Retry-After"] = String(Math.ceil(error.retryAfter));
-  return c.json({ error: error.toBody(c.get("requestId") ?? "unknown") }, error.status as 400, headers);
-}
-
-/** Framework refusals (content type, malformed body) in the spec's vocabulary. */
-function fromHttpException(err: HTTPException): ApiError {
-  if (err.status === 404) return new ApiError("not_found", err.message || "Not found.");
-  const reason = err.status === 415 ? "the content type does not match what this route accepts (application/json)" : err.message;
-  return new ApiError("invalid_request", `The request was refused: ${reason}.`, {
-    details: { errors: [{ loc: err.status === 415 ? ["header", "content-type"] : ["body"], reason }] },
-  });
+  return c.json({ error: error.toBody(c.get("requestId") ?? "unknown") }, error.status as 400, errorHeaders(error));
 }
 
 /** What every app of the Worker shares: the body and request-id middleware, and the error vocabulary. */
@@ -51,14 +40,7 @@ function withCommon(app: ReturnType<typeof newRouter>, routes: (app: ReturnType<
   app.notFound((c) =>
     respondWithError(c, new ApiError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)),
   );
-  app.onError((err, c) => {
-    if (err instanceof ApiError) return respondWithError(c, err);
-    if (err instanceof HTTPException && err.status < 500) return respondWithError(c, fromHttpException(err));
-    console.error(
-      JSON.stringify({ level: "error", request_id: c.get("requestId"), message: String(err), stack: (err as Error)?.stack }),
-    );
-    return respondWithError(c, new ApiError("internal_error", "An unexpected error occurred; retry with the same request."));
-  });
+  app.onError((err, c) => respondWithError(c, toApiError(err, c.get("requestId"))));
   return app;
 }
 

@@ -23,28 +23,36 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const method = c.req.method;
   if (method !== "POST" && method !== "PUT" && method !== "PATCH") return next();
   if (RAW_BODY_PATHS.has(c.req.path)) return next();
-  const declared = Number(c.req.header("Content-Length") ?? "0");
+  const body = await readJsonBody(c.req.raw);
+  if (body.empty) c.req.raw = withoutBody(c.req.raw);
+  setParsed(c, body.value);
+  return next();
+};
+
+/**
+ * A request's JSON body, read once under MAX_BODY_BYTES: the spec's 422 (or 413) for a malformed,
+ * mistyped, too deep or too large one. No body at all is an empty object whatever its declared
+ * type (curl's `-d ''` says form, a bodiless fetch says nothing): routes whose body is optional
+ * accept it, the others name their fields.
+ */
+export async function readJsonBody(req: Request): Promise<{ value: unknown; empty: boolean }> {
+  const length = req.headers.get("Content-Length");
+  const declared = Number(length ?? "0");
   if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) throw tooLarge();
   let text: string;
-  if (Number.isFinite(declared) && c.req.header("Content-Length") !== undefined) {
+  if (length !== null && Number.isFinite(declared)) {
     // A declared length within the cap bounds the body (the runtime holds a client to it): the
     // runtime reads and decodes it natively.
-    text = await c.req.raw.text();
+    text = await req.text();
   } else {
     try {
-      text = new TextDecoder().decode(await readAtMost(c.req.raw.body, MAX_BODY_BYTES, { leaveRest: true }));
+      text = new TextDecoder().decode(await readAtMost(req.body, MAX_BODY_BYTES, { leaveRest: true }));
     } catch (e) {
       throw e instanceof TooLarge ? tooLarge() : e;
     }
   }
-  const contentType = (c.req.header("Content-Type") ?? "").split(";")[0]?.trim() ?? "";
-  if (text.trim() === "") {
-    // No body is an empty object whatever its declared type (curl's `-d ''` says form, a bodiless
-    // fetch says nothing): routes whose body is optional accept it, the others name their fields.
-    c.req.raw = withoutBody(c.req.raw);
-    setParsed(c, {});
-    return next();
-  }
+  if (text.trim() === "") return { value: {}, empty: true };
+  const contentType = (req.headers.get("Content-Type") ?? "").split(";")[0]?.trim() ?? "";
   if (!JSON_TYPE.test(contentType)) {
     throw new ApiError("invalid_request", "Send the request body as JSON with `Content-Type: application/json`.", {
       details: {
@@ -59,18 +67,15 @@ export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
       details: { errors: [{ loc: ["body"], reason: `nesting deeper than ${MAX_JSON_DEPTH} levels` }], max_depth: MAX_JSON_DEPTH },
     });
   }
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    return { value: JSON.parse(text), empty: false };
   } catch (e) {
     throw new ApiError("invalid_request", "The request body is not valid JSON.", {
       param: "",
       details: { errors: [{ loc: ["body"], reason: e instanceof Error ? e.message : "malformed JSON" }] },
     });
   }
-  setParsed(c, parsed);
-  return next();
-};
+}
 
 /** The same request with no body and no declared body type, so no validator asks about one. */
 function withoutBody(req: Request): Request {

@@ -21,16 +21,21 @@ export const DRAIN_DEADLINE_MS = 120_000;
 export const drainUnreadBody: MiddlewareHandler<AppEnv> = async (c, next) => {
   const raw = c.req.raw;
   await next();
+  await drainRequest(raw);
+};
+
+/** Discards what is left of a request's body (nothing when it was read to its end). */
+export async function drainRequest(raw: Request): Promise<void> {
   const body = raw.body;
   // Nothing sent, or read to its end (a reader still holds it).
-  if (!body || body.locked || raw.bodyUsed) return;
+  if (!body || body.locked) return;
   const declared = Number(raw.headers.get("Content-Length") ?? Number.NaN);
   if (Number.isFinite(declared) && declared > DRAIN_CEILING_BYTES) {
     await body.cancel().catch(() => undefined);
     return;
   }
   await discard(body, DRAIN_CEILING_BYTES, DRAIN_DEADLINE_MS);
-};
+}
 
 /**
  * Reads `body` to its end, keeping nothing: true when it ended within `ceiling` bytes and
