@@ -13,6 +13,7 @@ import { timingSafeEqualStrings } from "../lib/crypto";
 import { dec, fmt, sum } from "../lib/decimal";
 import { newId, randomToken } from "../lib/ids";
 import { seal } from "../lib/sealed";
+import { mailSender } from "../mail/sender";
 import {
   type AccessResolution,
   type IssueHashes,
@@ -34,8 +35,21 @@ import { readSafetyPolicy, writeSafetyPolicy } from "../safety/policy-store";
 import { migrate } from "../storage/migrations";
 import type { TaskObject } from "../tasks/task-object";
 import { accountMigrations } from "./account-schema";
-import { type ApiKeyRecord, apiKeyRow, apiKeyRows, insertApiKey, isExpired, type NewApiKey, touchApiKey } from "./api-key-rows";
+import {
+  type ApiKeyRecord,
+  apiKeyPage,
+  apiKeyRow,
+  apiKeyRows,
+  insertApiKey,
+  isExpired,
+  type KeyChange,
+  type NewApiKey,
+  touchApiKey,
+  updateApiKey,
+} from "./api-key-rows";
 import type { KeyMode, Permission } from "./api-keys";
+import type { KeyLimits } from "./key-limits";
+import { type KeyStanding, keySpend, keyStanding, markMailed, recordCrossings, unmailedAlerts } from "./key-spend";
 import {
   newSigningSecret,
   prepareRotation,
@@ -90,8 +104,11 @@ export type KeyResolution =
       expires_at?: number | null;
       /** The tenant's content review policy (src/safety/policy.ts), cached with the key. */
       safety_policy?: SafetyPolicy;
+      /** The key's limits (src/accounts/key-limits.ts), cached with it: allowlists apply without a round trip. */
+      limits?: KeyLimits | null;
     }
-  | { ok: false; code: "invalid_api_key" | "tenant_disabled" };
+  /** `key_id`: a known key refused (revoked, disabled, expired), so that enabling it can drop the cached refusal. */
+  | { ok: false; code: "invalid_api_key" | "tenant_disabled"; key_id?: string };
 
 /**
  * One per tenant (named by tenant id). Holds the tenant row, its API keys (hashes only),
@@ -221,6 +238,34 @@ export class AccountObject extends DurableObject<Env> {
     return apiKeyRows(this.sql);
   }
 
+  /** One page of the tenant's keys, newest first (`GET /v1/keys`). */
+  apiKeyPage(q: Parameters<typeof apiKeyPage>[1]): ReturnType<typeof apiKeyPage> {
+    return apiKeyPage(this.sql, q);
+  }
+
+  /** Renames, re-limits, disables or enables a key, with its audit entry, in one write. */
+  updateApiKey(keyId: string, change: KeyChange, audit?: AuditInput): ApiKeyRecord | null {
+    if (!this.apiKey(keyId)) return null;
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      updateApiKey(this.sql, keyId, change);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return this.apiKey(keyId);
+  }
+
+  /** A key's limits and what it spent and holds in its current period (null: no such key). */
+  keyStanding(keyId: string): KeyStanding | null {
+    if (!this.apiKey(keyId)) return null;
+    return keyStanding(this.sql, keyId, Date.now());
+  }
+
+  /** The standing of several keys at once (the console's list). */
+  keyStandings(keyIds: string[]): Record<string, KeyStanding> {
+    const now = Date.now();
+    return Object.fromEntries(keyIds.map((id) => [id, keyStanding(this.sql, id, now)]));
+  }
+
   revokeApiKey(keyId: string, audit?: AuditInput): ApiKeyRecord | null {
     const key = this.apiKey(keyId);
     if (!key) return null;
@@ -253,7 +298,11 @@ export class AccountObject extends DurableObject<Env> {
     const now = new Date(opts.now_ms).toISOString();
     const expiresAt = new Date(opts.now_ms + opts.grace_ms).toISOString();
     this.ctx.storage.transactionSync(() => {
-      insertApiKey(this.sql, { ...next, permissions: old.permissions, name: old.name, created_by: opts.created_by }, now);
+      insertApiKey(
+        this.sql,
+        { ...next, permissions: old.permissions, name: old.name, created_by: opts.created_by, limits: old.limits },
+        now,
+      );
       this.sql.exec("UPDATE api_keys SET expires_at = ?, replaced_by = ? WHERE key_id = ?", expiresAt, next.key_id, keyId);
       if (audit) appendAudit(this.sql, audit, now);
     });
@@ -282,21 +331,15 @@ export class AccountObject extends DurableObject<Env> {
    */
   resolveKey(keyId: string, keyHash: string): KeyResolution {
     const row = this.sql
-      .exec<{ key_hash: string; permissions: string; status: string; expires_at: string | null }>(
-        "SELECT key_hash, permissions, status, expires_at FROM api_keys WHERE key_id = ?",
+      .exec<{ key_hash: string; permissions: string; status: string; expires_at: string | null; limits: string | null }>(
+        "SELECT key_hash, permissions, status, expires_at, limits FROM api_keys WHERE key_id = ?",
         keyId,
       )
       .toArray()[0];
     const tenant = this.tenantRow();
-    if (
-      !row ||
-      !tenant ||
-      !timingSafeEqualStrings(row.key_hash, keyHash) ||
-      row.status !== "active" ||
-      isExpired(row.expires_at, Date.now())
-    ) {
-      return { ok: false, code: "invalid_api_key" };
-    }
+    if (!row || !tenant || !timingSafeEqualStrings(row.key_hash, keyHash)) return { ok: false, code: "invalid_api_key" };
+    if (row.status !== "active" || isExpired(row.expires_at, Date.now()))
+      return { ok: false, code: "invalid_api_key", key_id: keyId };
     if (tenant.status !== "active") return { ok: false, code: "tenant_disabled" };
     return {
       ok: true,
@@ -306,6 +349,7 @@ export class AccountObject extends DurableObject<Env> {
       rate_limit_per_minute: tenant.rate_limit_per_minute,
       expires_at: row.expires_at === null ? null : Date.parse(row.expires_at),
       safety_policy: readSafetyPolicy(this.sql),
+      limits: row.limits ? (JSON.parse(row.limits) as KeyLimits) : null,
     };
   }
 
@@ -599,10 +643,8 @@ export class AccountObject extends DurableObject<Env> {
   reserve(
     taskId: string,
     amount: string,
-    opts: { lease_ms?: number; index?: TaskIndexEntry } = {},
-  ):
-    | { ok: true; settlement: Settlement; balance: string }
-    | { ok: false; code: "insufficient_balance" | "tenant_disabled"; balance: string; required: string } {
+    opts: { lease_ms?: number; index?: TaskIndexEntry; key_id?: string } = {},
+  ): { ok: true; settlement: Settlement; balance: string } | ReserveRefusal {
     const leaseUntil = opts.lease_ms ? Date.now() + opts.lease_ms : null;
     const existing = this.settlement(taskId);
     if (existing) {
@@ -620,13 +662,28 @@ export class AccountObject extends DurableObject<Env> {
     if (tenant?.status !== "active") return { ok: false, code: "tenant_disabled", balance: this.balance(), required: amount };
     const balance = dec(this.balance());
     if (balance.lt(amount)) return { ok: false, code: "insufficient_balance", balance: fmt(balance), required: fmt(dec(amount)) };
+    // The key's limit, read in the same synchronous method as the hold below: nothing can come between.
+    if (opts.key_id) {
+      const standing = keyStanding(this.sql, opts.key_id, Date.now());
+      if (standing.remaining !== null && dec(standing.remaining).lt(amount)) {
+        return {
+          ok: false,
+          code: "key_spend_limit",
+          balance: fmt(balance),
+          required: fmt(dec(amount)),
+          remaining: standing.remaining,
+          resets_at: standing.window.resets_at,
+        };
+      }
+    }
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
-        "INSERT INTO reservations (task_id, amount, status, created_at, lease_until) VALUES (?, ?, 'open', ?, ?)",
+        "INSERT INTO reservations (task_id, amount, status, created_at, lease_until, key_id) VALUES (?, ?, 'open', ?, ?, ?)",
         taskId,
         fmt(dec(amount)),
         new Date().toISOString(),
         leaseUntil,
+        opts.key_id ?? null,
       );
       const t = this.totals();
       this.setTotals({ ...t, reserved: fmt(dec(t.reserved).plus(amount)) });
@@ -698,6 +755,7 @@ export class AccountObject extends DurableObject<Env> {
     if (r?.status !== "open") return r;
     const kept = dec(actual).gt(r.reserved) ? dec(r.reserved) : dec(actual);
     const at = new Date().toISOString();
+    const alerts = this.alertsOf(taskId, at);
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
         "UPDATE reservations SET status = 'captured', captured_amount = ?, settled_at = ?, lease_until = NULL WHERE task_id = ?",
@@ -708,8 +766,86 @@ export class AccountObject extends DurableObject<Env> {
       const t = this.totals();
       this.setTotals({ ...t, captured: fmt(dec(t.captured).plus(kept)), reserved: fmt(dec(t.reserved).minus(r.reserved)) });
       if (usage) recordUsage(this.sql, taskId, at, kept, usage);
+      alerts?.record();
     });
+    if (alerts) this.mailAlerts();
     return this.settlement(taskId);
+  }
+
+  /**
+   * For a reservation made by a key with a credit limit: what records, in the settling write
+   * itself (after its update), the alert thresholds the settlement crosses. Null otherwise.
+   */
+  private alertsOf(reservationId: string, at: string): { record(): void } | null {
+    const row = this.sql
+      .exec<{ key_id: string | null }>("SELECT key_id FROM reservations WHERE task_id = ?", reservationId)
+      .toArray()[0];
+    return row?.key_id ? this.alertsFor(row.key_id, at) : null;
+  }
+
+  private alertsFor(keyId: string, at: string): { record(): void } | null {
+    const before = keyStanding(this.sql, keyId, Date.parse(at));
+    const limits = before.limits;
+    if (limits?.credits === undefined) return null;
+    return {
+      record: () => {
+        const after = keySpend(this.sql, keyId, before.window);
+        for (const threshold of recordCrossings(this.sql, keyId, limits, before.window, before.spend.spent, after.spent, at)) {
+          appendAudit(
+            this.sql,
+            {
+              actor: { type: "api_key", id: keyId },
+              action: "api_key.spend_alert",
+              target: keyId,
+              details: { threshold, limit_credits: limits.credits, period: limits.period, spent_credits: after.spent },
+            },
+            at,
+          );
+        }
+      },
+    };
+  }
+
+  /**
+   * Mails the alerts not mailed yet to the tenant's active owners, after the write that recorded
+   * them (so never twice for one crossing). One that cannot be sent now is tried again after the
+   * next settlement that records an alert.
+   */
+  private mailAlerts(): void {
+    const pending = unmailedAlerts(this.sql);
+    if (pending.length === 0) return;
+    const tenant = this.tenantRow();
+    const owners = readMembers(this.sql).filter((m) => m.role === "owner" && m.status === "active");
+    this.ctx.waitUntil(
+      (async () => {
+        for (const a of pending) {
+          const key = apiKeyRow(this.sql, a.key_id);
+          const name = key?.name ? `"${key.name}" (${a.key_id})` : a.key_id;
+          const limits = key?.limits;
+          try {
+            for (const o of owners) {
+              await mailSender(this.env).send({
+                to: o.email,
+                subject: `API key ${key?.name ?? a.key_id} reached ${a.threshold}% of its credit limit`,
+                text:
+                  `The API key ${name} of ${tenant?.name ?? "your tenant"} has spent ${a.threshold}% of its limit of ` +
+                  `${limits?.credits ?? "?"} credits per ${limits?.period ?? "period"}` +
+                  (a.period_start ? ` (period started ${a.period_start}).` : ".") +
+                  (a.threshold >= 100
+                    ? " Requests over the limit are refused until the period resets or the limit is raised."
+                    : ""),
+              });
+            }
+            markMailed(this.sql, a, new Date().toISOString());
+          } catch (e) {
+            console.error(
+              JSON.stringify({ level: "error", message: "spend alert mail failed", key_id: a.key_id, error: String(e) }),
+            );
+            return;
+          }
+        }
+      })(),
+    );
   }
 
   /**
@@ -717,25 +853,32 @@ export class AccountObject extends DurableObject<Env> {
    * cover it), as far as the balance goes, in one write: recorded as a reservation captured at
    * once, so the ledger's rows and totals read as for any other charge. Idempotent per id.
    */
-  charge(id: string, amount: string, usage?: UsageNote): { settlement: Settlement; balance: string } {
+  charge(id: string, amount: string, usage?: UsageNote, keyId?: string): { settlement: Settlement; balance: string } {
     const existing = this.settlement(id);
     if (existing) return { settlement: existing, balance: this.balance() };
     const balance = dec(this.balance());
-    const kept = balance.lte(0) ? dec(0) : balance.lt(amount) ? balance : dec(amount);
+    let kept = balance.lte(0) ? dec(0) : balance.lt(amount) ? balance : dec(amount);
+    // As far as the key's limit goes, too.
+    const remaining = keyId ? keyStanding(this.sql, keyId, Date.now()).remaining : null;
+    if (remaining !== null && kept.gt(remaining)) kept = dec(remaining);
     const at = new Date().toISOString();
+    const alerts = keyId ? this.alertsFor(keyId, at) : null;
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
-        "INSERT INTO reservations (task_id, amount, status, captured_amount, created_at, settled_at) VALUES (?, ?, 'captured', ?, ?, ?)",
+        "INSERT INTO reservations (task_id, amount, status, captured_amount, created_at, settled_at, key_id) VALUES (?, ?, 'captured', ?, ?, ?, ?)",
         id,
         fmt(kept),
         fmt(kept),
         at,
         at,
+        keyId ?? null,
       );
       const t = this.totals();
       this.setTotals({ ...t, captured: fmt(dec(t.captured).plus(kept)) });
       if (usage) recordUsage(this.sql, id, at, kept, usage);
+      alerts?.record();
     });
+    if (alerts) this.mailAlerts();
     return { settlement: this.settlement(id) as Settlement, balance: this.balance() };
   }
 
@@ -854,6 +997,20 @@ export interface TaskIndexEntry {
   /** The creating key's mode (live when absent: entries written before modes were listed apart). */
   mode?: KeyMode;
 }
+
+/** A hold refused: by the tenant's balance, its status, or the acting key's credit limit. */
+export type ReserveRefusal =
+  | { ok: false; code: "insufficient_balance" | "tenant_disabled"; balance: string; required: string }
+  | {
+      ok: false;
+      code: "key_spend_limit";
+      balance: string;
+      required: string;
+      /** What the key may still hold in its period. */
+      remaining: string;
+      /** When its period resets; null for a `total` limit. */
+      resets_at: string | null;
+    };
 
 /** How long an unconfirmed hold waits for its task object when that object cannot answer. */
 const LEASE_RETRY_MS = 30_000;

@@ -4,6 +4,8 @@
  * estimate, then the task object (which reserves credits and commits).
  */
 import type { KeyMode } from "../accounts/api-keys";
+import { allowsModel } from "../accounts/key-limits";
+import { checkCapabilityAllowed, checkModelAllowed, keySpendLimitError } from "../accounts/key-refusals";
 import { accountFor, type Caller } from "../accounts/service";
 import type { AuditActor } from "../audit/audit-store";
 import type { CatalogBundle } from "../catalog/build";
@@ -177,6 +179,9 @@ export async function admitOperation<B extends CommonFields>(
     const seen = await stub.replay(hash, ctx.caller.mode);
     if (seen) return outcome(seen);
   }
+  // The key's lists first: a key never learns more of a model it may not use.
+  checkCapabilityAllowed(ctx.caller.limits, spec.capability);
+  if (typeof raw.model === "string") checkModelAllowed(ctx.caller.limits, raw.model);
   const callback = await checkCallback(ctx, body);
   const providers = liveProviders(ctx.env, ctx.caller.mode);
   const bundle = await loadCatalog(ctx.env.CATALOG);
@@ -209,6 +214,7 @@ export async function admitOperation<B extends CommonFields>(
       canvas: spec.canvas?.(body),
       media,
       voice,
+      ...(ctx.caller.limits?.models ? { allowModel: (m: string) => allowsModel(ctx.caller.limits, m) } : {}),
       fields: Object.fromEntries(Object.entries(flatten(raw)).filter(([k]) => !COMMON_FIELDS.has(k.split(".")[0] as string))),
       ...(spec.output ? { output: (s: Selection) => spec.output?.(body, s) } : {}),
     },
@@ -247,6 +253,7 @@ export async function admitOperation<B extends CommonFields>(
     route,
     routes,
     mode: ctx.caller.mode,
+    key_id: ctx.caller.key_id,
     card: selection.card,
     request: {
       ...spec.providerRequest(opCtx),
@@ -396,6 +403,7 @@ function outcome(result: CreateResult): { envelope: Envelope; replayed: boolean 
       throw refusalError(result.error);
     case "refused":
       if (result.code === "tenant_disabled") throw new ApiError("tenant_disabled", "The tenant of this key is disabled.");
+      if (result.code === "key_spend_limit") throw keySpendLimitError(result.required, result.remaining, result.resets_at);
       throw new ApiError(
         "insufficient_balance",
         `This task needs ${result.required} credits; the balance is ${result.balance}.`,

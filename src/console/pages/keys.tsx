@@ -32,6 +32,7 @@ const PERMISSION_HELP: Record<Permission, string> = {
   "tasks:read": "read tasks and their outputs, balance and usage",
   "tasks:write": "create and cancel tasks",
   chat: "chat completions",
+  "keys:manage": "create, change and revoke keys through the API (never beyond its own)",
 };
 
 function statusText(k: ApiKeyRecord): string {
