@@ -25,7 +25,7 @@ import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { sha256Hex } from "../lib/crypto";
 import type { Acting } from "../people/principal";
-import { auditFields } from "../people/principal";
+import { auditFields, authorize } from "../people/principal";
 
 /** `limits` as a request sends it (every field optional; null removes one). */
 export interface LimitsInput {
@@ -52,6 +52,12 @@ export async function limitsFrom(env: Env, input: LimitsInput | null | undefined
     }
   }
   return normalizeLimits(input);
+}
+
+/** Several keys' limits and spend at once, for a list (the console's keys page). */
+export async function keyStandingsOf(env: Env, tenantId: string, keyIds: string[]): Promise<Record<string, KeyStanding>> {
+  if (keyIds.length === 0) return {};
+  return accountFor(env, tenantId).keyStandings(keyIds);
 }
 
 /** A key's figures in its current period. */
@@ -268,6 +274,7 @@ export async function setKeyLimits(
   const tenantId = tenantScope ?? (await tenantOfPointer(env, `api-key:${keyId}`));
   if (!tenantId) throw new ApiError("not_found", `API key ${keyId} does not exist.`);
   await tenantOfKey(env, keyId, tenantId);
+  authorize(acting.principal, tenantId, "keys:manage");
   const limits = await limitsFrom(env, input);
   const record = await accountFor(env, tenantId).updateApiKey(
     keyId,
