@@ -10,7 +10,7 @@ import {
 } from "../billing/payments/checkout-rows";
 import type { Env } from "../env";
 import { timingSafeEqualStrings } from "../lib/crypto";
-import { dec, fmt, sum } from "../lib/decimal";
+import { type Decimal, dec, fmt, sum } from "../lib/decimal";
 import { newId, randomToken } from "../lib/ids";
 import { seal } from "../lib/sealed";
 import { mailSender } from "../mail/sender";
@@ -49,7 +49,17 @@ import {
 } from "./api-key-rows";
 import type { KeyMode, Permission } from "./api-keys";
 import type { KeyLimits } from "./key-limits";
-import { type KeyStanding, keySpend, keyStanding, markMailed, recordCrossings, unmailedAlerts } from "./key-spend";
+import {
+  bumpKeySpend,
+  type KeyStanding,
+  keyLimits,
+  keySpend,
+  keySpendMismatches,
+  keyStanding,
+  markMailed,
+  recordCrossings,
+  unmailedAlerts,
+} from "./key-spend";
 import {
   newSigningSecret,
   prepareRotation,
@@ -663,8 +673,10 @@ export class AccountObject extends DurableObject<Env> {
     const balance = dec(this.balance());
     if (balance.lt(amount)) return { ok: false, code: "insufficient_balance", balance: fmt(balance), required: fmt(dec(amount)) };
     // The key's limit, read in the same synchronous method as the hold below: nothing can come between.
-    if (opts.key_id) {
-      const standing = keyStanding(this.sql, opts.key_id, Date.now());
+    // A key without a credit limit costs one primary-key read here.
+    const limits = opts.key_id ? keyLimits(this.sql, opts.key_id) : null;
+    if (opts.key_id && limits?.credits !== undefined) {
+      const standing = keyStanding(this.sql, opts.key_id, Date.now(), limits);
       if (standing.remaining !== null && dec(standing.remaining).lt(amount)) {
         return {
           ok: false,
@@ -676,15 +688,17 @@ export class AccountObject extends DurableObject<Env> {
         };
       }
     }
+    const now = new Date().toISOString();
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
         "INSERT INTO reservations (task_id, amount, status, created_at, lease_until, key_id) VALUES (?, ?, 'open', ?, ?, ?)",
         taskId,
         fmt(dec(amount)),
-        new Date().toISOString(),
+        now,
         leaseUntil,
         opts.key_id ?? null,
       );
+      if (opts.key_id) bumpKeySpend(this.sql, opts.key_id, now, dec(amount), dec(0));
       const t = this.totals();
       this.setTotals({ ...t, reserved: fmt(dec(t.reserved).plus(amount)) });
       if (opts.index) this.insertIndex(opts.index, false);
@@ -766,6 +780,7 @@ export class AccountObject extends DurableObject<Env> {
       const t = this.totals();
       this.setTotals({ ...t, captured: fmt(dec(t.captured).plus(kept)), reserved: fmt(dec(t.reserved).minus(r.reserved)) });
       if (usage) recordUsage(this.sql, taskId, at, kept, usage);
+      this.bumpKeyOf(taskId, dec(r.reserved).neg(), kept);
       alerts?.record();
     });
     if (alerts) this.mailAlerts();
@@ -776,6 +791,17 @@ export class AccountObject extends DurableObject<Env> {
    * For a reservation made by a key with a credit limit: what records, in the settling write
    * itself (after its update), the alert thresholds the settlement crosses. Null otherwise.
    */
+  /** Moves the figures of the key that made a reservation, if one did (inside the caller's write). */
+  private bumpKeyOf(reservationId: string, reserved: Decimal, captured: Decimal): void {
+    const row = this.sql
+      .exec<{ key_id: string | null; created_at: string }>(
+        "SELECT key_id, created_at FROM reservations WHERE task_id = ?",
+        reservationId,
+      )
+      .toArray()[0];
+    if (row?.key_id) bumpKeySpend(this.sql, row.key_id, row.created_at, reserved, captured);
+  }
+
   private alertsOf(reservationId: string, at: string): { record(): void } | null {
     const row = this.sql
       .exec<{ key_id: string | null }>("SELECT key_id FROM reservations WHERE task_id = ?", reservationId)
@@ -784,9 +810,9 @@ export class AccountObject extends DurableObject<Env> {
   }
 
   private alertsFor(keyId: string, at: string): { record(): void } | null {
-    const before = keyStanding(this.sql, keyId, Date.parse(at));
-    const limits = before.limits;
+    const limits = keyLimits(this.sql, keyId);
     if (limits?.credits === undefined) return null;
+    const before = keyStanding(this.sql, keyId, Date.parse(at), limits);
     return {
       record: () => {
         const after = keySpend(this.sql, keyId, before.window);
@@ -859,7 +885,8 @@ export class AccountObject extends DurableObject<Env> {
     const balance = dec(this.balance());
     let kept = balance.lte(0) ? dec(0) : balance.lt(amount) ? balance : dec(amount);
     // As far as the key's limit goes, too.
-    const remaining = keyId ? keyStanding(this.sql, keyId, Date.now()).remaining : null;
+    const limits = keyId ? keyLimits(this.sql, keyId) : null;
+    const remaining = keyId && limits?.credits !== undefined ? keyStanding(this.sql, keyId, Date.now(), limits).remaining : null;
     if (remaining !== null && kept.gt(remaining)) kept = dec(remaining);
     const at = new Date().toISOString();
     const alerts = keyId ? this.alertsFor(keyId, at) : null;
@@ -876,6 +903,7 @@ export class AccountObject extends DurableObject<Env> {
       const t = this.totals();
       this.setTotals({ ...t, captured: fmt(dec(t.captured).plus(kept)) });
       if (usage) recordUsage(this.sql, id, at, kept, usage);
+      if (keyId) bumpKeySpend(this.sql, keyId, at, dec(0), kept);
       alerts?.record();
     });
     if (alerts) this.mailAlerts();
@@ -899,6 +927,7 @@ export class AccountObject extends DurableObject<Env> {
       const t = this.totals();
       this.setTotals({ ...t, reserved: fmt(dec(t.reserved).minus(r.reserved)) });
       if (usage) recordUsage(this.sql, taskId, at, dec(0), usage);
+      this.bumpKeyOf(taskId, dec(r.reserved).neg(), dec(0));
     });
     return this.settlement(taskId);
   }
@@ -932,6 +961,8 @@ export class AccountObject extends DurableObject<Env> {
       },
       reservations: rows.length,
       open_reservations: rows.filter((r) => r.status === "open").length,
+      /** Keys whose running figures (`key_spend`) differ from their reservation rows: none, always. */
+      key_spend_mismatches: keySpendMismatches(this.sql),
     };
   }
 

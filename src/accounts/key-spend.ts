@@ -1,12 +1,47 @@
 /**
- * A key's spend, read from the ledger's own rows (each reservation names the key that made it),
- * and the alerts its credit limit has raised. Called by the AccountObject inside the same
- * synchronous method as the tenant's balance check, so that admission against a key's limit is
- * atomic: no request can slip between the read and the hold (docs/spend-controls.md).
+ * A key's spend and the alerts its credit limit has raised. Each reservation names the key that
+ * made it; `key_spend` keeps, per key and UTC day of admission (and in a running `total` row),
+ * what those reservations hold and captured, updated in the same write as the reservation. A
+ * period is whole days (weeks from Monday, months from the 1st), so its spend is at most 31 rows
+ * whatever the traffic, and a change of the key's period needs no rebuild. Called by the
+ * AccountObject inside the same synchronous method as the tenant's balance check, so admission
+ * against a key's limit is atomic: no request can slip between the read and the hold
+ * (docs/spend-controls.md).
  */
-import { dec, fmt, sum } from "../lib/decimal";
+import { type Decimal, dec, fmt, sum } from "../lib/decimal";
 import { crossedThresholds, type KeyLimits } from "./key-limits";
 import { type PeriodWindow, periodWindow } from "./key-period";
+
+export const KEY_SPEND_TABLE_SQL = `
+  CREATE TABLE IF NOT EXISTS key_spend (
+    key_id TEXT NOT NULL, day TEXT NOT NULL, reserved TEXT NOT NULL, captured TEXT NOT NULL,
+    PRIMARY KEY (key_id, day));`;
+
+/** The row that sums every day ('t' sorts after every date, so no day range takes it in). */
+const TOTAL_ROW = "total";
+
+/**
+ * Moves a key's figures for the day a reservation was admitted (`createdAt`) and its total,
+ * inside the caller's transaction.
+ */
+export function bumpKeySpend(sql: SqlStorage, keyId: string, createdAt: string, reserved: Decimal, captured: Decimal): void {
+  for (const day of [createdAt.slice(0, 10), TOTAL_ROW]) {
+    const row = sql
+      .exec<{ reserved: string; captured: string }>(
+        "SELECT reserved, captured FROM key_spend WHERE key_id = ? AND day = ?",
+        keyId,
+        day,
+      )
+      .toArray()[0];
+    sql.exec(
+      "INSERT OR REPLACE INTO key_spend (key_id, day, reserved, captured) VALUES (?, ?, ?, ?)",
+      keyId,
+      day,
+      fmt(dec(row?.reserved ?? "0").plus(reserved)),
+      fmt(dec(row?.captured ?? "0").plus(captured)),
+    );
+  }
+}
 
 export const KEY_ALERTS_TABLE_SQL = `
   CREATE TABLE IF NOT EXISTS key_alerts (
@@ -14,6 +49,15 @@ export const KEY_ALERTS_TABLE_SQL = `
     created_at TEXT NOT NULL, mailed_at TEXT,
     PRIMARY KEY (key_id, period_start, threshold));
   CREATE INDEX IF NOT EXISTS key_alerts_unmailed ON key_alerts (created_at) WHERE mailed_at IS NULL;`;
+
+/** The keys whose running figures differ from their reservation rows, over all time and per day. */
+export function keySpendMismatches(sql: SqlStorage): string[] {
+  const keys = sql.exec<{ key_id: string }>("SELECT DISTINCT key_id FROM key_spend").toArray();
+  const total = { started_at: null, resets_at: null };
+  return keys
+    .map((k) => k.key_id)
+    .filter((id) => JSON.stringify(keySpend(sql, id, total)) !== JSON.stringify(keySpendFromRows(sql, id, total)));
+}
 
 export interface KeySpend {
   /** Captured in the period by reservations the key made in it. */
@@ -27,11 +71,33 @@ function since(window: PeriodWindow): string {
   return window.started_at ?? "";
 }
 
-/**
- * What the key's reservations made in the period hold and kept. Reads the key's rows of the
- * period only, through `reservations_by_key`; sums are exact decimals.
- */
+/** What the key's reservations admitted in the period hold and kept: at most 31 day rows, or the total row. */
 export function keySpend(sql: SqlStorage, keyId: string, window: PeriodWindow): KeySpend {
+  const rows =
+    window.started_at === null || window.resets_at === null
+      ? sql
+          .exec<{ reserved: string; captured: string }>(
+            "SELECT reserved, captured FROM key_spend WHERE key_id = ? AND day = ?",
+            keyId,
+            TOTAL_ROW,
+          )
+          .toArray()
+      : sql
+          .exec<{ reserved: string; captured: string }>(
+            "SELECT reserved, captured FROM key_spend WHERE key_id = ? AND day >= ? AND day < ?",
+            keyId,
+            window.started_at.slice(0, 10),
+            window.resets_at.slice(0, 10),
+          )
+          .toArray();
+  return { spent: fmt(sum(rows.map((r) => r.captured))), reserved: fmt(sum(rows.map((r) => r.reserved))) };
+}
+
+/**
+ * The same figures summed from the ledger's reservation rows (through `reservations_by_key`):
+ * what `key_spend` must always equal (the ledger audit, and tests).
+ */
+export function keySpendFromRows(sql: SqlStorage, keyId: string, window: PeriodWindow): KeySpend {
   const rows = sql
     .exec<{ amount: string; status: string; captured_amount: string }>(
       "SELECT amount, status, captured_amount FROM reservations WHERE key_id = ? AND created_at >= ? AND status != 'released'",
@@ -59,8 +125,12 @@ export interface KeyStanding {
   remaining: string | null;
 }
 
-export function keyStanding(sql: SqlStorage, keyId: string, nowMs: number): KeyStanding {
-  const limits = keyLimits(sql, keyId);
+export function keyStanding(
+  sql: SqlStorage,
+  keyId: string,
+  nowMs: number,
+  limits: KeyLimits | null = keyLimits(sql, keyId),
+): KeyStanding {
   const window = periodWindow(limits?.period ?? "total", nowMs);
   const spend = keySpend(sql, keyId, window);
   let remaining: string | null = null;

@@ -8,7 +8,14 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { dec, fmt, sum } from "../../src/lib/decimal";
 import { admin, call, expectError, newTenant, type TestTenant } from "../helpers/api";
-import { createImage, expectLedgerBalanced, waitFor } from "../helpers/tasks";
+import { createImage, expectLedgerBalanced as ledgerBalanced, waitFor } from "../helpers/tasks";
+
+/** The tenant's ledger balanced, and every key's running figures equal to its reservation rows. */
+async function expectLedgerBalanced(tenantId: string) {
+  const l = await ledgerBalanced(tenantId);
+  expect(l.key_spend_mismatches).toEqual([]);
+  return l;
+}
 
 /** A second key of the tenant, with limits, as the operator issues it. */
 async function limitedKey(t: TestTenant, limits: Record<string, unknown>): Promise<TestTenant> {
