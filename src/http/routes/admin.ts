@@ -140,6 +140,9 @@ const Ledger = z
     recomputed: z.object({ granted: z.string(), captured: z.string(), reserved: z.string() }),
     reservations: z.number().int(),
     open_reservations: z.number().int(),
+    key_spend_mismatches: z
+      .array(z.string())
+      .openapi({ description: "Keys whose running spend differs from their reservation rows: always empty" }),
   })
   .openapi("Ledger");
 

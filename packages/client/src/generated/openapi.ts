@@ -1134,6 +1134,8 @@ export interface components {
             };
             reservations: number;
             open_reservations: number;
+            /** @description Keys whose running spend differs from their reservation rows: always empty */
+            key_spend_mismatches: string[];
         };
         CreditGrant: {
             grant: {
