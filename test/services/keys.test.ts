@@ -202,3 +202,35 @@ describe("GET, PATCH, DELETE /v1/keys", () => {
     expect(cleared.json.limits).toBeNull();
   });
 });
+
+describe("a test-mode managing key", () => {
+  it("lists and reaches test-mode keys only", async () => {
+    const t = await manager({ mode: "test" });
+    const live = await admin(`/admin/v1/tenants/${t.tenant_id}/api-keys`, { permissions: ["catalog:read"] });
+    const mine = (await createKey(t, { permissions: ["catalog:read"] })).json.key_id;
+    const listed = (await call("/v1/keys", { key: t.api_key })).json.data.map((k: any) => k.key_id);
+    expect(listed).toContain(mine);
+    expect(listed).not.toContain(live.json.key_id);
+    expect(listed.length).toBe(2);
+    expectError(await call(`/v1/keys/${live.json.key_id}`, { key: t.api_key }), 404, "not_found");
+    expectError(await call(`/v1/keys/${live.json.key_id}`, { key: t.api_key, method: "DELETE" }), 404, "not_found");
+  });
+
+  it("validates bodies and paths with the spec's envelope", async () => {
+    const t = await manager();
+    expectError(await call("/v1/keys", { key: t.api_key, body: { bogus: 1 } }), 422, "invalid_request");
+    expectError(
+      await call("/v1/keys", { key: t.api_key, body: { permissions: ["root"] } }),
+      422,
+      "invalid_request",
+      "/permissions/0",
+    );
+    expectError(await call("/v1/keys/key_nope", { key: t.api_key }), 404, "not_found");
+    expectError(
+      await call(`/v1/keys/${t.key_id}`, { key: t.api_key, method: "PATCH", body: { disabled: "yes" } }),
+      422,
+      "invalid_request",
+      "/disabled",
+    );
+  });
+});

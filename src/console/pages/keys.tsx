@@ -44,6 +44,7 @@ const PERMISSION_HELP: Record<Permission, string> = {
 function statusText(k: ApiKeyRecord): string {
   if (k.status === "revoked") return `revoked ${when(k.revoked_at)}`;
   if (k.status === "expired") return `expired ${when(k.expires_at)}`;
+  if (k.status === "disabled") return "disabled";
   if (k.expires_at) return `active until ${when(k.expires_at)}`;
   return "active";
 }
