@@ -57,6 +57,7 @@ import {
   keySpendMismatches,
   keyStanding,
   markMailed,
+  type PendingAlert,
   recordCrossings,
   unmailedAlerts,
 } from "./key-spend";
@@ -130,6 +131,8 @@ export class AccountObject extends DurableObject<Env> {
   private readonly oauth: OAuthGrantStore;
   /** The alarm as last set (null: none), read at start. */
   private alarmAt: number | null = null;
+  /** Spend alerts whose mail this instance is sending (src/accounts/key-spend.ts). */
+  private readonly mailing = new Set<string>();
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
@@ -674,9 +677,10 @@ export class AccountObject extends DurableObject<Env> {
     if (balance.lt(amount)) return { ok: false, code: "insufficient_balance", balance: fmt(balance), required: fmt(dec(amount)) };
     // The key's limit, read in the same synchronous method as the hold below: nothing can come between.
     // A key without a credit limit costs one primary-key read here.
+    const nowMs = Date.now();
     const limits = opts.key_id ? keyLimits(this.sql, opts.key_id) : null;
     if (opts.key_id && limits?.credits !== undefined) {
-      const standing = keyStanding(this.sql, opts.key_id, Date.now(), limits);
+      const standing = keyStanding(this.sql, opts.key_id, nowMs, limits);
       if (standing.remaining !== null && dec(standing.remaining).lt(amount)) {
         return {
           ok: false,
@@ -688,7 +692,8 @@ export class AccountObject extends DurableObject<Env> {
         };
       }
     }
-    const now = new Date().toISOString();
+    // The same instant as the check: the hold counts in the period it was checked against.
+    const now = new Date(nowMs).toISOString();
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
         "INSERT INTO reservations (task_id, amount, status, created_at, lease_until, key_id) VALUES (?, ?, 'open', ?, ?, ?)",
@@ -838,39 +843,46 @@ export class AccountObject extends DurableObject<Env> {
    * next settlement that records an alert.
    */
   private mailAlerts(): void {
-    const pending = unmailedAlerts(this.sql);
+    // An alert whose mail is under way (from an earlier settlement) is not sent again beside it.
+    const alertId = (a: PendingAlert) => `${a.key_id} ${a.period_start} ${a.threshold}`;
+    const pending = unmailedAlerts(this.sql).filter((a) => !this.mailing.has(alertId(a)));
     if (pending.length === 0) return;
+    for (const a of pending) this.mailing.add(alertId(a));
     const tenant = this.tenantRow();
     const owners = readMembers(this.sql).filter((m) => m.role === "owner" && m.status === "active");
-    this.ctx.waitUntil(
-      (async () => {
-        for (const a of pending) {
-          const key = apiKeyRow(this.sql, a.key_id);
-          const name = key?.name ? `"${key.name}" (${a.key_id})` : a.key_id;
-          const limits = key?.limits;
-          try {
-            for (const o of owners) {
-              await mailSender(this.env).send({
-                to: o.email,
-                subject: `API key ${key?.name ?? a.key_id} reached ${a.threshold}% of its credit limit`,
-                text:
-                  `The API key ${name} of ${tenant?.name ?? "your tenant"} has spent ${a.threshold}% of its limit of ` +
-                  `${limits?.credits ?? "?"} credits per ${limits?.period ?? "period"}` +
-                  (a.period_start ? ` (period started ${a.period_start}).` : ".") +
-                  (a.threshold >= 100
-                    ? " Requests over the limit are refused until the period resets or the limit is raised."
-                    : ""),
-              });
-            }
-            markMailed(this.sql, a, new Date().toISOString());
-          } catch (e) {
-            console.error(
-              JSON.stringify({ level: "error", message: "spend alert mail failed", key_id: a.key_id, error: String(e) }),
-            );
-            return;
+    const send = async () => {
+      for (const a of pending) {
+        const key = apiKeyRow(this.sql, a.key_id);
+        const name = key?.name ? `"${key.name}" (${a.key_id})` : a.key_id;
+        const limits = key?.limits;
+        const per = limits?.period === "total" ? "in total" : `per ${limits?.period ?? "period"}`;
+        try {
+          for (const o of owners) {
+            await mailSender(this.env).send({
+              to: o.email,
+              subject: `API key ${key?.name ?? a.key_id} reached ${a.threshold}% of its credit limit`,
+              text:
+                `The API key ${name} of ${tenant?.name ?? "your tenant"} has spent ${a.threshold}% of its limit of ` +
+                `${limits?.credits ?? "?"} credits ${per}` +
+                (a.period_start ? ` (period started ${a.period_start}).` : ".") +
+                (a.threshold >= 100
+                  ? " Requests over the limit are refused until the period resets or the limit is raised."
+                  : ""),
+            });
           }
+          markMailed(this.sql, a, new Date().toISOString());
+        } catch (e) {
+          console.error(
+            JSON.stringify({ level: "error", message: "spend alert mail failed", key_id: a.key_id, error: String(e) }),
+          );
+          return;
         }
-      })(),
+      }
+    };
+    this.ctx.waitUntil(
+      send().finally(() => {
+        for (const a of pending) this.mailing.delete(alertId(a));
+      }),
     );
   }
 
@@ -885,10 +897,11 @@ export class AccountObject extends DurableObject<Env> {
     const balance = dec(this.balance());
     let kept = balance.lte(0) ? dec(0) : balance.lt(amount) ? balance : dec(amount);
     // As far as the key's limit goes, too.
+    const nowMs = Date.now();
     const limits = keyId ? keyLimits(this.sql, keyId) : null;
-    const remaining = keyId && limits?.credits !== undefined ? keyStanding(this.sql, keyId, Date.now(), limits).remaining : null;
+    const remaining = keyId && limits?.credits !== undefined ? keyStanding(this.sql, keyId, nowMs, limits).remaining : null;
     if (remaining !== null && kept.gt(remaining)) kept = dec(remaining);
-    const at = new Date().toISOString();
+    const at = new Date(nowMs).toISOString();
     const alerts = keyId ? this.alertsFor(keyId, at) : null;
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
