@@ -203,6 +203,30 @@ describe("GET, PATCH, DELETE /v1/keys", () => {
   });
 });
 
+describe("a change of limits", () => {
+  it("binds the key's next request at once (this isolate forgets the key's cached resolution)", async () => {
+    const t = await manager();
+    const k = (await createKey(t, { permissions: ["tasks:write", "catalog:read"] })).json;
+    const image = (model: string) =>
+      call("/v1/images/generations", {
+        key: k.api_key,
+        body: { prompt: "x", model, metadata: { sandbox_fault: "stay_queued" } },
+        headers: { "Idempotency-Key": crypto.randomUUID() },
+      });
+    expect((await image("gpt-image-2")).status).toBe(202);
+    const patched = await call(`/v1/keys/${k.key_id}`, {
+      key: t.api_key,
+      method: "PATCH",
+      body: { limits: { models: ["flux-2-pro"] } },
+    });
+    expect(patched.status).toBe(200);
+    const refused = await image("gpt-image-2");
+    expectError(refused, 403, "forbidden", "/model");
+    expect(refused.json.error.details.reason).toBe("model_not_allowed");
+    expect((await image("flux-2-pro")).status).toBe(202);
+  });
+});
+
 describe("a test-mode managing key", () => {
   it("lists and reaches test-mode keys only", async () => {
     const t = await manager({ mode: "test" });
