@@ -10,9 +10,10 @@ import {
 } from "../billing/payments/checkout-rows";
 import type { Env } from "../env";
 import { timingSafeEqualStrings } from "../lib/crypto";
-import { dec, fmt, sum } from "../lib/decimal";
+import { type Decimal, dec, fmt, sum } from "../lib/decimal";
 import { newId, randomToken } from "../lib/ids";
 import { seal } from "../lib/sealed";
+import { mailSender } from "../mail/sender";
 import {
   type AccessResolution,
   type IssueHashes,
@@ -34,8 +35,32 @@ import { readSafetyPolicy, writeSafetyPolicy } from "../safety/policy-store";
 import { migrate } from "../storage/migrations";
 import type { TaskObject } from "../tasks/task-object";
 import { accountMigrations } from "./account-schema";
-import { type ApiKeyRecord, apiKeyRow, apiKeyRows, insertApiKey, isExpired, type NewApiKey, touchApiKey } from "./api-key-rows";
+import {
+  type ApiKeyRecord,
+  apiKeyPage,
+  apiKeyRow,
+  apiKeyRows,
+  insertApiKey,
+  isExpired,
+  type KeyChange,
+  type NewApiKey,
+  touchApiKey,
+  updateApiKey,
+} from "./api-key-rows";
 import type { KeyMode, Permission } from "./api-keys";
+import type { KeyLimits } from "./key-limits";
+import {
+  bumpKeySpend,
+  type KeyStanding,
+  keyLimits,
+  keySpend,
+  keySpendMismatches,
+  keyStanding,
+  markMailed,
+  type PendingAlert,
+  recordCrossings,
+  unmailedAlerts,
+} from "./key-spend";
 import { insertQuote, type QuoteRecord, type QuoteUse, quoteRow, useQuoteRow } from "./quote-rows";
 import {
   newSigningSecret,
@@ -91,8 +116,11 @@ export type KeyResolution =
       expires_at?: number | null;
       /** The tenant's content review policy (src/safety/policy.ts), cached with the key. */
       safety_policy?: SafetyPolicy;
+      /** The key's limits (src/accounts/key-limits.ts), cached with it: allowlists apply without a round trip. */
+      limits?: KeyLimits | null;
     }
-  | { ok: false; code: "invalid_api_key" | "tenant_disabled" };
+  /** `key_id`: a known key refused (revoked, disabled, expired), so that enabling it can drop the cached refusal. */
+  | { ok: false; code: "invalid_api_key" | "tenant_disabled"; key_id?: string };
 
 /**
  * One per tenant (named by tenant id). Holds the tenant row, its API keys (hashes only),
@@ -104,6 +132,8 @@ export class AccountObject extends DurableObject<Env> {
   private readonly oauth: OAuthGrantStore;
   /** The alarm as last set (null: none), read at start. */
   private alarmAt: number | null = null;
+  /** Spend alerts whose mail this instance is sending (src/accounts/key-spend.ts). */
+  private readonly mailing = new Set<string>();
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
@@ -222,6 +252,34 @@ export class AccountObject extends DurableObject<Env> {
     return apiKeyRows(this.sql);
   }
 
+  /** One page of the tenant's keys, newest first (`GET /v1/keys`). */
+  apiKeyPage(q: Parameters<typeof apiKeyPage>[1]): ReturnType<typeof apiKeyPage> {
+    return apiKeyPage(this.sql, q);
+  }
+
+  /** Renames, re-limits, disables or enables a key, with its audit entry, in one write. */
+  updateApiKey(keyId: string, change: KeyChange, audit?: AuditInput): ApiKeyRecord | null {
+    if (!this.apiKey(keyId)) return null;
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      updateApiKey(this.sql, keyId, change);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return this.apiKey(keyId);
+  }
+
+  /** A key's limits and what it spent and holds in its current period (null: no such key). */
+  keyStanding(keyId: string): KeyStanding | null {
+    if (!this.apiKey(keyId)) return null;
+    return keyStanding(this.sql, keyId, Date.now());
+  }
+
+  /** The standing of several keys at once (the console's list). */
+  keyStandings(keyIds: string[]): Record<string, KeyStanding> {
+    const now = Date.now();
+    return Object.fromEntries(keyIds.map((id) => [id, keyStanding(this.sql, id, now)]));
+  }
+
   revokeApiKey(keyId: string, audit?: AuditInput): ApiKeyRecord | null {
     const key = this.apiKey(keyId);
     if (!key) return null;
@@ -254,7 +312,11 @@ export class AccountObject extends DurableObject<Env> {
     const now = new Date(opts.now_ms).toISOString();
     const expiresAt = new Date(opts.now_ms + opts.grace_ms).toISOString();
     this.ctx.storage.transactionSync(() => {
-      insertApiKey(this.sql, { ...next, permissions: old.permissions, name: old.name, created_by: opts.created_by }, now);
+      insertApiKey(
+        this.sql,
+        { ...next, permissions: old.permissions, name: old.name, created_by: opts.created_by, limits: old.limits },
+        now,
+      );
       this.sql.exec("UPDATE api_keys SET expires_at = ?, replaced_by = ? WHERE key_id = ?", expiresAt, next.key_id, keyId);
       if (audit) appendAudit(this.sql, audit, now);
     });
@@ -283,21 +345,15 @@ export class AccountObject extends DurableObject<Env> {
    */
   resolveKey(keyId: string, keyHash: string): KeyResolution {
     const row = this.sql
-      .exec<{ key_hash: string; permissions: string; status: string; expires_at: string | null }>(
-        "SELECT key_hash, permissions, status, expires_at FROM api_keys WHERE key_id = ?",
+      .exec<{ key_hash: string; permissions: string; status: string; expires_at: string | null; limits: string | null }>(
+        "SELECT key_hash, permissions, status, expires_at, limits FROM api_keys WHERE key_id = ?",
         keyId,
       )
       .toArray()[0];
     const tenant = this.tenantRow();
-    if (
-      !row ||
-      !tenant ||
-      !timingSafeEqualStrings(row.key_hash, keyHash) ||
-      row.status !== "active" ||
-      isExpired(row.expires_at, Date.now())
-    ) {
-      return { ok: false, code: "invalid_api_key" };
-    }
+    if (!row || !tenant || !timingSafeEqualStrings(row.key_hash, keyHash)) return { ok: false, code: "invalid_api_key" };
+    if (row.status !== "active" || isExpired(row.expires_at, Date.now()))
+      return { ok: false, code: "invalid_api_key", key_id: keyId };
     if (tenant.status !== "active") return { ok: false, code: "tenant_disabled" };
     return {
       ok: true,
@@ -307,6 +363,7 @@ export class AccountObject extends DurableObject<Env> {
       rate_limit_per_minute: tenant.rate_limit_per_minute,
       expires_at: row.expires_at === null ? null : Date.parse(row.expires_at),
       safety_policy: readSafetyPolicy(this.sql),
+      limits: row.limits ? (JSON.parse(row.limits) as KeyLimits) : null,
     };
   }
 
@@ -600,10 +657,8 @@ export class AccountObject extends DurableObject<Env> {
   reserve(
     taskId: string,
     amount: string,
-    opts: { lease_ms?: number; index?: TaskIndexEntry } = {},
-  ):
-    | { ok: true; settlement: Settlement; balance: string }
-    | { ok: false; code: "insufficient_balance" | "tenant_disabled"; balance: string; required: string } {
+    opts: { lease_ms?: number; index?: TaskIndexEntry; key_id?: string } = {},
+  ): { ok: true; settlement: Settlement; balance: string } | ReserveRefusal {
     const leaseUntil = opts.lease_ms ? Date.now() + opts.lease_ms : null;
     const existing = this.settlement(taskId);
     if (existing) {
@@ -621,14 +676,35 @@ export class AccountObject extends DurableObject<Env> {
     if (tenant?.status !== "active") return { ok: false, code: "tenant_disabled", balance: this.balance(), required: amount };
     const balance = dec(this.balance());
     if (balance.lt(amount)) return { ok: false, code: "insufficient_balance", balance: fmt(balance), required: fmt(dec(amount)) };
+    // The key's limit, read in the same synchronous method as the hold below: nothing can come between.
+    // A key without a credit limit costs one primary-key read here.
+    const nowMs = Date.now();
+    const limits = opts.key_id ? keyLimits(this.sql, opts.key_id) : null;
+    if (opts.key_id && limits?.credits !== undefined) {
+      const standing = keyStanding(this.sql, opts.key_id, nowMs, limits);
+      if (standing.remaining !== null && dec(standing.remaining).lt(amount)) {
+        return {
+          ok: false,
+          code: "key_spend_limit",
+          balance: fmt(balance),
+          required: fmt(dec(amount)),
+          remaining: standing.remaining,
+          resets_at: standing.window.resets_at,
+        };
+      }
+    }
+    // The same instant as the check: the hold counts in the period it was checked against.
+    const now = new Date(nowMs).toISOString();
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
-        "INSERT INTO reservations (task_id, amount, status, created_at, lease_until) VALUES (?, ?, 'open', ?, ?)",
+        "INSERT INTO reservations (task_id, amount, status, created_at, lease_until, key_id) VALUES (?, ?, 'open', ?, ?, ?)",
         taskId,
         fmt(dec(amount)),
-        new Date().toISOString(),
+        now,
         leaseUntil,
+        opts.key_id ?? null,
       );
+      if (opts.key_id) bumpKeySpend(this.sql, opts.key_id, now, dec(amount), dec(0));
       const t = this.totals();
       this.setTotals({ ...t, reserved: fmt(dec(t.reserved).plus(amount)) });
       if (opts.index) this.insertIndex(opts.index, false);
@@ -699,6 +775,7 @@ export class AccountObject extends DurableObject<Env> {
     if (r?.status !== "open") return r;
     const kept = dec(actual).gt(r.reserved) ? dec(r.reserved) : dec(actual);
     const at = new Date().toISOString();
+    const alerts = this.alertsOf(taskId, at);
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
         "UPDATE reservations SET status = 'captured', captured_amount = ?, settled_at = ?, lease_until = NULL WHERE task_id = ?",
@@ -709,8 +786,105 @@ export class AccountObject extends DurableObject<Env> {
       const t = this.totals();
       this.setTotals({ ...t, captured: fmt(dec(t.captured).plus(kept)), reserved: fmt(dec(t.reserved).minus(r.reserved)) });
       if (usage) recordUsage(this.sql, taskId, at, kept, usage);
+      this.bumpKeyOf(taskId, dec(r.reserved).neg(), kept);
+      alerts?.record();
     });
+    if (alerts) this.mailAlerts();
     return this.settlement(taskId);
+  }
+
+  /**
+   * For a reservation made by a key with a credit limit: what records, in the settling write
+   * itself (after its update), the alert thresholds the settlement crosses. Null otherwise.
+   */
+  /** Moves the figures of the key that made a reservation, if one did (inside the caller's write). */
+  private bumpKeyOf(reservationId: string, reserved: Decimal, captured: Decimal): void {
+    const row = this.sql
+      .exec<{ key_id: string | null; created_at: string }>(
+        "SELECT key_id, created_at FROM reservations WHERE task_id = ?",
+        reservationId,
+      )
+      .toArray()[0];
+    if (row?.key_id) bumpKeySpend(this.sql, row.key_id, row.created_at, reserved, captured);
+  }
+
+  private alertsOf(reservationId: string, at: string): { record(): void } | null {
+    const row = this.sql
+      .exec<{ key_id: string | null }>("SELECT key_id FROM reservations WHERE task_id = ?", reservationId)
+      .toArray()[0];
+    return row?.key_id ? this.alertsFor(row.key_id, at) : null;
+  }
+
+  private alertsFor(keyId: string, at: string): { record(): void } | null {
+    const limits = keyLimits(this.sql, keyId);
+    if (limits?.credits === undefined) return null;
+    const before = keyStanding(this.sql, keyId, Date.parse(at), limits);
+    return {
+      record: () => {
+        const after = keySpend(this.sql, keyId, before.window);
+        for (const threshold of recordCrossings(this.sql, keyId, limits, before.window, before.spend.spent, after.spent, at)) {
+          appendAudit(
+            this.sql,
+            {
+              actor: { type: "api_key", id: keyId },
+              action: "api_key.spend_alert",
+              target: keyId,
+              details: { threshold, limit_credits: limits.credits, period: limits.period, spent_credits: after.spent },
+            },
+            at,
+          );
+        }
+      },
+    };
+  }
+
+  /**
+   * Mails the alerts not mailed yet to the tenant's active owners, after the write that recorded
+   * them (so never twice for one crossing). One that cannot be sent now is tried again after the
+   * next settlement that records an alert.
+   */
+  private mailAlerts(): void {
+    // An alert whose mail is under way (from an earlier settlement) is not sent again beside it.
+    const alertId = (a: PendingAlert) => `${a.key_id} ${a.period_start} ${a.threshold}`;
+    const pending = unmailedAlerts(this.sql).filter((a) => !this.mailing.has(alertId(a)));
+    if (pending.length === 0) return;
+    for (const a of pending) this.mailing.add(alertId(a));
+    const tenant = this.tenantRow();
+    const owners = readMembers(this.sql).filter((m) => m.role === "owner" && m.status === "active");
+    const send = async () => {
+      for (const a of pending) {
+        const key = apiKeyRow(this.sql, a.key_id);
+        const name = key?.name ? `"${key.name}" (${a.key_id})` : a.key_id;
+        const limits = key?.limits;
+        const per = limits?.period === "total" ? "in total" : `per ${limits?.period ?? "period"}`;
+        try {
+          for (const o of owners) {
+            await mailSender(this.env).send({
+              to: o.email,
+              subject: `API key ${key?.name ?? a.key_id} reached ${a.threshold}% of its credit limit`,
+              text:
+                `The API key ${name} of ${tenant?.name ?? "your tenant"} has spent ${a.threshold}% of its limit of ` +
+                `${limits?.credits ?? "?"} credits ${per}` +
+                (a.period_start ? ` (period started ${a.period_start}).` : ".") +
+                (a.threshold >= 100
+                  ? " Requests over the limit are refused until the period resets or the limit is raised."
+                  : ""),
+            });
+          }
+          markMailed(this.sql, a, new Date().toISOString());
+        } catch (e) {
+          console.error(
+            JSON.stringify({ level: "error", message: "spend alert mail failed", key_id: a.key_id, error: String(e) }),
+          );
+          return;
+        }
+      }
+    };
+    this.ctx.waitUntil(
+      send().finally(() => {
+        for (const a of pending) this.mailing.delete(alertId(a));
+      }),
+    );
   }
 
   /**
@@ -718,33 +892,56 @@ export class AccountObject extends DurableObject<Env> {
    * cover it), as far as the balance goes, in one write: recorded as a reservation captured at
    * once, so the ledger's rows and totals read as for any other charge. Idempotent per id.
    */
-  charge(id: string, amount: string, usage?: UsageNote): { settlement: Settlement; balance: string } {
-    const { settlements, balance } = this.chargeBatch([{ id, amount, ...(usage ? { usage } : {}) }]);
+  charge(id: string, amount: string, usage?: UsageNote, keyId?: string): { settlement: Settlement; balance: string } {
+    const { settlements, balance } = this.chargeBatch([
+      { id, amount, ...(usage ? { usage } : {}), ...(keyId ? { key_id: keyId } : {}) },
+    ]);
     return { settlement: settlements[0] as Settlement, balance };
   }
 
   /**
    * Several `charge`s in one write (chat calls settled together by one isolate): each as far as
-   * the balance left by the ones before it goes, each idempotent per id. The totals are read and
-   * written once for the whole batch. Answers each charge's settlement, in order, and the balance.
+   * the balance left by the ones before it goes (and, for a key with a credit limit, as far as
+   * that limit goes), each idempotent per id. The totals are read and written once for the whole
+   * batch, and each key's spend once per key. Answers each charge's settlement, in order, and the
+   * balance.
    */
-  chargeBatch(items: { id: string; amount: string; usage?: UsageNote }[]): { settlements: Settlement[]; balance: string } {
-    const at = new Date().toISOString();
+  chargeBatch(items: { id: string; amount: string; usage?: UsageNote; key_id?: string }[]): {
+    settlements: Settlement[];
+    balance: string;
+  } {
+    const nowMs = Date.now();
+    const at = new Date(nowMs).toISOString();
     const settlements: Settlement[] = [];
+    // Per key of the batch: what its credit limit leaves (null: none), and its alerts to record.
+    const keys = new Map<string, { remaining: Decimal | null; alerts: { record(): void } | null; spent: Decimal }>();
+    const keyOf = (keyId: string) => {
+      let k = keys.get(keyId);
+      if (!k) {
+        const limits = keyLimits(this.sql, keyId);
+        const remaining = limits?.credits !== undefined ? keyStanding(this.sql, keyId, nowMs, limits).remaining : null;
+        k = { remaining: remaining === null ? null : dec(remaining), alerts: this.alertsFor(keyId, at), spent: dec(0) };
+        keys.set(keyId, k);
+      }
+      return k;
+    };
     this.ctx.storage.transactionSync(() => {
       const t = this.totals();
       let balance = dec(t.granted).minus(t.captured).minus(t.reserved);
       let captured = dec(t.captured);
-      for (const { id, amount, usage } of items) {
-        const kept = balance.lte(0) ? dec(0) : balance.lt(amount) ? balance : dec(amount);
+      for (const { id, amount, usage, key_id: keyId } of items) {
+        let kept = balance.lte(0) ? dec(0) : balance.lt(amount) ? balance : dec(amount);
+        const key = keyId ? keyOf(keyId) : null;
+        if (key?.remaining && kept.gt(key.remaining)) kept = key.remaining;
         const keptText = fmt(kept);
         const written = this.sql.exec(
-          "INSERT INTO reservations (task_id, amount, status, captured_amount, created_at, settled_at) VALUES (?, ?, 'captured', ?, ?, ?) ON CONFLICT (task_id) DO NOTHING",
+          "INSERT INTO reservations (task_id, amount, status, captured_amount, created_at, settled_at, key_id) VALUES (?, ?, 'captured', ?, ?, ?, ?) ON CONFLICT (task_id) DO NOTHING",
           id,
           keptText,
           keptText,
           at,
           at,
+          keyId ?? null,
         ).rowsWritten;
         if (written === 0) {
           // Charged before (a repeated batch): its first outcome stands.
@@ -753,11 +950,20 @@ export class AccountObject extends DurableObject<Env> {
         }
         balance = balance.minus(kept);
         captured = captured.plus(kept);
+        if (key) {
+          key.spent = key.spent.plus(kept);
+          if (key.remaining) key.remaining = key.remaining.minus(kept);
+        }
         if (usage) recordUsage(this.sql, id, at, kept, usage);
         settlements.push({ task_id: id, status: "captured", reserved: keptText, captured: keptText, refunded: "0" });
       }
       this.setTotals({ ...t, captured: fmt(captured) });
+      for (const [keyId, key] of keys) {
+        if (key.spent.gt(0)) bumpKeySpend(this.sql, keyId, at, dec(0), key.spent);
+        key.alerts?.record();
+      }
     });
+    if ([...keys.values()].some((k) => k.alerts)) this.mailAlerts();
     return { settlements, balance: this.balance() };
   }
 
@@ -778,6 +984,7 @@ export class AccountObject extends DurableObject<Env> {
       const t = this.totals();
       this.setTotals({ ...t, reserved: fmt(dec(t.reserved).minus(r.reserved)) });
       if (usage) recordUsage(this.sql, taskId, at, dec(0), usage);
+      this.bumpKeyOf(taskId, dec(r.reserved).neg(), dec(0));
     });
     return this.settlement(taskId);
   }
@@ -827,6 +1034,8 @@ export class AccountObject extends DurableObject<Env> {
       },
       reservations: rows.length,
       open_reservations: rows.filter((r) => r.status === "open").length,
+      /** Keys whose running figures (`key_spend`) differ from their reservation rows: none, always. */
+      key_spend_mismatches: keySpendMismatches(this.sql),
     };
   }
 
@@ -892,6 +1101,20 @@ export interface TaskIndexEntry {
   /** The creating key's mode (live when absent: entries written before modes were listed apart). */
   mode?: KeyMode;
 }
+
+/** A hold refused: by the tenant's balance, its status, or the acting key's credit limit. */
+export type ReserveRefusal =
+  | { ok: false; code: "insufficient_balance" | "tenant_disabled"; balance: string; required: string }
+  | {
+      ok: false;
+      code: "key_spend_limit";
+      balance: string;
+      required: string;
+      /** What the key may still hold in its period. */
+      remaining: string;
+      /** When its period resets; null for a `total` limit. */
+      resets_at: string | null;
+    };
 
 /** How long an unconfirmed hold waits for its task object when that object cannot answer. */
 const LEASE_RETRY_MS = 30_000;

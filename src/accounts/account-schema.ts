@@ -9,6 +9,7 @@ import { seal } from "../lib/sealed";
 import { OAUTH_TABLES_SQL } from "../oauth/grant-store";
 import { MEMBERS_TABLE_SQL } from "../people/members-store";
 import { addColumnIfMissing, type Migration } from "../storage/migrations";
+import { KEY_ALERTS_TABLE_SQL, KEY_SPEND_TABLE_SQL } from "./key-spend";
 import { QUOTES_TABLE_SQL } from "./quote-rows";
 import { backfillUsage, USAGE_TABLE_SQL } from "./usage";
 
@@ -145,6 +146,19 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
     },
     {
       version: 12,
+      name: "api_keys.limits, reservations.key_id, key_spend (each key's holds and captures per day), key_alerts",
+      up(sql) {
+        sql.exec(`
+          ALTER TABLE api_keys ADD COLUMN limits TEXT;
+          ALTER TABLE reservations ADD COLUMN key_id TEXT;
+          CREATE INDEX reservations_by_key ON reservations (key_id, created_at) WHERE key_id IS NOT NULL;
+          ${KEY_SPEND_TABLE_SQL}
+          ${KEY_ALERTS_TABLE_SQL}
+        `);
+      },
+    },
+    {
+      version: 13,
       name: "quotes (binding price quotes: what a create may be charged at most, used by one task)",
       up(sql) {
         sql.exec(QUOTES_TABLE_SQL);

@@ -3,6 +3,7 @@
  * SQL, kept out of the object's class so that it stays about the ledger.
  */
 import type { KeyMode, Permission } from "./api-keys";
+import type { KeyLimits } from "./key-limits";
 
 /**
  * A key as its tenant sees it (never the key itself). `status` is derived: a key whose
@@ -16,7 +17,8 @@ export interface ApiKeyRecord {
   region: string;
   mode: KeyMode;
   permissions: Permission[];
-  status: "active" | "revoked" | "expired";
+  /** `disabled`: turned off by `PATCH /v1/keys/{key_id}` and refused until turned on again. */
+  status: "active" | "disabled" | "revoked" | "expired";
   created_at: string;
   /** A member's email, or `operator` for keys the operator API issued. */
   created_by: string | null;
@@ -27,20 +29,31 @@ export interface ApiKeyRecord {
   /** The key a rotation issued in its place. */
   replaced_by: string | null;
   revoked_at: string | null;
+  /** Credits per period and the models and capabilities the key may use; null: none. */
+  limits: KeyLimits | null;
 }
 
-type Row = Omit<ApiKeyRecord, "permissions" | "status"> & { permissions: string; status: "active" | "revoked" };
+type Row = Omit<ApiKeyRecord, "permissions" | "status" | "limits"> & {
+  permissions: string;
+  status: "active" | "disabled" | "revoked";
+  limits: string | null;
+};
 
 const COLUMNS =
-  "key_id, name, prefix, region, mode, permissions, status, created_at, created_by, last_used_at, expires_at, replaced_by, revoked_at";
+  "key_id, name, prefix, region, mode, permissions, status, created_at, created_by, last_used_at, expires_at, replaced_by, revoked_at, limits";
 
 export function isExpired(expiresAt: string | null, nowMs: number): boolean {
   return expiresAt !== null && Date.parse(expiresAt) <= nowMs;
 }
 
 function view(row: Row, nowMs: number): ApiKeyRecord {
-  const status = row.status === "revoked" ? "revoked" : isExpired(row.expires_at, nowMs) ? "expired" : "active";
-  return { ...row, permissions: JSON.parse(row.permissions) as Permission[], status };
+  const status = row.status === "revoked" ? "revoked" : isExpired(row.expires_at, nowMs) ? "expired" : row.status;
+  return {
+    ...row,
+    permissions: JSON.parse(row.permissions) as Permission[],
+    status,
+    limits: row.limits ? (JSON.parse(row.limits) as KeyLimits) : null,
+  };
 }
 
 export function apiKeyRow(sql: SqlStorage, keyId: string, nowMs = Date.now()): ApiKeyRecord | null {
@@ -56,6 +69,28 @@ export function apiKeyRows(sql: SqlStorage, nowMs = Date.now()): ApiKeyRecord[] 
     .map((r) => view(r, nowMs));
 }
 
+/** One page of keys, newest first, after a position (`GET /v1/keys`); `mode` keeps one mode's keys. */
+export function apiKeyPage(
+  sql: SqlStorage,
+  q: { limit: number; mode?: KeyMode; after?: { created_at: string; key_id: string } },
+  nowMs = Date.now(),
+): { keys: ApiKeyRecord[]; has_more: boolean } {
+  const where: string[] = [];
+  const args: string[] = [];
+  if (q.mode) where.push("mode = ?") && args.push(q.mode);
+  if (q.after)
+    where.push("(created_at < ? OR (created_at = ? AND key_id < ?))") &&
+      args.push(q.after.created_at, q.after.created_at, q.after.key_id);
+  const rows = sql
+    .exec<Row>(
+      `SELECT ${COLUMNS} FROM api_keys ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, key_id DESC LIMIT ?`,
+      ...args,
+      q.limit + 1,
+    )
+    .toArray();
+  return { keys: rows.slice(0, q.limit).map((r) => view(r, nowMs)), has_more: rows.length > q.limit };
+}
+
 export interface NewApiKey {
   key_id: string;
   key_hash: string;
@@ -65,6 +100,7 @@ export interface NewApiKey {
   name: string | null;
   prefix: string | null;
   created_by: string | null;
+  limits?: KeyLimits | null;
 }
 
 /** What a list shows of a key: its fixed part and 4 of its 43 random characters (24 of 256 bits). */
@@ -74,8 +110,8 @@ export function keyPrefix(apiKey: string): string {
 
 export function insertApiKey(sql: SqlStorage, k: NewApiKey, createdAt: string): void {
   sql.exec(
-    `INSERT INTO api_keys (key_id, key_hash, region, mode, permissions, status, created_at, name, prefix, created_by)
-     VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?, ?)`,
+    `INSERT INTO api_keys (key_id, key_hash, region, mode, permissions, status, created_at, name, prefix, created_by, limits)
+     VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?)`,
     k.key_id,
     k.key_hash,
     k.region,
@@ -85,7 +121,28 @@ export function insertApiKey(sql: SqlStorage, k: NewApiKey, createdAt: string): 
     k.name,
     k.prefix,
     k.created_by,
+    k.limits ? JSON.stringify(k.limits) : null,
   );
+}
+
+/** What `PATCH /v1/keys/{key_id}` may change; absent fields stay. */
+export interface KeyChange {
+  name?: string | null;
+  /** null removes every limit. */
+  limits?: KeyLimits | null;
+  disabled?: boolean;
+}
+
+export function updateApiKey(sql: SqlStorage, keyId: string, change: KeyChange): void {
+  if (change.name !== undefined) sql.exec("UPDATE api_keys SET name = ? WHERE key_id = ?", change.name, keyId);
+  if (change.limits !== undefined)
+    sql.exec("UPDATE api_keys SET limits = ? WHERE key_id = ?", change.limits ? JSON.stringify(change.limits) : null, keyId);
+  if (change.disabled !== undefined)
+    sql.exec(
+      "UPDATE api_keys SET status = ? WHERE key_id = ? AND status != 'revoked'",
+      change.disabled ? "disabled" : "active",
+      keyId,
+    );
 }
 
 /** Only moves forward, so reports from several isolates in any order keep the latest. */

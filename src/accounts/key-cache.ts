@@ -72,10 +72,10 @@ export class KeyCache {
     }
   }
 
-  /** Drops what this cache holds for a key (changed by this isolate: revoked, rotated, re-permitted). */
+  /** Drops what this cache holds for a key (changed by this isolate: revoked, rotated, re-permitted, enabled). */
   forgetKey(keyId: string): void {
     for (const [hash, entry] of this.entries) {
-      if (entry.value.ok && entry.value.key_id === keyId) this.entries.delete(hash);
+      if (entry.value.key_id === keyId) this.entries.delete(hash);
     }
   }
 

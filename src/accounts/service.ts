@@ -15,6 +15,7 @@ import { keyPrefix } from "./api-key-rows";
 import { generateApiKey, hashApiKey, type KeyMode, type Permission, parseApiKey } from "./api-keys";
 import { directoryFor } from "./directory-object";
 import { KeyCache, usable } from "./key-cache";
+import type { KeyLimits } from "./key-limits";
 import { rateCounterFor } from "./rate-counter-object";
 import { RATE_WINDOW_MS, RateLimiter } from "./rate-limit";
 
@@ -81,13 +82,19 @@ export async function issueApiKey(
   region: string,
   permissions: Permission[],
   mode: KeyMode = "live",
-  opts: { name?: string | null; acting?: Acting } = {},
+  opts: {
+    name?: string | null;
+    acting?: Acting;
+    limits?: KeyLimits | null;
+    /** A managing API key acting (`POST /v1/keys`): the caller checked what it may hand out. */
+    by?: AuditBy;
+  } = {},
 ): Promise<{ record: ApiKeyRecord; api_key: string }> {
   const acting = opts.acting ?? OPERATOR;
-  authorize(acting.principal, tenantId, "keys:manage");
+  if (!opts.by) authorize(acting.principal, tenantId, "keys:manage");
   await getTenantOr404(env, tenantId);
   const { apiKey, keyHash, keyId } = await newKeyPointers(env, tenantId, region, mode);
-  const by = auditFields(acting);
+  const by = opts.by ?? auditFields(acting);
   const record = await accountFor(env, tenantId).addApiKey(
     {
       key_id: keyId,
@@ -98,8 +105,9 @@ export async function issueApiKey(
       name: opts.name ?? null,
       prefix: keyPrefix(apiKey),
       created_by: createdBy(by),
+      limits: opts.limits ?? null,
     },
-    audited(by, "api_key.create", keyId, { name: opts.name ?? null, mode, permissions }),
+    audited(by, "api_key.create", keyId, { name: opts.name ?? null, mode, permissions, limits: opts.limits ?? null }),
   );
   if (!record) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
   return { record, api_key: apiKey };
@@ -128,10 +136,16 @@ export async function listApiKeys(env: Env, tenantId: string, acting: Acting = O
   return accountFor(env, tenantId).apiKeys();
 }
 
-export async function revokeApiKey(env: Env, keyId: string, acting: Acting = OPERATOR): Promise<ApiKeyRecord> {
-  const tenantId = await tenantOfKey(env, keyId, scopeOf(acting));
-  authorize(acting.principal, tenantId, "keys:manage");
-  const record = await accountFor(env, tenantId).revokeApiKey(keyId, audited(auditFields(acting), "api_key.revoke", keyId));
+export async function revokeApiKey(
+  env: Env,
+  keyId: string,
+  acting: Acting = OPERATOR,
+  managing?: { tenant_id: string; by: AuditBy },
+): Promise<ApiKeyRecord> {
+  const tenantId = await tenantOfKey(env, keyId, managing?.tenant_id ?? scopeOf(acting));
+  if (!managing) authorize(acting.principal, tenantId, "keys:manage");
+  const by = managing?.by ?? auditFields(acting);
+  const record = await accountFor(env, tenantId).revokeApiKey(keyId, audited(by, "api_key.revoke", keyId));
   if (!record) throw new ApiError("not_found", `API key ${keyId} does not exist.`);
   keys.forgetKey(keyId);
   return record;
@@ -169,6 +183,8 @@ export interface Caller {
   rate: RateState | null;
   /** The tenant's content review policy, as cached with the key; absent: read from the account. */
   safety_policy?: SafetyPolicy;
+  /** The key's limits, as cached with it (at most MAX_AGE_MS old elsewhere; its credit limit is read fresh by the ledger). */
+  limits?: KeyLimits | null;
 }
 
 /** Requests per minute per key when the tenant sets none (RATE_LIMIT_PER_MINUTE; "0" turns it off). */
@@ -234,6 +250,7 @@ export async function authenticate(
     mode: parsed.mode,
     rate,
     ...(resolved.safety_policy ? { safety_policy: resolved.safety_policy } : {}),
+    limits: resolved.limits ?? null,
   };
 }
 

@@ -45,6 +45,8 @@ export interface SelectionRequest {
   voice?: { voice_id: string; compatible_models: string[] };
   /** Every body field by dotted path, for card rules. */
   fields?: Record<string, unknown>;
+  /** The calling key's model list, as a test (src/accounts/key-limits.ts); `auto` skips the models it leaves out. */
+  allowModel?: (model: string) => boolean;
   /** The output format the request comes to on a card (its field and media type), where the operation makes files. */
   output?: (selection: Selection) => OutputFormat | undefined;
   /** For `auto`: why a candidate that honours the request is still passed over (its price is over the request's cap). */
@@ -609,6 +611,10 @@ export function select(ctx: CatalogContext, req: SelectionRequest): Selection {
   const allFailures: CandidateFailure[] = [];
   for (const { model, card } of candidates) {
     if (!isOffered(model, card)) continue;
+    if (req.allowModel && !req.allowModel(model.model)) {
+      allFailures.push(notAllowedFailure(model.model));
+      continue;
+    }
     if (!isSelectable(model, card, ctx.providers)) {
       allFailures.push(noLiveRouteFailure(model.model, req.capability));
       continue;
@@ -631,6 +637,17 @@ export function noLiveRoute(model: string, capability: Capability): ApiError {
     `No provider configured on this deployment serves ${model} for ${capability} with this key; try again later or choose another model.`,
     { param: "/model", details: { model, reason: "no_live_route" } },
   );
+}
+
+/** A model the calling key's model list leaves out, as an `auto` candidate failure. */
+export function notAllowedFailure(model: string): CandidateFailure {
+  return {
+    model,
+    code: "not_allowed_for_key",
+    param: "/model",
+    message: `This API key may not use ${model}.`,
+    error: "unsupported_option",
+  };
 }
 
 /** The same reason as an `auto` candidate failure. */

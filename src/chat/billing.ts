@@ -13,7 +13,9 @@
  * most BALANCE_VIEW_MS old (docs/scaling.md). A call whose isolate dies is not charged, as a hold
  * given back by its lease would not be.
  */
+import type { ReserveRefusal } from "../accounts/account-object";
 import type { KeyMode } from "../accounts/api-keys";
+import { keySpendLimitError } from "../accounts/key-refusals";
 import { accountFor } from "../accounts/service";
 import { CHAT_CAPABILITY, type UsageCounters, type UsageNote } from "../accounts/usage";
 import type { Env } from "../env";
@@ -90,6 +92,10 @@ type Account = ReturnType<typeof accountFor>;
 export interface ChatLabel {
   mode: KeyMode;
   model: string;
+  /** The calling key: its charges count against its credit limit. */
+  key_id?: string;
+  /** The key has a credit limit: every call is held first, so that no pattern of calls passes it. */
+  limited?: boolean;
 }
 
 /**
@@ -109,16 +115,27 @@ function chatNote(label: ChatLabel, counted: boolean, counters: UsageCounters = 
 }
 
 /** Charges `amount` under its own ledger entry, as far as the balance goes (never below zero). */
-async function chargeAsFarAsBalance(account: Account, id: string, amount: string, usage: UsageNote): Promise<string> {
+async function chargeAsFarAsBalance(
+  account: Account,
+  id: string,
+  amount: string,
+  usage: UsageNote,
+  keyId?: string,
+): Promise<string> {
+  const opts = keyId ? { key_id: keyId } : {};
+  let keyRemaining: string | null = null;
   let held = await settleWithRetries(async () => {
-    const r = await account.reserve(id, amount);
+    const r = await account.reserve(id, amount, opts);
+    if (!r.ok && r.code === "key_spend_limit") keyRemaining = r.remaining;
     return r.ok ? r.settlement : null;
   });
   if (!held) {
-    const balance = dec((await account.get())?.balance ?? "0");
+    let balance = dec((await account.get())?.balance ?? "0");
+    // As far as the key's limit goes, too.
+    if (keyRemaining !== null && balance.gt(keyRemaining)) balance = dec(keyRemaining);
     if (balance.lte(0)) return "0";
     held = await settleWithRetries(async () => {
-      const r = await account.reserve(id, fmt(balance.lt(amount) ? balance : dec(amount)));
+      const r = await account.reserve(id, fmt(balance.lt(amount) ? balance : dec(amount)), opts);
       return r.ok ? r.settlement : null;
     });
     if (!held) return "0";
@@ -127,8 +144,9 @@ async function chargeAsFarAsBalance(account: Account, id: string, amount: string
   return captured?.captured ?? "0";
 }
 
-function refusal(result: { code: "insufficient_balance" | "tenant_disabled"; balance: string; required: string }): ApiError {
+function refusal(result: ReserveRefusal): ApiError {
   if (result.code === "tenant_disabled") return new ApiError("tenant_disabled", "The tenant of this key is disabled.");
+  if (result.code === "key_spend_limit") return keySpendLimitError(result.required, result.remaining, result.resets_at);
   return new ApiError(
     "insufficient_balance",
     `This request may cost up to ${result.required} credits; the balance is ${result.balance}.`,
@@ -148,13 +166,17 @@ export async function reserveChat(
   const reservationId = `chat_${requestId}_${randomToken(8)}`;
   const v = view(tenantId);
   const estimate = Number(amount);
-  const covered = Date.now() - v.at < BALANCE_VIEW_MS && v.balance - v.inFlight - 2 * estimate >= 0;
+  // A key with a credit limit is always held: its limit is enforced where the hold is taken.
+  const covered = !label.limited && Date.now() - v.at < BALANCE_VIEW_MS && v.balance - v.inFlight - 2 * estimate >= 0;
   v.inFlight += estimate;
   if (covered) return unheldCharge(env, tenantId, reservationId, amount, label);
   let standing: boolean | null = null;
   const held = (async () => {
     try {
-      const result = await account.reserve(reservationId, amount, { lease_ms: CHAT_LEASE_MS });
+      const result = await account.reserve(reservationId, amount, {
+        lease_ms: CHAT_LEASE_MS,
+        ...(label.key_id ? { key_id: label.key_id } : {}),
+      });
       heard(tenantId, result.balance);
       if (!result.ok) {
         standing = false;
@@ -186,13 +208,20 @@ export async function reserveChat(
           () => false,
         );
         const counted = chatNote(label, true, counters);
-        if (!stood) return chargeAsFarAsBalance(account, `${reservationId}_unheld`, used, counted);
+        if (!stood) return chargeAsFarAsBalance(account, `${reservationId}_unheld`, used, counted, label.key_id);
         const excess = dec(used).minus(amount);
         const kept = await settleWithRetries(() => account.capture(reservationId, excess.gt(0) ? amount : used, counted));
         // A hold whose lease ran out (a very long call) was given back: charge anew.
-        if (kept?.status === "released") return chargeAsFarAsBalance(account, `${reservationId}_late`, used, counted);
+        if (kept?.status === "released")
+          return chargeAsFarAsBalance(account, `${reservationId}_late`, used, counted, label.key_id);
         if (!excess.gt(0)) return kept?.captured ?? "0";
-        const extra = await chargeAsFarAsBalance(account, `${reservationId}_excess`, fmt(excess), chatNote(label, false));
+        const extra = await chargeAsFarAsBalance(
+          account,
+          `${reservationId}_excess`,
+          fmt(excess),
+          chatNote(label, false),
+          label.key_id,
+        );
         return fmt(dec(kept?.captured ?? "0").plus(extra));
       })();
       return outcome;
@@ -231,7 +260,7 @@ function unheldCharge(env: Env, tenantId: string, reservationId: string, amount:
       const amount = fmt(dec(used));
       outcome ??= chargeInBatch(
         tenantId,
-        { id: reservationId, amount, usage: chatNote(label, true, counters) },
+        { id: reservationId, amount, usage: chatNote(label, true, counters), key_id: label.key_id },
         (items) => settleWithRetries(() => accountFor(env, tenantId).chargeBatch(items)),
         (result) => {
           if (result) heard(tenantId, result.balance);

@@ -25,6 +25,8 @@ export interface ChargeItem {
   id: string;
   amount: string;
   usage?: UsageNote;
+  /** The API key the call was made with (its spend is counted per key). */
+  key_id?: string;
 }
 
 export type ChargeResult = { settlement: Settlement; balance: string };

@@ -4,7 +4,9 @@
  */
 
 import type { KeyMode } from "../accounts/api-keys";
-import type { UsageCounters } from "../accounts/usage";
+import { allowsModel, hasCreditLimit, type KeyLimits } from "../accounts/key-limits";
+import { checkCapabilityAllowed, checkModelAllowed } from "../accounts/key-refusals";
+import { CHAT_CAPABILITY, type UsageCounters } from "../accounts/usage";
 import type { CatalogBundle } from "../catalog/build";
 import { deprecationHeaders } from "../catalog/deprecation";
 import { loadCatalog } from "../catalog/store";
@@ -27,6 +29,9 @@ export interface ChatCall {
   tenantId: string;
   /** `test` keys are answered by the sandbox and charged nothing. */
   mode: KeyMode;
+  /** The calling key and its limits: its lists choose the model, its credit limit holds every call. */
+  keyId?: string;
+  limits?: KeyLimits | null;
   requestId: string;
   waitUntil(promise: Promise<unknown>): void;
   /**
@@ -101,7 +106,14 @@ export async function chatCompletion(
   const admittedAt = Date.now();
   const ctx = { bundle: await loadCatalog(env.CATALOG), providers: liveProviders(env, call.mode) };
   const promptTokens = estimatePromptTokens(body);
-  const selection = selectChatModel(ctx, body, promptTokens);
+  checkCapabilityAllowed(call.limits, CHAT_CAPABILITY);
+  checkModelAllowed(call.limits, body.model);
+  const selection = selectChatModel(
+    ctx,
+    body,
+    promptTokens,
+    call.limits?.models ? (m) => allowsModel(call.limits, m) : undefined,
+  );
   const routes = chatRoutesFor(env, selection.model, ctx.providers);
   // The model's deprecation headers and what content review says, on every answer.
   const answerHeaders = { ...deprecationHeaders(selection.model), ...(call.review ? await call.review(ctx.bundle, body) : {}) };
@@ -116,6 +128,8 @@ export async function chatCompletion(
   const ledger = await reserveChat(env, call.tenantId, call.requestId, reserve, {
     mode: call.mode,
     model: selection.model.model,
+    ...(call.keyId ? { key_id: call.keyId } : {}),
+    limited: hasCreditLimit(call.limits),
   });
   const includeUsage = stream && body.stream_options?.include_usage === true;
   const relay = new ChatRelay(`chatcmpl-${randomToken(16)}`, selection.model.model, promptTokens, includeUsage);

@@ -4,7 +4,7 @@
  */
 
 import type { InterfaceFile, ModelFile } from "../catalog/schema";
-import { type CandidateFailure, checkCard, noLiveRoute, noLiveRouteFailure } from "../catalog/select";
+import { type CandidateFailure, checkCard, noLiveRoute, noLiveRouteFailure, notAllowedFailure } from "../catalog/select";
 import { type CatalogContext, interfacesOf, isOffered, isSelectable } from "../catalog/views";
 import { ApiError } from "../errors/api-error";
 import type { ChatCompletionRequest } from "./schema";
@@ -68,7 +68,12 @@ function check(
   return { failures, maxCompletionTokens };
 }
 
-export function selectChatModel(ctx: CatalogContext, body: ChatCompletionRequest, promptTokens: number): ChatSelection {
+export function selectChatModel(
+  ctx: CatalogContext,
+  body: ChatCompletionRequest,
+  promptTokens: number,
+  allowModel?: (model: string) => boolean,
+): ChatSelection {
   const candidates = interfacesOf(ctx, "chat_completion");
   if (body.model !== "auto") {
     const found = candidates.find(({ model, card }) => model.model === body.model && isOffered(model, card));
@@ -93,6 +98,10 @@ export function selectChatModel(ctx: CatalogContext, body: ChatCompletionRequest
   const firstFailures: CandidateFailure[] = [];
   for (const { model, card } of candidates) {
     if ((card.status ?? model.status) !== "live") continue;
+    if (allowModel && !allowModel(model.model)) {
+      firstFailures.push(notAllowedFailure(model.model));
+      continue;
+    }
     if (!isSelectable(model, card, ctx.providers)) {
       firstFailures.push(noLiveRouteFailure(model.model, "chat_completion"));
       continue;

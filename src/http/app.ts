@@ -16,6 +16,7 @@ import { adminSafetyRoutes } from "./routes/admin-safety";
 import { catalogRoutes } from "./routes/catalog";
 import { chatRoutes } from "./routes/chat";
 import { fileRoutes } from "./routes/files";
+import { keyRoutes } from "./routes/keys";
 import { operationRoutes } from "./routes/operations";
 import { paymentRoutes, paymentWebhookRoutes } from "./routes/payments";
 import { quoteRoutes } from "./routes/quotes";
@@ -64,6 +65,7 @@ export function createApp() {
     app.route("/", taskRoutes);
     app.route("/", uploadRoutes);
     app.route("/", accountRoutes);
+    app.route("/", keyRoutes);
     app.route("/", fileRoutes);
     app.route("/", chatRoutes);
     app.route("/", upstreamRoutes);

@@ -7,7 +7,7 @@
  * resource metadata so a client can find the authorization server; 403 `insufficient_scope`
  * names every scope /mcp offers so a client can step up.
  */
-import { PERMISSIONS, type Permission } from "../accounts/api-keys";
+import { type Permission, WORK_PERMISSIONS } from "../accounts/api-keys";
 import { authenticate, type Caller, checkRate } from "../accounts/service";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
@@ -77,7 +77,7 @@ export async function authenticateMcp(env: Env, request: Request, background: (p
 
 /** Every /mcp request needs at least one scope of the service's; none: 403 with a step-up challenge. */
 export function requireEndpointScope(env: Env, request: Request, caller: Caller): void {
-  if (caller.permissions.some((p) => (PERMISSIONS as readonly string[]).includes(p))) return;
+  if (caller.permissions.some((p) => (WORK_PERMISSIONS as readonly string[]).includes(p))) return;
   throw new ApiError("insufficient_scope", `This token holds none of the scopes /mcp needs (${MCP_SCOPES.join(", ")}).`, {
     details: { missing_scopes: [...MCP_SCOPES] },
     headers: { "WWW-Authenticate": scopeChallenge(env, request) },

@@ -30,7 +30,7 @@ export const listModelsTool = zodTool({
     .strict(),
   output: ModelList,
   async run({ capability }, ctx) {
-    const list = modelList(await catalogFor(ctx.env, ctx.caller.mode));
+    const list = modelList(await catalogFor(ctx.env, ctx.caller.mode, ctx.caller.limits));
     const data = capability ? list.data.filter((m) => m.capabilities.includes(capability)) : list.data;
     const lines = data.map((m) => `${m.id} (${m.capabilities.join(", ")})${m.available ? "" : " unavailable"}`);
     return dataResult(`${data.length} model${data.length === 1 ? "" : "s"}:\n${lines.join("\n")}`, { ...list, data });
@@ -49,7 +49,7 @@ export const getModelTool = zodTool({
     .strict(),
   output: ModelDetail,
   async run({ model }, ctx) {
-    const detail = modelDetailOf(await catalogFor(ctx.env, ctx.caller.mode), model);
+    const detail = modelDetailOf(await catalogFor(ctx.env, ctx.caller.mode, ctx.caller.limits), model);
     const caps = detail.interfaces.map((i) => String((i as { capability?: unknown }).capability)).join(", ");
     return dataResult(`${detail.model} (${detail.display_name}, ${detail.status}): ${caps}. ${detail.description}`, detail);
   },
@@ -65,7 +65,7 @@ export const listVoicesTool = zodTool({
   input: VoiceQuery,
   output: VoiceList,
   async run(filter, ctx) {
-    const list = voiceListOf(ctx.env, await catalogFor(ctx.env, ctx.caller.mode), filter);
+    const list = voiceListOf(ctx.env, await catalogFor(ctx.env, ctx.caller.mode, ctx.caller.limits), filter);
     const lines = list.data.map((v) => `${v.voice_id}: ${v.display_name} (${v.language}, ${v.gender})`);
     return dataResult(`${list.data.length} voice${list.data.length === 1 ? "" : "s"}:\n${lines.join("\n")}`, list);
   },

@@ -3,10 +3,10 @@
  * grant may do is always narrowed to what the member's current role allows, so a demoted member's
  * tokens lose scopes at once, without a new consent.
  */
-import { PERMISSIONS, type Permission } from "../accounts/api-keys";
+import { type Permission, WORK_PERMISSIONS } from "../accounts/api-keys";
 import { can, type Role } from "../people/roles";
 
-export const OAUTH_SCOPES: readonly Permission[] = PERMISSIONS;
+export const OAUTH_SCOPES: readonly Permission[] = WORK_PERMISSIONS;
 
 /** What a member of `role` may hand to a client: catalog:read for all; tasks:* as the role says; chat writes. */
 export function roleScopes(role: Role): Permission[] {
@@ -52,4 +52,6 @@ export const SCOPE_LABELS: Record<Permission, string> = {
   "tasks:read": "Read the tenant's tasks and their outputs",
   "tasks:write": "Create and cancel tasks (spends the tenant's credits)",
   chat: "Use chat models (spends the tenant's credits)",
+  // Never an OAuth scope (OAUTH_SCOPES leaves it out); named for completeness.
+  "keys:manage": "Manage the tenant's API keys",
 };

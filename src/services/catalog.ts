@@ -4,6 +4,8 @@
  * tools answer from here.
  */
 import type { KeyMode } from "../accounts/api-keys";
+import { allowsCapability, allowsModel, type KeyLimits } from "../accounts/key-limits";
+import type { CatalogBundle } from "../catalog/build";
 import { CAPABILITIES, type Capability } from "../catalog/schema";
 import { loadCatalog } from "../catalog/store";
 import { type CatalogContext, capabilityDetail, modelDetail } from "../catalog/views";
@@ -15,14 +17,32 @@ import { liveProviders } from "../providers/routing";
 import type { CapabilityDetail, ModelDetail, Voice } from "./contracts/catalog";
 import type { VoiceFilter } from "./contracts/voices";
 
-/** The catalog as a caller of `mode` sees it. */
-export async function catalogFor(env: Env, mode: KeyMode): Promise<CatalogContext> {
-  return { bundle: await loadCatalog(env.CATALOG), providers: liveProviders(env, mode) };
+/**
+ * The catalog as a caller of `mode` sees it; with a key's `limits`, only the models and
+ * capabilities the key may use (a model left out reads as one that does not exist).
+ */
+export async function catalogFor(env: Env, mode: KeyMode, limits?: KeyLimits | null): Promise<CatalogContext> {
+  const bundle = await loadCatalog(env.CATALOG);
+  return { bundle: limits ? limitedBundle(bundle, limits) : bundle, providers: liveProviders(env, mode) };
+}
+
+function limitedBundle(bundle: CatalogBundle, limits: KeyLimits): CatalogBundle {
+  if (!limits.models && !limits.capabilities) return bundle;
+  const models: CatalogBundle["models"] = {};
+  for (const [id, model] of Object.entries(bundle.models)) {
+    if (!allowsModel(limits, id)) continue;
+    const interfaces = model.interfaces.filter((i) => allowsCapability(limits, i.capability));
+    if (interfaces.length > 0) models[id] = { ...model, interfaces };
+  }
+  const capabilities = Object.fromEntries(
+    Object.entries(bundle.capabilities).filter(([cap]) => allowsCapability(limits, cap)),
+  ) as CatalogBundle["capabilities"];
+  return { ...bundle, models, capabilities };
 }
 
 /** One capability's detail, or 404 `not_found` naming the known ones. */
 export function capabilityDetailOf(ctx: CatalogContext, capability: string): CapabilityDetail {
-  const cap = CAPABILITIES.find((x): x is Capability => x === capability);
+  const cap = CAPABILITIES.find((x): x is Capability => x === capability && Object.hasOwn(ctx.bundle.capabilities, x));
   if (!cap) {
     throw new ApiError("not_found", `Capability '${capability}' does not exist.`, {
       details: { known_capabilities: CAPABILITIES },

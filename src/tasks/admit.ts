@@ -4,6 +4,8 @@
  * estimate, then the task object (which reserves credits and commits).
  */
 import type { KeyMode } from "../accounts/api-keys";
+import { allowsModel } from "../accounts/key-limits";
+import { checkCapabilityAllowed, checkModelAllowed, keySpendLimitError } from "../accounts/key-refusals";
 import type { QuoteRecord } from "../accounts/quote-rows";
 import { accountFor, type Caller } from "../accounts/service";
 import type { AuditActor } from "../audit/audit-store";
@@ -196,6 +198,10 @@ export async function priceRequest<B extends CommonFields>(
   opts: { bundle: CatalogBundle; providers: Set<string>; images?: FetchedImages; model?: string; quoted?: QuoteRecord },
 ): Promise<PricedRequest<B>> {
   const { bundle, providers } = opts;
+  // The key's lists first: a key never learns more of a model it may not use.
+  checkCapabilityAllowed(ctx.caller.limits, spec.capability);
+  const asked = opts.model ?? raw.model;
+  if (typeof asked === "string") checkModelAllowed(ctx.caller.limits, asked);
   let voice: { voice_id: string; compatible_models: string[]; sample?: boolean } | undefined;
   const voiceId = spec.voice?.(body);
   if (voiceId !== undefined) {
@@ -240,6 +246,7 @@ export async function priceRequest<B extends CommonFields>(
       fields: Object.fromEntries(Object.entries(flatten(raw)).filter(([k]) => !COMMON_FIELDS.has(k.split(".")[0] as string))),
       ...(spec.output ? { output: (s: Selection) => spec.output?.(body, s) } : {}),
       ...(cap !== undefined ? { overCap: (s: Selection) => overCapFailure(s, cap, priceOn) } : {}),
+      ...(ctx.caller.limits?.models ? { allowModel: (m: string) => allowsModel(ctx.caller.limits, m) } : {}),
     },
   );
   const priced = priceOn(selection);
@@ -351,6 +358,7 @@ export async function admitOperation<B extends CommonFields>(
     route,
     routes,
     mode: ctx.caller.mode,
+    key_id: ctx.caller.key_id,
     card: selection.card,
     request: {
       ...spec.providerRequest(opCtx),
@@ -500,6 +508,7 @@ function outcome(result: CreateResult): { envelope: Envelope; replayed: boolean 
       throw refusalError(result.error);
     case "refused":
       if (result.code === "tenant_disabled") throw new ApiError("tenant_disabled", "The tenant of this key is disabled.");
+      if (result.code === "key_spend_limit") throw keySpendLimitError(result.required, result.remaining, result.resets_at);
       throw new ApiError(
         "insufficient_balance",
         `This task needs ${result.required} credits; the balance is ${result.balance}.`,

@@ -83,6 +83,8 @@ export interface TaskPlan {
   routes: RoutePlan[];
   /** The key's mode: `test` tasks run on the sandbox and are charged nothing. */
   mode: KeyMode;
+  /** The creating key: its hold counts against the key's credit limit (absent on tasks admitted before). */
+  key_id?: string;
   card: InterfaceFile;
   request: Record<string, unknown>;
   input: Record<string, unknown>;

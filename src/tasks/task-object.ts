@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { ReserveRefusal } from "../accounts/account-object";
 import type { KeyMode } from "../accounts/api-keys";
 import { accountFor } from "../accounts/service";
 import type { Env } from "../env";
@@ -25,7 +26,7 @@ export type CreateResult =
   | { kind: "replay"; envelope: Envelope }
   | { kind: "in_progress" }
   | { kind: "conflict" }
-  | { kind: "refused"; code: "insufficient_balance" | "tenant_disabled"; balance: string; required: string }
+  | ({ kind: "refused" } & (ReserveRefusal extends infer R ? (R extends unknown ? Omit<R, "ok"> : never) : never))
   /** Refused by content review before anything was reserved; `recorded` on the first refusal only. */
   | { kind: "rejected"; error: TaskError; recorded: boolean };
 
@@ -181,11 +182,18 @@ export class TaskObject extends DurableObject<Env> {
     let reserved: Awaited<ReturnType<typeof account.reserve>> | null = null;
     for (let n = 1; n <= RESERVE_GENERATIONS; n++) {
       admitting.reservation_id = reservationName(this.taskId, input.request_hash, n);
-      reserved = await account.reserve(admitting.reservation_id, plan.estimate, { lease_ms: ADMISSION_LEASE_MS, index });
+      reserved = await account.reserve(admitting.reservation_id, plan.estimate, {
+        lease_ms: ADMISSION_LEASE_MS,
+        index,
+        ...(plan.key_id ? { key_id: plan.key_id } : {}),
+      });
       if (!reserved.ok || reserved.settlement.status === "open") break;
     }
     if (!reserved?.ok) {
-      if (reserved) return { kind: "refused", code: reserved.code, balance: reserved.balance, required: reserved.required };
+      if (reserved) {
+        const { ok: _ok, ...refusal } = reserved;
+        return { kind: "refused", ...refusal };
+      }
       throw new Error("no reservation could be held");
     }
     if (reserved.settlement.status !== "open") throw new Error("every reservation generation was already settled");

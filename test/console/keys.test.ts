@@ -229,3 +229,45 @@ describe("the API keys page", () => {
     expect((await call("/v1/models", { key })).status).toBe(200);
   });
 });
+
+describe("limits on the keys page", () => {
+  it("a key is created with limits, shows its spend against them, and its limits are changed", async () => {
+    const { page } = await createKey(developer, {
+      name: "capped",
+      permissions: ["tasks:write"],
+      mode: "live",
+      limit_credits: "12.5",
+      limit_period: "week",
+      limit_models: "gpt-image-2, flux-2-pro",
+      limit_capabilities: "",
+    });
+    expect(page.status).toBe(200);
+    const keyId = /key_[0-9a-z]{26}/.exec(page.text)?.[0] as string;
+    const list = await developer.get("/console/keys");
+    const row = new RegExp(`data-key-id="${keyId}"[\\s\\S]*?</tr>`).exec(list.text)?.[0] ?? "";
+    expect(row).toContain('data-limit-credits="12.5"');
+    expect(row).toContain('data-spent="0"');
+    expect(row).toContain("of 12.5 per week");
+    expect(row).toContain("models: gpt-image-2, flux-2-pro");
+    const record = async () => (await env.ACCOUNTS.getByName(tenant.tenant_id).apiKey(keyId)) as any;
+    expect((await record()).limits).toEqual({ credits: "12.5", period: "week", models: ["gpt-image-2", "flux-2-pro"] });
+
+    const form = new URLSearchParams({
+      limit_credits: "3",
+      limit_period: "day",
+      limit_models: "",
+      limit_capabilities: "text_to_image",
+    });
+    const changed = await submit(developer, `/console/keys/${keyId}/limits`, form);
+    expect(changed.page.status).toBe(200);
+    expect((await record()).limits).toEqual({ credits: "3", period: "day", capabilities: ["text_to_image"] });
+    const audit = await listAudit(env, tenant.tenant_id, { limit: 20 });
+    expect(JSON.stringify(audit)).toContain("api_key.update");
+
+    const bad = await submit(developer, `/console/keys/${keyId}/limits`, new URLSearchParams({ limit_credits: "lots" }));
+    expect(bad.posted.status).toBe(422);
+    expect(bad.page.text).toContain("limit_credits");
+    const viewerTry = await submit(viewer, `/console/keys/${keyId}/limits`, new URLSearchParams({ limit_credits: "100" }));
+    expect(viewerTry.posted.status).toBe(403);
+  });
+});

@@ -53,7 +53,7 @@ export interface TestTenant {
   key_id: string;
 }
 
-/** A fresh tenant with credits and one API key holding every permission unless told otherwise. */
+/** A fresh tenant with credits and one API key holding every permission but `keys:manage` unless told otherwise. */
 export async function newTenant(
   options: { credits?: string; permissions?: string[]; mode?: "live" | "test" } = {},
 ): Promise<TestTenant> {

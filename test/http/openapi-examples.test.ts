@@ -4,6 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { PERMISSIONS } from "../../src/accounts/api-keys";
 import { putArtifact } from "../../src/media/artifacts";
 import { EXAMPLE_VIDEO_ARTIFACT_ID } from "../../src/operations/examples";
 import { ADMIN_TOKEN, call, newTenant, type TestTenant } from "../helpers/api";
@@ -91,7 +92,7 @@ let tenant: TestTenant;
 beforeAll(async () => {
   doc = (await call("/openapi.json")).json;
   found = collect(doc);
-  tenant = await newTenant({ credits: "100000" });
+  tenant = await newTenant({ credits: "100000", permissions: [...PERMISSIONS] });
   // The video examples name an artifact of the caller's: this tenant has one under that id.
   await putArtifact(env.ARTIFACTS, EXAMPLE_VIDEO_ARTIFACT_ID, mp4(5, 1280, 720), {
     tenant_id: tenant.tenant_id,

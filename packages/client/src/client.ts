@@ -84,6 +84,12 @@ export const OTHER_METHODS = {
   "artifacts.delete": "deleteArtifact",
   "balance.get": "getBalance",
   "usage.get": "getUsage",
+  "keys.create": "createKey",
+  "keys.list": "listKeys",
+  "keys.get": "getKey",
+  "keys.update": "updateKey",
+  "keys.revoke": "revokeKey",
+  "keys.self": "getOwnKey",
   "credits.checkout": "createCreditCheckout",
   "chat.completions.create": "createChatCompletion",
   quote: "createQuote",
@@ -251,6 +257,22 @@ export class MediaClient {
   readonly usage = {
     get: (query: QueryOf<"getUsage"> = {} as QueryOf<"getUsage">, options: RequestOptions = {}) =>
       this.request("getUsage", { ...options, query }),
+  };
+
+  /** The tenant's keys, for a key holding `keys:manage` (never beyond its own permissions, mode or limits). */
+  readonly keys = {
+    /** A new key; its `api_key` is in this answer only. */
+    create: (body: BodyOf<"createKey"> = {}, options: RequestOptions = {}) => this.request("createKey", { ...options, body }),
+    list: (query: QueryOf<"listKeys"> = {} as QueryOf<"listKeys">, options: RequestOptions = {}) =>
+      this.request("listKeys", { ...options, query }),
+    /** A key with its spend in the current period. */
+    get: (keyId: string, options: RequestOptions = {}) => this.request("getKey", { ...options, path: { key_id: keyId } }),
+    /** Renames, re-limits (`limits: null` removes them), disables or enables a key. */
+    update: (keyId: string, body: BodyOf<"updateKey">, options: RequestOptions = {}) =>
+      this.request("updateKey", { ...options, path: { key_id: keyId }, body }),
+    revoke: (keyId: string, options: RequestOptions = {}) => this.request("revokeKey", { ...options, path: { key_id: keyId } }),
+    /** The calling key: its permissions, limits and spend in the current period (any key). */
+    self: (options: RequestOptions = {}) => this.request("getOwnKey", options),
   };
 
   readonly credits = {

@@ -1,7 +1,8 @@
 /**
- * API keys: every member sees the tenant's keys (never the keys themselves); developers and
- * owners (`keys:manage`) create one (the key shown once), revoke, and rotate with a grace period
- * during which the old key keeps working. Creating and rotating answer with a redirect to
+ * API keys: every member sees the tenant's keys (never the keys themselves) and each key's spend
+ * against its credit limit; developers and owners (`keys:manage`) create one (the key shown
+ * once, with its limits), change its limits, revoke, and rotate with a grace period during which
+ * the old key keeps working. Creating and rotating answer with a redirect to
  * /console/keys/created, which shows the new key once (src/console/secret-once.tsx); each form
  * acts once however often it is sent (src/console/form-once.tsx).
  */
@@ -9,10 +10,15 @@ import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ApiKeyRecord } from "../../accounts/api-key-rows";
 import { KEY_MODES, type KeyMode, PERMISSIONS, type Permission } from "../../accounts/api-keys";
+import { PERIODS } from "../../accounts/key-period";
 import { GRACE_LABELS, type Grace, rotateApiKey } from "../../accounts/key-rotation";
+import type { KeyStanding } from "../../accounts/key-spend";
 import { issueApiKey, listApiKeys, revokeApiKey } from "../../accounts/service";
+import { CAPABILITIES } from "../../catalog/schema";
 import { ApiError } from "../../errors/api-error";
+import { isDecimalString } from "../../lib/decimal";
 import { can } from "../../people/roles";
+import { keyStandingsOf, type LimitsInput, limitsFrom, setKeyLimits } from "../../services/keys";
 import { acting } from "../acting";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
@@ -32,18 +38,85 @@ const PERMISSION_HELP: Record<Permission, string> = {
   "tasks:read": "read tasks and their outputs, balance and usage",
   "tasks:write": "create and cancel tasks",
   chat: "chat completions",
+  "keys:manage": "create, change and revoke keys through the API (never beyond its own)",
 };
 
 function statusText(k: ApiKeyRecord): string {
   if (k.status === "revoked") return `revoked ${when(k.revoked_at)}`;
   if (k.status === "expired") return `expired ${when(k.expires_at)}`;
+  if (k.status === "disabled") return "disabled";
   if (k.expires_at) return `active until ${when(k.expires_at)}`;
   return "active";
+}
+
+/** A key's limits and its spend in the current period, in a line or two. */
+function LimitCell(props: { k: ApiKeyRecord; s: KeyStanding | undefined }) {
+  const { k, s } = props;
+  const l = k.limits;
+  if (!l) return <span class="muted">none</span>;
+  const used = s ? (Number(s.spend.spent) + Number(s.spend.reserved)).toString() : "0";
+  return (
+    <div data-limit-credits={l.credits ?? ""} data-spent={s?.spend.spent ?? "0"} data-reserved={s?.spend.reserved ?? "0"}>
+      {l.credits !== undefined ? (
+        <div>
+          <strong>{s?.spend.spent ?? "0"}</strong> spent{s && s.spend.reserved !== "0" ? ` (+${s.spend.reserved} held)` : ""} of{" "}
+          {l.credits} per {l.period === "total" ? "all time" : l.period}
+          <progress max={Number(l.credits) || 1} value={Math.min(Number(used), Number(l.credits) || 1)} />
+          {s?.window.resets_at ? <div class="muted">resets {when(s.window.resets_at)}</div> : null}
+        </div>
+      ) : null}
+      {l.models ? <div class="muted">models: {l.models.join(", ") || "none"}</div> : null}
+      {l.capabilities ? <div class="muted">capabilities: {l.capabilities.join(", ") || "none"}</div> : null}
+    </div>
+  );
+}
+
+/** The limit fields of the create and edit forms, filled with `l`. */
+function LimitFields(props: { idPrefix: string; l: ApiKeyRecord["limits"] }) {
+  const { idPrefix: p, l } = props;
+  return (
+    <fieldset>
+      <legend>Limits</legend>
+      <label for={`${p}-credits`}>Credits per period</label>
+      <input
+        id={`${p}-credits`}
+        name="limit_credits"
+        type="text"
+        inputmode="decimal"
+        autocomplete="off"
+        placeholder="no limit"
+        value={l?.credits ?? ""}
+      />
+      <label for={`${p}-period`}>Period</label>
+      <select id={`${p}-period`} name="limit_period">
+        {PERIODS.map((x) => (
+          <option value={x} selected={(l?.period ?? "month") === x}>
+            {x === "total" ? "total (never resets)" : `${x} (from 00:00 UTC)`}
+          </option>
+        ))}
+      </select>
+      <label for={`${p}-models`}>Models (comma-separated; empty: every model)</label>
+      <input id={`${p}-models`} name="limit_models" type="text" autocomplete="off" value={l?.models?.join(", ") ?? ""} />
+      <label for={`${p}-caps`}>Capabilities (comma-separated; empty: every capability)</label>
+      <input
+        id={`${p}-caps`}
+        name="limit_capabilities"
+        type="text"
+        autocomplete="off"
+        value={l?.capabilities?.join(", ") ?? ""}
+      />
+    </fieldset>
+  );
 }
 
 async function keysPage(c: Context<ConsoleEnv>, flash?: Flash, status: ContentfulStatusCode = 200) {
   const member = c.get("member");
   const keys = await listApiKeys(c.env, member.tenant_id, acting(c));
+  const standings = await keyStandingsOf(
+    c.env,
+    member.tenant_id,
+    keys.filter((k) => k.limits).map((k) => k.key_id),
+  );
   const manage = can(member.role, "keys:manage");
   return render(
     c,
@@ -53,7 +126,10 @@ async function keysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Contentfu
       ) : (
         <div class="table-scroll">
           <table>
-            <TableHead columns={["Name", "Key", "Mode", "Permissions", "Last used", "Created", "Status"]} actions={manage} />
+            <TableHead
+              columns={["Name", "Key", "Mode", "Permissions", "Limits and spend", "Last used", "Created", "Status"]}
+              actions={manage}
+            />
             <tbody>
               {keys.map((k) => (
                 <tr data-key-id={k.key_id} data-status={k.status}>
@@ -66,6 +142,19 @@ async function keysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Contentfu
                     <span class="badge">{k.mode}</span>
                   </td>
                   <td>{k.permissions.length ? k.permissions.join(", ") : <span class="muted">none</span>}</td>
+                  <td>
+                    <LimitCell k={k} s={standings[k.key_id]} />
+                    {manage && k.status !== "revoked" ? (
+                      <details>
+                        <summary>Change limits</summary>
+                        <form class="stack" method="post" action={`/console/keys/${k.key_id}/limits`}>
+                          {csrfField(c)}
+                          <LimitFields idPrefix={`lim-${k.key_id}`} l={k.limits} />
+                          <button type="submit">Save limits</button>
+                        </form>
+                      </details>
+                    ) : null}
+                  </td>
                   <td>{when(k.last_used_at)}</td>
                   <td>
                     {when(k.created_at)}
@@ -127,7 +216,7 @@ async function keysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Contentfu
               <legend>Permissions</legend>
               {PERMISSIONS.map((p) => (
                 <div>
-                  <input id={`perm-${p}`} type="checkbox" name="permissions" value={p} checked />{" "}
+                  <input id={`perm-${p}`} type="checkbox" name="permissions" value={p} checked={p !== "keys:manage"} />{" "}
                   <label for={`perm-${p}`}>
                     <code>{p}</code>
                   </label>{" "}
@@ -146,6 +235,7 @@ async function keysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Contentfu
                 <span class="muted">the sandbox only, never charged</span>
               </div>
             </fieldset>
+            <LimitFields idPrefix="new-limit" l={null} />
             <button type="submit">Create key</button>
           </form>
         </>
@@ -164,8 +254,41 @@ function invalid(param: string, reason: string): ApiError {
   });
 }
 
+/** A comma-separated list field: its entries, or undefined when empty. */
+function listField(c: Context<ConsoleEnv>, name: string): string[] | undefined {
+  const items = (formField(c, name) ?? "")
+    .split(/[,\s]+/)
+    .map((x) => x.trim())
+    .filter((x) => x !== "");
+  return items.length ? items : undefined;
+}
+
+/** The limit fields of a form, checked as the API checks them; null when none is set. */
+function limitsInput(c: Context<ConsoleEnv>): LimitsInput | null {
+  const credits = formField(c, "limit_credits")?.trim() ?? "";
+  if (credits !== "" && !isDecimalString(credits)) throw invalid("limit_credits", 'a decimal number such as "100" or "12.5"');
+  const period = formField(c, "limit_period") ?? "month";
+  if (!(PERIODS as readonly string[]).includes(period)) throw invalid("limit_period", `one of ${PERIODS.join(", ")}`);
+  const models = listField(c, "limit_models");
+  const capabilities = listField(c, "limit_capabilities");
+  const unknown = capabilities?.find((x) => !(CAPABILITIES as readonly string[]).includes(x));
+  if (unknown) throw invalid("limit_capabilities", `'${unknown}' is not a capability (${CAPABILITIES.join(", ")})`);
+  if (credits === "" && !models && !capabilities) return null;
+  return {
+    ...(credits !== "" ? { credits } : {}),
+    period: period as LimitsInput["period"],
+    ...(models ? { models } : {}),
+    ...(capabilities ? { capabilities } : {}),
+  };
+}
+
 /** The create form's fields, checked as the operator API checks them. */
-function createInput(c: Context<ConsoleEnv>): { name: string; permissions: Permission[]; mode: KeyMode } {
+function createInput(c: Context<ConsoleEnv>): {
+  name: string;
+  permissions: Permission[];
+  mode: KeyMode;
+  limits: LimitsInput | null;
+} {
   const name = formField(c, "name")?.trim() ?? "";
   if (name.length < 1 || name.length > 100) throw invalid("name", "a name of 1 to 100 characters is required");
   const raw = formFields(c, "permissions");
@@ -175,7 +298,7 @@ function createInput(c: Context<ConsoleEnv>): { name: string; permissions: Permi
   }
   const mode = formField(c, "mode") ?? "live";
   if (typeof mode !== "string" || !(KEY_MODES as readonly string[]).includes(mode)) throw invalid("mode", "must be live or test");
-  return { name, permissions, mode: mode as KeyMode };
+  return { name, permissions, mode: mode as KeyMode, limits: limitsInput(c) };
 }
 
 /** What the created page shows, carried from the form's handler in the one-time stash. */
@@ -255,6 +378,7 @@ export function register(app: Hono<ConsoleEnv>) {
       const { record, api_key } = await issueApiKey(c.env, member.tenant_id, c.env.REGION, input.permissions, input.mode, {
         name: input.name,
         acting: acting(c),
+        limits: await limitsFrom(c.env, input.limits),
       });
       await stashSecret(c, CREATED_PATH, {
         kind: "created",
@@ -265,6 +389,15 @@ export function register(app: Hono<ConsoleEnv>) {
         permissions: record.permissions,
       } satisfies NewKey);
       return c.redirect(CREATED_PATH, 303);
+    }),
+  );
+
+  app.post("/keys/:key_id/limits", requireRole("keys:manage"), async (c) =>
+    showingRefusals(c, keysPage, async () => {
+      const limits = limitsInput(c);
+      const member = c.get("member");
+      const k = await setKeyLimits(c.env, c.req.param("key_id"), limits, acting(c), member.tenant_id);
+      return redirectWithFlash(c, "/console/keys", { kind: "ok", text: `Limits of ${k.name ?? k.key_id} saved.` });
     }),
   );
 

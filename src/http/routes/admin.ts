@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { KEY_MODES, PERMISSIONS, REGION_PATTERN } from "../../accounts/api-keys";
+import { KEY_MODES, PERMISSIONS, REGION_PATTERN, WORK_PERMISSIONS } from "../../accounts/api-keys";
 import { GRACES, rotateApiKey } from "../../accounts/key-rotation";
 import {
   createTenant,
@@ -15,7 +15,8 @@ import { ApiError } from "../../errors/api-error";
 import { isDecimalString } from "../../lib/decimal";
 import type { Acting } from "../../people/principal";
 import { createTenantWithOwner } from "../../people/tenants";
-import { IssuedKey, KeyRecord } from "../../services/contracts/keys";
+import { IssuedKey, KeyLimitsInput, KeyRecord } from "../../services/contracts/keys";
+import { issuedView, limitsFrom, setKeyLimits } from "../../services/keys";
 import { requireAdmin } from "../auth";
 import { type AppEnv, newRouter } from "../context";
 import { errorResponses } from "../schemas";
@@ -139,6 +140,9 @@ const Ledger = z
     recomputed: z.object({ granted: z.string(), captured: z.string(), reserved: z.string() }),
     reservations: z.number().int(),
     open_reservations: z.number().int(),
+    key_spend_mismatches: z
+      .array(z.string())
+      .openapi({ description: "Keys whose running spend differs from their reservation rows: always empty" }),
   })
   .openapi("Ledger");
 
@@ -241,7 +245,10 @@ adminRoutes.openapi(
           .object({
             name: KeyName.optional().openapi({ description: "A label for the key (1 to 100 characters)", example: "ci" }),
             region: z.string().regex(REGION_PATTERN, "must be 2 to 8 lowercase letters").optional(),
-            permissions: z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length).optional(),
+            permissions: z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length).optional().openapi({
+              description: "Default: every permission but `keys:manage`",
+            }),
+            limits: KeyLimitsInput.nullable().optional().openapi({ description: "Credits per period, models, capabilities" }),
             mode: z.enum(KEY_MODES).default("live").openapi({
               description:
                 "`live` (default) reaches real models and is charged; `test` runs on the sandbox only and is charged nothing",
@@ -263,23 +270,13 @@ adminRoutes.openapi(
         details: { errors: [{ loc: ["body", "region"], reason: `must be '${c.env.REGION}' on this deployment` }] },
       });
     }
-    const permissions = [...new Set(input.permissions ?? PERMISSIONS)];
+    const permissions = [...new Set(input.permissions ?? WORK_PERMISSIONS)];
     const { record, api_key } = await issueApiKey(c.env, tenant_id, region, permissions, input.mode, {
       name: input.name ?? null,
       acting: operator(c),
+      limits: await limitsFrom(c.env, input.limits),
     });
-    return c.json(
-      {
-        key_id: record.key_id,
-        api_key,
-        name: record.name,
-        region: record.region,
-        mode: record.mode,
-        permissions: record.permissions,
-        created_at: record.created_at,
-      },
-      201,
-    );
+    return c.json(issuedView(record, api_key), 201);
   },
 );
 
@@ -337,15 +334,7 @@ adminRoutes.openapi(
     return c.json(
       {
         old: r.old,
-        key: {
-          key_id: record.key_id,
-          api_key: r.api_key,
-          name: record.name,
-          region: record.region,
-          mode: record.mode,
-          permissions: record.permissions,
-          created_at: record.created_at,
-        },
+        key: issuedView(record, r.api_key),
       },
       200,
     );
@@ -368,6 +357,23 @@ adminRoutes.openapi(
   }),
   async (c) =>
     c.json(await setKeyPermissions(c.env, c.req.valid("param").key_id, [...new Set(c.req.valid("json").permissions)]), 200),
+);
+
+adminRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/admin/v1/api-keys/{key_id}/limits",
+    operationId: "adminSetApiKeyLimits",
+    tags: ["Operator"],
+    summary: "Replace an API key's limits (null: none); a credit limit binds at once, lists within seconds",
+    security,
+    request: {
+      params: z.object({ key_id: z.string() }),
+      ...body(z.object({ limits: KeyLimitsInput.nullable() }).strict()),
+    },
+    responses: { 200: json(KeyRecord, "The key"), ...errors },
+  }),
+  async (c) => c.json(await setKeyLimits(c.env, c.req.valid("param").key_id, c.req.valid("json").limits, operator(c)), 200),
 );
 
 const SigningKey = z.object({ id: z.string(), secret: z.string(), created_at: z.string() }).openapi("CallbackSigningKey");

@@ -13,7 +13,8 @@ const security = [{ bearerAuth: [] }];
 const authErrors = errorResponses(400, 401, 403, 422);
 
 function catalogContext(c: Context<AppEnv>) {
-  return catalogFor(c.env, c.get("caller")?.mode ?? "live");
+  const caller = c.get("caller");
+  return catalogFor(c.env, caller?.mode ?? "live", caller?.limits);
 }
 
 function modelListRoute(path: string, operationId: string, summary: string) {

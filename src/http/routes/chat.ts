@@ -59,6 +59,8 @@ chatRoutes.openapi(
         env: c.env,
         tenantId: c.get("caller").tenant_id,
         mode: c.get("caller").mode,
+        keyId: c.get("caller").key_id,
+        limits: c.get("caller").limits ?? null,
         requestId: c.get("requestId"),
         waitUntil: (p) => c.executionCtx.waitUntil(p),
         review: (bundle, reviewed) => reviewChat(c.env, c.get("caller"), c.get("requestId"), reviewed, bundle),

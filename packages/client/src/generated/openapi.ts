@@ -310,6 +310,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/api-keys/{key_id}/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace an API key's limits (null: none); a credit limit binds at once, lists within seconds */
+        post: operations["adminSetApiKeyLimits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/tenants/{tenant_id}/callback-signing-keys": {
         parameters: {
             query?: never;
@@ -845,6 +862,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The calling key: its permissions, limits and spend in the current period
+         * @description Any valid key may read its own view, whatever its permissions.
+         */
+        get: operations["getOwnKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's keys, newest first (a test key lists test keys); never their secrets */
+        get: operations["listKeys"];
+        put?: never;
+        /** Create a key (shown once), within the calling key's own permissions, mode and limits */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a key with its spend in the current period */
+        get: operations["getKey"];
+        put?: never;
+        post?: never;
+        /** Revoke a key (for good; effective everywhere within seconds) */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a key, replace its limits (null removes them) or disable and enable it
+         * @description A credit limit binds the next admission at once; model and capability lists and `disabled` reach every isolate within seconds. A key may not change its own limits, nor give a key limits wider than its own.
+         */
+        patch: operations["updateKey"];
+        trace?: never;
+    };
     "/files/{artifact_id}": {
         parameters: {
             query?: never;
@@ -1077,6 +1154,8 @@ export interface components {
             };
             reservations: number;
             open_reservations: number;
+            /** @description Keys whose running spend differs from their reservation rows: always empty */
+            key_spend_mismatches: string[];
         };
         CreditGrant: {
             grant: {
@@ -1095,9 +1174,17 @@ export interface components {
             region: string;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage")[];
+            limits: components["schemas"]["ApiKeyLimits"];
             created_at: string;
         };
+        ApiKeyLimits: {
+            credits?: string;
+            /** @enum {string} */
+            period: "day" | "week" | "month" | "total";
+            models?: string[];
+            capabilities?: string[];
+        } | null;
         ApiKey: {
             key_id: string;
             name: string | null;
@@ -1106,14 +1193,15 @@ export interface components {
             region: string;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage")[];
             /**
-             * @description `expired`: a rotated key whose grace period has ended
+             * @description `disabled`: turned off until enabled again; `expired`: a rotated key whose grace period has ended
              * @enum {string}
              */
-            status: "active" | "revoked" | "expired";
+            status: "active" | "disabled" | "revoked" | "expired";
+            limits: components["schemas"]["ApiKeyLimits"];
             created_at: string;
-            /** @description The member's email, or `operator` */
+            /** @description The member's email, `operator`, or `api_key:<key_id>` */
             created_by: string | null;
             /** @description To the minute */
             last_used_at: string | null;
@@ -2158,6 +2246,43 @@ export interface components {
             audio_seconds: number;
             characters: number;
         };
+        OwnApiKey: {
+            key_id: string;
+            name: string | null;
+            /** @enum {string} */
+            mode: "live" | "test";
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage")[];
+            limits: components["schemas"]["ApiKeyLimits"];
+            /** @description Captured in the current period */
+            spent_credits: string;
+            /** @description Held by the key's requests under way */
+            reserved_credits: string;
+            /** @description What the key may still hold; null without a credit limit */
+            remaining_credits: string | null;
+            /** @description null for a `total` period */
+            period_started_at: string | null;
+            /** @description null for a `total` period */
+            period_resets_at: string | null;
+        };
+        ApiKeyPage: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["ApiKey"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        ApiKeyDetail: components["schemas"]["ApiKey"] & {
+            /** @description Captured in the current period */
+            spent_credits: string;
+            /** @description Held by the key's requests under way */
+            reserved_credits: string;
+            /** @description What the key may still hold; null without a credit limit */
+            remaining_credits: string | null;
+            /** @description null for a `total` period */
+            period_started_at: string | null;
+            /** @description null for a `total` period */
+            period_resets_at: string | null;
+        };
         ChatCompletion: {
             id: string;
             /** @enum {string} */
@@ -3175,7 +3300,25 @@ export interface operations {
                      */
                     name?: string;
                     region?: string;
-                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat")[];
+                    /** @description Default: every permission but `keys:manage` */
+                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage")[];
+                    /** @description Credits per period, models, capabilities */
+                    limits?: {
+                        /**
+                         * @description Credits the key may hold and spend per period; absent or null: no credit limit
+                         * @example 50
+                         */
+                        credits?: string | null;
+                        /**
+                         * @description `day`, `week` (from Monday), `month` (from the 1st) — all from 00:00 UTC — or `total` (never resets; the default)
+                         * @enum {string}
+                         */
+                        period?: "day" | "week" | "month" | "total";
+                        /** @description Model ids the key may use; absent or null: every model */
+                        models?: string[] | null;
+                        /** @description Capabilities the key may use (chat is `chat_completion`); absent or null: every capability */
+                        capabilities?: ("chat_completion" | "text_to_image" | "image_to_image" | "image_edit" | "image_to_text" | "video_prompt_enhance" | "text_to_video" | "image_to_video" | "reference_to_video" | "frames_to_video" | "video_extend" | "video_to_text" | "text_to_music" | "text_to_speech")[] | null;
+                    } | null;
                     /**
                      * @description `live` (default) reaches real models and is charged; `test` runs on the sandbox only and is charged nothing
                      * @default live
@@ -3354,7 +3497,77 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat")[];
+                    permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage")[];
+                };
+            };
+        };
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminSetApiKeyLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    limits: {
+                        /**
+                         * @description Credits the key may hold and spend per period; absent or null: no credit limit
+                         * @example 50
+                         */
+                        credits?: string | null;
+                        /**
+                         * @description `day`, `week` (from Monday), `month` (from the 1st) — all from 00:00 UTC — or `total` (never resets; the default)
+                         * @enum {string}
+                         */
+                        period?: "day" | "week" | "month" | "total";
+                        /** @description Model ids the key may use; absent or null: every model */
+                        models?: string[] | null;
+                        /** @description Capabilities the key may use (chat is `chat_completion`); absent or null: every capability */
+                        capabilities?: ("chat_completion" | "text_to_image" | "image_to_image" | "image_edit" | "image_to_text" | "video_prompt_enhance" | "text_to_video" | "image_to_video" | "reference_to_video" | "frames_to_video" | "video_extend" | "video_to_text" | "text_to_music" | "text_to_speech")[] | null;
+                    } | null;
                 };
             };
         };
@@ -6004,6 +6217,443 @@ export interface operations {
             };
             /** @description Error (403) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getOwnKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OwnApiKey"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyPage"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A label (1 to 100 characters)
+                     * @example user-42
+                     */
+                    name?: string;
+                    /** @description Each must be held by the calling key; default: the calling key's, less `keys:manage` */
+                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage")[];
+                    /**
+                     * @description Default: the calling key's; a test key makes test keys only
+                     * @enum {string}
+                     */
+                    mode?: "live" | "test";
+                    limits?: {
+                        /**
+                         * @description Credits the key may hold and spend per period; absent or null: no credit limit
+                         * @example 50
+                         */
+                        credits?: string | null;
+                        /**
+                         * @description `day`, `week` (from Monday), `month` (from the 1st) — all from 00:00 UTC — or `total` (never resets; the default)
+                         * @enum {string}
+                         */
+                        period?: "day" | "week" | "month" | "total";
+                        /** @description Model ids the key may use; absent or null: every model */
+                        models?: string[] | null;
+                        /** @description Capabilities the key may use (chat is `chat_completion`); absent or null: every capability */
+                        capabilities?: ("chat_completion" | "text_to_image" | "image_to_image" | "image_edit" | "image_to_text" | "video_prompt_enhance" | "text_to_video" | "image_to_video" | "reference_to_video" | "frames_to_video" | "video_extend" | "video_to_text" | "text_to_music" | "text_to_speech")[] | null;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The key; `api_key` is shown only in this response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedApiKey"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyDetail"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string | null;
+                    limits?: {
+                        /**
+                         * @description Credits the key may hold and spend per period; absent or null: no credit limit
+                         * @example 50
+                         */
+                        credits?: string | null;
+                        /**
+                         * @description `day`, `week` (from Monday), `month` (from the 1st) — all from 00:00 UTC — or `total` (never resets; the default)
+                         * @enum {string}
+                         */
+                        period?: "day" | "week" | "month" | "total";
+                        /** @description Model ids the key may use; absent or null: every model */
+                        models?: string[] | null;
+                        /** @description Capabilities the key may use (chat is `chat_completion`); absent or null: every capability */
+                        capabilities?: ("chat_completion" | "text_to_image" | "image_to_image" | "image_edit" | "image_to_text" | "video_prompt_enhance" | "text_to_video" | "image_to_video" | "reference_to_video" | "frames_to_video" | "video_extend" | "video_to_text" | "text_to_music" | "text_to_speech")[] | null;
+                    } | null;
+                    disabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (409) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
