@@ -1,6 +1,7 @@
 import type { Env } from "./env";
-import { createApp, createChatApp, health } from "./http/app";
+import { createApp, health } from "./http/app";
 import { requestIdOf } from "./http/request-id";
+import { CHAT_PATH, serveChat } from "./http/routes/chat";
 
 export { AccountObject } from "./accounts/account-object";
 export { DirectoryObject } from "./accounts/directory-object";
@@ -11,7 +12,6 @@ export { UserObject } from "./people/user-object";
 export { TaskObject } from "./tasks/task-object";
 
 const app = createApp();
-const chat = createChatApp();
 
 /** The path of a request URL, without parsing the rest of it. */
 function pathOf(url: string): string {
@@ -28,7 +28,7 @@ export default {
     if (path === "/healthz" && request.method === "GET" && !request.body) {
       return Response.json(health(env), { headers: { "X-Request-Id": requestIdOf(request.headers.get("X-Request-Id")) } });
     }
-    if (path === "/v1/chat/completions") return chat.fetch(request, env, ctx);
+    if (path === CHAT_PATH && request.method === "POST") return serveChat(request, env, ctx);
     return app.fetch(request, env, ctx);
   },
 } satisfies ExportedHandler<Env>;

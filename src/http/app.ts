@@ -82,16 +82,6 @@ export function createApp() {
   });
 }
 
-/**
- * The chat route alone, with the same middleware and errors: the busiest route skips matching
- * against every other route of the API (src/index.ts sends it here by its path).
- */
-export function createChatApp() {
-  return withCommon(newRouter(), (app) => {
-    app.route("/", chatRoutes);
-  });
-}
-
 /** The liveness answer (`GET /healthz`). */
 export function health(env: { REGION: string }) {
   return { status: "ok", region: env.REGION };

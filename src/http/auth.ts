@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Permission } from "../accounts/api-keys";
-import { authenticate, rateHeaders } from "../accounts/service";
+import { authenticate, type Caller, rateHeaders } from "../accounts/service";
 import { ApiError } from "../errors/api-error";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { requireIdempotencyKey } from "../tasks/idempotency";
@@ -23,15 +23,20 @@ export function setHeaders(c: Context<AppEnv>, headers: Record<string, string>) 
 export function requireKey(permission: Permission | null): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const caller = await authenticate(c.env, c.req.header("Authorization"), (p) => c.executionCtx.waitUntil(p));
-    if (permission !== null && !caller.permissions.includes(permission)) {
-      throw new ApiError("forbidden", `This API key lacks the '${permission}' permission.`, {
-        details: { required_permission: permission },
-      });
-    }
+    requirePermission(caller, permission);
     c.set("caller", caller);
     await next();
     if (caller.rate) setHeaders(c, rateHeaders(caller.rate));
   };
+}
+
+/** 403 unless the caller's key holds `permission` (null: any valid key). */
+export function requirePermission(caller: Caller, permission: Permission | null): void {
+  if (permission !== null && !caller.permissions.includes(permission)) {
+    throw new ApiError("forbidden", `This API key lacks the '${permission}' permission.`, {
+      details: { required_permission: permission },
+    });
+  }
 }
 
 /** Task-creating routes: the Idempotency-Key header is checked before the body. */

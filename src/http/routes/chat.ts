@@ -1,17 +1,28 @@
 import { createRoute } from "@hono/zod-openapi";
+import type { RateState } from "../../accounts/account-object";
+import { authenticate, type Caller, rateHeaders } from "../../accounts/service";
+import type { CatalogBundle } from "../../catalog/build";
 import { chatCompletion } from "../../chat/complete";
 import { ChatCompletion, ChatCompletionRequest, ChatCompletionStream } from "../../chat/schema";
+import type { Env } from "../../env";
 import { reviewChat } from "../../safety/chat";
-import { requireKey } from "../auth";
+import { requireKey, requirePermission } from "../auth";
 import { newRouter } from "../context";
+import { errorResponse, toApiError } from "../error-response";
+import { readJsonBody } from "../json-body";
+import { requestIdOf } from "../request-id";
 import { errorResponses } from "../schemas";
+import { drainRequest } from "../unread-body";
+import { validationError } from "../validation";
+
+export const CHAT_PATH = "/v1/chat/completions";
 
 export const chatRoutes = newRouter();
 
 chatRoutes.openapi(
   createRoute({
     method: "post",
-    path: "/v1/chat/completions",
+    path: CHAT_PATH,
     operationId: "createChatCompletion",
     tags: ["Chat"],
     summary: "Chat completion (OpenAI-compatible; optionally streamed)",
@@ -54,19 +65,47 @@ chatRoutes.openapi(
   async (c) => {
     const body = c.req.valid("json");
     const raw = (await c.req.json()) as Record<string, unknown>;
-    return chatCompletion(
-      {
-        env: c.env,
-        tenantId: c.get("caller").tenant_id,
-        mode: c.get("caller").mode,
-        keyId: c.get("caller").key_id,
-        limits: c.get("caller").limits ?? null,
-        requestId: c.get("requestId"),
-        waitUntil: (p) => c.executionCtx.waitUntil(p),
-        review: (bundle, reviewed) => reviewChat(c.env, c.get("caller"), c.get("requestId"), reviewed, bundle),
-      },
-      body,
-      raw,
-    );
+    return chatCompletion(chatCall(c.env, c.get("caller"), c.get("requestId"), c.executionCtx), body, raw);
   },
 );
+
+/** One chat call of `caller`: what the completion needs of the request. */
+function chatCall(env: Env, caller: Caller, requestId: string, ctx: Pick<ExecutionContext, "waitUntil">) {
+  return {
+    env,
+    tenantId: caller.tenant_id,
+    mode: caller.mode,
+    keyId: caller.key_id,
+    limits: caller.limits ?? null,
+    requestId,
+    waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p),
+    review: (bundle: CatalogBundle, reviewed: ChatCompletionRequest) => reviewChat(env, caller, requestId, reviewed, bundle),
+  };
+}
+
+/**
+ * `POST /v1/chat/completions` answered without the router (src/index.ts sends it here by its
+ * path): the steps of the declaration above, in its order — the JSON body read under its caps,
+ * the key and its permission, the schema, the completion — with the same answers and headers,
+ * in fewer turns on the busiest route.
+ */
+export async function serveChat(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const requestId = requestIdOf(request.headers.get("X-Request-Id"));
+  let rate: RateState | null = null;
+  let response: Response;
+  try {
+    const { value } = await readJsonBody(request);
+    const caller = await authenticate(env, request.headers.get("Authorization") ?? undefined, (p) => ctx.waitUntil(p));
+    rate = caller.rate;
+    requirePermission(caller, "chat");
+    const parsed = ChatCompletionRequest.safeParse(value);
+    if (!parsed.success) throw validationError("body", parsed.error.issues, { route: CHAT_PATH, input: value });
+    response = await chatCompletion(chatCall(env, caller, requestId, ctx), parsed.data, value as Record<string, unknown>);
+  } catch (err) {
+    response = errorResponse(toApiError(err, requestId), requestId);
+  }
+  await drainRequest(request);
+  if (rate) for (const [k, v] of Object.entries(rateHeaders(rate))) response.headers.set(k, v);
+  response.headers.set("X-Request-Id", requestId);
+  return response;
+}
