@@ -71,7 +71,7 @@ import {
   signingSecrets,
   writeRotation,
 } from "./signing-key-rows";
-import { recordUsage, type UsageNote, type UsageQuery, type UsageRow, usageRows } from "./usage";
+import { recordUsage, recordUsageBatch, type UsageNote, type UsageQuery, type UsageRow, usageRows } from "./usage";
 
 export type TenantStatus = "active" | "disabled";
 
@@ -925,6 +925,7 @@ export class AccountObject extends DurableObject<Env> {
       }
       return k;
     };
+    const usages: { id: string; credits: Decimal; note: UsageNote }[] = [];
     this.ctx.storage.transactionSync(() => {
       const t = this.totals();
       let balance = dec(t.granted).minus(t.captured).minus(t.reserved);
@@ -954,10 +955,11 @@ export class AccountObject extends DurableObject<Env> {
           key.spent = key.spent.plus(kept);
           if (key.remaining) key.remaining = key.remaining.minus(kept);
         }
-        if (usage) recordUsage(this.sql, id, at, kept, usage);
+        if (usage) usages.push({ id, credits: kept, note: usage });
         settlements.push({ task_id: id, status: "captured", reserved: keptText, captured: keptText, refunded: "0" });
       }
       this.setTotals({ ...t, captured: fmt(captured) });
+      recordUsageBatch(this.sql, at, usages);
       for (const [keyId, key] of keys) {
         if (key.spent.gt(0)) bumpKeySpend(this.sql, keyId, at, dec(0), key.spent);
         key.alerts?.record();

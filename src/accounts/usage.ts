@@ -89,13 +89,55 @@ export const USAGE_TABLE_SQL = `
   CREATE INDEX usage_entries_by_time ON usage_entries (mode, at);
 `;
 
+/**
+ * One row for several settlements of the same kind (a batch of chat charges): their credits and
+ * counters summed, `counted` the number of them that count, under the first one's id. The report
+ * sums rows, so it reads the same as one row each; call inside the batch's transaction.
+ */
+export function recordUsageBatch(
+  sql: SqlStorage,
+  at: string,
+  entries: { id: string; credits: Decimal; note: UsageNote }[],
+): void {
+  const groups = new Map<string, { id: string; credits: Decimal; note: UsageNote; counted: number; counters: number[] }>();
+  for (const { id, credits, note } of entries) {
+    const key = `${note.mode}\n${note.kind}\n${note.capability}\n${note.model}\n${note.outcome}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = { id, credits: dec(0), note, counted: 0, counters: USAGE_COUNTERS.map(() => 0) };
+      groups.set(key, g);
+    }
+    g.credits = g.credits.plus(credits);
+    if (note.counted) g.counted++;
+    USAGE_COUNTERS.forEach((c, i) => {
+      const v = note.counters?.[c];
+      if (typeof v === "number" && Number.isFinite(v) && v > 0) (g.counters[i] as number) += v;
+    });
+  }
+  for (const g of groups.values()) {
+    insertUsage(sql, g.id, at, g.credits, g.note, g.counted, g.counters);
+  }
+}
+
 /** Writes the row of one settlement; call inside the settlement's transaction. */
 export function recordUsage(sql: SqlStorage, entryId: string, at: string, credits: Decimal, note: UsageNote): void {
-  const [units, nanos] = split(credits);
   const counters = USAGE_COUNTERS.map((c) => {
     const v = note.counters?.[c];
     return typeof v === "number" && Number.isFinite(v) && v > 0 ? v : 0;
   });
+  insertUsage(sql, entryId, at, credits, note, note.counted ? 1 : 0, counters);
+}
+
+function insertUsage(
+  sql: SqlStorage,
+  entryId: string,
+  at: string,
+  credits: Decimal,
+  note: UsageNote,
+  counted: number,
+  counters: number[],
+): void {
+  const [units, nanos] = split(credits);
   sql.exec(
     `INSERT OR IGNORE INTO usage_entries (entry_id, at, mode, kind, capability, model, outcome, counted, credit_units, credit_nanos, ${USAGE_COUNTERS.join(", ")})
      VALUES (${Array(10 + USAGE_COUNTERS.length)
@@ -108,7 +150,7 @@ export function recordUsage(sql: SqlStorage, entryId: string, at: string, credit
     note.capability,
     note.model,
     note.outcome,
-    note.counted ? 1 : 0,
+    counted,
     units,
     nanos,
     ...counters,

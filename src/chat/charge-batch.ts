@@ -1,8 +1,9 @@
 /**
  * Charges of chat calls admitted without a hold (src/chat/billing.ts), sent to the tenant's
  * account object in batches: one RPC and one write for every call an isolate settled within
- * BATCH_WINDOW_MS (at most BATCH_MAX), instead of one each. Each charge keeps its own id, so a
- * repeated batch charges nothing twice, and its own usage row.
+ * BATCH_WINDOW_MS (at most BATCH_MAX), instead of one each. Each charge keeps its own ledger row
+ * and id, so a repeated batch charges nothing twice; the usage report gets one row per model of
+ * the batch, counting its calls.
  *
  * A batch is sent, and awaited, by one request: the one whose timer opened it, or the one that
  * filled it. The Workers runtime ties promises and timers to the request that made them, so the
@@ -18,7 +19,7 @@
 import type { Settlement } from "../accounts/account-object";
 import type { UsageNote } from "../accounts/usage";
 
-export const BATCH_WINDOW_MS = 10;
+export const BATCH_WINDOW_MS = 25;
 export const BATCH_MAX = 64;
 
 export interface ChargeItem {

@@ -84,7 +84,33 @@ describe("chat charge batches", () => {
     expect(again.settlements.map((s) => s.captured)).toEqual(["2", "2", "1", "0"]);
     const l = await ledger(t.tenant_id);
     expect(l.balance).toBe("0");
+    const usage = await account.usage({ mode: "live", from: "2000-01-01", to: "2100-01-01", group_by: "model" });
+    expect(usage).toEqual([]); // these charges carried no usage note
     expect(l.recomputed).toEqual(l.totals);
     expect(l.totals.captured).toBe("5");
+  });
+
+  it("a batch's usage is one row per model counting its calls, which the report reads as one each", async () => {
+    const t = await newTenant({ credits: "100" });
+    const account = env.ACCOUNTS.getByName(t.tenant_id);
+    const note = (model: string, input: number) => ({
+      mode: "live" as const,
+      kind: "completion" as const,
+      capability: "chat_completion",
+      model,
+      outcome: "succeeded" as const,
+      counted: true,
+      counters: { input_tokens: input, output_tokens: 1 },
+    });
+    await account.chargeBatch([
+      { id: "chat_req_u1", amount: "1", usage: note("m-a", 10) },
+      { id: "chat_req_u2", amount: "2", usage: note("m-a", 20) },
+      { id: "chat_req_u3", amount: "4", usage: note("m-b", 5) },
+    ]);
+    const rows = await account.usage({ mode: "live", from: "2000-01-01", to: "2100-01-01", group_by: "model" });
+    const byModel = Object.fromEntries(rows.map((r) => [r.key, r]));
+    expect(byModel["m-a"]).toMatchObject({ completions: 2, succeeded: 2, input_tokens: 30, output_tokens: 2 });
+    expect(byModel["m-b"]).toMatchObject({ completions: 1, input_tokens: 5, output_tokens: 1 });
+    expect(Number(byModel["m-a"]?.credits)).toBe(3);
   });
 });

@@ -86,7 +86,8 @@ function chunksOf(body: ReadableStream<Uint8Array>, config: OpenAiCompatibleConf
         const chunks: ChatObject[] = [];
         for (const data of events) {
           if (data === "[DONE]") {
-            close(true);
+            close(false);
+            void readToEnd(reader);
             break;
           }
           let chunk: ChatObject;
@@ -121,6 +122,20 @@ function chunksOf(body: ReadableStream<Uint8Array>, config: OpenAiCompatibleConf
       return end;
     },
   };
+}
+
+/**
+ * What may follow a stream's end marker (the body's own end, usually in the same read) is read
+ * rather than canceled: a body read to its end leaves the connection free for the next call,
+ * where a canceled one closes it. Past a few reads the body is canceled after all.
+ */
+async function readToEnd(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  try {
+    for (let i = 0; i < 4; i++) if ((await reader.read()).done) return;
+  } catch {
+    return;
+  }
+  reader.cancel().catch(() => {});
 }
 
 export function openAiCompatible(config: OpenAiCompatibleConfig, name = "openai-compatible"): ChatUpstream {
