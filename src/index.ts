@@ -2,6 +2,7 @@ import type { Env } from "./env";
 import { createApp, health } from "./http/app";
 import { requestIdOf } from "./http/request-id";
 import { CHAT_PATH, serveChat } from "./http/routes/chat";
+import { serveTaskRead } from "./http/routes/tasks";
 
 export { AccountObject } from "./accounts/account-object";
 export { DirectoryObject } from "./accounts/directory-object";
@@ -21,14 +22,25 @@ function pathOf(url: string): string {
   return end < 0 ? url.slice(start) : url.slice(start, end);
 }
 
+const TASK_PREFIX = "/v1/tasks/";
+
+/** The task id of `GET /v1/tasks/{task_id}` (plain characters only: anything encoded goes through the router). */
+function taskIdOf(path: string): string | null {
+  if (!path.startsWith(TASK_PREFIX) || path.length === TASK_PREFIX.length) return null;
+  const id = path.slice(TASK_PREFIX.length);
+  return /^[A-Za-z0-9_-]+$/.test(id) ? id : null;
+}
+
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
-    // The two busiest answers are dispatched by their path alone: liveness probes and chat calls.
+    // The busiest answers are dispatched by their path alone: liveness probes, chat calls, task reads.
     const path = pathOf(request.url);
     if (path === "/healthz" && request.method === "GET" && !request.body) {
       return Response.json(health(env), { headers: { "X-Request-Id": requestIdOf(request.headers.get("X-Request-Id")) } });
     }
     if (path === CHAT_PATH && request.method === "POST") return serveChat(request, env, ctx);
+    const taskId = request.method === "GET" ? taskIdOf(path) : null;
+    if (taskId) return serveTaskRead(request, env, ctx, taskId);
     return app.fetch(request, env, ctx);
   },
 } satisfies ExportedHandler<Env>;

@@ -1,18 +1,15 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { RateState } from "../../accounts/account-object";
-import { authenticate, type Caller, rateHeaders } from "../../accounts/service";
+import type { Caller } from "../../accounts/service";
 import type { CatalogBundle } from "../../catalog/build";
 import { chatCompletion } from "../../chat/complete";
 import { ChatCompletion, ChatCompletionRequest, ChatCompletionStream } from "../../chat/schema";
 import type { Env } from "../../env";
 import { reviewChat } from "../../safety/chat";
-import { requireKey, requirePermission } from "../auth";
+import { requireKey } from "../auth";
 import { newRouter } from "../context";
-import { errorResponse, toApiError } from "../error-response";
+import { answerDirectly } from "../direct";
 import { readJsonBody } from "../json-body";
-import { requestIdOf } from "../request-id";
 import { errorResponses } from "../schemas";
-import { drainRequest } from "../unread-body";
 import { validationError } from "../validation";
 
 export const CHAT_PATH = "/v1/chat/completions";
@@ -84,28 +81,16 @@ function chatCall(env: Env, caller: Caller, requestId: string, ctx: Pick<Executi
 }
 
 /**
- * `POST /v1/chat/completions` answered without the router (src/index.ts sends it here by its
- * path): the steps of the declaration above, in its order — the JSON body read under its caps,
- * the key and its permission, the schema, the completion — with the same answers and headers,
- * in fewer turns on the busiest route.
+ * `POST /v1/chat/completions` answered without the router (src/http/direct.ts): the steps of the
+ * declaration above, in its order — the JSON body read under its caps, the key and its
+ * permission, the schema, the completion — with the same answers and headers.
  */
-export async function serveChat(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-  const requestId = requestIdOf(request.headers.get("X-Request-Id"));
-  let rate: RateState | null = null;
-  let response: Response;
-  try {
+export function serveChat(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  return answerDirectly(request, env, ctx, async (call) => {
     const { value } = await readJsonBody(request);
-    const caller = await authenticate(env, request.headers.get("Authorization") ?? undefined, (p) => ctx.waitUntil(p));
-    rate = caller.rate;
-    requirePermission(caller, "chat");
+    const caller = await call.caller("chat");
     const parsed = ChatCompletionRequest.safeParse(value);
     if (!parsed.success) throw validationError("body", parsed.error.issues, { route: CHAT_PATH, input: value });
-    response = await chatCompletion(chatCall(env, caller, requestId, ctx), parsed.data, value as Record<string, unknown>);
-  } catch (err) {
-    response = errorResponse(toApiError(err, requestId), requestId);
-  }
-  await drainRequest(request);
-  if (rate) for (const [k, v] of Object.entries(rateHeaders(rate))) response.headers.set(k, v);
-  response.headers.set("X-Request-Id", requestId);
-  return response;
+    return chatCompletion(chatCall(env, caller, call.requestId, ctx), parsed.data, value as Record<string, unknown>);
+  });
 }

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { Caller } from "../../accounts/service";
 import { deprecationHeaders } from "../../catalog/deprecation";
 import { loadCatalog } from "../../catalog/store";
 import type { Env } from "../../env";
@@ -26,6 +27,7 @@ import { keyScope } from "../../tasks/scope";
 import { artifactResponse } from "../artifact-response";
 import { requireKey } from "../auth";
 import { type AppEnv, newRouter } from "../context";
+import { answerDirectly } from "../direct";
 import { ifNoneMatchHits } from "../etag";
 import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
 import { errorResponses } from "../schemas";
@@ -86,21 +88,36 @@ taskRoutes.openapi(
   }),
   async (c) => {
     const { task_id } = c.req.valid("param");
-    const scope = keyScope(c.get("caller"));
-    const stub = taskStub(c.env, task_id);
-    const wait = preferredWait(c.req.header("Prefer"));
-    // The object answers with the envelope already serialised: nothing to copy or encode again here.
-    let found = await readTaskJson(stub, scope);
-    if (found && wait && !TERMINAL.has(found.status))
-      found = await readAfterWait(stub, scope, found.status, wait, requestSignal(c.req.raw));
-    if (!found) throw new ApiError("task_not_found", `Task '${task_id}' does not exist.`);
-    const headers: Record<string, string> = { ETag: found.etag, Vary: "Prefer", ...waitHeaders(wait) };
-    if (ifNoneMatchHits(c.req.header("If-None-Match"), found.etag)) return c.body(null, 304, headers) as never;
-    if (found.deprecated) Object.assign(headers, await deprecationHeadersOf(c.env, found.resolved_model));
     // The declared schema still describes this body (the object builds it with `envelope`).
-    return c.body(found.body, 200, { ...headers, "Content-Type": "application/json" }) as never;
+    return (await taskRead(c.env, c.get("caller"), task_id, c.req.raw)) as never;
   },
 );
+
+/** `GET /v1/tasks/{task_id}`'s answer, whichever way the request came. */
+async function taskRead(env: Env, caller: Caller, taskId: string, request: Request): Promise<Response> {
+  const scope = keyScope(caller);
+  const stub = taskStub(env, taskId);
+  const wait = preferredWait(request.headers.get("Prefer") ?? undefined);
+  // The object answers with the envelope already serialised: nothing to copy or encode again here.
+  let found = await readTaskJson(stub, scope);
+  if (found && wait && !TERMINAL.has(found.status))
+    found = await readAfterWait(stub, scope, found.status, wait, requestSignal(request));
+  if (!found) throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
+  const headers: Record<string, string> = { ETag: found.etag, Vary: "Prefer", ...waitHeaders(wait) };
+  if (ifNoneMatchHits(request.headers.get("If-None-Match") ?? undefined, found.etag)) {
+    return new Response(null, { status: 304, headers });
+  }
+  if (found.deprecated) Object.assign(headers, await deprecationHeadersOf(env, found.resolved_model));
+  return new Response(found.body, { status: 200, headers: { ...headers, "Content-Type": "application/json" } });
+}
+
+/**
+ * `GET /v1/tasks/{task_id}` answered without the router (src/http/direct.ts), the most frequent
+ * call of a client that polls: the key and its permission, then the same answer as above.
+ */
+export function serveTaskRead(request: Request, env: Env, ctx: ExecutionContext, taskId: string): Promise<Response> {
+  return answerDirectly(request, env, ctx, async (call) => taskRead(env, await call.caller("tasks:read"), taskId, request));
+}
 
 taskRoutes.openapi(
   createRoute({

@@ -62,35 +62,21 @@ export function idleWatch(reader: ReadableStreamDefaultReader<Uint8Array>, ms: n
 const BODY_LIMIT = 8 * 1024 * 1024;
 
 /**
- * A response's whole body as text. One whose length is declared within `limit` is read by the
- * runtime in one go, under one deadline of `ms`; any other as `readText` reads it.
+ * A response's whole body as text, read by the runtime in one go under one deadline of `ms`. A
+ * declared length past `limit` is refused before reading; an undeclared one (a chunked answer) is
+ * checked once read: a whole chat answer is small, and the isolate's own memory limit bounds an
+ * upstream that would send without end, so the runtime's native read is worth more here than a
+ * JS loop counting bytes.
  */
-export function readBody(res: Response, ms: number, limit = BODY_LIMIT): Promise<string> {
+export async function readBody(res: Response, ms: number, limit = BODY_LIMIT): Promise<string> {
   const declared = Number(res.headers.get("content-length") ?? Number.NaN);
-  if (Number.isFinite(declared) && declared <= limit) return readWithin(res.text(), ms);
-  return readText(res.body, ms, limit);
-}
-
-/** The whole body as text, within `ms` of silence between its pieces; `limit` bounds memory. */
-export async function readText(body: ReadableStream<Uint8Array> | null, ms: number, limit = BODY_LIMIT): Promise<string> {
-  if (!body) return "";
-  const reader = body.getReader();
-  const watch = idleWatch(reader, ms);
-  const decoder = new TextDecoder();
-  let text = "";
-  try {
-    for (;;) {
-      const { done, value } = await watch.read();
-      if (done) return text + decoder.decode();
-      text += decoder.decode(value, { stream: true });
-      if (text.length > limit) throw new Error(`upstream body larger than ${limit} characters`);
-    }
-  } catch (e) {
-    reader.cancel().catch(() => {});
-    throw e;
-  } finally {
-    watch.stop();
+  if (Number.isFinite(declared) && declared > limit) {
+    res.body?.cancel().catch(() => {});
+    throw new Error(`upstream body larger than ${limit} bytes`);
   }
+  const text = await readWithin(res.text(), ms);
+  if (text.length > limit) throw new Error(`upstream body larger than ${limit} characters`);
+  return text;
 }
 
 /**
