@@ -41,80 +41,97 @@ function kept<T>(o: Pick<StreamOptions, "waitUntil">, p: Promise<T>): Promise<T>
 
 const encoder = new TextEncoder();
 const eventText = (data: unknown) => `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
-const event = (data: unknown) => encoder.encode(eventText(data));
 
+/**
+ * The stream is the readable side of the runtime's own byte stream, written by one loop: the
+ * runtime sends it to the client natively, rather than calling back into JS for every piece as it
+ * would for a stream built in JS. A write resolves once the client's side has taken it, so the
+ * loop pulls the upstream no faster than the client reads; a write that fails means the client
+ * has gone.
+ */
 export function eventStream(o: StreamOptions): ReadableStream<Uint8Array> {
+  const { readable, writable } = new IdentityTransformStream();
+  const writer = writable.getWriter();
   let ended = false;
-  let created = Math.floor(Date.now() / 1000);
+  const created = o.first.created ?? Math.floor(Date.now() / 1000);
+  const write = (text: string) => writer.write(encoder.encode(text));
 
   /** The client gets its last byte first; the charge is settled after (kept alive by waitUntil). */
-  function finish(controller: ReadableStreamDefaultController<Uint8Array>) {
+  async function finish() {
     ended = true;
-    if (o.includeUsage) controller.enqueue(event(o.relay.usageChunk(created)));
-    controller.enqueue(event("[DONE]"));
-    controller.close();
+    try {
+      await write(`${o.includeUsage ? eventText(o.relay.usageChunk(created)) : ""}${eventText("[DONE]")}`);
+      await writer.close();
+    } catch {
+      // The client left at the very end: the upstream's whole answer was relayed, and is charged.
+    }
     kept(o, o.settlement.complete()).catch((e) =>
       console.error(JSON.stringify({ level: "error", request_id: o.requestId, message: `chat settlement failed: ${String(e)}` })),
     );
   }
 
-  async function fail(controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) {
+  async function fail(error: unknown, relayed: string) {
     ended = true;
     o.abort.abort();
     const api = error instanceof ApiError ? error : new ApiError("model_request_failed", "The model stream failed unexpectedly.");
     if (!(error instanceof ApiError))
       console.error(JSON.stringify({ level: "error", request_id: o.requestId, message: String(error) }));
     try {
-      controller.enqueue(event(errorEnvelope(api, o.requestId)));
-      controller.enqueue(event("[DONE]"));
-      controller.close();
+      // What was relayed before the failure still goes out first.
+      await write(`${relayed}${eventText(errorEnvelope(api, o.requestId))}${eventText("[DONE]")}`);
+      await writer.close();
     } catch {
       // The client has gone already.
     }
     await kept(o, o.settlement.cutShort()).catch(() => {});
   }
 
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        o.held.catch((e) => {
-          if (!ended) void fail(controller, e);
-        });
-        if (o.first.created !== undefined) created = o.first.created;
-        if (o.first.events.length) controller.enqueue(encoder.encode(o.first.events.map(eventText).join("")));
-      },
-      async pull(controller) {
+  /** The client went away: the upstream call stops, and what it received is charged. */
+  function gone() {
+    if (ended) return;
+    ended = true;
+    o.abort.abort();
+    o.chunks.return?.().catch(() => {});
+    writer.abort().catch(() => {});
+    kept(o, o.settlement.cutShort()).catch(() => {});
+  }
+
+  o.held.catch((e) => {
+    if (!ended) void fail(e, "");
+  });
+
+  const pump = async () => {
+    if (o.first.events.length) {
+      try {
+        await write(o.first.events.map(eventText).join(""));
+      } catch {
+        return gone();
+      }
+    }
+    for (;;) {
+      if (ended) return;
+      // Every chunk one upstream read brought goes out in one write.
+      let text = "";
+      try {
+        const next = await o.chunks.next();
         if (ended) return;
-        // Every chunk one upstream read brought goes out in one write.
-        let text = "";
-        try {
-          for (;;) {
-            const next = await o.chunks.next();
-            if (ended) return;
-            if (next.done) return finish(controller);
-            for (const chunk of Array.isArray(next.value) ? next.value : [next.value]) {
-              const out = o.relay.chunkText(chunk);
-              if (out) text += eventText(out);
-            }
-            if (text) {
-              controller.enqueue(encoder.encode(text));
-              return;
-            }
-          }
-        } catch (e) {
-          // What was relayed before the failure still goes out first.
-          if (text && !ended) controller.enqueue(encoder.encode(text));
-          if (!ended) await fail(controller, e);
+        if (next.done) return await finish();
+        for (const chunk of Array.isArray(next.value) ? next.value : [next.value]) {
+          const out = o.relay.chunkText(chunk);
+          if (out) text += eventText(out);
         }
-      },
-      cancel() {
-        if (ended) return;
-        ended = true;
-        o.abort.abort();
-        o.chunks.return?.().catch(() => {});
-        kept(o, o.settlement.cutShort()).catch(() => {});
-      },
-    },
-    { highWaterMark: 0 },
-  );
+      } catch (e) {
+        if (!ended) await fail(e, text);
+        return;
+      }
+      if (!text) continue;
+      try {
+        await write(text);
+      } catch {
+        return gone();
+      }
+    }
+  };
+  o.waitUntil(pump());
+  return readable;
 }
