@@ -20,7 +20,12 @@ export class ChatRelay {
     readonly model: string,
     private readonly promptTokens: number,
     private readonly includeUsage: boolean,
-  ) {}
+  ) {
+    this.ours = { id: `"id":${JSON.stringify(id)}`, model: `"model":${JSON.stringify(model)}` };
+  }
+
+  /** This service's id and model as members, in compact JSON. */
+  private readonly ours: { id: string; model: string };
 
   /** A whole completion as returned to the client; throws content_filtered on a safety stop. */
   completion(upstream: ChatObject): ChatObject {
@@ -33,11 +38,21 @@ export class ChatRelay {
 
   /** The chunk to forward, or null when it only carried usage. Throws content_filtered on a safety stop. */
   chunk(upstream: ChatObject): ChatObject | null {
+    if (!this.take(upstream)) return null;
+    return this.rebuilt(upstream);
+  }
+
+  /** Notes what a chunk carries (usage, delivered text); false when it has nothing to forward. */
+  private take(upstream: ChatObject): boolean {
     if (upstream.usage) this.usage = normalizeUsage(upstream.usage);
-    if (filtered(upstream.choices)) throw contentFiltered();
-    const choices = Array.isArray(upstream.choices) ? (upstream.choices as ChatObject[]) : [];
-    if (choices.length === 0) return null;
-    for (const c of choices) this.note(c.delta);
+    const choices = upstream.choices;
+    if (!Array.isArray(choices) || choices.length === 0) return false;
+    if (filtered(choices)) throw contentFiltered();
+    for (const c of choices as ChatObject[]) this.note(c.delta);
+    return true;
+  }
+
+  private rebuilt(upstream: ChatObject): ChatObject {
     const { usage: _usage, ...rest } = upstream;
     return {
       ...rest,
@@ -54,11 +69,9 @@ export class ChatRelay {
    * id and model replaced, which costs no rebuild and no second serialization.
    */
   chunkText(upstream: ChatObject): string | null {
-    const out = this.chunk(upstream);
-    if (!out) return null;
+    if (!this.take(upstream)) return null;
     const raw = upstream[RAW_EVENT];
-    const edited = typeof raw === "string" ? this.edited(raw, upstream) : null;
-    return edited ?? JSON.stringify(out);
+    return (typeof raw === "string" ? this.edited(raw, upstream) : null) ?? JSON.stringify(this.rebuilt(upstream));
   }
 
   /**
@@ -81,8 +94,19 @@ export class ChatRelay {
       if (!text.endsWith("}")) return null;
       text = `${text.slice(0, -1)},"usage":null}`;
     }
-    const withId = replaceTopLevel(text, "id", upstream.id, this.id);
-    return withId === null ? null : replaceTopLevel(withId, "model", upstream.model, this.model);
+    const withId = replaceTopLevel(text, this.member("id", upstream.id), this.ours.id);
+    return withId === null ? null : replaceTopLevel(withId, this.member("model", upstream.model), this.ours.model);
+  }
+
+  /** The upstream's members as last seen (an upstream repeats its id and model in every chunk). */
+  private seen: Record<string, [string, string]> = {};
+
+  private member(name: "id" | "model", value: string): string {
+    const last = this.seen[name];
+    if (last && last[0] === value) return last[1];
+    const text = `"${name}":${JSON.stringify(value)}`;
+    this.seen[name] = [value, text];
+    return text;
   }
 
   /** The final usage chunk of a stream, in the wire format. */
@@ -110,13 +134,12 @@ export class ChatRelay {
 }
 
 /**
- * `text` with the member `"name":<value as JSON>` replaced by `"name":<replacement as JSON>`, when
- * it is a member of the top-level object: no `{` other than the first and no `[` comes before it
- * (a string member before it holding one of those only makes this answer null, never wrong).
+ * `text` with `member` (`"name":<value as JSON>`) replaced by `replacement`, when it is a member of
+ * the top-level object: no `{` other than the first and no `[` comes before it (a string member
+ * before it holding one of those only makes this answer null, never wrong).
  */
-function replaceTopLevel(text: string, name: string, value: string, replacement: string): string | null {
-  const member = `"${name}":${JSON.stringify(value)}`;
+function replaceTopLevel(text: string, member: string, replacement: string): string | null {
   const at = text.indexOf(member);
   if (at <= 0 || text.charCodeAt(0) !== 123 || text.lastIndexOf("{", at) !== 0 || text.lastIndexOf("[", at) !== -1) return null;
-  return `${text.slice(0, at)}"${name}":${JSON.stringify(replacement)}${text.slice(at + member.length)}`;
+  return `${text.slice(0, at)}${replacement}${text.slice(at + member.length)}`;
 }

@@ -74,14 +74,18 @@ function chunksOf(body: ReadableStream<Uint8Array>, config: OpenAiCompatibleConf
           throw e;
         }
         if (closed) return end;
-        let read: ReadableStreamReadResult<Uint8Array>;
+        let read: ReadableStreamReadResult<Uint8Array> | null = null;
         try {
-          read = await watch.read();
-        } catch (e) {
+          read = await reader.read();
+        } catch {
+          // Told apart below: the watch's cancel, or a broken connection.
+        }
+        if (watch.expired || read === null) {
           close(true);
-          if (e instanceof IdleTimeout) throw timedOut(config.timeoutMs / 1000);
+          if (watch.expired) throw timedOut(config.timeoutMs / 1000);
           throw new ApiError("model_request_failed", "The connection to the model broke while it was streaming.");
         }
+        watch.seen();
         const events = parser.push(read.done ? decoder.decode() : decoder.decode(read.value, { stream: true }), read.done);
         const chunks: ChatObject[] = [];
         for (const data of events) {

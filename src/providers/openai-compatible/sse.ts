@@ -53,6 +53,13 @@ export function idleWatch(reader: ReadableStreamDefaultReader<Uint8Array>, ms: n
       last = Date.now();
       return result;
     },
+    /** For a caller that reads `reader` itself: whether the body went quiet, and that a piece came. */
+    get expired() {
+      return expired;
+    },
+    seen() {
+      last = Date.now();
+    },
     stop() {
       clearTimeout(timer);
     },
