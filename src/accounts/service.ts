@@ -189,9 +189,16 @@ export interface Caller {
 
 /** Requests per minute per key when the tenant sets none (RATE_LIMIT_PER_MINUTE; "0" turns it off). */
 function defaultRateLimit(env: Env): number {
-  const n = Number(env.RATE_LIMIT_PER_MINUTE ?? "600");
-  return Number.isInteger(n) && n >= 0 ? n : 600;
+  let n = defaultLimits.get(env);
+  if (n === undefined) {
+    const read = Number(env.RATE_LIMIT_PER_MINUTE ?? "600");
+    n = Number.isInteger(read) && read >= 0 ? read : 600;
+    defaultLimits.set(env, n);
+  }
+  return n;
 }
+/** Per environment object: its bindings do not change while the isolate lives. */
+const defaultLimits = new WeakMap<object, number>();
 
 /** `X-RateLimit-Reset` is seconds until the window resets (no clock skew between client and service). */
 export function rateHeaders(rate: RateState): Record<string, string> {

@@ -162,7 +162,6 @@ export async function reserveChat(
   amount: string,
   label: ChatLabel,
 ): Promise<ChatCharge> {
-  const account = accountFor(env, tenantId);
   const reservationId = `chat_${requestId}_${randomToken(8)}`;
   const v = view(tenantId);
   const estimate = Number(amount);
@@ -170,6 +169,8 @@ export async function reserveChat(
   const covered = !label.limited && Date.now() - v.at < BALANCE_VIEW_MS && v.balance - v.inFlight - 2 * estimate >= 0;
   v.inFlight += estimate;
   if (covered) return unheldCharge(env, tenantId, reservationId, amount, label);
+  // A stub costs a hash of the name: made only on the path that holds.
+  const account = accountFor(env, tenantId);
   let standing: boolean | null = null;
   const held = (async () => {
     try {

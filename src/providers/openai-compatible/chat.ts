@@ -142,14 +142,25 @@ async function readToEnd(reader: ReadableStreamDefaultReader<Uint8Array>): Promi
   reader.cancel().catch(() => {});
 }
 
+/** A call's deadline: its signal, and the end of its timer. */
+interface Deadline {
+  signal: AbortSignal;
+  done(): void;
+}
+
 export function openAiCompatible(config: OpenAiCompatibleConfig, name = "openai-compatible"): ChatUpstream {
   const url = `${config.baseUrl.replace(/\/+$/, "")}/chat/completions`;
 
-  async function attempt(req: ChatUpstreamRequest, signal: AbortSignal): Promise<Response> {
+  /**
+   * One call. Its deadline (one timer) runs on through a whole answer's body, so that the body is
+   * read by the runtime in one go with no second timer; `done` ends it once the answer is read.
+   */
+  async function attempt(req: ChatUpstreamRequest, signal: AbortSignal): Promise<{ res: Response; deadline: Deadline }> {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new IdleTimeout()), config.timeoutMs);
+    const deadline = { signal: timeout.signal, done: () => clearTimeout(timer) };
     try {
-      return await fetch(url, {
+      const res = await fetch(url, {
         method: "POST",
         headers: {
           Authorization: `Bearer ${config.apiKey}`,
@@ -160,26 +171,30 @@ export function openAiCompatible(config: OpenAiCompatibleConfig, name = "openai-
         body: JSON.stringify(req.body),
         signal: AbortSignal.any([signal, timeout.signal]),
       });
+      return { res, deadline };
     } catch (e) {
+      deadline.done();
       if (signal.aborted) throw signal.reason;
       if (timeout.signal.aborted) throw timedOut(config.timeoutMs / 1000);
       throw unreachable(e instanceof Error ? e.message : String(e));
-    } finally {
-      clearTimeout(timer);
     }
   }
 
-  async function answer(res: Response, req: ChatUpstreamRequest): Promise<ChatUpstreamResult> {
+  async function answer(res: Response, req: ChatUpstreamRequest, deadline: Deadline): Promise<ChatUpstreamResult> {
     const type = res.headers.get("content-type") ?? "";
     if (req.stream && res.body && type.includes("text/event-stream")) {
+      // A stream is watched for silence instead (chunksOf).
+      deadline.done();
       return { stream: true, chunks: chunksOf(res.body, config) };
     }
     let text: string;
     try {
-      text = await readBody(res, config.timeoutMs);
-    } catch (e) {
-      if (e instanceof IdleTimeout) throw timedOut(config.timeoutMs / 1000);
+      text = await readBody(res, null);
+    } catch {
+      if (deadline.signal.aborted) throw timedOut(config.timeoutMs / 1000);
       throw new ApiError("model_request_failed", "The connection to the model broke while it was answering.");
+    } finally {
+      deadline.done();
     }
     let parsed: ChatObject;
     try {
@@ -199,15 +214,17 @@ export function openAiCompatible(config: OpenAiCompatibleConfig, name = "openai-
     async complete(req, signal) {
       for (let n = 0; ; n++) {
         let res: Response;
+        let deadline: Deadline;
         try {
-          res = await attempt(req, signal);
+          ({ res, deadline } = await attempt(req, signal));
         } catch (e) {
           const retryable = e instanceof ApiError && e.code === "model_unavailable";
           if (!retryable || n >= config.maxRetries) throw e;
           await sleep(backoff(n), signal);
           continue;
         }
-        if (res.ok) return answer(res, req);
+        if (res.ok) return answer(res, req, deadline);
+        deadline.done();
         const wait = retryAfterMs(res.headers);
         const body = await readWithin(res.text(), config.timeoutMs).catch(() => "");
         const giveUp = !RETRYABLE.has(res.status) || n >= config.maxRetries || (wait ?? 0) > config.maxRetryAfterMs;

@@ -75,13 +75,14 @@ const BODY_LIMIT = 8 * 1024 * 1024;
  * upstream that would send without end, so the runtime's native read is worth more here than a
  * JS loop counting bytes.
  */
-export async function readBody(res: Response, ms: number, limit = BODY_LIMIT): Promise<string> {
+export async function readBody(res: Response, ms: number | null, limit = BODY_LIMIT): Promise<string> {
   const declared = Number(res.headers.get("content-length") ?? Number.NaN);
   if (Number.isFinite(declared) && declared > limit) {
     res.body?.cancel().catch(() => {});
     throw new Error(`upstream body larger than ${limit} bytes`);
   }
-  const text = await readWithin(res.text(), ms);
+  // Without `ms`, the caller's own deadline (its fetch's signal) covers the read.
+  const text = await (ms === null ? res.text() : readWithin(res.text(), ms));
   if (text.length > limit) throw new Error(`upstream body larger than ${limit} characters`);
   return text;
 }
