@@ -52,12 +52,20 @@ function providerBindings(inject: (key: string) => unknown): Record<string, stri
 function worker(environment?: string, providers = false) {
   // The sandbox Worker the API binds as SANDBOX, as it runs in production: another Worker.
   const sandbox = sandboxAuxiliaryWorker(environment);
+  // The docs Worker the API binds as DOCS: the viewer's static files, as src/docs-worker serves them.
+  const docs = {
+    name: environment ? `media-gateway-docs-${environment}` : "media-gateway-docs",
+    modules: true,
+    script: "export default { fetch() { return new Response(null, { status: 404 }); } };",
+    assets: { directory: "./public" },
+    compatibilityDate: "2026-11-01",
+  };
   return cloudflareTest(({ inject }) => ({
     // workerd's own diagnostics (stack addresses, expected disconnects of the crash drills) stay out of the log.
     verbose: false,
     wrangler: { configPath: "./wrangler.toml", ...(environment ? { environment } : {}) },
     miniflare: {
-      workers: [sandbox],
+      workers: [sandbox, docs],
       bindings: {
         TEST_CATALOG: JSON.stringify(catalogFiles),
         SPEC_ERROR_TABLE: JSON.stringify(specErrorRows),

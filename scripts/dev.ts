@@ -4,7 +4,8 @@
  * 2. catalog-data/ checked and loaded into the local KV.
  * 3. wrangler dev on 127.0.0.1:$PORT (default 8787) running the API Worker, and the sandbox Worker it
  *    binds (src/sandbox-worker) in a wrangler dev of its own, so that an encode runs on another
- *    thread than the API (one workerd runs its Workers on one thread); state persists in .wrangler/state.
+ *    thread than the API (one workerd runs its Workers on one thread), and the docs Worker
+ *    (src/docs-worker: the API reference viewer's files) likewise; state persists in .wrangler/state.
  * 4. On first run, a dev tenant with credits and an API key (kept in .wrangler/dev-tenant.json),
  *    owned by DEV_EMAIL (default dev@example.com), who signs in to the console at /console with
  *    the code the local outbox prints in this log.
@@ -16,7 +17,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startSandboxWorker } from "../bench/lib/local-server.ts";
+import { startDocsWorker, startSandboxWorker } from "../bench/lib/local-server.ts";
 import { catalogEntries } from "../src/catalog/store.ts";
 import { buildFromDisk } from "./build-catalog.ts";
 
@@ -146,6 +147,8 @@ const vars = workerVars();
 // The two Workers find each other through this registry of local Workers (this checkout's own).
 const env = { ...process.env, WRANGLER_REGISTRY_PATH: join(stateDir, "registry") };
 const sandbox = await startSandboxWorker({ env, persistTo: join(stateDir, "sandbox-state"), stdio: "inherit" });
+// The API reference viewer's files (GET /docs), in a Worker of their own as in the regions.
+const docs = await startDocsWorker({ env, persistTo: join(stateDir, "docs-state"), stdio: "inherit" });
 const child = spawn(
   wrangler,
   // The API Worker: it answers the port and binds the sandbox Worker started above.
@@ -160,9 +163,11 @@ for (const sig of ["SIGINT", "SIGTERM"] as const)
   process.on(sig, () => {
     child.kill(sig);
     sandbox.kill(sig);
+    docs.kill(sig);
   });
 child.on("exit", (code) => {
   sandbox.kill("SIGTERM");
+  docs.kill("SIGTERM");
   process.exit(code ?? 0);
 });
 
@@ -191,5 +196,6 @@ waitForServer()
     console.error(e);
     child.kill("SIGTERM");
     sandbox.kill("SIGTERM");
+    docs.kill("SIGTERM");
     process.exit(1);
   });

@@ -69,6 +69,8 @@ export interface Env {
   SANDBOX_LATENCY_SCALE?: string;
   /** The sandbox Worker (src/sandbox-worker), by a service binding: it makes the sandbox's outputs. */
   SANDBOX?: SandboxService;
+  /** The docs Worker (src/docs-worker), by a service binding: the API reference viewer's static files. */
+  DOCS?: Fetcher;
   /**
    * The deployment's public address (per region): links, artifact URLs, input URLs for upstreams and
    * webhook URLs are built from it, never from a request's Host. Unset: links are relative paths.

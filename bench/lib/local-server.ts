@@ -187,22 +187,34 @@ export async function startWranglerDev(opts: {
  * on one thread, so an encode there would hold up the API), returned once it is in the registry of
  * `env.WRANGLER_REGISTRY_PATH`, where the API's binding finds it.
  */
-export async function startSandboxWorker(opts: {
+export function startSandboxWorker(opts: CompanionOptions): Promise<ChildProcess> {
+  return startCompanionWorker(SANDBOX_CONFIG, sandboxWorkerName(), opts);
+}
+
+/** The docs Worker's `wrangler dev` (the API reference viewer's files, bound by the API as DOCS). */
+export function startDocsWorker(opts: CompanionOptions): Promise<ChildProcess> {
+  return startCompanionWorker(join(root, "src/docs-worker/wrangler.toml"), "media-gateway-docs", opts);
+}
+
+interface CompanionOptions {
   env: NodeJS.ProcessEnv;
   persistTo: string;
   stdio?: StdioOptions;
   /** Where its stderr is kept when its stdio is the quiet default under a test runner. */
   kept?: string[];
-}): Promise<ChildProcess> {
+}
+
+/** A Worker the API binds, in a `wrangler dev` of its own, once it is in the local registry as `name`. */
+async function startCompanionWorker(config: string, name: string, opts: CompanionOptions): Promise<ChildProcess> {
   const registry = opts.env.WRANGLER_REGISTRY_PATH;
-  if (!registry) throw new Error("the sandbox Worker needs a registry of its own (WRANGLER_REGISTRY_PATH)");
+  if (!registry) throw new Error(`${name} needs a registry of its own (WRANGLER_REGISTRY_PATH)`);
   for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
     const child = spawn(
       join(root, "node_modules/.bin/wrangler"),
       [
         "dev",
         "-c",
-        SANDBOX_CONFIG,
+        config,
         "--ip",
         "127.0.0.1",
         "--port",
@@ -219,12 +231,12 @@ export async function startSandboxWorker(opts: {
     );
     if (!opts.stdio) keepStderr(child, opts.kept ?? []);
     for (let i = 0; i < 300 && child.exitCode === null && child.signalCode === null; i++) {
-      if (existsSync(join(registry, sandboxWorkerName()))) return child;
+      if (existsSync(join(registry, name))) return child;
       await new Promise((r) => setTimeout(r, 200));
     }
     child.kill("SIGTERM");
   }
-  throw new Error("the sandbox Worker did not start");
+  throw new Error(`${name} did not start`);
 }
 
 /** Loads catalog-data/ into the local KV of a `wrangler dev` state folder (a `prepare` step). */

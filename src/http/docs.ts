@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
+import { ApiError } from "../errors/api-error";
 import { publicBaseUrl } from "../lib/public-url";
 import type { AppEnv } from "./context";
 
@@ -10,7 +11,10 @@ export const OPENAPI_INFO = {
     "One HTTP API in front of many generation models. Every media operation is an asynchronous task (202 with a task envelope, then polling or a signed callback). Errors share one envelope: `{error: {code, type, message, retryable, param?, details?, request_id}}`.",
 };
 
-/** The viewer script is served from this deployment's static assets (copied from the package at install). */
+/**
+ * The viewer script, served by this region's docs Worker (src/docs-worker: static files copied from
+ * the package at install), which the API hands `/docs/vendor/*`.
+ */
 export const DOCS_SCRIPT_PATH = "/docs/vendor/standalone.js";
 
 /**
@@ -61,4 +65,14 @@ export function mountDocs(app: OpenAPIHono<AppEnv>) {
   }));
   // `agent` is an option of the vendored renderer that the middleware's (older) types do not list.
   app.get("/docs", Scalar(DOCS_CONFIG as Parameters<typeof Scalar>[0]));
+  app.get("/docs/vendor/*", async (c) => {
+    let res: Response | null = null;
+    try {
+      if (c.env.DOCS) res = await c.env.DOCS.fetch(c.req.raw);
+    } catch {
+      // The docs Worker is not running here (a local server started without it).
+    }
+    if (res && res.status !== 404) return res;
+    throw new ApiError("not_found", `${c.req.path} is not available on this server.`);
+  });
 }

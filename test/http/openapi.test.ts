@@ -212,6 +212,14 @@ describe("OpenAPI document", () => {
     expect(res.text).not.toMatch(/https?:\/\/(cdn|unpkg|fonts)\./);
   });
 
+  it("hands the viewer's files to the docs Worker, and answers one it does not have with the envelope", async () => {
+    const script = await call(DOCS_SCRIPT_PATH);
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toContain("javascript");
+    expect(script.text.length).toBeGreaterThan(100_000);
+    await expectError(await call("/docs/vendor/missing.js"), 404, "not_found");
+  });
+
   it("configures the reference page to show only this service (no hosted-service controls)", async () => {
     const res = await call("/docs");
     const match = /createApiReference\('#app', (\{[\s\S]*?\})\)\s*<\/script>/.exec(res.text);
