@@ -8,7 +8,11 @@ import { contentFiltered } from "../providers/chat-errors";
 import { type ChatObject, RAW_EVENT } from "../providers/chat-upstream";
 import { type ChatUsage, normalizeUsage, textTokens, usageOf } from "./pricing";
 
-const filtered = (choices: unknown) => Array.isArray(choices) && choices.some((c) => c?.finish_reason === "content_filter");
+function filtered(choices: unknown): boolean {
+  if (!Array.isArray(choices)) return false;
+  for (const c of choices) if (c?.finish_reason === "content_filter") return true;
+  return false;
+}
 
 export class ChatRelay {
   /** The upstream's own count, once it has sent one. */

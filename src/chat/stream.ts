@@ -116,9 +116,15 @@ export function eventStream(o: StreamOptions): ReadableStream<Uint8Array> {
         const next = await o.chunks.next();
         if (ended) return;
         if (next.done) return await finish();
-        for (const chunk of Array.isArray(next.value) ? next.value : [next.value]) {
-          const out = o.relay.chunkText(chunk);
-          if (out) text += eventText(out);
+        const value = next.value;
+        if (Array.isArray(value)) {
+          for (const chunk of value) {
+            const out = o.relay.chunkText(chunk);
+            if (out) text += `data: ${out}\n\n`;
+          }
+        } else {
+          const out = o.relay.chunkText(value);
+          if (out) text = `data: ${out}\n\n`;
         }
       } catch (e) {
         if (!ended) await fail(e, text);

@@ -105,7 +105,7 @@ function chunksOf(body: ReadableStream<Uint8Array>, config: OpenAiCompatibleConf
             failure = fromUpstreamErrorObject(chunk.error, config.apiKey);
             break;
           }
-          if (Array.isArray(chunk.choices) && chunk.choices.some((c: ChatObject) => c?.finish_reason)) finished = true;
+          if (!finished && hasFinishReason(chunk.choices)) finished = true;
           const withDetails = withUsageDetails(chunk);
           if (withDetails === chunk) chunk[RAW_EVENT] = data;
           chunks.push(withDetails);
@@ -126,6 +126,12 @@ function chunksOf(body: ReadableStream<Uint8Array>, config: OpenAiCompatibleConf
       return end;
     },
   };
+}
+
+function hasFinishReason(choices: unknown): boolean {
+  if (!Array.isArray(choices)) return false;
+  for (const c of choices) if (c?.finish_reason) return true;
+  return false;
 }
 
 /**
