@@ -222,6 +222,7 @@ export class OAuthGrantStore {
     }
     const member = readMember(this.sql, code.user_id);
     if (!member) return invalid("The person who approved this client no longer belongs to the tenant.");
+    if (!this.tenantActive()) return invalid("The tenant is disabled.");
     const scopes = narrowScopes(storedScopes(code.scopes), member.role);
     return this.newGrant(
       {
@@ -256,6 +257,7 @@ export class OAuthGrantStore {
       };
     if (this.grantRow(input.grant_id))
       return { ok: false, error: "invalid_grant", description: "The device code was already used." };
+    if (!this.tenantActive()) return { ok: false, error: "invalid_grant", description: "The tenant is disabled." };
     return this.newGrant({ ...input, email: member.email, scopes: narrowScopes(input.scopes, member.role) }, issue, now);
   }
 
@@ -337,6 +339,8 @@ export class OAuthGrantStore {
     }
     const member = readMember(this.sql, row.user_id);
     if (!member) return invalid("The person who approved this client no longer belongs to the tenant.");
+    // The refresh token stays: once the tenant is enabled again it works, unless it expired meanwhile.
+    if (!this.tenantActive()) return invalid("The tenant is disabled.");
     const scopes = narrowScopes(presented.scopes ?? granted, member.role);
     const accessExpires = now + ACCESS_TOKEN_TTL_MS;
     this.storage.transactionSync(() => {
@@ -357,6 +361,11 @@ export class OAuthGrantStore {
       this.insertAccess(issue.access_hash, row.grant_id, scopes, accessExpires);
     });
     return { ok: true, grant: view(this.grantRow(row.grant_id) as GrantRow), scopes, access_expires_at: accessExpires };
+  }
+
+  /** Whether the tenant may be given tokens now (a disabled tenant's grants issue none). */
+  private tenantActive(): boolean {
+    return this.sql.exec<{ status: string }>("SELECT status FROM tenant LIMIT 1").toArray()[0]?.status === "active";
   }
 
   /** What an access token stands for right now, with its person's current role. */

@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { resolveAccessToken } from "../../src/oauth/access";
-import { BASE } from "../helpers/api";
+import { admin, BASE } from "../helpers/api";
 import { auditOf, newClient, ownerSignedIn, RESOURCE, token, tokensFor } from "./flow";
 
 function refresh(refreshToken: string, client: string, extra: Record<string, string> = {}) {
@@ -41,6 +41,21 @@ describe("refresh_token grant", () => {
     expect(after.json.error).toBe("invalid_grant");
     const entries = await auditOf(tenant.tenant_id);
     expect(entries.find((e) => e.action === "oauth.grant.revoke")).toMatchObject({ details: { reason: "refresh_token_reuse" } });
+  });
+
+  it("a disabled tenant's refresh token gets no tokens; enabled again, the same refresh token works", async () => {
+    const { browser, tenant } = await ownerSignedIn();
+    const first = await tokensFor(browser);
+    expect((await admin(`/admin/v1/tenants/${tenant.tenant_id}/disable`, {})).status).toBe(200);
+    const refused = await refresh(first.refresh_token, first.client);
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.json).toMatchObject({ error: "invalid_grant", error_description: "The tenant is disabled." });
+    expect((await admin(`/admin/v1/tenants/${tenant.tenant_id}/enable`, {})).status).toBe(200);
+    const again = await refresh(first.refresh_token, first.client);
+    expect(again.status, again.text).toBe(200);
+    await expect(resolveAccessToken(env, again.json.access_token, RESOURCE)).resolves.toMatchObject({
+      grant_id: expect.any(String),
+    });
   });
 
   it("scope may narrow, never widen; the narrowed token carries only what it asked", async () => {
