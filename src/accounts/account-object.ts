@@ -34,6 +34,18 @@ import type { SafetyPolicy } from "../safety/policy";
 import { readSafetyPolicy, writeSafetyPolicy } from "../safety/policy-store";
 import { migrate } from "../storage/migrations";
 import type { TaskObject } from "../tasks/task-object";
+import {
+  countEndpoints,
+  type EndpointChange,
+  endpointRow,
+  endpointRows,
+  insertEndpoint,
+  MAX_ENDPOINTS,
+  markEndpointDeleted,
+  type NewEndpoint,
+  updateEndpoint,
+  type WebhookEndpointRecord,
+} from "../webhooks/endpoint-rows";
 import { accountMigrations } from "./account-schema";
 import {
   type ApiKeyRecord,
@@ -464,6 +476,62 @@ export class AccountObject extends DurableObject<Env> {
   async signingKey(id: string): Promise<(SigningKeyView & { secret: string; secrets: string[] }) | null> {
     const key = await signingSecrets(this.sql, this.env.STORAGE_ENCRYPTION_KEY, id);
     return key ? { ...key, secret: key.secrets[0] as string } : null;
+  }
+
+  // ------------------------------------------------------------------ webhook endpoints
+
+  /**
+   * A new endpoint with a fresh secret, returned once; refused beyond MAX_ENDPOINTS. The secret
+   * is sealed before the write, and the count checked again after that await.
+   */
+  async createWebhookEndpoint(
+    input: NewEndpoint,
+    audit?: AuditInput,
+  ): Promise<
+    { ok: true; endpoint: WebhookEndpointRecord; secret: string } | { ok: false; code: "tenant_not_found" | "too_many" }
+  > {
+    if (!this.tenantRow()) return { ok: false, code: "tenant_not_found" };
+    if (countEndpoints(this.sql) >= MAX_ENDPOINTS) return { ok: false, code: "too_many" };
+    const secret = newSigningSecret();
+    const sealed = await seal(this.env.STORAGE_ENCRYPTION_KEY, secret, input.endpoint_id);
+    if (countEndpoints(this.sql) >= MAX_ENDPOINTS) return { ok: false, code: "too_many" };
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      insertEndpoint(this.sql, input, sealed, now);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return { ok: true, endpoint: endpointRow(this.sql, input.endpoint_id) as WebhookEndpointRecord, secret };
+  }
+
+  /** The tenant's endpoints (deleted ones left out), oldest first, without their secrets. */
+  webhookEndpoints(): WebhookEndpointRecord[] {
+    return endpointRows(this.sql);
+  }
+
+  webhookEndpoint(endpointId: string): WebhookEndpointRecord | null {
+    return endpointRow(this.sql, endpointId);
+  }
+
+  updateWebhookEndpoint(endpointId: string, change: EndpointChange, audit?: AuditInput): WebhookEndpointRecord | null {
+    if (!endpointRow(this.sql, endpointId)) return null;
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      updateEndpoint(this.sql, endpointId, change, now);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return endpointRow(this.sql, endpointId);
+  }
+
+  /** Deleted for good: nothing more is delivered to it; its row stays for the log. */
+  deleteWebhookEndpoint(endpointId: string, audit?: AuditInput): WebhookEndpointRecord | null {
+    const endpoint = endpointRow(this.sql, endpointId);
+    if (!endpoint) return null;
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      markEndpointDeleted(this.sql, endpointId, now);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return endpoint;
   }
 
   // ------------------------------------------------------------------ purchases

@@ -9,6 +9,7 @@ import { seal } from "../lib/sealed";
 import { OAUTH_TABLES_SQL } from "../oauth/grant-store";
 import { MEMBERS_TABLE_SQL } from "../people/members-store";
 import { addColumnIfMissing, type Migration } from "../storage/migrations";
+import { WEBHOOK_ENDPOINTS_TABLE_SQL } from "../webhooks/endpoint-rows";
 import { KEY_ALERTS_TABLE_SQL, KEY_SPEND_TABLE_SQL } from "./key-spend";
 import { QUOTES_TABLE_SQL } from "./quote-rows";
 import { backfillUsage, USAGE_TABLE_SQL } from "./usage";
@@ -162,6 +163,13 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
       name: "quotes (binding price quotes: what a create may be charged at most, used by one task)",
       up(sql) {
         sql.exec(QUOTES_TABLE_SQL);
+      },
+    },
+    {
+      version: 14,
+      name: "webhook_endpoints (where the tenant's events are delivered, which events, each one's sealed secret)",
+      up(sql) {
+        sql.exec(WEBHOOK_ENDPOINTS_TABLE_SQL);
       },
     },
   ];

@@ -3,8 +3,11 @@ import { randomBase62 } from "../lib/ids";
 
 /** What a key may do with the service's work; a key issued without a list holds these. */
 export const WORK_PERMISSIONS = ["catalog:read", "tasks:read", "tasks:write", "chat"] as const;
-/** `keys:manage`: create, list, change and revoke the tenant's keys through `/v1/keys` (never beyond its own). */
-export const PERMISSIONS = [...WORK_PERMISSIONS, "keys:manage"] as const;
+/**
+ * `keys:manage`: create, list, change and revoke the tenant's keys through `/v1/keys` (never beyond its own).
+ * `webhooks:manage`: the tenant's webhook endpoints (`/v1/webhook-endpoints`) and their deliveries.
+ */
+export const PERMISSIONS = [...WORK_PERMISSIONS, "keys:manage", "webhooks:manage"] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 /** 32 random bytes in base62 are 43 characters. */

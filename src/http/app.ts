@@ -24,6 +24,7 @@ import { taskRoutes } from "./routes/tasks";
 import { uploadRoutes } from "./routes/uploads";
 import { upstreamRoutes } from "./routes/upstream";
 import { voicePreviewRoutes } from "./routes/voice-previews";
+import { webhookRoutes } from "./routes/webhooks";
 import { drainUnreadBody } from "./unread-body";
 
 function respondWithError(c: Context<AppEnv>, error: ApiError) {
@@ -66,6 +67,7 @@ export function createApp() {
     app.route("/", uploadRoutes);
     app.route("/", accountRoutes);
     app.route("/", keyRoutes);
+    app.route("/", webhookRoutes);
     app.route("/", fileRoutes);
     app.route("/", chatRoutes);
     app.route("/", upstreamRoutes);

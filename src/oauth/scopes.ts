@@ -52,6 +52,7 @@ export const SCOPE_LABELS: Record<Permission, string> = {
   "tasks:read": "Read the tenant's tasks and their outputs",
   "tasks:write": "Create and cancel tasks (spends the tenant's credits)",
   chat: "Use chat models (spends the tenant's credits)",
-  // Never an OAuth scope (OAUTH_SCOPES leaves it out); named for completeness.
+  // Never OAuth scopes (OAUTH_SCOPES leaves them out); named for completeness.
   "keys:manage": "Manage the tenant's API keys",
+  "webhooks:manage": "Manage the tenant's webhook endpoints and their deliveries",
 };

@@ -39,6 +39,7 @@ const PERMISSION_HELP: Record<Permission, string> = {
   "tasks:write": "create and cancel tasks",
   chat: "chat completions",
   "keys:manage": "create, change and revoke keys through the API (never beyond its own)",
+  "webhooks:manage": "manage webhook endpoints and their deliveries through the API",
 };
 
 function statusText(k: ApiKeyRecord): string {

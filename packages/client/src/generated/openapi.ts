@@ -922,6 +922,43 @@ export interface paths {
         patch: operations["updateKey"];
         trace?: never;
     };
+    "/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's endpoints, oldest first; never their secrets */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /** Register an endpoint for the tenant's events (its signing secret shown once) */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an endpoint */
+        get: operations["getWebhookEndpoint"];
+        put?: never;
+        post?: never;
+        /** Delete an endpoint: nothing more is delivered to it */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /** Change an endpoint's URL, events or description, or disable and enable it */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
     "/files/{artifact_id}": {
         parameters: {
             query?: never;
@@ -1174,7 +1211,7 @@ export interface components {
             region: string;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
             limits: components["schemas"]["ApiKeyLimits"];
             created_at: string;
         };
@@ -1193,7 +1230,7 @@ export interface components {
             region: string;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
             /**
              * @description `disabled`: turned off until enabled again; `expired`: a rotated key whose grace period has ended
              * @enum {string}
@@ -2251,7 +2288,7 @@ export interface components {
             name: string | null;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
             limits: components["schemas"]["ApiKeyLimits"];
             /** @description Captured in the current period */
             spent_credits: string;
@@ -2282,6 +2319,38 @@ export interface components {
             period_started_at: string | null;
             /** @description null for a `total` period */
             period_resets_at: string | null;
+        };
+        CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
+            /** @description The Standard Webhooks signing secret (`whsec_…`); shown only in this response */
+            secret: string;
+        };
+        WebhookEndpoint: {
+            /** @enum {string} */
+            object: "webhook_endpoint";
+            endpoint_id: string;
+            url: string;
+            description: string | null;
+            events: string[];
+            enabled: boolean;
+            created_at: string;
+            updated_at: string;
+        };
+        WebhookEndpointList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["WebhookEndpoint"][];
+            /**
+             * @description Always false: a tenant has at most 20 endpoints
+             * @enum {boolean}
+             */
+            has_more: false;
+        };
+        DeletedWebhookEndpoint: {
+            /** @enum {string} */
+            object: "webhook_endpoint";
+            endpoint_id: string;
+            /** @enum {boolean} */
+            deleted: true;
         };
         ChatCompletion: {
             id: string;
@@ -3301,7 +3370,7 @@ export interface operations {
                     name?: string;
                     region?: string;
                     /** @description Default: every permission but `keys:manage` */
-                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage")[];
+                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
                     /** @description Credits per period, models, capabilities */
                     limits?: {
                         /**
@@ -3497,7 +3566,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage")[];
+                    permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
                 };
             };
         };
@@ -6375,7 +6444,7 @@ export interface operations {
                      */
                     name?: string;
                     /** @description Each must be held by the calling key; default: the calling key's, less `keys:manage` */
-                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage")[];
+                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
                     /**
                      * @description Default: the calling key's; a test key makes test keys only
                      * @enum {string}
@@ -6654,6 +6723,362 @@ export interface operations {
             };
             /** @description Error (409) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description HTTPS URL of a public host (the same policy as `callback_url`)
+                     * @example https://example.com/hooks
+                     */
+                    url: string;
+                    /**
+                     * @description Event types delivered to the endpoint: `task.succeeded`, `task.failed`, `task.canceled`, `key.spend_threshold`, `batch.completed`, `endpoint.disabled`; `*` means every type
+                     * @example [
+                     *       "task.succeeded",
+                     *       "task.failed"
+                     *     ]
+                     */
+                    events: ("*" | "task.succeeded" | "task.failed" | "task.canceled" | "key.spend_threshold" | "batch.completed" | "endpoint.disabled")[];
+                    /** @description A label (at most 500 characters) */
+                    description?: string | null;
+                    /** @description Default: true */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint; `secret` is shown only in this response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhookEndpoint"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (409) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedWebhookEndpoint"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description HTTPS URL of a public host (the same policy as `callback_url`)
+                     * @example https://example.com/hooks
+                     */
+                    url?: string;
+                    /**
+                     * @description Event types delivered to the endpoint: `task.succeeded`, `task.failed`, `task.canceled`, `key.spend_threshold`, `batch.completed`, `endpoint.disabled`; `*` means every type
+                     * @example [
+                     *       "task.succeeded",
+                     *       "task.failed"
+                     *     ]
+                     */
+                    events?: ("*" | "task.succeeded" | "task.failed" | "task.canceled" | "key.spend_threshold" | "batch.completed" | "endpoint.disabled")[];
+                    /** @description null removes it */
+                    description?: string | null;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,124 @@
+/**
+ * Webhook endpoints (`webhooks:manage`): where the tenant's events are delivered. Each route
+ * calls src/services/webhooks.ts, which holds the rules.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { requestFrom } from "../../services/contracts/request-from";
+import {
+  CreatedWebhookEndpoint,
+  DeletedWebhookEndpoint,
+  EndpointChangeInput,
+  NewEndpointInput,
+  WebhookEndpoint,
+  WebhookEndpointList,
+} from "../../services/contracts/webhooks";
+import { callerAuditBy } from "../../services/tasks";
+import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from "../../services/webhooks";
+import { requireKey } from "../auth";
+import { newRouter } from "../context";
+import { errorResponses } from "../schemas";
+
+const security = [{ bearerAuth: [] }];
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+const body = <T extends z.ZodType>(schema: T) => ({ body: { required: true, content: { "application/json": { schema } } } });
+const EndpointPath = z.object({ endpoint_id: z.string().max(64).openapi({ example: "we_0123456789abcdefghjkmnpqrs" }) });
+const tags = ["Webhooks"];
+
+export const webhookRoutes = newRouter();
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/webhook-endpoints",
+    operationId: "createWebhookEndpoint",
+    tags,
+    summary: "Register an endpoint for the tenant's events (its signing secret shown once)",
+    security,
+    "x-lifecycle": "preview",
+    middleware: [requireKey("webhooks:manage")] as const,
+    request: body(NewEndpointInput),
+    responses: {
+      201: json(CreatedWebhookEndpoint, "The endpoint; `secret` is shown only in this response"),
+      ...errorResponses(400, 401, 403, 409, 422, 429),
+    },
+  }),
+  async (c) => {
+    const caller = c.get("caller");
+    const by = callerAuditBy(caller, requestFrom(c.req.raw));
+    return c.json(await createEndpoint(c.env, caller.tenant_id, c.req.valid("json"), by), 201);
+  },
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/webhook-endpoints",
+    operationId: "listWebhookEndpoints",
+    tags,
+    summary: "List the tenant's endpoints, oldest first; never their secrets",
+    security,
+    "x-lifecycle": "preview",
+    middleware: [requireKey("webhooks:manage")] as const,
+    responses: { 200: json(WebhookEndpointList, "The endpoints"), ...errorResponses(401, 403, 429) },
+  }),
+  async (c) => c.json(await listEndpoints(c.env, c.get("caller").tenant_id), 200),
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/webhook-endpoints/{endpoint_id}",
+    operationId: "getWebhookEndpoint",
+    tags,
+    summary: "Get an endpoint",
+    security,
+    "x-lifecycle": "preview",
+    middleware: [requireKey("webhooks:manage")] as const,
+    request: { params: EndpointPath },
+    responses: { 200: json(WebhookEndpoint, "The endpoint"), ...errorResponses(401, 403, 404, 429) },
+  }),
+  async (c) => c.json(await getEndpoint(c.env, c.get("caller").tenant_id, c.req.valid("param").endpoint_id), 200),
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "patch",
+    path: "/v1/webhook-endpoints/{endpoint_id}",
+    operationId: "updateWebhookEndpoint",
+    tags,
+    summary: "Change an endpoint's URL, events or description, or disable and enable it",
+    security,
+    "x-lifecycle": "preview",
+    middleware: [requireKey("webhooks:manage")] as const,
+    request: { params: EndpointPath, ...body(EndpointChangeInput) },
+    responses: { 200: json(WebhookEndpoint, "The endpoint"), ...errorResponses(400, 401, 403, 404, 422, 429) },
+  }),
+  async (c) => {
+    const caller = c.get("caller");
+    const by = callerAuditBy(caller, requestFrom(c.req.raw));
+    return c.json(await updateEndpoint(c.env, caller.tenant_id, c.req.valid("param").endpoint_id, c.req.valid("json"), by), 200);
+  },
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/v1/webhook-endpoints/{endpoint_id}",
+    operationId: "deleteWebhookEndpoint",
+    tags,
+    summary: "Delete an endpoint: nothing more is delivered to it",
+    security,
+    "x-lifecycle": "preview",
+    middleware: [requireKey("webhooks:manage")] as const,
+    request: { params: EndpointPath },
+    responses: { 200: json(DeletedWebhookEndpoint, "The endpoint deleted"), ...errorResponses(401, 403, 404, 429) },
+  }),
+  async (c) => {
+    const caller = c.get("caller");
+    const by = callerAuditBy(caller, requestFrom(c.req.raw));
+    return c.json(await deleteEndpoint(c.env, caller.tenant_id, c.req.valid("param").endpoint_id, by), 200);
+  },
+);

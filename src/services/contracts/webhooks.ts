@@ -1,0 +1,73 @@
+/**
+ * Webhook endpoints as every door shows them: the record (never the secret) and the record as
+ * created, with its secret shown once.
+ */
+import { z } from "@hono/zod-openapi";
+import { MAX_ENDPOINTS } from "../../webhooks/endpoint-rows";
+import { SUBSCRIPTIONS } from "../../webhooks/event-types";
+
+const Events = z
+  .array(z.enum(SUBSCRIPTIONS as [string, ...string[]]))
+  .min(1)
+  .max(SUBSCRIPTIONS.length)
+  .refine((list) => new Set(list).size === list.length, "must not repeat an event type")
+  .openapi({
+    description:
+      "Event types delivered to the endpoint: `task.succeeded`, `task.failed`, `task.canceled`, `key.spend_threshold`, `batch.completed`, `endpoint.disabled`; `*` means every type",
+    example: ["task.succeeded", "task.failed"],
+  });
+
+const Url = z.string().max(2048).openapi({
+  description: "HTTPS URL of a public host (the same policy as `callback_url`)",
+  example: "https://example.com/hooks",
+});
+const Description = z.string().trim().max(500);
+
+export const NewEndpointInput = z
+  .object({
+    url: Url,
+    events: Events,
+    description: Description.nullable().optional().openapi({ description: "A label (at most 500 characters)" }),
+    enabled: z.boolean().optional().openapi({ description: "Default: true" }),
+  })
+  .strict();
+
+export const EndpointChangeInput = z
+  .object({
+    url: Url.optional(),
+    events: Events.optional(),
+    description: Description.nullable().optional().openapi({ description: "null removes it" }),
+    enabled: z.boolean().optional(),
+  })
+  .strict();
+
+export const WebhookEndpoint = z
+  .object({
+    object: z.literal("webhook_endpoint"),
+    endpoint_id: z.string(),
+    url: z.string(),
+    description: z.string().nullable(),
+    events: z.array(z.string()),
+    enabled: z.boolean(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("WebhookEndpoint");
+
+export const CreatedWebhookEndpoint = WebhookEndpoint.extend({
+  secret: z.string().openapi({
+    description: "The Standard Webhooks signing secret (`whsec_…`); shown only in this response",
+  }),
+}).openapi("CreatedWebhookEndpoint");
+
+export const WebhookEndpointList = z
+  .object({
+    object: z.literal("list"),
+    data: z.array(WebhookEndpoint),
+    has_more: z.literal(false).openapi({ description: `Always false: a tenant has at most ${MAX_ENDPOINTS} endpoints` }),
+  })
+  .openapi("WebhookEndpointList");
+
+export const DeletedWebhookEndpoint = z
+  .object({ object: z.literal("webhook_endpoint"), endpoint_id: z.string(), deleted: z.literal(true) })
+  .openapi("DeletedWebhookEndpoint");
