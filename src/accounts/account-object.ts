@@ -37,15 +37,18 @@ import type { TaskObject } from "../tasks/task-object";
 import {
   countEndpoints,
   type EndpointChange,
+  endpointForDelivery,
   endpointRow,
   endpointRows,
   insertEndpoint,
   MAX_ENDPOINTS,
   markEndpointDeleted,
   type NewEndpoint,
+  subscribedEndpointIds,
   updateEndpoint,
   type WebhookEndpointRecord,
 } from "../webhooks/endpoint-rows";
+import type { EventType } from "../webhooks/event-types";
 import { accountMigrations } from "./account-schema";
 import {
   type ApiKeyRecord,
@@ -520,6 +523,16 @@ export class AccountObject extends DurableObject<Env> {
       if (audit) appendAudit(this.sql, audit, now);
     });
     return endpointRow(this.sql, endpointId);
+  }
+
+  /** The enabled endpoints subscribed to an event of `type`, as a task object fans it out. */
+  webhookTargets(type: EventType): string[] {
+    return subscribedEndpointIds(this.sql, type);
+  }
+
+  /** The secrets leave the object, unsealed, only to sign a delivery (null: the endpoint is deleted). */
+  webhookEndpointForDelivery(endpointId: string): Promise<{ url: string; enabled: boolean; secrets: string[] } | null> {
+    return endpointForDelivery(this.sql, this.env.STORAGE_ENCRYPTION_KEY, endpointId);
   }
 
   /** Deleted for good: nothing more is delivered to it; its row stays for the log. */

@@ -12,6 +12,8 @@ import { configFor, providerContext } from "../providers/context";
 import type { JobInput } from "../providers/jobs";
 import { adapterFor } from "../providers/registry";
 import type { ProviderAdapter, ProviderContext, ProviderJob } from "../providers/types";
+import { nextWebhookAt } from "../webhooks/delivery-rows";
+import { runTaskWebhooks } from "../webhooks/task-deliveries";
 import { faultAt } from "./faults";
 import { dropStaging, storeOutput } from "./output-storage";
 import { type Envelope, envelope, type TaskRecord, TERMINAL } from "./record";
@@ -124,7 +126,7 @@ export class TaskRunner {
       if (!rec) return;
       const now = Date.now();
       if (TERMINAL.has(rec.status)) {
-        await this.deliverCallbackIfDue(rec, now);
+        await Promise.all([this.deliverCallbackIfDue(rec, now), this.deliverWebhooks(rec)]);
         return;
       }
       if (pastDeadline(rec, now)) {
@@ -257,10 +259,30 @@ export class TaskRunner {
     await this.apply(callbackAnswered(this.store.load() as TaskRecord, outcome, Date.now()));
   }
 
+  /** The task's webhook events: fanned out to the subscribed endpoints, each attempt made when due. */
+  private async deliverWebhooks(rec: TaskRecord): Promise<void> {
+    await runTaskWebhooks({
+      sql: this.store.sql,
+      account: accountFor(this.env, rec.tenant_id),
+      policy: policyFrom(this.env),
+      data: async () => this.present(this.store.load() as TaskRecord),
+      now: () => this.clock(),
+      inFlight: this.webhooksInFlight,
+    });
+  }
+
+  private readonly webhooksInFlight = new Set<string>();
+
+  /** The clock of webhook attempts: tests replace it to follow the schedule without waiting. */
+  clock: () => number = () => Date.now();
+
   /** Re-arms the alarm for the next thing this task waits on, if any. */
   async scheduleNext(): Promise<void> {
     const rec = this.store.load();
     if (!rec) return;
-    await this.store.setAlarm(nextAlarm(rec, Date.now()));
+    const now = Date.now();
+    const task = nextAlarm(rec, now);
+    const hooks = TERMINAL.has(rec.status) ? nextWebhookAt(this.store.sql, now) : null;
+    await this.store.setAlarm(task === null ? hooks : hooks === null ? task : Math.min(task, hooks));
   }
 }

@@ -1,5 +1,6 @@
 /** The TaskObject's schema, one migration per change (docs/storage/task-object.md). */
 import { addColumnIfMissing, type Baseline, type Migration } from "../storage/migrations";
+import { WEBHOOK_TABLES_SQL } from "../webhooks/delivery-rows";
 
 /** A refusal at admission (content review): its request hash and the error it answered, once per object. */
 const REFUSAL_TABLE_SQL = `
@@ -38,11 +39,18 @@ export const TASK_MIGRATIONS: Migration[] = [
       sql.exec(REFUSAL_TABLE_SQL);
     },
   },
+  {
+    version: 4,
+    name: "webhook_events, webhook_deliveries, webhook_attempts: the task's events and each endpoint's delivery of them",
+    up(sql) {
+      sql.exec(WEBHOOK_TABLES_SQL);
+    },
+  },
 ];
 
 /** What TASK_MIGRATIONS build, in one step, for each new task object (one per task). */
 export const TASK_BASELINE: Baseline = {
-  version: 3,
+  version: 4,
   sql: `
     CREATE TABLE admission (
       id INTEGER PRIMARY KEY CHECK (id = 1), tenant_id TEXT NOT NULL, request_hash TEXT NOT NULL,
@@ -50,5 +58,6 @@ export const TASK_BASELINE: Baseline = {
     CREATE TABLE drills (point TEXT PRIMARY KEY, at TEXT NOT NULL);
     CREATE TABLE task (id INTEGER PRIMARY KEY CHECK (id = 1), record TEXT NOT NULL, plan TEXT);
     CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, kind TEXT NOT NULL, detail TEXT);
-    ${REFUSAL_TABLE_SQL}`,
+    ${REFUSAL_TABLE_SQL};
+    ${WEBHOOK_TABLES_SQL}`,
 };

@@ -4,7 +4,9 @@
  * only writer, so it keeps what it last wrote and reads storage only for what it does not hold.
  */
 import { migratedSql } from "../storage/migrations";
-import type { TaskError, TaskRecord } from "./record";
+import { recordEventOnce } from "../webhooks/delivery-rows";
+import type { EventType } from "../webhooks/event-types";
+import { type TaskError, type TaskRecord, TERMINAL } from "./record";
 import { upgradeRecord } from "./record-versions";
 import { TASK_BASELINE, TASK_MIGRATIONS } from "./task-schema";
 
@@ -123,9 +125,17 @@ export class TaskStorage {
     } else {
       this.sql.exec("UPDATE task SET record = ? WHERE id = 1", json);
     }
+    // The event of the terminal status is written with it: no restart can lose it.
+    if (TERMINAL.has(rec.status) && !this.eventRecorded) {
+      recordEventOnce(this.sql, `task.${rec.status}` as EventType, new Date().toISOString());
+      this.eventRecorded = true;
+    }
     this.stateJson = json;
     this.shown = { key: shown, seq: rec.change_seq };
   }
+
+  /** Whether this instance already wrote (or found) the terminal event: later saves skip the check. */
+  private eventRecorded = false;
 
   /** A transaction whose rollback also drops what this instance remembers of the rows. */
   inTransaction(write: () => void): void {
@@ -135,6 +145,7 @@ export class TaskStorage {
       this.stateJson = null;
       this.plan = null;
       this.planStored = false;
+      this.eventRecorded = false;
       throw e;
     }
   }

@@ -3,7 +3,8 @@
  * events, and the endpoint's signing secret, sealed at rest (bound to the endpoint id). A deleted
  * endpoint keeps its row (`deleted_at`), so the deliveries that named it still say where they went.
  */
-import type { Subscription } from "./event-types";
+import { unseal } from "../lib/sealed";
+import { type EventType, type Subscription, subscribes } from "./event-types";
 
 export const WEBHOOK_ENDPOINTS_TABLE_SQL = `
   CREATE TABLE webhook_endpoints (
@@ -119,4 +120,27 @@ export function markEndpointDeleted(sql: SqlStorage, endpointId: string, now: st
     now,
     endpointId,
   );
+}
+
+/** The enabled endpoints subscribed to `type`: who an event of that type goes to. */
+export function subscribedEndpointIds(sql: SqlStorage, type: EventType): string[] {
+  return endpointRows(sql)
+    .filter((e) => e.enabled && subscribes(e.events, type))
+    .map((e) => e.endpoint_id);
+}
+
+/** What a delivery needs: where, whether it may send, and the secrets to sign with (newest first). */
+export async function endpointForDelivery(
+  sql: SqlStorage,
+  encryptionKey: string | undefined,
+  endpointId: string,
+): Promise<{ url: string; enabled: boolean; secrets: string[] } | null> {
+  const r = sql
+    .exec<{ url: string; enabled: number; secret_sealed: string }>(
+      "SELECT url, enabled, secret_sealed FROM webhook_endpoints WHERE endpoint_id = ? AND deleted_at IS NULL",
+      endpointId,
+    )
+    .toArray()[0];
+  if (!r) return null;
+  return { url: r.url, enabled: r.enabled === 1, secrets: [await unseal(encryptionKey, r.secret_sealed, endpointId)] };
 }

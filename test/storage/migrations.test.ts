@@ -99,10 +99,12 @@ describe("TaskObject and DirectoryObject migrations", () => {
       );
       sql.exec('INSERT INTO task (id, record) VALUES (1, \'{"task_id":"task_a"}\')');
       sql.exec("INSERT INTO events (at, kind) VALUES ('t', 'reserve')");
-      expect(await migrate(state.storage, TASK_MIGRATIONS)).toBe(3);
+      expect(await migrate(state.storage, TASK_MIGRATIONS)).toBe(4);
       for (const table of ["admission", "task", "events"]) expect(count(sql, table)).toBe(1);
       // v3: no refusal (content review) for a key that holds a task.
       expect(count(sql, "refusal")).toBe(0);
+      // v4: no webhook event until the task's next terminal save.
+      for (const table of ["webhook_events", "webhook_deliveries", "webhook_attempts"]) expect(count(sql, table)).toBe(0);
       // v2: the record stays whole in `record` (no plan yet) until the object next saves it.
       expect(sql.exec("SELECT record, plan FROM task").one()).toEqual({ record: '{"task_id":"task_a"}', plan: null });
     });

@@ -1,0 +1,199 @@
+/**
+ * A task object's webhook events and their deliveries (docs/storage/task-object.md). The event is
+ * written in the same write as the terminal status that causes it; its deliveries, one per
+ * endpoint subscribed when the object fans it out, are driven by the same object's alarm, so a
+ * tenant's deliveries are spread over its tasks' objects rather than queued in one.
+ */
+import { newId } from "../lib/ids";
+import type { EventType } from "./event-types";
+
+export const WEBHOOK_TABLES_SQL = `
+  CREATE TABLE webhook_events (
+    event_id TEXT PRIMARY KEY, type TEXT NOT NULL, created_at TEXT NOT NULL, fanned_out INTEGER NOT NULL);
+  CREATE TABLE webhook_deliveries (
+    delivery_id TEXT PRIMARY KEY, event_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, status TEXT NOT NULL,
+    attempt_count INTEGER NOT NULL, next_attempt_at INTEGER, last_error TEXT, created_at TEXT NOT NULL,
+    finished_at TEXT);
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+  CREATE TABLE webhook_attempts (
+    delivery_id TEXT NOT NULL, attempt INTEGER NOT NULL, attempted_at TEXT NOT NULL, http_status INTEGER,
+    duration_ms INTEGER NOT NULL, error TEXT, location TEXT, response_excerpt TEXT,
+    PRIMARY KEY (delivery_id, attempt));
+`;
+
+export interface WebhookEvent {
+  event_id: string;
+  type: EventType;
+  created_at: string;
+}
+
+export type DeliveryStatus = "pending" | "delivering" | "succeeded" | "failed";
+
+export interface DeliveryRow {
+  delivery_id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  next_attempt_at: number | null;
+  last_error: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+export interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  attempted_at: string;
+  http_status: number | null;
+  duration_ms: number;
+  error: string | null;
+  location: string | null;
+  response_excerpt: string | null;
+}
+
+/** Records `type` once for this object (a terminal status is reached once; later saves repeat nothing). */
+export function recordEventOnce(sql: SqlStorage, type: EventType, now: string): void {
+  if (sql.exec("SELECT 1 FROM webhook_events WHERE type = ? LIMIT 1", type).toArray().length > 0) return;
+  sql.exec("INSERT INTO webhook_events (event_id, type, created_at, fanned_out) VALUES (?, ?, ?, 0)", newId("evt"), type, now);
+}
+
+export function unfannedEvents(sql: SqlStorage): WebhookEvent[] {
+  return sql
+    .exec<WebhookEvent & Record<string, string>>(
+      "SELECT event_id, type, created_at FROM webhook_events WHERE fanned_out = 0 ORDER BY created_at",
+    )
+    .toArray();
+}
+
+export function webhookEvent(sql: SqlStorage, eventId: string): WebhookEvent | null {
+  return (
+    sql
+      .exec<WebhookEvent & Record<string, string>>(
+        "SELECT event_id, type, created_at FROM webhook_events WHERE event_id = ?",
+        eventId,
+      )
+      .toArray()[0] ?? null
+  );
+}
+
+/** One pending delivery per endpoint, due at once; the event is marked fanned out in the same write. */
+export function fanOut(sql: SqlStorage, eventId: string, endpointIds: string[], nowMs: number): void {
+  const now = new Date(nowMs).toISOString();
+  for (const endpointId of endpointIds) {
+    sql.exec(
+      `INSERT INTO webhook_deliveries (delivery_id, event_id, endpoint_id, status, attempt_count, next_attempt_at, created_at)
+       VALUES (?, ?, ?, 'pending', 0, ?, ?)`,
+      newId("whd"),
+      eventId,
+      endpointId,
+      nowMs,
+      now,
+    );
+  }
+  sql.exec("UPDATE webhook_events SET fanned_out = 1 WHERE event_id = ?", eventId);
+}
+
+export function dueDeliveries(sql: SqlStorage, nowMs: number): DeliveryRow[] {
+  return sql
+    .exec<DeliveryRow & Record<string, string | number | null>>(
+      "SELECT * FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at",
+      nowMs,
+    )
+    .toArray();
+}
+
+/**
+ * When the alarm should next run for webhooks: now for an event not fanned out yet or an attempt
+ * interrupted mid-way (`delivering` at start: tried again), else the earliest pending attempt.
+ */
+export function nextWebhookAt(sql: SqlStorage, nowMs: number): number | null {
+  if (sql.exec("SELECT 1 FROM webhook_events WHERE fanned_out = 0 LIMIT 1").toArray().length > 0) return nowMs;
+  const row = sql
+    .exec<{ at: number | null }>("SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE status = 'pending'")
+    .one();
+  return row.at;
+}
+
+/** Attempts interrupted by a restart (counted, never answered) go back to pending, due now. */
+export function resumeInterrupted(sql: SqlStorage, nowMs: number, inFlight: ReadonlySet<string>): void {
+  const stuck = sql
+    .exec<{ delivery_id: string }>("SELECT delivery_id FROM webhook_deliveries WHERE status = 'delivering'")
+    .toArray()
+    .filter((r) => !inFlight.has(r.delivery_id));
+  for (const r of stuck) {
+    sql.exec(
+      "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, last_error = 'interrupted before an answer' WHERE delivery_id = ?",
+      nowMs,
+      r.delivery_id,
+    );
+  }
+}
+
+/** Counts the attempt before it is made, so a crash mid-attempt still shows it was tried. */
+export function beginAttempt(sql: SqlStorage, deliveryId: string): number {
+  sql.exec(
+    "UPDATE webhook_deliveries SET status = 'delivering', attempt_count = attempt_count + 1, next_attempt_at = NULL WHERE delivery_id = ?",
+    deliveryId,
+  );
+  return sql.exec<{ n: number }>("SELECT attempt_count AS n FROM webhook_deliveries WHERE delivery_id = ?", deliveryId).one().n;
+}
+
+export function recordAttempt(sql: SqlStorage, a: AttemptRow): void {
+  sql.exec(
+    `INSERT OR REPLACE INTO webhook_attempts
+       (delivery_id, attempt, attempted_at, http_status, duration_ms, error, location, response_excerpt)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    a.delivery_id,
+    a.attempt,
+    a.attempted_at,
+    a.http_status,
+    a.duration_ms,
+    a.error,
+    a.location,
+    a.response_excerpt,
+  );
+}
+
+/** The attempt's outcome: done (succeeded, or failed for good), or pending again at `nextAt`. */
+export function finishAttempt(
+  sql: SqlStorage,
+  deliveryId: string,
+  outcome:
+    | { status: "succeeded" | "failed"; error: string | null; at: string }
+    | { status: "pending"; error: string; nextAt: number },
+): void {
+  if (outcome.status === "pending") {
+    sql.exec(
+      "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, last_error = ? WHERE delivery_id = ?",
+      outcome.nextAt,
+      outcome.error,
+      deliveryId,
+    );
+  } else {
+    sql.exec(
+      "UPDATE webhook_deliveries SET status = ?, next_attempt_at = NULL, last_error = ?, finished_at = ? WHERE delivery_id = ?",
+      outcome.status,
+      outcome.error,
+      outcome.at,
+      deliveryId,
+    );
+  }
+}
+
+export function deliveryRows(sql: SqlStorage): DeliveryRow[] {
+  return sql
+    .exec<DeliveryRow & Record<string, string | number | null>>(
+      "SELECT * FROM webhook_deliveries ORDER BY created_at, delivery_id",
+    )
+    .toArray();
+}
+
+export function attemptRows(sql: SqlStorage, deliveryId: string): AttemptRow[] {
+  return sql
+    .exec<AttemptRow & Record<string, string | number | null>>(
+      "SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY attempt",
+      deliveryId,
+    )
+    .toArray();
+}

@@ -1,0 +1,108 @@
+/**
+ * One attempt to deliver an event to an endpoint: POST the body signed per Standard Webhooks
+ * (`webhook-id` is the event id, the same on every retry), 15 s to answer, redirects not followed.
+ * Only a 2xx succeeds; a 3xx fails and its `Location` is kept for the log.
+ */
+import { signatureHeaders } from "../callbacks/signing";
+import { checkOutsideUrl, type UrlPolicy } from "../lib/url-policy";
+
+const TIMEOUT_MS = 15_000;
+/** The first 1 KiB of a receiver's answer is kept with the attempt. */
+const EXCERPT_BYTES = 1024;
+
+export interface WebhookSend {
+  url: string;
+  eventId: string;
+  body: string;
+  /** Newest first; two while a rotation's overlap runs. */
+  secrets: readonly string[];
+  policy: UrlPolicy;
+  nowMs: number;
+}
+
+export interface SendResult {
+  ok: boolean;
+  http_status: number | null;
+  duration_ms: number;
+  error: string | null;
+  location: string | null;
+  response_excerpt: string | null;
+}
+
+/** The answer's first bytes as text, control characters (but tab and newline) removed. */
+async function excerpt(res: Response): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < EXCERPT_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  const bytes = new Uint8Array(Math.min(size, EXCERPT_BYTES));
+  let at = 0;
+  for (const c of chunks) {
+    const part = c.subarray(0, bytes.length - at);
+    bytes.set(part, at);
+    at += part.length;
+    if (at >= bytes.length) break;
+  }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
+  return new TextDecoder().decode(bytes).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
+}
+
+export async function sendWebhook(s: WebhookSend): Promise<SendResult> {
+  const started = Date.now();
+  const took = () => Date.now() - started;
+  const verdict = checkOutsideUrl(s.url, s.policy);
+  if (!verdict.ok) {
+    return {
+      ok: false,
+      http_status: null,
+      duration_ms: 0,
+      error: `url ${verdict.reason}`,
+      location: null,
+      response_excerpt: null,
+    };
+  }
+  const headers: Record<string, string> = {
+    "Content-Type": "application/json",
+    "User-Agent": "media-gateway-webhooks/1",
+    ...signatureHeaders(s.secrets, s.eventId, Math.floor(s.nowMs / 1000), s.body),
+  };
+  const signal = AbortSignal.timeout(TIMEOUT_MS);
+  try {
+    const res = await fetch(verdict.url.toString(), { method: "POST", headers, body: s.body, redirect: "manual", signal });
+    const text = await excerpt(res);
+    const ok = res.status >= 200 && res.status < 300;
+    const redirect = res.status >= 300 && res.status < 400;
+    return {
+      ok,
+      http_status: res.status,
+      duration_ms: took(),
+      error: ok
+        ? null
+        : redirect
+          ? `receiver answered HTTP ${res.status} (redirects are not followed)`
+          : `receiver answered HTTP ${res.status}`,
+      location: redirect ? res.headers.get("Location") : null,
+      response_excerpt: text,
+    };
+  } catch (e) {
+    const timeout = e instanceof Error && (e.name === "TimeoutError" || signal.aborted);
+    return {
+      ok: false,
+      http_status: null,
+      duration_ms: took(),
+      error: timeout ? "receiver did not answer within 15 s" : `could not connect: ${String(e).slice(0, 200)}`,
+      location: null,
+      response_excerpt: null,
+    };
+  }
+}

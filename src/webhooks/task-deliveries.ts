@@ -1,0 +1,96 @@
+/**
+ * A task object's webhook work, run by its alarm once the task is terminal: fan each recorded
+ * event out to the endpoints subscribed to it (asked of the tenant's account), then make every
+ * attempt that is due, on the schedule of callbacks (now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
+ */
+import type { AccountObject } from "../accounts/account-object";
+import { RETRY_SCHEDULE_MS } from "../callbacks/delivery";
+import type { UrlPolicy } from "../lib/url-policy";
+import {
+  beginAttempt,
+  type DeliveryRow,
+  dueDeliveries,
+  fanOut,
+  finishAttempt,
+  recordAttempt,
+  resumeInterrupted,
+  unfannedEvents,
+  type WebhookEvent,
+  webhookEvent,
+} from "./delivery-rows";
+import { sendWebhook } from "./send";
+
+export interface TaskWebhookContext {
+  sql: SqlStorage;
+  account: DurableObjectStub<AccountObject>;
+  policy: UrlPolicy;
+  /** The event's `data`: the final task envelope, as a read and the callback show it. */
+  data: () => Promise<unknown>;
+  /** The clock (tests move it). */
+  now: () => number;
+  /** Deliveries this instance is attempting right now (another run of the object may overlap). */
+  inFlight: Set<string>;
+}
+
+/** The body every endpoint receives: `{type, created_at, data}`. */
+export function eventBody(event: WebhookEvent, data: unknown): string {
+  return JSON.stringify({ type: event.type, created_at: event.created_at, data });
+}
+
+export async function runTaskWebhooks(w: TaskWebhookContext): Promise<void> {
+  // Attempts a restart interrupted were counted, never answered: they are made again now.
+  resumeInterrupted(w.sql, w.now(), w.inFlight);
+  for (const event of unfannedEvents(w.sql)) {
+    const targets = await w.account.webhookTargets(event.type);
+    fanOut(w.sql, event.event_id, targets, w.now());
+  }
+  const due = dueDeliveries(w.sql, w.now());
+  if (due.length === 0) return;
+  const data = await w.data();
+  await Promise.all(due.map((d) => attempt(w, d, data)));
+}
+
+async function attempt(w: TaskWebhookContext, d: DeliveryRow, data: unknown): Promise<void> {
+  const event = webhookEvent(w.sql, d.event_id);
+  if (!event) return;
+  const endpoint = await w.account.webhookEndpointForDelivery(d.endpoint_id);
+  const stoppedAt = new Date(w.now()).toISOString();
+  if (!endpoint) {
+    finishAttempt(w.sql, d.delivery_id, { status: "failed", error: "endpoint deleted", at: stoppedAt });
+    return;
+  }
+  if (!endpoint.enabled) {
+    finishAttempt(w.sql, d.delivery_id, { status: "failed", error: "endpoint disabled", at: stoppedAt });
+    return;
+  }
+  // The row may have been taken by an overlapping run while the endpoint was read.
+  if (w.inFlight.has(d.delivery_id)) return;
+  w.inFlight.add(d.delivery_id);
+  const n = beginAttempt(w.sql, d.delivery_id);
+  const startedMs = w.now();
+  const result = await sendWebhook({
+    url: endpoint.url,
+    eventId: event.event_id,
+    body: eventBody(event, data),
+    secrets: endpoint.secrets,
+    policy: w.policy,
+    nowMs: startedMs,
+  }).finally(() => w.inFlight.delete(d.delivery_id));
+  const answeredMs = w.now();
+  recordAttempt(w.sql, { delivery_id: d.delivery_id, attempt: n, attempted_at: new Date(startedMs).toISOString(), ...result });
+  if (result.ok) {
+    finishAttempt(w.sql, d.delivery_id, { status: "succeeded", error: null, at: new Date(answeredMs).toISOString() });
+  } else if (n >= RETRY_SCHEDULE_MS.length) {
+    finishAttempt(w.sql, d.delivery_id, {
+      status: "failed",
+      error: `${result.error}; gave up after ${n} attempts`,
+      at: new Date(answeredMs).toISOString(),
+    });
+  } else {
+    finishAttempt(w.sql, d.delivery_id, {
+      status: "pending",
+      error: result.error as string,
+      nextAt: answeredMs + (RETRY_SCHEDULE_MS[n] as number),
+    });
+  }
+}
