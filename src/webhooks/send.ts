@@ -30,7 +30,7 @@ export interface SendResult {
 }
 
 /** The answer's first bytes as text, control characters (but tab and newline) removed. */
-async function excerpt(res: Response): Promise<string> {
+export async function responseExcerpt(res: Response): Promise<string> {
   if (!res.body) return "";
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -79,7 +79,7 @@ export async function sendWebhook(s: WebhookSend): Promise<SendResult> {
   const signal = AbortSignal.timeout(TIMEOUT_MS);
   try {
     const res = await fetch(verdict.url.toString(), { method: "POST", headers, body: s.body, redirect: "manual", signal });
-    const text = await excerpt(res);
+    const text = await responseExcerpt(res);
     const ok = res.status >= 200 && res.status < 300;
     const redirect = res.status >= 300 && res.status < 400;
     return {

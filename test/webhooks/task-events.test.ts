@@ -10,6 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import { RETRY_SCHEDULE_MS } from "../../src/callbacks/delivery";
 import { type AttemptRow, attemptRows, type DeliveryRow, deliveryRows } from "../../src/webhooks/delivery-rows";
+import { responseExcerpt } from "../../src/webhooks/send";
 import { call, newTenant, type TestTenant } from "../helpers/api";
 import { createImage, taskStub, waitFor } from "../helpers/tasks";
 
@@ -138,6 +139,20 @@ describe("task events", () => {
     expect(verify(ep.secret, got!)).toMatchObject({ type: "task.canceled", data: { task_id: id, status: "canceled" } });
   });
 
+  it("delivers task.failed, with the error as reads show it", async () => {
+    const tenant = await webhookTenant();
+    const h = hook("ok");
+    const ep = await newEndpoint(tenant, h.url, ["task.failed"]);
+    const id = (await createImage(tenant, { prompt: "filtered", metadata: { sandbox_fault: "content_filtered" } })).json.task_id;
+    const done = await waitFor(tenant, id);
+    expect(done.status).toBe("failed");
+    await webhooksOf(id);
+    const [got] = await received(h.name);
+    const payload = verify(ep.secret, got!);
+    expect(payload).toMatchObject({ type: "task.failed", data: { task_id: id, status: "failed" } });
+    expect(payload.data.error).toEqual(done.error);
+  });
+
   it("records the event with the terminal status even when no endpoint listens", async () => {
     const id = (await createImage(t, { prompt: "nobody listens" })).json.task_id;
     await waitFor(t, id);
@@ -200,6 +215,40 @@ describe("retries", () => {
     expect(await received(h.name)).toHaveLength(8);
   });
 
+  it("stops a delivery whose endpoint was deleted or disabled meanwhile", async () => {
+    const t = await webhookTenant();
+    const gone = hook("fail", "?times=100");
+    const off = hook("fail", "?times=100");
+    const deleted = await newEndpoint(t, gone.url, ["*"]);
+    const disabled = await newEndpoint(t, off.url, ["*"]);
+    const id = (await createImage(t, { prompt: "changed my mind" })).json.task_id;
+    await waitFor(t, id);
+    await webhooksOf(id);
+    expect((await call(`/v1/webhook-endpoints/${deleted.endpoint_id}`, { key: t.api_key, method: "DELETE" })).status).toBe(200);
+    const patched = await call(`/v1/webhook-endpoints/${disabled.endpoint_id}`, {
+      key: t.api_key,
+      method: "PATCH",
+      body: { enabled: false },
+    });
+    expect(patched.status).toBe(200);
+    const { deliveries } = await webhooksOf(id);
+    await alarmAt(id, Math.max(...deliveries.map((d) => d.next_attempt_at as number)));
+    const after = await webhooksOf(id);
+    const byEndpoint = new Map(after.deliveries.map((d) => [d.endpoint_id, d]));
+    expect(byEndpoint.get(deleted.endpoint_id)).toMatchObject({
+      status: "failed",
+      attempt_count: 1,
+      last_error: "endpoint deleted",
+    });
+    expect(byEndpoint.get(disabled.endpoint_id)).toMatchObject({
+      status: "failed",
+      attempt_count: 1,
+      last_error: "endpoint disabled",
+    });
+    expect(await received(gone.name)).toHaveLength(1);
+    expect(await received(off.name)).toHaveLength(1);
+  });
+
   it("makes again an attempt a restart interrupted (counted, never answered)", async () => {
     const t = await webhookTenant();
     const h = hook("ok");
@@ -238,5 +287,13 @@ describe("retries", () => {
       error: "receiver answered HTTP 302 (redirects are not followed)",
     });
     expect(await received(h.name)).toHaveLength(1);
+  });
+});
+
+describe("the answer's excerpt", () => {
+  it("keeps the first KiB, control characters removed but tabs and newlines", async () => {
+    const text = await responseExcerpt(new Response(`a\u0000b\u001bc\td\ne\u007f${"x".repeat(2000)}`));
+    expect(text).toBe(`abc\td\ne${"x".repeat(1024 - 10)}`);
+    expect(await responseExcerpt(new Response(null))).toBe("");
   });
 });
