@@ -35,6 +35,13 @@ import { readSafetyPolicy, writeSafetyPolicy } from "../safety/policy-store";
 import { migrate } from "../storage/migrations";
 import type { TaskObject } from "../tasks/task-object";
 import {
+  type DeliveryLogQuery,
+  deliveryLogPage,
+  type LoggedDelivery,
+  logDeliveries,
+  loggedDelivery,
+} from "../webhooks/delivery-log";
+import {
   countEndpoints,
   type EndpointChange,
   endpointForDelivery,
@@ -533,6 +540,19 @@ export class AccountObject extends DurableObject<Env> {
   /** The secrets leave the object, unsealed, only to sign a delivery (null: the endpoint is deleted). */
   webhookEndpointForDelivery(endpointId: string): Promise<{ url: string; enabled: boolean; secrets: string[] } | null> {
     return endpointForDelivery(this.sql, this.env.STORAGE_ENCRYPTION_KEY, endpointId);
+  }
+
+  /** A task object reports its deliveries: when made, and when ended. */
+  logWebhookDeliveries(rows: LoggedDelivery[]): void {
+    logDeliveries(this.sql, rows);
+  }
+
+  webhookDeliveryLog(q: DeliveryLogQuery): { rows: LoggedDelivery[]; has_more: boolean } {
+    return deliveryLogPage(this.sql, q);
+  }
+
+  webhookDeliveryLogged(deliveryId: string): LoggedDelivery | null {
+    return loggedDelivery(this.sql, deliveryId);
   }
 
   /** Deleted for good: nothing more is delivered to it; its row stays for the log. */

@@ -7,6 +7,7 @@ import type { KeyMode } from "../accounts/api-keys";
 import type { Envelope } from "../tasks/record";
 import type { TaskScope } from "../tasks/scope";
 import type { CancelResult, CreateResult, TaskObject, TaskRead, TaskState } from "../tasks/task-object";
+import type { AttemptRow, DeliveryRow } from "../webhooks/delivery-rows";
 
 export interface TaskRpc {
   /** The envelope if `scope` may see it. */
@@ -22,6 +23,7 @@ export interface TaskRpc {
   owner(): Promise<{ tenant_id: string; mode: KeyMode } | null>;
   forgetArtifact(tenantId: string, artifactId: string): Promise<boolean>;
   wake(provider: string, jobId: string): Promise<boolean>;
+  webhookDelivery(deliveryId: string): Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null>;
 }
 
 export function taskRpc(stub: DurableObjectStub<TaskObject>): TaskRpc {
@@ -36,5 +38,6 @@ export function taskRpc(stub: DurableObjectStub<TaskObject>): TaskRpc {
     owner: () => stub.owner() as unknown as Promise<{ tenant_id: string; mode: KeyMode } | null>,
     forgetArtifact: (tenantId, artifactId) => stub.forgetArtifact(tenantId, artifactId),
     wake: (provider, jobId) => stub.wake(provider, jobId),
+    webhookDelivery: (id) => stub.webhookDelivery(id) as unknown as Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null>,
   };
 }

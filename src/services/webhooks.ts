@@ -6,8 +6,11 @@
 import { type AuditBy, accountFor, audited } from "../accounts/service";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
+import { taskStub } from "../tasks/task-stub";
+import type { LoggedDelivery, LoggedStatus } from "../webhooks/delivery-log";
 import { MAX_ENDPOINTS, type WebhookEndpointRecord } from "../webhooks/endpoint-rows";
 import type { Subscription } from "../webhooks/event-types";
 
@@ -106,4 +109,73 @@ export async function deleteEndpoint(env: Env, tenantId: string, endpointId: str
   );
   if (!endpoint) throw notFound(endpointId);
   return { object: "webhook_endpoint" as const, endpoint_id: endpointId, deleted: true as const };
+}
+
+async function deliveryCursorTag(tenantId: string): Promise<string> {
+  return (await sha256Hex(`webhook-delivery-cursor:${tenantId}`)).slice(0, 12);
+}
+
+function deliveryView(d: LoggedDelivery) {
+  return { object: "webhook_delivery" as const, ...d };
+}
+
+export interface DeliveryListInput {
+  endpoint_id?: string;
+  task_id?: string;
+  status?: LoggedStatus;
+  limit: number;
+  cursor?: string;
+}
+
+/** `GET /v1/webhook-deliveries`: the tenant's deliveries, callbacks included, newest first. */
+export async function listDeliveries(env: Env, tenantId: string, q: DeliveryListInput) {
+  const tag = await deliveryCursorTag(tenantId);
+  let after: { created_at: string; delivery_id: string } | undefined;
+  if (q.cursor) {
+    const invalid = new ApiError("invalid_cursor", "The cursor is malformed or belongs to another listing.", {
+      param: "/cursor",
+    });
+    let p: { v?: unknown; t?: unknown; c?: unknown; i?: unknown };
+    try {
+      p = JSON.parse(atob(q.cursor.replaceAll("-", "+").replaceAll("_", "/")));
+    } catch {
+      throw invalid;
+    }
+    if (p?.v !== 1 || p.t !== tag || typeof p.c !== "string" || typeof p.i !== "string") throw invalid;
+    after = { created_at: p.c, delivery_id: p.i };
+  }
+  const page = await accountFor(env, tenantId).webhookDeliveryLog({
+    limit: q.limit,
+    ...(q.endpoint_id !== undefined ? { endpoint_id: q.endpoint_id } : {}),
+    ...(q.task_id !== undefined ? { task_id: q.task_id } : {}),
+    ...(q.status !== undefined ? { status: q.status } : {}),
+    ...(after ? { after } : {}),
+  });
+  const last = page.rows[page.rows.length - 1];
+  const next =
+    page.has_more && last
+      ? btoa(JSON.stringify({ v: 1, t: tag, c: last.created_at, i: last.delivery_id }))
+          .replaceAll("+", "-")
+          .replaceAll("/", "_")
+          .replace(/=+$/, "")
+      : null;
+  return { object: "list" as const, data: page.rows.map(deliveryView), has_more: page.has_more, next_cursor: next };
+}
+
+/** One delivery with every attempt, read from the task object that made them. */
+export async function getDelivery(env: Env, tenantId: string, deliveryId: string) {
+  const notFound = new ApiError("not_found", `Webhook delivery ${deliveryId} does not exist.`);
+  const logged = await accountFor(env, tenantId).webhookDeliveryLogged(deliveryId);
+  if (!logged) throw notFound;
+  const d = await taskStub(env, logged.task_id).webhookDelivery(deliveryId);
+  if (!d) throw notFound;
+  return {
+    ...deliveryView(logged),
+    status: d.status === "delivering" ? ("pending" as const) : d.status,
+    finished_at: d.finished_at,
+    attempt_count: d.attempt_count,
+    next_attempt_at: d.next_attempt_at === null ? null : new Date(d.next_attempt_at).toISOString(),
+    last_error: d.last_error,
+    attempts: d.attempts.map(({ delivery_id: _, ...a }) => a),
+  };
 }

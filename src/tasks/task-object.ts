@@ -7,6 +7,7 @@ import { sha256Hex } from "../lib/crypto";
 import { configFor, providerContext } from "../providers/context";
 import { adapterFor } from "../providers/registry";
 import type { Progress } from "../providers/types";
+import { type AttemptRow, attemptRows, type DeliveryRow, deliveryRow } from "../webhooks/delivery-rows";
 import { type Envelope, type TaskError, type TaskPlan, type TaskRecord, type TaskStatus, TERMINAL } from "./record";
 import { inScope, type TaskScope } from "./scope";
 import { admissionRecord, RESERVE_GENERATIONS, reservationName } from "./steps/admission";
@@ -71,6 +72,12 @@ export class TaskObject extends DurableObject<Env> {
     this.store = new TaskStorage(ctx);
     this.runner = new TaskRunner(env, ctx, this.store);
     this.taskId = `task_${ctx.id.toString()}`;
+  }
+
+  /** One of the task's webhook deliveries (to an endpoint, or its callback) with every attempt. */
+  webhookDelivery(deliveryId: string): (DeliveryRow & { attempts: AttemptRow[] }) | null {
+    const row = deliveryRow(this.store.sql, deliveryId);
+    return row ? { ...row, attempts: attemptRows(this.store.sql, deliveryId) } : null;
   }
 
   /** The execution log (provider submissions, settlements, callback attempts), oldest first. */

@@ -12,8 +12,15 @@ import { configFor, providerContext } from "../providers/context";
 import type { JobInput } from "../providers/jobs";
 import { adapterFor } from "../providers/registry";
 import type { ProviderAdapter, ProviderContext, ProviderJob } from "../providers/types";
-import { nextWebhookAt } from "../webhooks/delivery-rows";
-import { runTaskWebhooks } from "../webhooks/task-deliveries";
+import {
+  callbackAttemptBegun,
+  deliveryIdFor,
+  finishAttempt,
+  nextWebhookAt,
+  recordAttempt,
+  terminalEvent,
+} from "../webhooks/delivery-rows";
+import { reportDeliveries, runTaskWebhooks } from "../webhooks/task-deliveries";
 import { faultAt } from "./faults";
 import { dropStaging, storeOutput } from "./output-storage";
 import { type Envelope, envelope, type TaskRecord, TERMINAL } from "./record";
@@ -245,9 +252,21 @@ export class TaskRunner {
     }
     const begun = beginCallback(rec);
     await this.apply(begun);
+    const attempt = begun.rec.callback as NonNullable<TaskRecord["callback"]>;
+    // The callback's attempts are in the tenant's delivery log too, under the task's terminal event.
+    const event = terminalEvent(this.store.sql);
+    const deliveryId = event ? await deliveryIdFor(event.event_id, "callback") : null;
+    const attemptedAt = new Date().toISOString();
+    if (event && deliveryId) {
+      callbackAttemptBegun(this.store.sql, {
+        delivery_id: deliveryId,
+        event_id: event.event_id,
+        attempt: attempt.attempt_count,
+        now: attemptedAt,
+      });
+    }
     // The final envelope, as a read shows it (signed output URLs included); its callback state shows the attempt.
     const body = JSON.stringify(await this.present(begun.rec));
-    const attempt = begun.rec.callback as NonNullable<TaskRecord["callback"]>;
     const outcome = await attemptDelivery({
       url: attempt.url,
       messageId: attempt.message_id,
@@ -256,12 +275,37 @@ export class TaskRunner {
       policy: policyFrom(this.env),
       nowMs: Date.now(),
     });
-    await this.apply(callbackAnswered(this.store.load() as TaskRecord, outcome, Date.now()));
+    const answered = callbackAnswered(this.store.load() as TaskRecord, outcome, Date.now());
+    await this.apply(answered);
+    if (deliveryId) {
+      const after = answered.rec.callback as NonNullable<TaskRecord["callback"]>;
+      const detail = outcome.detail ?? { http_status: null, duration_ms: 0, location: null, response_excerpt: null };
+      const error = outcome.kind === "delivered" ? null : outcome.error;
+      recordAttempt(this.store.sql, {
+        delivery_id: deliveryId,
+        attempt: attempt.attempt_count,
+        attempted_at: attemptedAt,
+        error,
+        ...detail,
+      });
+      const at = new Date().toISOString();
+      finishAttempt(
+        this.store.sql,
+        deliveryId,
+        after.status === "delivered"
+          ? { status: "succeeded", error: null, at }
+          : after.status === "failed"
+            ? { status: "failed", error: after.last_error, at }
+            : { status: "pending", error: after.last_error ?? "", nextAt: after.next_attempt_at ?? Date.now() },
+      );
+      await reportDeliveries({ task_id: rec.task_id, sql: this.store.sql, account: accountFor(this.env, rec.tenant_id) });
+    }
   }
 
   /** The task's webhook events: fanned out to the subscribed endpoints, each attempt made when due. */
   private async deliverWebhooks(rec: TaskRecord): Promise<void> {
     await runTaskWebhooks({
+      task_id: rec.task_id,
       sql: this.store.sql,
       account: accountFor(this.env, rec.tenant_id),
       policy: policyFrom(this.env),

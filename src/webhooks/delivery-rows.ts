@@ -4,17 +4,19 @@
  * endpoint subscribed when the object fans it out, are driven by the same object's alarm, so a
  * tenant's deliveries are spread over its tasks' objects rather than queued in one.
  */
+import { sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
+import type { DeliveryTarget, LoggedDelivery, LoggedStatus } from "./delivery-log";
 import type { EventType } from "./event-types";
 
 export const WEBHOOK_TABLES_SQL = `
   CREATE TABLE webhook_events (
     event_id TEXT PRIMARY KEY, type TEXT NOT NULL, created_at TEXT NOT NULL, fanned_out INTEGER NOT NULL);
   CREATE TABLE webhook_deliveries (
-    delivery_id TEXT PRIMARY KEY, event_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, status TEXT NOT NULL,
-    attempt_count INTEGER NOT NULL, next_attempt_at INTEGER, last_error TEXT, created_at TEXT NOT NULL,
-    finished_at TEXT);
-  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+    delivery_id TEXT PRIMARY KEY, event_id TEXT NOT NULL, target TEXT NOT NULL, endpoint_id TEXT,
+    status TEXT NOT NULL, attempt_count INTEGER NOT NULL, next_attempt_at INTEGER, last_error TEXT,
+    created_at TEXT NOT NULL, finished_at TEXT, logged TEXT);
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending' AND target = 'endpoint';
   CREATE TABLE webhook_attempts (
     delivery_id TEXT NOT NULL, attempt INTEGER NOT NULL, attempted_at TEXT NOT NULL, http_status INTEGER,
     duration_ms INTEGER NOT NULL, error TEXT, location TEXT, response_excerpt TEXT,
@@ -32,13 +34,16 @@ export type DeliveryStatus = "pending" | "delivering" | "succeeded" | "failed";
 export interface DeliveryRow {
   delivery_id: string;
   event_id: string;
-  endpoint_id: string;
+  target: DeliveryTarget;
+  endpoint_id: string | null;
   status: DeliveryStatus;
   attempt_count: number;
   next_attempt_at: number | null;
   last_error: string | null;
   created_at: string;
   finished_at: string | null;
+  /** The status the tenant's log was last told (null: not yet). */
+  logged: LoggedStatus | null;
 }
 
 export interface AttemptRow {
@@ -77,16 +82,27 @@ export function webhookEvent(sql: SqlStorage, eventId: string): WebhookEvent | n
   );
 }
 
+/** A delivery's id follows from its event and target, so a repeated fan-out or report names the same one. */
+export async function deliveryIdFor(eventId: string, target: string): Promise<string> {
+  return `whd_${(await sha256Hex(`webhook-delivery:${eventId}:${target}`)).slice(0, 32)}`;
+}
+
 /** One pending delivery per endpoint, due at once; the event is marked fanned out in the same write. */
-export function fanOut(sql: SqlStorage, eventId: string, endpointIds: string[], nowMs: number): void {
+export function fanOut(
+  sql: SqlStorage,
+  eventId: string,
+  targets: { delivery_id: string; endpoint_id: string }[],
+  nowMs: number,
+): void {
   const now = new Date(nowMs).toISOString();
-  for (const endpointId of endpointIds) {
+  for (const t of targets) {
     sql.exec(
-      `INSERT INTO webhook_deliveries (delivery_id, event_id, endpoint_id, status, attempt_count, next_attempt_at, created_at)
-       VALUES (?, ?, ?, 'pending', 0, ?, ?)`,
-      newId("whd"),
+      `INSERT OR IGNORE INTO webhook_deliveries
+         (delivery_id, event_id, target, endpoint_id, status, attempt_count, next_attempt_at, created_at)
+       VALUES (?, ?, 'endpoint', ?, 'pending', 0, ?, ?)`,
+      t.delivery_id,
       eventId,
-      endpointId,
+      t.endpoint_id,
       nowMs,
       now,
     );
@@ -97,11 +113,13 @@ export function fanOut(sql: SqlStorage, eventId: string, endpointIds: string[], 
 export function dueDeliveries(sql: SqlStorage, nowMs: number): DeliveryRow[] {
   return sql
     .exec<DeliveryRow & Record<string, string | number | null>>(
-      "SELECT * FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at",
+      "SELECT * FROM webhook_deliveries WHERE status = 'pending' AND target = 'endpoint' AND next_attempt_at <= ? ORDER BY next_attempt_at",
       nowMs,
     )
     .toArray();
 }
+
+const REPORT_RETRY_MS = 30_000;
 
 /**
  * When the alarm should next run for webhooks: now for an event not fanned out yet or an attempt
@@ -110,15 +128,21 @@ export function dueDeliveries(sql: SqlStorage, nowMs: number): DeliveryRow[] {
 export function nextWebhookAt(sql: SqlStorage, nowMs: number): number | null {
   if (sql.exec("SELECT 1 FROM webhook_events WHERE fanned_out = 0 LIMIT 1").toArray().length > 0) return nowMs;
   const row = sql
-    .exec<{ at: number | null }>("SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE status = 'pending'")
+    .exec<{ at: number | null }>(
+      "SELECT MIN(next_attempt_at) AS at FROM webhook_deliveries WHERE status = 'pending' AND target = 'endpoint'",
+    )
     .one();
+  // A report the account did not take is sent again within 30 s.
+  if (unreported(sql).length > 0) return Math.min(row.at ?? Number.POSITIVE_INFINITY, nowMs + REPORT_RETRY_MS);
   return row.at;
 }
 
 /** Attempts interrupted by a restart (counted, never answered) go back to pending, due now. */
 export function resumeInterrupted(sql: SqlStorage, nowMs: number, inFlight: ReadonlySet<string>): void {
   const stuck = sql
-    .exec<{ delivery_id: string }>("SELECT delivery_id FROM webhook_deliveries WHERE status = 'delivering'")
+    .exec<{ delivery_id: string }>(
+      "SELECT delivery_id FROM webhook_deliveries WHERE status = 'delivering' AND target = 'endpoint'",
+    )
     .toArray()
     .filter((r) => !inFlight.has(r.delivery_id));
   for (const r of stuck) {
@@ -196,4 +220,78 @@ export function attemptRows(sql: SqlStorage, deliveryId: string): AttemptRow[] {
       deliveryId,
     )
     .toArray();
+}
+
+/** In the tenant's log an attempt under way is still pending. */
+function loggedStatus(status: DeliveryStatus): LoggedStatus {
+  return status === "delivering" ? "pending" : status;
+}
+
+/** Deliveries whose state the tenant's log does not know yet (made, or ended, since the last report). */
+export function unreported(sql: SqlStorage): Omit<LoggedDelivery, "task_id">[] {
+  return sql
+    .exec<DeliveryRow & { event_type: string } & Record<string, string | number | null>>(
+      `SELECT d.*, e.type AS event_type FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id
+       WHERE d.logged IS NULL OR (d.status IN ('succeeded', 'failed') AND d.logged <> d.status)`,
+    )
+    .toArray()
+    .map((d) => ({
+      delivery_id: d.delivery_id,
+      target: d.target,
+      endpoint_id: d.endpoint_id,
+      event_id: d.event_id,
+      event_type: d.event_type,
+      status: loggedStatus(d.status),
+      created_at: d.created_at,
+      finished_at: d.finished_at,
+    }));
+}
+
+/** The log was told these statuses (a status changed since is reported next time). */
+export function markReported(sql: SqlStorage, reported: { delivery_id: string; status: LoggedStatus }[]): void {
+  for (const r of reported) {
+    sql.exec("UPDATE webhook_deliveries SET logged = ? WHERE delivery_id = ?", r.status, r.delivery_id);
+  }
+}
+
+export function deliveryRow(sql: SqlStorage, deliveryId: string): DeliveryRow | null {
+  return (
+    sql
+      .exec<DeliveryRow & Record<string, string | number | null>>(
+        "SELECT * FROM webhook_deliveries WHERE delivery_id = ?",
+        deliveryId,
+      )
+      .toArray()[0] ?? null
+  );
+}
+
+/** The terminal event of the task (the one its callback carries), if recorded. */
+export function terminalEvent(sql: SqlStorage): WebhookEvent | null {
+  return (
+    sql
+      .exec<WebhookEvent & Record<string, string>>(
+        "SELECT event_id, type, created_at FROM webhook_events WHERE type LIKE 'task.%' ORDER BY created_at LIMIT 1",
+      )
+      .toArray()[0] ?? null
+  );
+}
+
+/** The callback's attempt in the log: its delivery row (made at the first attempt) mirrors the record's callback. */
+export function callbackAttemptBegun(
+  sql: SqlStorage,
+  d: { delivery_id: string; event_id: string; attempt: number; now: string },
+): void {
+  sql.exec(
+    `INSERT OR IGNORE INTO webhook_deliveries
+       (delivery_id, event_id, target, endpoint_id, status, attempt_count, created_at)
+     VALUES (?, ?, 'callback', NULL, 'delivering', 0, ?)`,
+    d.delivery_id,
+    d.event_id,
+    d.now,
+  );
+  sql.exec(
+    "UPDATE webhook_deliveries SET status = 'delivering', attempt_count = ?, next_attempt_at = NULL WHERE delivery_id = ?",
+    d.attempt,
+    d.delivery_id,
+  );
 }

@@ -9,18 +9,22 @@ import type { UrlPolicy } from "../lib/url-policy";
 import {
   beginAttempt,
   type DeliveryRow,
+  deliveryIdFor,
   dueDeliveries,
   fanOut,
   finishAttempt,
+  markReported,
   recordAttempt,
   resumeInterrupted,
   unfannedEvents,
+  unreported,
   type WebhookEvent,
   webhookEvent,
 } from "./delivery-rows";
 import { sendWebhook } from "./send";
 
 export interface TaskWebhookContext {
+  task_id: string;
   sql: SqlStorage;
   account: DurableObjectStub<AccountObject>;
   policy: UrlPolicy;
@@ -41,19 +45,36 @@ export async function runTaskWebhooks(w: TaskWebhookContext): Promise<void> {
   // Attempts a restart interrupted were counted, never answered: they are made again now.
   resumeInterrupted(w.sql, w.now(), w.inFlight);
   for (const event of unfannedEvents(w.sql)) {
-    const targets = await w.account.webhookTargets(event.type);
+    const endpointIds = await w.account.webhookTargets(event.type);
+    const targets = await Promise.all(
+      endpointIds.map(async (endpoint_id) => ({ endpoint_id, delivery_id: await deliveryIdFor(event.event_id, endpoint_id) })),
+    );
     fanOut(w.sql, event.event_id, targets, w.now());
   }
   const due = dueDeliveries(w.sql, w.now());
-  if (due.length === 0) return;
-  const data = await w.data();
-  await Promise.all(due.map((d) => attempt(w, d, data)));
+  if (due.length > 0) {
+    const data = await w.data();
+    await Promise.all(due.map((d) => attempt(w, d, data)));
+  }
+  await reportDeliveries(w);
+}
+
+/** Tells the tenant's log of the deliveries made or ended since the last report (retried by the alarm). */
+export async function reportDeliveries(w: Pick<TaskWebhookContext, "task_id" | "sql" | "account">): Promise<void> {
+  const rows = unreported(w.sql);
+  if (rows.length === 0) return;
+  try {
+    await w.account.logWebhookDeliveries(rows.map((r) => ({ ...r, task_id: w.task_id })));
+  } catch {
+    return;
+  }
+  markReported(w.sql, rows);
 }
 
 async function attempt(w: TaskWebhookContext, d: DeliveryRow, data: unknown): Promise<void> {
   const event = webhookEvent(w.sql, d.event_id);
   if (!event) return;
-  const endpoint = await w.account.webhookEndpointForDelivery(d.endpoint_id);
+  const endpoint = await w.account.webhookEndpointForDelivery(d.endpoint_id as string);
   const stoppedAt = new Date(w.now()).toISOString();
   if (!endpoint) {
     finishAttempt(w.sql, d.delivery_id, { status: "failed", error: "endpoint deleted", at: stoppedAt });

@@ -1,19 +1,30 @@
 /**
- * Webhook endpoints (`webhooks:manage`): where the tenant's events are delivered. Each route
- * calls src/services/webhooks.ts, which holds the rules.
+ * Webhook endpoints and the delivery log (`webhooks:manage`): where the tenant's events are
+ * delivered, and every attempt to reach them. Each route calls src/services/webhooks.ts.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { requestFrom } from "../../services/contracts/request-from";
 import {
   CreatedWebhookEndpoint,
   DeletedWebhookEndpoint,
+  DeliveryListQuery,
   EndpointChangeInput,
   NewEndpointInput,
+  WebhookDeliveryDetail,
+  WebhookDeliveryPage,
   WebhookEndpoint,
   WebhookEndpointList,
 } from "../../services/contracts/webhooks";
 import { callerAuditBy } from "../../services/tasks";
-import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, updateEndpoint } from "../../services/webhooks";
+import {
+  createEndpoint,
+  deleteEndpoint,
+  getDelivery,
+  getEndpoint,
+  listDeliveries,
+  listEndpoints,
+  updateEndpoint,
+} from "../../services/webhooks";
 import { requireKey } from "../auth";
 import { newRouter } from "../context";
 import { errorResponses } from "../schemas";
@@ -121,4 +132,38 @@ webhookRoutes.openapi(
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
     return c.json(await deleteEndpoint(c.env, caller.tenant_id, c.req.valid("param").endpoint_id, by), 200);
   },
+);
+
+const DeliveryPath = z.object({ delivery_id: z.string().max(64).openapi({ example: "whd_0123456789abcdef0123456789abcdef" }) });
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/webhook-deliveries",
+    operationId: "listWebhookDeliveries",
+    tags,
+    summary: "List the tenant's deliveries, to endpoints and task callbacks, newest first",
+    security,
+    "x-lifecycle": "preview",
+    middleware: [requireKey("webhooks:manage")] as const,
+    request: { query: DeliveryListQuery },
+    responses: { 200: json(WebhookDeliveryPage, "A page of deliveries"), ...errorResponses(400, 401, 403, 422, 429) },
+  }),
+  async (c) => c.json(await listDeliveries(c.env, c.get("caller").tenant_id, c.req.valid("query")), 200),
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/v1/webhook-deliveries/{delivery_id}",
+    operationId: "getWebhookDelivery",
+    tags,
+    summary: "Get a delivery with every attempt",
+    security,
+    "x-lifecycle": "preview",
+    middleware: [requireKey("webhooks:manage")] as const,
+    request: { params: DeliveryPath },
+    responses: { 200: json(WebhookDeliveryDetail, "The delivery and its attempts"), ...errorResponses(401, 403, 404, 429) },
+  }),
+  async (c) => c.json(await getDelivery(c.env, c.get("caller").tenant_id, c.req.valid("param").delivery_id), 200),
 );

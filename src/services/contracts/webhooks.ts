@@ -71,3 +71,60 @@ export const WebhookEndpointList = z
 export const DeletedWebhookEndpoint = z
   .object({ object: z.literal("webhook_endpoint"), endpoint_id: z.string(), deleted: z.literal(true) })
   .openapi("DeletedWebhookEndpoint");
+
+export const DeliveryListQuery = z
+  .object({
+    endpoint_id: z.string().max(64).optional(),
+    task_id: z.string().max(80).optional(),
+    status: z.enum(["pending", "succeeded", "failed"]).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().max(512).optional(),
+  })
+  .strict();
+
+export const WebhookDelivery = z
+  .object({
+    object: z.literal("webhook_delivery"),
+    delivery_id: z.string(),
+    target: z.enum(["callback", "endpoint"]).openapi({ description: "A task's `callback_url`, or a registered endpoint" }),
+    endpoint_id: z.string().nullable().openapi({ description: "null for a callback" }),
+    task_id: z.string(),
+    event_id: z.string().openapi({ description: "The event delivered; to an endpoint, the `webhook-id` of every attempt" }),
+    event_type: z.string(),
+    status: z.enum(["pending", "succeeded", "failed"]),
+    created_at: z.string(),
+    finished_at: z.string().nullable(),
+  })
+  .openapi("WebhookDelivery");
+
+export const WebhookAttempt = z
+  .object({
+    attempt: z.number().int(),
+    attempted_at: z.string(),
+    http_status: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "null: no answer (refused URL, no connection, 15 s passed)" }),
+    duration_ms: z.number().int(),
+    error: z.string().nullable(),
+    location: z.string().nullable().openapi({ description: "A redirect's `Location` (redirects are not followed)" }),
+    response_excerpt: z.string().nullable().openapi({ description: "The answer's first 1 KiB, control characters removed" }),
+  })
+  .openapi("WebhookAttempt");
+
+export const WebhookDeliveryDetail = WebhookDelivery.extend({
+  attempt_count: z.number().int(),
+  next_attempt_at: z.string().nullable(),
+  last_error: z.string().nullable(),
+  attempts: z.array(WebhookAttempt),
+}).openapi("WebhookDeliveryDetail");
+
+export const WebhookDeliveryPage = z
+  .object({
+    object: z.literal("list"),
+    data: z.array(WebhookDelivery),
+    has_more: z.boolean(),
+    next_cursor: z.string().nullable(),
+  })
+  .openapi("WebhookDeliveryPage");
