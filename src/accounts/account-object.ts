@@ -40,6 +40,7 @@ import {
   type LoggedDelivery,
   logDeliveries,
   loggedDelivery,
+  unsucceededSince,
 } from "../webhooks/delivery-log";
 import {
   countEndpoints,
@@ -51,7 +52,7 @@ import {
   MAX_ENDPOINTS,
   markEndpointDeleted,
   type NewEndpoint,
-  subscribedEndpointIds,
+  subscribedEndpoints,
   updateEndpoint,
   type WebhookEndpointRecord,
 } from "../webhooks/endpoint-rows";
@@ -532,9 +533,14 @@ export class AccountObject extends DurableObject<Env> {
     return endpointRow(this.sql, endpointId);
   }
 
-  /** The enabled endpoints subscribed to an event of `type`, as a task object fans it out. */
-  webhookTargets(type: EventType): string[] {
-    return subscribedEndpointIds(this.sql, type);
+  /** The endpoints subscribed to an event of `type` (enabled or not), as a task object fans it out. */
+  webhookTargets(type: EventType): { endpoint_id: string; enabled: boolean }[] {
+    return subscribedEndpoints(this.sql, type);
+  }
+
+  /** An endpoint's deliveries since `since` that did not succeed, oldest first (what a recover sends again). */
+  webhookDeliveriesToRecover(endpointId: string, since: string, limit: number): { delivery_id: string; task_id: string }[] {
+    return unsucceededSince(this.sql, endpointId, since, limit);
   }
 
   /** The secrets leave the object, unsealed, only to sign a delivery (null: the endpoint is deleted). */

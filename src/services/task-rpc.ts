@@ -24,6 +24,7 @@ export interface TaskRpc {
   forgetArtifact(tenantId: string, artifactId: string): Promise<boolean>;
   wake(provider: string, jobId: string): Promise<boolean>;
   webhookDelivery(deliveryId: string): Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null>;
+  resendWebhookDelivery(deliveryId: string, wait: boolean): Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null>;
 }
 
 export function taskRpc(stub: DurableObjectStub<TaskObject>): TaskRpc {
@@ -39,5 +40,7 @@ export function taskRpc(stub: DurableObjectStub<TaskObject>): TaskRpc {
     forgetArtifact: (tenantId, artifactId) => stub.forgetArtifact(tenantId, artifactId),
     wake: (provider, jobId) => stub.wake(provider, jobId),
     webhookDelivery: (id) => stub.webhookDelivery(id) as unknown as Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null>,
+    resendWebhookDelivery: (id, wait) =>
+      stub.resendWebhookDelivery(id, wait) as unknown as Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null>,
   };
 }

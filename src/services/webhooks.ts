@@ -162,13 +162,9 @@ export async function listDeliveries(env: Env, tenantId: string, q: DeliveryList
   return { object: "list" as const, data: page.rows.map(deliveryView), has_more: page.has_more, next_cursor: next };
 }
 
-/** One delivery with every attempt, read from the task object that made them. */
-export async function getDelivery(env: Env, tenantId: string, deliveryId: string) {
-  const notFound = new ApiError("not_found", `Webhook delivery ${deliveryId} does not exist.`);
-  const logged = await accountFor(env, tenantId).webhookDeliveryLogged(deliveryId);
-  if (!logged) throw notFound;
-  const d = await taskStub(env, logged.task_id).webhookDelivery(deliveryId);
-  if (!d) throw notFound;
+type TaskDelivery = NonNullable<Awaited<ReturnType<ReturnType<typeof taskStub>["webhookDelivery"]>>>;
+
+function detailView(logged: LoggedDelivery, d: TaskDelivery) {
   return {
     ...deliveryView(logged),
     status: d.status === "delivering" ? ("pending" as const) : d.status,
@@ -177,5 +173,82 @@ export async function getDelivery(env: Env, tenantId: string, deliveryId: string
     next_attempt_at: d.next_attempt_at === null ? null : new Date(d.next_attempt_at).toISOString(),
     last_error: d.last_error,
     attempts: d.attempts.map(({ delivery_id: _, ...a }) => a),
+  };
+}
+
+async function loggedOr404(env: Env, tenantId: string, deliveryId: string): Promise<LoggedDelivery> {
+  const logged = await accountFor(env, tenantId).webhookDeliveryLogged(deliveryId);
+  if (!logged) throw new ApiError("not_found", `Webhook delivery ${deliveryId} does not exist.`);
+  return logged;
+}
+
+/** One delivery with every attempt, read from the task object that made them. */
+export async function getDelivery(env: Env, tenantId: string, deliveryId: string) {
+  const logged = await loggedOr404(env, tenantId, deliveryId);
+  const d = await taskStub(env, logged.task_id).webhookDelivery(deliveryId);
+  if (!d) throw new ApiError("not_found", `Webhook delivery ${deliveryId} does not exist.`);
+  return detailView(logged, d);
+}
+
+/** 409 unless the endpoint can be sent to: deleted or disabled, nothing would go out. */
+async function sendableEndpoint(env: Env, tenantId: string, endpointId: string, missing: "not_found" | "conflict") {
+  const endpoint = await accountFor(env, tenantId).webhookEndpoint(endpointId);
+  if (!endpoint) {
+    if (missing === "not_found") throw notFound(endpointId);
+    throw new ApiError("conflict", `Webhook endpoint ${endpointId} was deleted: nothing can be sent to it.`, {
+      details: { reason: "endpoint_deleted" },
+    });
+  }
+  if (!endpoint.enabled) {
+    throw new ApiError("conflict", `Webhook endpoint ${endpointId} is disabled; enable it first (PATCH {"enabled": true}).`, {
+      details: { reason: "endpoint_disabled" },
+    });
+  }
+  return endpoint;
+}
+
+/** `POST /v1/webhook-deliveries/{id}/resend`: one more attempt now, same `webhook-id`; answers the delivery after it. */
+export async function resendDelivery(env: Env, tenantId: string, deliveryId: string, by: AuditBy) {
+  const logged = await loggedOr404(env, tenantId, deliveryId);
+  if (logged.endpoint_id !== null) await sendableEndpoint(env, tenantId, logged.endpoint_id, "conflict");
+  await accountFor(env, tenantId).recordAudit(audited(by, "webhook_delivery.resend", deliveryId));
+  const d = await taskStub(env, logged.task_id).resendWebhookDelivery(deliveryId, true);
+  if (!d) throw new ApiError("not_found", `Webhook delivery ${deliveryId} does not exist.`);
+  return detailView(logged, d);
+}
+
+/** How far back a recover reaches, and how many deliveries one recover sends again at most. */
+export const RECOVER_WINDOW_MS = 7 * 24 * 3600 * 1000;
+export const RECOVER_MAX = 1000;
+
+/**
+ * `POST /v1/webhook-endpoints/{id}/recover`: every delivery to the endpoint since `since` that
+ * did not succeed is sent again (same `webhook-id`), each by its task object's alarm.
+ */
+export async function recoverEndpoint(env: Env, tenantId: string, endpointId: string, since: string, by: AuditBy) {
+  const sinceMs = Date.parse(since);
+  const now = Date.now();
+  if (Number.isNaN(sinceMs) || sinceMs > now || sinceMs < now - RECOVER_WINDOW_MS) {
+    const reason = Number.isNaN(sinceMs) ? "must be an ISO 8601 date-time" : "must be within the last 7 days";
+    throw new ApiError("invalid_request", `since ${reason}.`, {
+      param: "/since",
+      details: { errors: [{ loc: ["body", "since"], reason }] },
+    });
+  }
+  await sendableEndpoint(env, tenantId, endpointId, "not_found");
+  const sinceIso = new Date(sinceMs).toISOString();
+  const account = accountFor(env, tenantId);
+  const rows = await account.webhookDeliveriesToRecover(endpointId, sinceIso, RECOVER_MAX);
+  await account.recordAudit(audited(by, "webhook_endpoint.recover", endpointId, { since: sinceIso, deliveries: rows.length }));
+  // A few task objects at a time: each only marks its delivery due and sets its alarm.
+  for (let i = 0; i < rows.length; i += 20) {
+    await Promise.all(rows.slice(i, i + 20).map((r) => taskStub(env, r.task_id).resendWebhookDelivery(r.delivery_id, false)));
+  }
+  return {
+    object: "webhook_recovery" as const,
+    endpoint_id: endpointId,
+    since: sinceIso,
+    deliveries: rows.length,
+    has_more: rows.length === RECOVER_MAX,
   };
 }

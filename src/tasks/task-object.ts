@@ -7,7 +7,7 @@ import { sha256Hex } from "../lib/crypto";
 import { configFor, providerContext } from "../providers/context";
 import { adapterFor } from "../providers/registry";
 import type { Progress } from "../providers/types";
-import { type AttemptRow, attemptRows, type DeliveryRow, deliveryRow } from "../webhooks/delivery-rows";
+import { type AttemptRow, attemptRows, type DeliveryRow, deliveryRow, rearm } from "../webhooks/delivery-rows";
 import { type Envelope, type TaskError, type TaskPlan, type TaskRecord, type TaskStatus, TERMINAL } from "./record";
 import { inScope, type TaskScope } from "./scope";
 import { admissionRecord, RESERVE_GENERATIONS, reservationName } from "./steps/admission";
@@ -78,6 +78,27 @@ export class TaskObject extends DurableObject<Env> {
   webhookDelivery(deliveryId: string): (DeliveryRow & { attempts: AttemptRow[] }) | null {
     const row = deliveryRow(this.store.sql, deliveryId);
     return row ? { ...row, attempts: attemptRows(this.store.sql, deliveryId) } : null;
+  }
+
+  /**
+   * Sends a delivery again (same `webhook-id`, one more attempt): with `wait`, now, answering the
+   * delivery after the attempt; without, from the alarm (a recover's many resends). A callback is
+   * sent again through the record's own callback state.
+   */
+  async resendWebhookDelivery(deliveryId: string, wait: boolean): Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null> {
+    const row = deliveryRow(this.store.sql, deliveryId);
+    if (!row) return null;
+    if (row.target === "callback") {
+      const rec = this.store.load();
+      const cb = rec?.callback;
+      if (!rec || !cb) return null;
+      if (cb.status !== "delivering") this.store.save({ ...rec, callback: { ...cb, status: "pending", next_attempt_at: null } });
+    } else {
+      rearm(this.store.sql, deliveryId, Date.now());
+    }
+    if (wait) await this.runner.advance();
+    await this.runner.scheduleNext();
+    return this.webhookDelivery(deliveryId);
   }
 
   /** The execution log (provider submissions, settlements, callback attempts), oldest first. */

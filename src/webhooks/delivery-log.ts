@@ -10,6 +10,7 @@ export const DELIVERY_LOG_TABLE_SQL = `
     event_id TEXT NOT NULL, event_type TEXT NOT NULL, status TEXT NOT NULL,
     created_at TEXT NOT NULL, finished_at TEXT);
   CREATE INDEX webhook_delivery_log_by_created ON webhook_delivery_log (created_at DESC, delivery_id DESC);
+  CREATE INDEX webhook_delivery_log_by_endpoint ON webhook_delivery_log (endpoint_id, created_at) WHERE endpoint_id IS NOT NULL;
 `;
 
 export type DeliveryTarget = "callback" | "endpoint";
@@ -91,4 +92,21 @@ export function loggedDelivery(sql: SqlStorage, deliveryId: string): LoggedDeliv
       )
       .toArray()[0] ?? null
   );
+}
+
+export function unsucceededSince(
+  sql: SqlStorage,
+  endpointId: string,
+  since: string,
+  limit: number,
+): { delivery_id: string; task_id: string }[] {
+  return sql
+    .exec<{ delivery_id: string; task_id: string }>(
+      `SELECT delivery_id, task_id FROM webhook_delivery_log
+       WHERE endpoint_id = ? AND created_at >= ? AND status <> 'succeeded' ORDER BY created_at LIMIT ?`,
+      endpointId,
+      since,
+      limit,
+    )
+    .toArray();
 }

@@ -87,27 +87,48 @@ export async function deliveryIdFor(eventId: string, target: string): Promise<st
   return `whd_${(await sha256Hex(`webhook-delivery:${eventId}:${target}`)).slice(0, 32)}`;
 }
 
-/** One pending delivery per endpoint, due at once; the event is marked fanned out in the same write. */
+/**
+ * One delivery per subscribed endpoint, in the same write that marks the event fanned out: due at
+ * once for an enabled endpoint; failed at once for a disabled one (nothing is sent, and a recover
+ * after it is enabled again finds it).
+ */
 export function fanOut(
   sql: SqlStorage,
   eventId: string,
-  targets: { delivery_id: string; endpoint_id: string }[],
+  targets: { delivery_id: string; endpoint_id: string; enabled: boolean }[],
   nowMs: number,
 ): void {
   const now = new Date(nowMs).toISOString();
   for (const t of targets) {
     sql.exec(
       `INSERT OR IGNORE INTO webhook_deliveries
-         (delivery_id, event_id, target, endpoint_id, status, attempt_count, next_attempt_at, created_at)
-       VALUES (?, ?, 'endpoint', ?, 'pending', 0, ?, ?)`,
+         (delivery_id, event_id, target, endpoint_id, status, attempt_count, next_attempt_at, last_error, created_at, finished_at)
+       VALUES (?, ?, 'endpoint', ?, ?, 0, ?, ?, ?, ?)`,
       t.delivery_id,
       eventId,
       t.endpoint_id,
-      nowMs,
+      t.enabled ? "pending" : "failed",
+      t.enabled ? nowMs : null,
+      t.enabled ? null : "endpoint disabled",
       now,
+      t.enabled ? null : now,
     );
   }
   sql.exec("UPDATE webhook_events SET fanned_out = 1 WHERE event_id = ?", eventId);
+}
+
+/** A resend: the endpoint delivery is due now again, whatever its state (its attempts go on counting). */
+export function rearm(sql: SqlStorage, deliveryId: string, nowMs: number): boolean {
+  const row = deliveryRow(sql, deliveryId);
+  if (!row) return false;
+  // A callback is sent again through the task record; an attempt under way is not doubled.
+  if (row.target !== "endpoint" || row.status === "delivering") return true;
+  sql.exec(
+    "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, finished_at = NULL WHERE delivery_id = ?",
+    nowMs,
+    deliveryId,
+  );
+  return true;
 }
 
 export function dueDeliveries(sql: SqlStorage, nowMs: number): DeliveryRow[] {
@@ -232,7 +253,7 @@ export function unreported(sql: SqlStorage): Omit<LoggedDelivery, "task_id">[] {
   return sql
     .exec<DeliveryRow & { event_type: string } & Record<string, string | number | null>>(
       `SELECT d.*, e.type AS event_type FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id
-       WHERE d.logged IS NULL OR (d.status IN ('succeeded', 'failed') AND d.logged <> d.status)`,
+       WHERE d.logged IS NULL OR d.logged <> (CASE WHEN d.status = 'delivering' THEN 'pending' ELSE d.status END)`,
     )
     .toArray()
     .map((d) => ({

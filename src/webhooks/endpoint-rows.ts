@@ -122,11 +122,11 @@ export function markEndpointDeleted(sql: SqlStorage, endpointId: string, now: st
   );
 }
 
-/** The enabled endpoints subscribed to `type`: who an event of that type goes to. */
-export function subscribedEndpointIds(sql: SqlStorage, type: EventType): string[] {
+/** The endpoints subscribed to `type`: who an event of that type goes to (if enabled). */
+export function subscribedEndpoints(sql: SqlStorage, type: EventType): { endpoint_id: string; enabled: boolean }[] {
   return endpointRows(sql)
-    .filter((e) => e.enabled && subscribes(e.events, type))
-    .map((e) => e.endpoint_id);
+    .filter((e) => subscribes(e.events, type))
+    .map((e) => ({ endpoint_id: e.endpoint_id, enabled: e.enabled }));
 }
 
 /** What a delivery needs: where, whether it may send, and the secrets to sign with (newest first). */

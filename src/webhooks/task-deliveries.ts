@@ -45,9 +45,9 @@ export async function runTaskWebhooks(w: TaskWebhookContext): Promise<void> {
   // Attempts a restart interrupted were counted, never answered: they are made again now.
   resumeInterrupted(w.sql, w.now(), w.inFlight);
   for (const event of unfannedEvents(w.sql)) {
-    const endpointIds = await w.account.webhookTargets(event.type);
+    const endpoints = await w.account.webhookTargets(event.type);
     const targets = await Promise.all(
-      endpointIds.map(async (endpoint_id) => ({ endpoint_id, delivery_id: await deliveryIdFor(event.event_id, endpoint_id) })),
+      endpoints.map(async (e) => ({ ...e, delivery_id: await deliveryIdFor(event.event_id, e.endpoint_id) })),
     );
     fanOut(w.sql, event.event_id, targets, w.now());
   }

@@ -92,7 +92,7 @@ describe("task events", () => {
     const all = hook("ok");
     const subscribed = await newEndpoint(tenant, ok.url, ["task.succeeded"]);
     await newEndpoint(tenant, other.url, ["task.failed", "task.canceled"]);
-    await newEndpoint(tenant, off.url, ["*"], false);
+    const disabled = await newEndpoint(tenant, off.url, ["*"], false);
     const everything = await newEndpoint(tenant, all.url, ["*"]);
 
     const created = await createImage(tenant, { prompt: "tell my systems" });
@@ -106,8 +106,12 @@ describe("task events", () => {
       { event_id: expect.stringMatching(/^evt_/), type: "task.succeeded", created_at: expect.any(String), fanned_out: 1 },
     ]);
     const event = state.events[0]!;
-    expect(state.deliveries.map((d) => d.endpoint_id).sort()).toEqual([subscribed.endpoint_id, everything.endpoint_id].sort());
-    for (const d of state.deliveries) {
+    // The disabled endpoint's delivery is failed at once, nothing sent: a recover finds it once enabled.
+    const offDelivery = state.deliveries.find((d) => d.endpoint_id === disabled.endpoint_id);
+    expect(offDelivery).toMatchObject({ status: "failed", attempt_count: 0, last_error: "endpoint disabled", attempts: [] });
+    const sent = state.deliveries.filter((d) => d !== offDelivery);
+    expect(sent.map((d) => d.endpoint_id).sort()).toEqual([subscribed.endpoint_id, everything.endpoint_id].sort());
+    for (const d of sent) {
       expect(d).toMatchObject({ status: "succeeded", attempt_count: 1, last_error: null });
       expect(d.attempts).toEqual([
         expect.objectContaining({ attempt: 1, http_status: 200, error: null, location: null, response_excerpt: "ok" }),

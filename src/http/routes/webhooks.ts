@@ -10,10 +10,12 @@ import {
   DeliveryListQuery,
   EndpointChangeInput,
   NewEndpointInput,
+  RecoverInput,
   WebhookDeliveryDetail,
   WebhookDeliveryPage,
   WebhookEndpoint,
   WebhookEndpointList,
+  WebhookRecovery,
 } from "../../services/contracts/webhooks";
 import { callerAuditBy } from "../../services/tasks";
 import {
@@ -23,6 +25,8 @@ import {
   getEndpoint,
   listDeliveries,
   listEndpoints,
+  recoverEndpoint,
+  resendDelivery,
   updateEndpoint,
 } from "../../services/webhooks";
 import { requireKey } from "../auth";
@@ -166,4 +170,45 @@ webhookRoutes.openapi(
     responses: { 200: json(WebhookDeliveryDetail, "The delivery and its attempts"), ...errorResponses(401, 403, 404, 429) },
   }),
   async (c) => c.json(await getDelivery(c.env, c.get("caller").tenant_id, c.req.valid("param").delivery_id), 200),
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/webhook-deliveries/{delivery_id}/resend",
+    operationId: "createWebhookDeliveryAttempt",
+    tags,
+    summary: "Send a delivery again now (same webhook-id, one more attempt); answers the delivery after it",
+    security,
+    "x-lifecycle": "preview",
+    middleware: [requireKey("webhooks:manage")] as const,
+    request: { params: DeliveryPath },
+    responses: { 200: json(WebhookDeliveryDetail, "The delivery and its attempts"), ...errorResponses(401, 403, 404, 409, 429) },
+  }),
+  async (c) => {
+    const caller = c.get("caller");
+    const by = callerAuditBy(caller, requestFrom(c.req.raw));
+    return c.json(await resendDelivery(c.env, caller.tenant_id, c.req.valid("param").delivery_id, by), 200);
+  },
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/webhook-endpoints/{endpoint_id}/recover",
+    operationId: "createWebhookEndpointRecovery",
+    tags,
+    summary: "Send again every delivery to the endpoint since a time (at most 7 days back) that did not succeed",
+    security,
+    "x-lifecycle": "preview",
+    middleware: [requireKey("webhooks:manage")] as const,
+    request: { params: EndpointPath, ...body(RecoverInput) },
+    responses: { 200: json(WebhookRecovery, "The deliveries sent again"), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
+  }),
+  async (c) => {
+    const caller = c.get("caller");
+    const by = callerAuditBy(caller, requestFrom(c.req.raw));
+    const { endpoint_id } = c.req.valid("param");
+    return c.json(await recoverEndpoint(c.env, caller.tenant_id, endpoint_id, c.req.valid("json").since, by), 200);
+  },
 );

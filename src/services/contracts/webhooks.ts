@@ -128,3 +128,23 @@ export const WebhookDeliveryPage = z
     next_cursor: z.string().nullable(),
   })
   .openapi("WebhookDeliveryPage");
+
+export const RecoverInput = z
+  .object({
+    since: z.string().max(64).openapi({
+      description:
+        "ISO 8601 date-time, at most 7 days ago: every delivery to the endpoint since then that did not succeed is sent again",
+      example: "2026-01-01T00:00:00Z",
+    }),
+  })
+  .strict();
+
+export const WebhookRecovery = z
+  .object({
+    object: z.literal("webhook_recovery"),
+    endpoint_id: z.string(),
+    since: z.string(),
+    deliveries: z.number().int().openapi({ description: "How many deliveries are sent again (at most 1000 per call)" }),
+    has_more: z.boolean().openapi({ description: "True when the cap was reached: recover again from the last one's time" }),
+  })
+  .openapi("WebhookRecovery");
