@@ -52,6 +52,7 @@ import {
   MAX_ENDPOINTS,
   markEndpointDeleted,
   type NewEndpoint,
+  rotateEndpointSecret,
   subscribedEndpoints,
   updateEndpoint,
   type WebhookEndpointRecord,
@@ -559,6 +560,26 @@ export class AccountObject extends DurableObject<Env> {
 
   webhookDeliveryLogged(deliveryId: string): LoggedDelivery | null {
     return loggedDelivery(this.sql, deliveryId);
+  }
+
+  /** A new secret, returned once; the current one keeps signing beside it for `overlapMs` (0: not at all). */
+  async rotateWebhookSecret(
+    endpointId: string,
+    overlapMs: number,
+    audit?: AuditInput,
+  ): Promise<{ endpoint: WebhookEndpointRecord; secret: string } | null> {
+    if (!endpointRow(this.sql, endpointId)) return null;
+    const secret = newSigningSecret();
+    const sealed = await seal(this.env.STORAGE_ENCRYPTION_KEY, secret, endpointId);
+    // Sealing awaited: the endpoint may have been deleted meanwhile.
+    if (!endpointRow(this.sql, endpointId)) return null;
+    const nowMs = Date.now();
+    const now = new Date(nowMs).toISOString();
+    this.ctx.storage.transactionSync(() => {
+      rotateEndpointSecret(this.sql, endpointId, sealed, now, overlapMs > 0 ? new Date(nowMs + overlapMs).toISOString() : null);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return { endpoint: endpointRow(this.sql, endpointId) as WebhookEndpointRecord, secret };
   }
 
   /** Deleted for good: nothing more is delivered to it; its row stays for the log. */

@@ -252,3 +252,22 @@ export async function recoverEndpoint(env: Env, tenantId: string, endpointId: st
     has_more: rows.length === RECOVER_MAX,
   };
 }
+
+export const DEFAULT_OVERLAP_SECONDS = 86_400;
+
+/** `POST /v1/webhook-endpoints/{id}/rotate-secret`: the new secret, shown once; both sign during the overlap. */
+export async function rotateEndpointSecret(
+  env: Env,
+  tenantId: string,
+  endpointId: string,
+  overlapSeconds: number = DEFAULT_OVERLAP_SECONDS,
+  by: AuditBy,
+) {
+  const result = await accountFor(env, tenantId).rotateWebhookSecret(
+    endpointId,
+    overlapSeconds * 1000,
+    audited(by, "webhook_endpoint.rotate_secret", endpointId, { overlap_seconds: overlapSeconds }),
+  );
+  if (!result) throw notFound(endpointId);
+  return { ...endpointView(result.endpoint), secret: result.secret };
+}

@@ -9,8 +9,8 @@ import { type EventType, type Subscription, subscribes } from "./event-types";
 export const WEBHOOK_ENDPOINTS_TABLE_SQL = `
   CREATE TABLE webhook_endpoints (
     endpoint_id TEXT PRIMARY KEY, url TEXT NOT NULL, description TEXT, events TEXT NOT NULL,
-    enabled INTEGER NOT NULL, secret_sealed TEXT NOT NULL,
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, deleted_at TEXT);
+    enabled INTEGER NOT NULL, secret_sealed TEXT NOT NULL, previous_secret_sealed TEXT, previous_until TEXT,
+    rotated_at TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, deleted_at TEXT);
   CREATE INDEX webhook_endpoints_by_created ON webhook_endpoints (created_at, endpoint_id) WHERE deleted_at IS NULL;
 `;
 
@@ -23,6 +23,10 @@ export interface WebhookEndpointRecord {
   description: string | null;
   events: Subscription[];
   enabled: boolean;
+  /** When the secret was last replaced (null: never). */
+  secret_rotated_at: string | null;
+  /** While a rotation's overlap runs: until when the previous secret still signs beside the new; else null. */
+  previous_secret_valid_until: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -33,19 +37,27 @@ type Row = {
   description: string | null;
   events: string;
   enabled: number;
+  rotated_at: string | null;
+  previous_until: string | null;
   created_at: string;
   updated_at: string;
 };
 
-const COLUMNS = "endpoint_id, url, description, events, enabled, created_at, updated_at";
+const COLUMNS = "endpoint_id, url, description, events, enabled, rotated_at, previous_until, created_at, updated_at";
 
-function record(r: Row): WebhookEndpointRecord {
+function overlapping(previousUntil: string | null, nowMs: number): boolean {
+  return previousUntil !== null && Date.parse(previousUntil) > nowMs;
+}
+
+function record(r: Row, nowMs = Date.now()): WebhookEndpointRecord {
   return {
     endpoint_id: r.endpoint_id,
     url: r.url,
     description: r.description,
     events: JSON.parse(r.events) as Subscription[],
     enabled: r.enabled === 1,
+    secret_rotated_at: r.rotated_at,
+    previous_secret_valid_until: overlapping(r.previous_until, nowMs) ? r.previous_until : null,
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
@@ -134,13 +146,48 @@ export async function endpointForDelivery(
   sql: SqlStorage,
   encryptionKey: string | undefined,
   endpointId: string,
+  nowMs = Date.now(),
 ): Promise<{ url: string; enabled: boolean; secrets: string[] } | null> {
   const r = sql
-    .exec<{ url: string; enabled: number; secret_sealed: string }>(
-      "SELECT url, enabled, secret_sealed FROM webhook_endpoints WHERE endpoint_id = ? AND deleted_at IS NULL",
+    .exec<{
+      url: string;
+      enabled: number;
+      secret_sealed: string;
+      previous_secret_sealed: string | null;
+      previous_until: string | null;
+    }>(
+      `SELECT url, enabled, secret_sealed, previous_secret_sealed, previous_until
+       FROM webhook_endpoints WHERE endpoint_id = ? AND deleted_at IS NULL`,
       endpointId,
     )
     .toArray()[0];
   if (!r) return null;
-  return { url: r.url, enabled: r.enabled === 1, secrets: [await unseal(encryptionKey, r.secret_sealed, endpointId)] };
+  // Newest first; the previous secret too while the overlap runs (both signatures are sent).
+  const secrets = [await unseal(encryptionKey, r.secret_sealed, endpointId)];
+  if (r.previous_secret_sealed && overlapping(r.previous_until, nowMs)) {
+    secrets.push(await unseal(encryptionKey, r.previous_secret_sealed, endpointId));
+  }
+  return { url: r.url, enabled: r.enabled === 1, secrets };
+}
+
+/**
+ * A new secret in place: the current one moves to `previous` and keeps signing until
+ * `previousUntil` (null: it stops at once). A rotation during an overlap ends that overlap.
+ */
+export function rotateEndpointSecret(
+  sql: SqlStorage,
+  endpointId: string,
+  sealed: string,
+  now: string,
+  previousUntil: string | null,
+): void {
+  sql.exec(
+    `UPDATE webhook_endpoints SET previous_secret_sealed = ${previousUntil === null ? "NULL" : "secret_sealed"},
+       previous_until = ?, secret_sealed = ?, rotated_at = ?, updated_at = ? WHERE endpoint_id = ?`,
+    previousUntil,
+    sealed,
+    now,
+    now,
+    endpointId,
+  );
 }

@@ -38,6 +38,8 @@ describe("POST /v1/webhook-endpoints", () => {
       events: ["task.succeeded", "task.failed"],
       enabled: true,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      secret_rotated_at: null,
+      previous_secret_valid_until: null,
       created_at: expect.any(String),
       updated_at: res.json.created_at,
     });

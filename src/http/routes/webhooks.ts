@@ -11,6 +11,7 @@ import {
   EndpointChangeInput,
   NewEndpointInput,
   RecoverInput,
+  RotateSecretInput,
   WebhookDeliveryDetail,
   WebhookDeliveryPage,
   WebhookEndpoint,
@@ -27,6 +28,7 @@ import {
   listEndpoints,
   recoverEndpoint,
   resendDelivery,
+  rotateEndpointSecret,
   updateEndpoint,
 } from "../../services/webhooks";
 import { requireKey } from "../auth";
@@ -210,5 +212,33 @@ webhookRoutes.openapi(
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
     const { endpoint_id } = c.req.valid("param");
     return c.json(await recoverEndpoint(c.env, caller.tenant_id, endpoint_id, c.req.valid("json").since, by), 200);
+  },
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/webhook-endpoints/{endpoint_id}/rotate-secret",
+    operationId: "rotateWebhookEndpointSecret",
+    tags,
+    summary: "Replace the endpoint's secret (shown once); during the overlap every message carries both signatures",
+    security,
+    "x-lifecycle": "preview",
+    middleware: [requireKey("webhooks:manage")] as const,
+    request: {
+      params: EndpointPath,
+      body: { required: false, content: { "application/json": { schema: RotateSecretInput } } },
+    },
+    responses: {
+      200: json(CreatedWebhookEndpoint, "The endpoint; `secret`, the new one, is shown only in this response"),
+      ...errorResponses(400, 401, 403, 404, 422, 429),
+    },
+  }),
+  async (c) => {
+    const caller = c.get("caller");
+    const by = callerAuditBy(caller, requestFrom(c.req.raw));
+    const { endpoint_id } = c.req.valid("param");
+    const overlap = c.req.valid("json")?.overlap_seconds;
+    return c.json(await rotateEndpointSecret(c.env, caller.tenant_id, endpoint_id, overlap, by), 200);
   },
 );

@@ -49,6 +49,10 @@ export const WebhookEndpoint = z
     description: z.string().nullable(),
     events: z.array(z.string()),
     enabled: z.boolean(),
+    secret_rotated_at: z.string().nullable().openapi({ description: "When the secret was last replaced" }),
+    previous_secret_valid_until: z.string().nullable().openapi({
+      description: "While a rotation's overlap runs, until when the previous secret signs beside the new one (two signatures)",
+    }),
     created_at: z.string(),
     updated_at: z.string(),
   })
@@ -148,3 +152,11 @@ export const WebhookRecovery = z
     has_more: z.boolean().openapi({ description: "True when the cap was reached: recover again from the last one's time" }),
   })
   .openapi("WebhookRecovery");
+
+export const RotateSecretInput = z
+  .object({
+    overlap_seconds: z.number().int().min(0).max(604_800).optional().openapi({
+      description: "How long the previous secret keeps signing beside the new one, 0 to 604800 (7 days); default 86400",
+    }),
+  })
+  .strict();
