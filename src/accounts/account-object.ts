@@ -13,6 +13,7 @@ import { timingSafeEqualStrings } from "../lib/crypto";
 import { type Decimal, dec, fmt, sum } from "../lib/decimal";
 import { newId, randomToken } from "../lib/ids";
 import { seal } from "../lib/sealed";
+import { policyFrom } from "../lib/url-policy";
 import { mailSender } from "../mail/sender";
 import {
   type AccessResolution,
@@ -43,7 +44,17 @@ import {
   unsucceededSince,
 } from "../webhooks/delivery-log";
 import {
+  type AttemptRow,
+  attemptRows,
+  type DeliveryRow,
+  deliveryRow,
+  nextWebhookAt,
+  rearm,
+  recordEvent,
+} from "../webhooks/delivery-rows";
+import {
   countEndpoints,
+  disableFailing,
   type EndpointChange,
   endpointForDelivery,
   endpointRow,
@@ -52,12 +63,14 @@ import {
   MAX_ENDPOINTS,
   markEndpointDeleted,
   type NewEndpoint,
+  noteDeliveryEnd,
   rotateEndpointSecret,
   subscribedEndpoints,
   updateEndpoint,
   type WebhookEndpointRecord,
 } from "../webhooks/endpoint-rows";
 import type { EventType } from "../webhooks/event-types";
+import { runTaskWebhooks } from "../webhooks/task-deliveries";
 import { accountMigrations } from "./account-schema";
 import {
   type ApiKeyRecord,
@@ -540,7 +553,11 @@ export class AccountObject extends DurableObject<Env> {
   }
 
   /** An endpoint's deliveries since `since` that did not succeed, oldest first (what a recover sends again). */
-  webhookDeliveriesToRecover(endpointId: string, since: string, limit: number): { delivery_id: string; task_id: string }[] {
+  webhookDeliveriesToRecover(
+    endpointId: string,
+    since: string,
+    limit: number,
+  ): { delivery_id: string; task_id: string | null }[] {
     return unsucceededSince(this.sql, endpointId, since, limit);
   }
 
@@ -549,9 +566,104 @@ export class AccountObject extends DurableObject<Env> {
     return endpointForDelivery(this.sql, this.env.STORAGE_ENCRYPTION_KEY, endpointId);
   }
 
-  /** A task object reports its deliveries: when made, and when ended. */
+  /**
+   * A task object reports its deliveries: when made, and when ended. An end moves the endpoint's
+   * failure streak; an endpoint whose every delivery has failed for 5 days is disabled here.
+   */
   logWebhookDeliveries(rows: LoggedDelivery[]): void {
-    logDeliveries(this.sql, rows);
+    const nowMs = Date.now();
+    const failing = new Set<string>();
+    this.ctx.storage.transactionSync(() => {
+      logDeliveries(this.sql, rows);
+      for (const r of rows) {
+        if (r.endpoint_id === null || r.status === "pending") continue;
+        if (noteDeliveryEnd(this.sql, r.endpoint_id, r.status, r.created_at, nowMs)) failing.add(r.endpoint_id);
+      }
+    });
+    for (const endpointId of failing) this.disableFailingEndpoint(endpointId);
+  }
+
+  /**
+   * Disables an endpoint that failed for 5 days, recording `endpoint.disabled` in the same write
+   * (delivered to the endpoints subscribed to it by this object's alarm), and mails the owners.
+   */
+  private disableFailingEndpoint(endpointId: string): void {
+    const now = new Date().toISOString();
+    let endpoint: WebhookEndpointRecord | null = null;
+    this.ctx.storage.transactionSync(() => {
+      disableFailing(this.sql, endpointId, now);
+      endpoint = endpointRow(this.sql, endpointId);
+      recordEvent(this.sql, "endpoint.disabled", now, { object: "webhook_endpoint", ...endpoint });
+      appendAudit(
+        this.sql,
+        {
+          actor: { type: "operator", id: "service" },
+          action: "webhook_endpoint.disable",
+          target: endpointId,
+          details: { reason: "failing" },
+        },
+        now,
+      );
+    });
+    this.wakeAt(Date.now());
+    const disabled = endpoint as WebhookEndpointRecord | null;
+    if (!disabled) return;
+    const owners = readMembers(this.sql).filter((m) => m.role === "owner" && m.status === "active");
+    const tenant = this.tenantRow();
+    const send = async () => {
+      for (const o of owners) {
+        await mailSender(this.env).send({
+          to: o.email,
+          subject: `Webhook endpoint ${disabled.url} was disabled`,
+          text:
+            `Every delivery to the webhook endpoint ${disabled.url} (${endpointId}) of ${tenant?.name ?? "your tenant"} ` +
+            `has failed since ${disabled.failing_since}, so it was disabled: nothing more is sent to it. ` +
+            'Once it answers again, enable it (PATCH {"enabled": true}) and recover what it missed ' +
+            "(POST /v1/webhook-endpoints/{endpoint_id}/recover).",
+        });
+      }
+    };
+    this.ctx.waitUntil(
+      send().catch((e) =>
+        console.error(
+          JSON.stringify({ level: "error", message: "endpoint disabled mail failed", endpoint_id: endpointId, error: String(e) }),
+        ),
+      ),
+    );
+  }
+
+  /** The account's own events (`endpoint.disabled`): fanned out and attempted like a task's, by this object's alarm. */
+  private readonly webhooksInFlight = new Set<string>();
+  private async runWebhooks(): Promise<void> {
+    const sql = this.sql;
+    const encryptionKey = this.env.STORAGE_ENCRYPTION_KEY;
+    await runTaskWebhooks({
+      task_id: null,
+      sql,
+      account: {
+        webhookTargets: (type) => subscribedEndpoints(sql, type),
+        webhookEndpointForDelivery: (id) => endpointForDelivery(sql, encryptionKey, id),
+        logWebhookDeliveries: (rows) => this.logWebhookDeliveries(rows),
+      },
+      policy: policyFrom(this.env),
+      data: async () => null,
+      now: () => Date.now(),
+      inFlight: this.webhooksInFlight,
+    });
+  }
+
+  /** One of the account's own deliveries with every attempt. */
+  webhookDelivery(deliveryId: string): (DeliveryRow & { attempts: AttemptRow[] }) | null {
+    const row = deliveryRow(this.sql, deliveryId);
+    return row ? { ...row, attempts: attemptRows(this.sql, deliveryId) } : null;
+  }
+
+  /** As a task object's: one more attempt, now (`wait`) or from the alarm. */
+  async resendWebhookDelivery(deliveryId: string, wait: boolean): Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null> {
+    if (!rearm(this.sql, deliveryId, Date.now())) return null;
+    if (wait) await this.runWebhooks();
+    else this.wakeAt(Date.now());
+    return this.webhookDelivery(deliveryId);
   }
 
   webhookDeliveryLog(q: DeliveryLogQuery): { rows: LoggedDelivery[]; has_more: boolean } {
@@ -886,11 +998,14 @@ export class AccountObject extends DurableObject<Env> {
         if (!verdict.committed) this.sql.exec("DELETE FROM tasks WHERE task_id = ?", taskId);
       }
     }
-    const next = this.sql
+    await this.runWebhooks();
+    const leases = this.sql
       .exec<{ at: number | null }>(
         "SELECT MIN(lease_until) AS at FROM reservations WHERE status = 'open' AND lease_until IS NOT NULL",
       )
       .toArray()[0]?.at;
+    const hooks = nextWebhookAt(this.sql, Date.now());
+    const next = leases == null ? hooks : hooks == null ? leases : Math.min(leases, hooks);
     if (next != null) this.wakeAt(next);
   }
 

@@ -10,6 +10,7 @@ import { OAUTH_TABLES_SQL } from "../oauth/grant-store";
 import { MEMBERS_TABLE_SQL } from "../people/members-store";
 import { addColumnIfMissing, type Migration } from "../storage/migrations";
 import { DELIVERY_LOG_TABLE_SQL } from "../webhooks/delivery-log";
+import { WEBHOOK_TABLES_SQL } from "../webhooks/delivery-rows";
 import { WEBHOOK_ENDPOINTS_TABLE_SQL } from "../webhooks/endpoint-rows";
 import { KEY_ALERTS_TABLE_SQL, KEY_SPEND_TABLE_SQL } from "./key-spend";
 import { QUOTES_TABLE_SQL } from "./quote-rows";
@@ -168,10 +169,11 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
     },
     {
       version: 14,
-      name: "webhook_endpoints (where events go, which, each one's sealed secret), webhook_delivery_log",
+      name: "webhook_endpoints (where events go, which, each one's sealed secret), webhook_delivery_log, the account's own webhook events",
       up(sql) {
         sql.exec(WEBHOOK_ENDPOINTS_TABLE_SQL);
         sql.exec(DELIVERY_LOG_TABLE_SQL);
+        sql.exec(WEBHOOK_TABLES_SQL);
       },
     },
   ];

@@ -164,6 +164,17 @@ export async function listDeliveries(env: Env, tenantId: string, q: DeliveryList
 
 type TaskDelivery = NonNullable<Awaited<ReturnType<ReturnType<typeof taskStub>["webhookDelivery"]>>>;
 
+/** Where a delivery and its attempts are kept: its task's object, or the account (an endpoint's own event). */
+function holderOf(env: Env, tenantId: string, taskId: string | null) {
+  if (taskId !== null) return taskStub(env, taskId);
+  const account = accountFor(env, tenantId);
+  return {
+    webhookDelivery: async (id: string): Promise<TaskDelivery | null> => account.webhookDelivery(id),
+    resendWebhookDelivery: async (id: string, wait: boolean): Promise<TaskDelivery | null> =>
+      account.resendWebhookDelivery(id, wait),
+  };
+}
+
 function detailView(logged: LoggedDelivery, d: TaskDelivery) {
   return {
     ...deliveryView(logged),
@@ -185,7 +196,7 @@ async function loggedOr404(env: Env, tenantId: string, deliveryId: string): Prom
 /** One delivery with every attempt, read from the task object that made them. */
 export async function getDelivery(env: Env, tenantId: string, deliveryId: string) {
   const logged = await loggedOr404(env, tenantId, deliveryId);
-  const d = await taskStub(env, logged.task_id).webhookDelivery(deliveryId);
+  const d = await holderOf(env, tenantId, logged.task_id).webhookDelivery(deliveryId);
   if (!d) throw new ApiError("not_found", `Webhook delivery ${deliveryId} does not exist.`);
   return detailView(logged, d);
 }
@@ -212,7 +223,7 @@ export async function resendDelivery(env: Env, tenantId: string, deliveryId: str
   const logged = await loggedOr404(env, tenantId, deliveryId);
   if (logged.endpoint_id !== null) await sendableEndpoint(env, tenantId, logged.endpoint_id, "conflict");
   await accountFor(env, tenantId).recordAudit(audited(by, "webhook_delivery.resend", deliveryId));
-  const d = await taskStub(env, logged.task_id).resendWebhookDelivery(deliveryId, true);
+  const d = await holderOf(env, tenantId, logged.task_id).resendWebhookDelivery(deliveryId, true);
   if (!d) throw new ApiError("not_found", `Webhook delivery ${deliveryId} does not exist.`);
   return detailView(logged, d);
 }
@@ -242,7 +253,9 @@ export async function recoverEndpoint(env: Env, tenantId: string, endpointId: st
   await account.recordAudit(audited(by, "webhook_endpoint.recover", endpointId, { since: sinceIso, deliveries: rows.length }));
   // A few task objects at a time: each only marks its delivery due and sets its alarm.
   for (let i = 0; i < rows.length; i += 20) {
-    await Promise.all(rows.slice(i, i + 20).map((r) => taskStub(env, r.task_id).resendWebhookDelivery(r.delivery_id, false)));
+    await Promise.all(
+      rows.slice(i, i + 20).map((r) => holderOf(env, tenantId, r.task_id).resendWebhookDelivery(r.delivery_id, false)),
+    );
   }
   return {
     object: "webhook_recovery" as const,

@@ -6,7 +6,7 @@
  */
 export const DELIVERY_LOG_TABLE_SQL = `
   CREATE TABLE webhook_delivery_log (
-    delivery_id TEXT PRIMARY KEY, task_id TEXT NOT NULL, target TEXT NOT NULL, endpoint_id TEXT,
+    delivery_id TEXT PRIMARY KEY, task_id TEXT, target TEXT NOT NULL, endpoint_id TEXT,
     event_id TEXT NOT NULL, event_type TEXT NOT NULL, status TEXT NOT NULL,
     created_at TEXT NOT NULL, finished_at TEXT);
   CREATE INDEX webhook_delivery_log_by_created ON webhook_delivery_log (created_at DESC, delivery_id DESC);
@@ -19,7 +19,8 @@ export type LoggedStatus = "pending" | "succeeded" | "failed";
 
 export interface LoggedDelivery {
   delivery_id: string;
-  task_id: string;
+  /** The task object holding the delivery; null: the account's own (an `endpoint.disabled` event). */
+  task_id: string | null;
   target: DeliveryTarget;
   endpoint_id: string | null;
   event_id: string;
@@ -99,9 +100,9 @@ export function unsucceededSince(
   endpointId: string,
   since: string,
   limit: number,
-): { delivery_id: string; task_id: string }[] {
+): { delivery_id: string; task_id: string | null }[] {
   return sql
-    .exec<{ delivery_id: string; task_id: string }>(
+    .exec<{ delivery_id: string; task_id: string | null }>(
       `SELECT delivery_id, task_id FROM webhook_delivery_log
        WHERE endpoint_id = ? AND created_at >= ? AND status <> 'succeeded' ORDER BY created_at LIMIT ?`,
       endpointId,

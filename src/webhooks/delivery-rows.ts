@@ -11,7 +11,7 @@ import type { EventType } from "./event-types";
 
 export const WEBHOOK_TABLES_SQL = `
   CREATE TABLE webhook_events (
-    event_id TEXT PRIMARY KEY, type TEXT NOT NULL, created_at TEXT NOT NULL, fanned_out INTEGER NOT NULL);
+    event_id TEXT PRIMARY KEY, type TEXT NOT NULL, created_at TEXT NOT NULL, fanned_out INTEGER NOT NULL, data TEXT);
   CREATE TABLE webhook_deliveries (
     delivery_id TEXT PRIMARY KEY, event_id TEXT NOT NULL, target TEXT NOT NULL, endpoint_id TEXT,
     status TEXT NOT NULL, attempt_count INTEGER NOT NULL, next_attempt_at INTEGER, last_error TEXT,
@@ -27,6 +27,21 @@ export interface WebhookEvent {
   event_id: string;
   type: EventType;
   created_at: string;
+  /** JSON of the event's `data` when fixed at the event (an endpoint's); null: the task's final envelope. */
+  data?: string | null;
+}
+
+/** Records an event whose `data` is fixed now (an account's events: several of a type over time). */
+export function recordEvent(sql: SqlStorage, type: EventType, now: string, data: unknown): string {
+  const eventId = newId("evt");
+  sql.exec(
+    "INSERT INTO webhook_events (event_id, type, created_at, fanned_out, data) VALUES (?, ?, ?, 0, ?)",
+    eventId,
+    type,
+    now,
+    JSON.stringify(data),
+  );
+  return eventId;
 }
 
 export type DeliveryStatus = "pending" | "delivering" | "succeeded" | "failed";
@@ -66,7 +81,7 @@ export function recordEventOnce(sql: SqlStorage, type: EventType, now: string): 
 export function unfannedEvents(sql: SqlStorage): WebhookEvent[] {
   return sql
     .exec<WebhookEvent & Record<string, string>>(
-      "SELECT event_id, type, created_at FROM webhook_events WHERE fanned_out = 0 ORDER BY created_at",
+      "SELECT event_id, type, created_at, data FROM webhook_events WHERE fanned_out = 0 ORDER BY created_at",
     )
     .toArray();
 }
@@ -75,7 +90,7 @@ export function webhookEvent(sql: SqlStorage, eventId: string): WebhookEvent | n
   return (
     sql
       .exec<WebhookEvent & Record<string, string>>(
-        "SELECT event_id, type, created_at FROM webhook_events WHERE event_id = ?",
+        "SELECT event_id, type, created_at, data FROM webhook_events WHERE event_id = ?",
         eventId,
       )
       .toArray()[0] ?? null

@@ -10,7 +10,8 @@ export const WEBHOOK_ENDPOINTS_TABLE_SQL = `
   CREATE TABLE webhook_endpoints (
     endpoint_id TEXT PRIMARY KEY, url TEXT NOT NULL, description TEXT, events TEXT NOT NULL,
     enabled INTEGER NOT NULL, secret_sealed TEXT NOT NULL, previous_secret_sealed TEXT, previous_until TEXT,
-    rotated_at TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, deleted_at TEXT);
+    rotated_at TEXT, failing_since TEXT, disabled_reason TEXT,
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, deleted_at TEXT);
   CREATE INDEX webhook_endpoints_by_created ON webhook_endpoints (created_at, endpoint_id) WHERE deleted_at IS NULL;
 `;
 
@@ -23,6 +24,10 @@ export interface WebhookEndpointRecord {
   description: string | null;
   events: Subscription[];
   enabled: boolean;
+  /** `failing`: disabled by the service after 5 days of failed deliveries; null otherwise. */
+  disabled_reason: "failing" | null;
+  /** Since when every delivery to it has failed (null: the last one succeeded, or none failed). */
+  failing_since: string | null;
   /** When the secret was last replaced (null: never). */
   secret_rotated_at: string | null;
   /** While a rotation's overlap runs: until when the previous secret still signs beside the new; else null. */
@@ -37,13 +42,16 @@ type Row = {
   description: string | null;
   events: string;
   enabled: number;
+  disabled_reason: "failing" | null;
+  failing_since: string | null;
   rotated_at: string | null;
   previous_until: string | null;
   created_at: string;
   updated_at: string;
 };
 
-const COLUMNS = "endpoint_id, url, description, events, enabled, rotated_at, previous_until, created_at, updated_at";
+const COLUMNS =
+  "endpoint_id, url, description, events, enabled, disabled_reason, failing_since, rotated_at, previous_until, created_at, updated_at";
 
 function overlapping(previousUntil: string | null, nowMs: number): boolean {
   return previousUntil !== null && Date.parse(previousUntil) > nowMs;
@@ -56,6 +64,8 @@ function record(r: Row, nowMs = Date.now()): WebhookEndpointRecord {
     description: r.description,
     events: JSON.parse(r.events) as Subscription[],
     enabled: r.enabled === 1,
+    disabled_reason: r.disabled_reason,
+    failing_since: r.failing_since,
     secret_rotated_at: r.rotated_at,
     previous_secret_valid_until: overlapping(r.previous_until, nowMs) ? r.previous_until : null,
     created_at: r.created_at,
@@ -118,6 +128,8 @@ export function updateEndpoint(sql: SqlStorage, endpointId: string, change: Endp
   if (change.description !== undefined) fields.push(["description", change.description]);
   if (change.events !== undefined) fields.push(["events", JSON.stringify(change.events)]);
   if (change.enabled !== undefined) fields.push(["enabled", change.enabled ? 1 : 0]);
+  // Turned on again (or off by hand): the service's reason and the failure streak start over.
+  if (change.enabled !== undefined) fields.push(["disabled_reason", null], ["failing_since", null]);
   const sets = fields.map(([name]) => `${name} = ?`);
   const values = fields.map(([, value]) => value);
   sets.push("updated_at = ?");
@@ -187,6 +199,44 @@ export function rotateEndpointSecret(
     previousUntil,
     sealed,
     now,
+    now,
+    endpointId,
+  );
+}
+
+/** How long every delivery to an endpoint must have failed before the service disables it. */
+export const FAILING_DISABLE_MS = 5 * 24 * 3600 * 1000;
+
+/**
+ * A delivery's end, as its task object reports it, moves the endpoint's failure streak: a
+ * success ends it; a failure (its deliveries fail after their whole schedule) starts it at the
+ * delivery's creation if none runs. Answers whether the endpoint is now to be disabled.
+ */
+export function noteDeliveryEnd(
+  sql: SqlStorage,
+  endpointId: string,
+  outcome: "succeeded" | "failed",
+  startedAt: string,
+  nowMs: number,
+): boolean {
+  if (outcome === "succeeded") {
+    sql.exec("UPDATE webhook_endpoints SET failing_since = NULL WHERE endpoint_id = ? AND failing_since IS NOT NULL", endpointId);
+    return false;
+  }
+  sql.exec(
+    `UPDATE webhook_endpoints SET failing_since = ?
+     WHERE endpoint_id = ? AND enabled = 1 AND deleted_at IS NULL AND (failing_since IS NULL OR failing_since > ?)`,
+    startedAt,
+    endpointId,
+    startedAt,
+  );
+  const e = endpointRow(sql, endpointId);
+  return !!e?.enabled && e.failing_since !== null && Date.parse(e.failing_since) <= nowMs - FAILING_DISABLE_MS;
+}
+
+export function disableFailing(sql: SqlStorage, endpointId: string, now: string): void {
+  sql.exec(
+    "UPDATE webhook_endpoints SET enabled = 0, disabled_reason = 'failing', updated_at = ? WHERE endpoint_id = ?",
     now,
     endpointId,
   );

@@ -3,9 +3,9 @@
  * event out to the endpoints subscribed to it (asked of the tenant's account), then make every
  * attempt that is due, on the schedule of callbacks (now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
  */
-import type { AccountObject } from "../accounts/account-object";
 import { RETRY_SCHEDULE_MS } from "../callbacks/delivery";
 import type { UrlPolicy } from "../lib/url-policy";
+import type { LoggedDelivery } from "./delivery-log";
 import {
   beginAttempt,
   type DeliveryRow,
@@ -21,14 +21,25 @@ import {
   type WebhookEvent,
   webhookEvent,
 } from "./delivery-rows";
+import type { EventType } from "./event-types";
 import { sendWebhook } from "./send";
 
+/** What the deliveries need of the tenant's account: a stub from a task object, the object itself inside it. */
+export interface WebhookAccount {
+  webhookTargets(
+    type: EventType,
+  ): Promise<{ endpoint_id: string; enabled: boolean }[]> | { endpoint_id: string; enabled: boolean }[];
+  webhookEndpointForDelivery(endpointId: string): Promise<{ url: string; enabled: boolean; secrets: string[] } | null>;
+  logWebhookDeliveries(rows: LoggedDelivery[]): Promise<unknown> | unknown;
+}
+
 export interface TaskWebhookContext {
-  task_id: string;
+  /** The task object that holds the deliveries; null: the account itself. */
+  task_id: string | null;
   sql: SqlStorage;
-  account: DurableObjectStub<AccountObject>;
+  account: WebhookAccount;
   policy: UrlPolicy;
-  /** The event's `data`: the final task envelope, as a read and the callback show it. */
+  /** The event's `data` when not fixed at the event: the final task envelope, as a read and the callback show it. */
   data: () => Promise<unknown>;
   /** The clock (tests move it). */
   now: () => number;
@@ -53,8 +64,13 @@ export async function runTaskWebhooks(w: TaskWebhookContext): Promise<void> {
   }
   const due = dueDeliveries(w.sql, w.now());
   if (due.length > 0) {
-    const data = await w.data();
-    await Promise.all(due.map((d) => attempt(w, d, data)));
+    let envelope: Promise<unknown> | undefined;
+    const dataOf = (event: WebhookEvent): Promise<unknown> => {
+      if (event.data != null) return Promise.resolve(JSON.parse(event.data));
+      envelope ??= w.data();
+      return envelope;
+    };
+    await Promise.all(due.map((d) => attempt(w, d, dataOf)));
   }
   await reportDeliveries(w);
 }
@@ -71,9 +87,10 @@ export async function reportDeliveries(w: Pick<TaskWebhookContext, "task_id" | "
   markReported(w.sql, rows);
 }
 
-async function attempt(w: TaskWebhookContext, d: DeliveryRow, data: unknown): Promise<void> {
+async function attempt(w: TaskWebhookContext, d: DeliveryRow, dataOf: (e: WebhookEvent) => Promise<unknown>): Promise<void> {
   const event = webhookEvent(w.sql, d.event_id);
   if (!event) return;
+  const data = await dataOf(event);
   const endpoint = await w.account.webhookEndpointForDelivery(d.endpoint_id as string);
   const stoppedAt = new Date(w.now()).toISOString();
   if (!endpoint) {

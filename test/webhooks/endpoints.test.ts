@@ -37,6 +37,8 @@ describe("POST /v1/webhook-endpoints", () => {
       description: "orders",
       events: ["task.succeeded", "task.failed"],
       enabled: true,
+      disabled_reason: null,
+      failing_since: null,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       secret_rotated_at: null,
       previous_secret_valid_until: null,

@@ -103,7 +103,13 @@ describe("task events", () => {
 
     const state = await webhooksOf(id);
     expect(state.events).toEqual([
-      { event_id: expect.stringMatching(/^evt_/), type: "task.succeeded", created_at: expect.any(String), fanned_out: 1 },
+      {
+        event_id: expect.stringMatching(/^evt_/),
+        type: "task.succeeded",
+        created_at: expect.any(String),
+        fanned_out: 1,
+        data: null,
+      },
     ]);
     const event = state.events[0]!;
     // The disabled endpoint's delivery is failed at once, nothing sent: a recover finds it once enabled.

@@ -49,6 +49,13 @@ export const WebhookEndpoint = z
     description: z.string().nullable(),
     events: z.array(z.string()),
     enabled: z.boolean(),
+    disabled_reason: z.enum(["failing"]).nullable().openapi({
+      description: "`failing`: disabled by the service after 5 days in which every delivery failed; enabling it clears this",
+    }),
+    failing_since: z
+      .string()
+      .nullable()
+      .openapi({ description: "Since when every delivery has failed; null when the last succeeded" }),
     secret_rotated_at: z.string().nullable().openapi({ description: "When the secret was last replaced" }),
     previous_secret_valid_until: z.string().nullable().openapi({
       description: "While a rotation's overlap runs, until when the previous secret signs beside the new one (two signatures)",
@@ -92,7 +99,10 @@ export const WebhookDelivery = z
     delivery_id: z.string(),
     target: z.enum(["callback", "endpoint"]).openapi({ description: "A task's `callback_url`, or a registered endpoint" }),
     endpoint_id: z.string().nullable().openapi({ description: "null for a callback" }),
-    task_id: z.string(),
+    task_id: z
+      .string()
+      .nullable()
+      .openapi({ description: "The task whose event it is; null for an endpoint's event (`endpoint.disabled`)" }),
     event_id: z.string().openapi({ description: "The event delivered; to an endpoint, the `webhook-id` of every attempt" }),
     event_type: z.string(),
     status: z.enum(["pending", "succeeded", "failed"]),

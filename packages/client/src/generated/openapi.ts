@@ -2417,6 +2417,13 @@ export interface components {
             description: string | null;
             events: string[];
             enabled: boolean;
+            /**
+             * @description `failing`: disabled by the service after 5 days in which every delivery failed; enabling it clears this
+             * @enum {string|null}
+             */
+            disabled_reason: "failing" | null;
+            /** @description Since when every delivery has failed; null when the last succeeded */
+            failing_since: string | null;
             /** @description When the secret was last replaced */
             secret_rotated_at: string | null;
             /** @description While a rotation's overlap runs, until when the previous secret signs beside the new one (two signatures) */
@@ -2459,7 +2466,8 @@ export interface components {
             target: "callback" | "endpoint";
             /** @description null for a callback */
             endpoint_id: string | null;
-            task_id: string;
+            /** @description The task whose event it is; null for an endpoint's event (`endpoint.disabled`) */
+            task_id: string | null;
             /** @description The event delivered; to an endpoint, the `webhook-id` of every attempt */
             event_id: string;
             event_type: string;
