@@ -15,10 +15,13 @@ import { answerDirectly } from "../direct";
 import { readJsonBody } from "../json-body";
 import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
 import { errorResponses } from "../schemas";
-import { validationError } from "../validation";
+import { validBody } from "../validation";
 import { taskContext } from "./task-shared";
 
 export const operationRoutes = newRouter();
+
+/** One task-creating operation, as declared in src/operations/. */
+type Operation = (typeof OPERATIONS)[number];
 
 /**
  * Documented as the server enforces it. `requireIdempotencyHeader` runs first and answers a
@@ -72,7 +75,7 @@ for (const spec of OPERATIONS) {
 /** A create's answer, whichever way the request came: 202 with the envelope (after `Prefer: wait`, as it then is). */
 async function created(
   ctx: AdmissionContext,
-  spec: (typeof OPERATIONS)[number],
+  spec: Operation,
   body: Record<string, unknown>,
   raw: Record<string, unknown>,
   request: Request,
@@ -90,26 +93,20 @@ async function created(
 }
 
 /** The task-creating operations by their path, for src/index.ts. */
-export const OPERATION_PATHS: ReadonlyMap<string, (typeof OPERATIONS)[number]> = new Map(OPERATIONS.map((o) => [o.path, o]));
+export const OPERATION_PATHS: ReadonlyMap<string, Operation> = new Map(OPERATIONS.map((o) => [o.path, o]));
 
 /**
  * A task-creating `POST` answered without the router (src/http/direct.ts): the steps of its
  * declaration above, in its order — the JSON body read under its caps, the key and its
  * permission, the Idempotency-Key, the operation's schema — then the same admission and answer.
  */
-export function serveCreate(
-  request: Request,
-  env: Env,
-  ctx: ExecutionContext,
-  spec: (typeof OPERATIONS)[number],
-): Promise<Response> {
+export function serveCreate(request: Request, env: Env, ctx: ExecutionContext, spec: Operation): Promise<Response> {
   return answerDirectly(request, env, ctx, async (call) => {
     const { value } = await readJsonBody(request);
     const caller = await call.caller("tasks:write");
     const idempotencyKey = requireIdempotencyKey(request.headers.get("Idempotency-Key") ?? undefined);
-    const parsed = await spec.schema.safeParseAsync(value);
-    if (!parsed.success) throw validationError("body", parsed.error.issues, { route: spec.path, input: value });
+    const body = validBody(spec.schema, value, spec.path) as Record<string, unknown>;
     const admission: AdmissionContext = { env, caller, requestId: call.requestId, idempotencyKey };
-    return created(admission, spec, parsed.data as Record<string, unknown>, value as Record<string, unknown>, request);
+    return created(admission, spec, body, value as Record<string, unknown>, request);
   });
 }
