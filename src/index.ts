@@ -2,6 +2,7 @@ import type { Env } from "./env";
 import { createApp, health } from "./http/app";
 import { requestIdOf } from "./http/request-id";
 import { CHAT_PATH, serveChat } from "./http/routes/chat";
+import { OPERATION_PATHS, serveCreate } from "./http/routes/operations";
 import { serveTaskRead } from "./http/routes/tasks";
 
 export { AccountObject } from "./accounts/account-object";
@@ -33,12 +34,17 @@ function taskIdOf(path: string): string | null {
 
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
-    // The busiest answers are dispatched by their path alone: liveness probes, chat calls, task reads.
+    // The busiest answers are dispatched by their path alone: liveness probes, chat calls, task
+    // creates and reads.
     const path = pathOf(request.url);
     if (path === "/healthz" && request.method === "GET" && !request.body) {
       return Response.json(health(env), { headers: { "X-Request-Id": requestIdOf(request.headers.get("X-Request-Id")) } });
     }
-    if (path === CHAT_PATH && request.method === "POST") return serveChat(request, env, ctx);
+    if (request.method === "POST") {
+      if (path === CHAT_PATH) return serveChat(request, env, ctx);
+      const operation = OPERATION_PATHS.get(path);
+      if (operation) return serveCreate(request, env, ctx, operation);
+    }
     const taskId = request.method === "GET" ? taskIdOf(path) : null;
     if (taskId) return serveTaskRead(request, env, ctx, taskId);
     return app.fetch(request, env, ctx);

@@ -47,6 +47,13 @@ export function validationError(
   });
 }
 
+/** A body checked against its route's schema, refused as the router's validator refuses it (422, `param`). */
+export function validBody<S extends z.ZodType>(schema: S, value: unknown, route: string): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw validationError("body", parsed.error.issues, { route, input: value });
+  return parsed.data;
+}
+
 /** The failing field; for unknown keys, the first unknown key rather than the object holding it. */
 function pointerOf(issue: z.core.$ZodIssue): string {
   const path = issue.code === "unrecognized_keys" && issue.keys[0] !== undefined ? [...issue.path, issue.keys[0]] : issue.path;

@@ -10,7 +10,7 @@ import { newRouter } from "../context";
 import { answerDirectly } from "../direct";
 import { readJsonBody } from "../json-body";
 import { errorResponses } from "../schemas";
-import { validationError } from "../validation";
+import { validBody } from "../validation";
 
 export const CHAT_PATH = "/v1/chat/completions";
 
@@ -89,8 +89,7 @@ export function serveChat(request: Request, env: Env, ctx: ExecutionContext): Pr
   return answerDirectly(request, env, ctx, async (call) => {
     const { value } = await readJsonBody(request);
     const caller = await call.caller("chat");
-    const parsed = ChatCompletionRequest.safeParse(value);
-    if (!parsed.success) throw validationError("body", parsed.error.issues, { route: CHAT_PATH, input: value });
-    return chatCompletion(chatCall(env, caller, call.requestId, ctx), parsed.data, value as Record<string, unknown>);
+    const body = validBody(ChatCompletionRequest, value, CHAT_PATH);
+    return chatCompletion(chatCall(env, caller, call.requestId, ctx), body, value as Record<string, unknown>);
   });
 }

@@ -1,18 +1,27 @@
 /** Every task-creating operation, registered from its declaration in src/operations/. */
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Env } from "../../env";
 import { OPERATIONS } from "../../operations";
 import { IdempotencyKeyString } from "../../services/contracts/idempotency";
 import { TaskEnvelope } from "../../services/contracts/task-envelope";
 import { createTask, readAfterWait, requestSignal, taskStub } from "../../services/tasks";
+import type { AdmissionContext } from "../../tasks/admit";
+import { requireIdempotencyKey } from "../../tasks/idempotency";
 import { TERMINAL } from "../../tasks/record";
 import { keyScope } from "../../tasks/scope";
 import { requireIdempotencyHeader, requireKey } from "../auth";
 import { newRouter } from "../context";
+import { answerDirectly } from "../direct";
+import { readJsonBody } from "../json-body";
 import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
 import { errorResponses } from "../schemas";
+import { validBody } from "../validation";
 import { taskContext } from "./task-shared";
 
 export const operationRoutes = newRouter();
+
+/** One task-creating operation, as declared in src/operations/. */
+type Operation = (typeof OPERATIONS)[number];
 
 /**
  * Documented as the server enforces it. `requireIdempotencyHeader` runs first and answers a
@@ -57,16 +66,47 @@ for (const spec of OPERATIONS) {
     async (c) => {
       const body = c.req.valid("json") as Record<string, unknown>;
       const raw = (await c.req.json()) as Record<string, unknown>;
-      const result = await createTask(taskContext(c), spec, body, raw);
-      const wait = preferredWait(c.req.header("Prefer"));
-      const headers = { ...result.headers, ...(wait === null ? {} : { ...waitHeaders(wait), Vary: "Prefer" }) };
-      if (wait && !TERMINAL.has(result.envelope.status)) {
-        // Still 202 (the spec's answer to a create), with the envelope as it is after the wait.
-        const stub = taskStub(c.env, result.envelope.task_id);
-        const read = await readAfterWait(stub, keyScope(c.get("caller")), result.envelope.status, wait, requestSignal(c.req.raw));
-        if (read) return c.body(read.body, 202, { ...headers, "Content-Type": "application/json" }) as never;
-      }
-      return c.json(result.envelope as z.infer<typeof TaskEnvelope>, 202, headers);
+      // The declared schema still describes this body (the envelope).
+      return (await created(taskContext(c), spec, body, raw, c.req.raw)) as never;
     },
   );
+}
+
+/** A create's answer, whichever way the request came: 202 with the envelope (after `Prefer: wait`, as it then is). */
+async function created(
+  ctx: AdmissionContext,
+  spec: Operation,
+  body: Record<string, unknown>,
+  raw: Record<string, unknown>,
+  request: Request,
+): Promise<Response> {
+  const result = await createTask(ctx, spec, body, raw);
+  const wait = preferredWait(request.headers.get("Prefer") ?? undefined);
+  const headers = { ...result.headers, ...(wait === null ? {} : { ...waitHeaders(wait), Vary: "Prefer" }) };
+  if (wait && !TERMINAL.has(result.envelope.status)) {
+    // Still 202 (the spec's answer to a create), with the envelope as it is after the wait.
+    const stub = taskStub(ctx.env, result.envelope.task_id);
+    const read = await readAfterWait(stub, keyScope(ctx.caller), result.envelope.status, wait, requestSignal(request));
+    if (read) return new Response(read.body, { status: 202, headers: { ...headers, "Content-Type": "application/json" } });
+  }
+  return Response.json(result.envelope, { status: 202, headers });
+}
+
+/** The task-creating operations by their path, for src/index.ts. */
+export const OPERATION_PATHS: ReadonlyMap<string, Operation> = new Map(OPERATIONS.map((o) => [o.path, o]));
+
+/**
+ * A task-creating `POST` answered without the router (src/http/direct.ts): the steps of its
+ * declaration above, in its order — the JSON body read under its caps, the key and its
+ * permission, the Idempotency-Key, the operation's schema — then the same admission and answer.
+ */
+export function serveCreate(request: Request, env: Env, ctx: ExecutionContext, spec: Operation): Promise<Response> {
+  return answerDirectly(request, env, ctx, async (call) => {
+    const { value } = await readJsonBody(request);
+    const caller = await call.caller("tasks:write");
+    const idempotencyKey = requireIdempotencyKey(request.headers.get("Idempotency-Key") ?? undefined);
+    const body = validBody(spec.schema, value, spec.path) as Record<string, unknown>;
+    const admission: AdmissionContext = { env, caller, requestId: call.requestId, idempotencyKey };
+    return created(admission, spec, body, value as Record<string, unknown>, request);
+  });
 }
