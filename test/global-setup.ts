@@ -6,6 +6,7 @@
  *   POST /hook/gone/<name>          410
  *   POST /hook/redirect/<name>      302 to /hook/ok/<name>
  *   POST /hook/busy/<name>          503 with Retry-After: 120
+ *   POST /hook/hang/<name>?ms=N     200, but only after N ms (default 20 s)
  *   GET  /deliveries/<name>         what <name> received, as JSON
  * and a media server for the fetcher of media inputs (always `application/octet-stream`, so the
  * tests show that the bytes, not the declared type, decide):
@@ -138,7 +139,10 @@ export async function setup(project: TestProject) {
     else if (mode === "gone") res.writeHead(410).end();
     else if (mode === "redirect") res.writeHead(302, { Location: `/hook/ok/${name}` }).end();
     else if (mode === "busy") res.writeHead(503, { "Retry-After": "120" }).end();
-    else res.writeHead(200).end("ok");
+    else if (mode === "hang") {
+      const late = setTimeout(() => res.writeHead(200).end("late"), Number(url.searchParams.get("ms") ?? "20000"));
+      res.on("close", () => clearTimeout(late));
+    } else res.writeHead(200).end("ok");
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();

@@ -47,10 +47,12 @@ import {
   type AttemptRow,
   attemptRows,
   type DeliveryRow,
+  deliveryIdFor,
   deliveryRow,
   nextWebhookAt,
   rearm,
   recordEvent,
+  recordTestEvent,
 } from "../webhooks/delivery-rows";
 import {
   countEndpoints,
@@ -652,6 +654,30 @@ export class AccountObject extends DurableObject<Env> {
     });
   }
 
+  /**
+   * A `webhook.test` event to one endpoint, attempted now; answers its delivery after the attempt
+   * (null: no such endpoint). Retried on the schedule like any event if the attempt fails.
+   */
+  async sendTestWebhook(endpointId: string, audit?: AuditInput): Promise<{ delivery_id: string } | null> {
+    const endpoint = endpointRow(this.sql, endpointId);
+    if (!endpoint) return null;
+    const eventId = newId("evt");
+    const deliveryId = await deliveryIdFor(eventId, endpointId);
+    const nowMs = Date.now();
+    this.ctx.storage.transactionSync(() => {
+      recordTestEvent(this.sql, { event_id: eventId, delivery_id: deliveryId, endpoint_id: endpointId }, nowMs, {
+        object: "webhook_test",
+        endpoint_id: endpointId,
+        message: "A test event: this endpoint receives and verifies this tenant's webhooks.",
+      });
+      if (audit) appendAudit(this.sql, audit, new Date(nowMs).toISOString());
+    });
+    await this.runWebhooks();
+    const next = nextWebhookAt(this.sql, Date.now());
+    if (next != null) this.wakeAt(next);
+    return { delivery_id: deliveryId };
+  }
+
   /** One of the account's own deliveries with every attempt. */
   webhookDelivery(deliveryId: string): (DeliveryRow & { attempts: AttemptRow[] }) | null {
     const row = deliveryRow(this.sql, deliveryId);
@@ -1076,10 +1102,24 @@ export class AccountObject extends DurableObject<Env> {
             },
             at,
           );
+          recordEvent(this.sql, "key.spend_threshold", at, {
+            object: "key_spend_threshold",
+            key_id: keyId,
+            threshold,
+            limit_credits: limits.credits,
+            period: limits.period,
+            period_started_at: before.window.started_at,
+            period_resets_at: before.window.resets_at,
+            spent_credits: after.spent,
+          });
+          this.eventRecorded = true;
         }
       },
     };
   }
+
+  /** Set by a write that recorded a webhook event; the alarm that delivers it is set after the write. */
+  private eventRecorded = false;
 
   /**
    * Mails the alerts not mailed yet to the tenant's active owners, after the write that recorded
@@ -1087,6 +1127,10 @@ export class AccountObject extends DurableObject<Env> {
    * next settlement that records an alert.
    */
   private mailAlerts(): void {
+    if (this.eventRecorded) {
+      this.eventRecorded = false;
+      this.wakeAt(Date.now());
+    }
     // An alert whose mail is under way (from an earlier settlement) is not sent again beside it.
     const alertId = (a: PendingAlert) => `${a.key_id} ${a.period_start} ${a.threshold}`;
     const pending = unmailedAlerts(this.sql).filter((a) => !this.mailing.has(alertId(a)));

@@ -284,3 +284,14 @@ export async function rotateEndpointSecret(
   if (!result) throw notFound(endpointId);
   return { ...endpointView(result.endpoint), secret: result.secret };
 }
+
+/**
+ * "Send test event": a `webhook.test` event to one endpoint, attempted at once; answers the
+ * delivery with that attempt (a failure retries on the schedule, as any event does).
+ */
+export async function sendTestEvent(env: Env, tenantId: string, endpointId: string, by: AuditBy) {
+  await sendableEndpoint(env, tenantId, endpointId, "not_found");
+  const sent = await accountFor(env, tenantId).sendTestWebhook(endpointId, audited(by, "webhook_endpoint.test", endpointId));
+  if (!sent) throw notFound(endpointId);
+  return getDelivery(env, tenantId, sent.delivery_id);
+}

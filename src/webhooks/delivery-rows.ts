@@ -7,7 +7,7 @@
 import { sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
 import type { DeliveryTarget, LoggedDelivery, LoggedStatus } from "./delivery-log";
-import type { EventType } from "./event-types";
+import { type DeliveredType, type EventType, TEST_EVENT } from "./event-types";
 
 export const WEBHOOK_TABLES_SQL = `
   CREATE TABLE webhook_events (
@@ -25,7 +25,7 @@ export const WEBHOOK_TABLES_SQL = `
 
 export interface WebhookEvent {
   event_id: string;
-  type: EventType;
+  type: DeliveredType;
   created_at: string;
   /** JSON of the event's `data` when fixed at the event (an endpoint's); null: the task's final envelope. */
   data?: string | null;
@@ -95,6 +95,23 @@ export function webhookEvent(sql: SqlStorage, eventId: string): WebhookEvent | n
       )
       .toArray()[0] ?? null
   );
+}
+
+/** A test event, fanned out in the same write to the one endpoint it tries. */
+export function recordTestEvent(
+  sql: SqlStorage,
+  ids: { event_id: string; delivery_id: string; endpoint_id: string },
+  nowMs: number,
+  data: unknown,
+): void {
+  sql.exec(
+    "INSERT INTO webhook_events (event_id, type, created_at, fanned_out, data) VALUES (?, ?, ?, 0, ?)",
+    ids.event_id,
+    TEST_EVENT,
+    new Date(nowMs).toISOString(),
+    JSON.stringify(data),
+  );
+  fanOut(sql, ids.event_id, [{ delivery_id: ids.delivery_id, endpoint_id: ids.endpoint_id, enabled: true }], nowMs);
 }
 
 /** A delivery's id follows from its event and target, so a repeated fan-out or report names the same one. */

@@ -19,3 +19,8 @@ export const SUBSCRIPTIONS: readonly Subscription[] = [ALL_EVENTS, ...EVENT_TYPE
 export function subscribes(events: readonly Subscription[], type: EventType): boolean {
   return events.includes(ALL_EVENTS) || events.includes(type);
 }
+
+/** The event a tenant sends itself to try an endpoint: delivered to that endpoint alone. */
+export const TEST_EVENT = "webhook.test";
+/** Every type a delivery may carry. */
+export type DeliveredType = EventType | typeof TEST_EVENT;

@@ -6,7 +6,8 @@
 import { signatureHeaders } from "../callbacks/signing";
 import { checkOutsideUrl, type UrlPolicy } from "../lib/url-policy";
 
-const TIMEOUT_MS = 15_000;
+/** A 2xx within this is success; a receiver still silent after it failed the attempt. */
+export const TIMEOUT_MS = 15_000;
 /** The first 1 KiB of a receiver's answer is kept with the attempt. */
 const EXCERPT_BYTES = 1024;
 
@@ -18,6 +19,8 @@ export interface WebhookSend {
   secrets: readonly string[];
   policy: UrlPolicy;
   nowMs: number;
+  /** Tests shorten it; deliveries use TIMEOUT_MS. */
+  timeoutMs?: number;
 }
 
 export interface SendResult {
@@ -76,7 +79,8 @@ export async function sendWebhook(s: WebhookSend): Promise<SendResult> {
     "User-Agent": "media-gateway-webhooks/1",
     ...signatureHeaders(s.secrets, s.eventId, Math.floor(s.nowMs / 1000), s.body),
   };
-  const signal = AbortSignal.timeout(TIMEOUT_MS);
+  const timeoutMs = s.timeoutMs ?? TIMEOUT_MS;
+  const signal = AbortSignal.timeout(timeoutMs);
   try {
     const res = await fetch(verdict.url.toString(), { method: "POST", headers, body: s.body, redirect: "manual", signal });
     const text = await responseExcerpt(res);
@@ -100,7 +104,7 @@ export async function sendWebhook(s: WebhookSend): Promise<SendResult> {
       ok: false,
       http_status: null,
       duration_ms: took(),
-      error: timeout ? "receiver did not answer within 15 s" : `could not connect: ${String(e).slice(0, 200)}`,
+      error: timeout ? `receiver did not answer within ${timeoutMs / 1000} s` : `could not connect: ${String(e).slice(0, 200)}`,
       location: null,
       response_excerpt: null,
     };

@@ -29,6 +29,7 @@ import {
   recoverEndpoint,
   resendDelivery,
   rotateEndpointSecret,
+  sendTestEvent,
   updateEndpoint,
 } from "../../services/webhooks";
 import { requireKey } from "../auth";
@@ -240,5 +241,28 @@ webhookRoutes.openapi(
     const { endpoint_id } = c.req.valid("param");
     const overlap = c.req.valid("json")?.overlap_seconds;
     return c.json(await rotateEndpointSecret(c.env, caller.tenant_id, endpoint_id, overlap, by), 200);
+  },
+);
+
+webhookRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/webhook-endpoints/{endpoint_id}/test",
+    operationId: "createWebhookEndpointTest",
+    tags,
+    summary: "Send a `webhook.test` event to the endpoint now; answers its delivery with that attempt",
+    security,
+    "x-lifecycle": "preview",
+    middleware: [requireKey("webhooks:manage")] as const,
+    request: { params: EndpointPath },
+    responses: {
+      200: json(WebhookDeliveryDetail, "The test event's delivery and its attempt"),
+      ...errorResponses(401, 403, 404, 409, 429),
+    },
+  }),
+  async (c) => {
+    const caller = c.get("caller");
+    const by = callerAuditBy(caller, requestFrom(c.req.raw));
+    return c.json(await sendTestEvent(c.env, caller.tenant_id, c.req.valid("param").endpoint_id, by), 200);
   },
 );
