@@ -28,6 +28,7 @@ import { register as signingKeys } from "./pages/signing-keys";
 import { register as task } from "./pages/task";
 import { register as tasks } from "./pages/tasks";
 import { register as usage } from "./pages/usage";
+import { register as webhooks } from "./pages/webhooks";
 import { loadSession } from "./session";
 
 const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
@@ -42,6 +43,7 @@ const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
   usage,
   keys,
   signingKeys,
+  webhooks,
   credits,
   connections,
   device,

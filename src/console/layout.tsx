@@ -20,6 +20,7 @@ export const NAV: NavItem[] = [
   { key: "overview", label: "Overview", href: "/console" },
   { key: "keys", label: "API keys", href: "/console/keys" },
   { key: "signing-keys", label: "Signing keys", href: "/console/signing-keys" },
+  { key: "webhooks", label: "Webhooks", href: "/console/webhooks" },
   { key: "tasks", label: "Tasks", href: "/console/tasks", needs: "tasks:read" },
   { key: "usage", label: "Usage", href: "/console/usage", needs: "usage:read" },
   { key: "members", label: "Members", href: "/console/members", needs: "members:manage" },
@@ -64,7 +65,7 @@ form.stack.wide { max-width: 44rem; }
 input, select, textarea { max-width: 100%; }
 label { font-weight: 600; font-size: .9rem; }
 input, select, textarea, button { font: inherit; }
-input[type="text"], input[type="email"], input[type="number"], select, textarea { padding: .4rem .5rem;
+input[type="text"], input[type="email"], input[type="number"], input[type="url"], input[type="datetime-local"], input:not([type]), select, textarea { padding: .4rem .5rem;
   border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
 button { padding: .4rem .8rem; border-radius: 6px; border: 1px solid var(--accent); background: var(--accent);
   color: var(--bg); cursor: pointer; }
@@ -81,6 +82,9 @@ button.danger { border-color: var(--err); background: transparent; color: var(--
 code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: .9em; }
 figure { margin: 0; }
 time { white-space: nowrap; }
+.inline-check { display: block; font-weight: 400; }
+fieldset { border: 1px solid var(--line); border-radius: 6px; }
+pre.excerpt { white-space: pre-wrap; word-break: break-all; max-width: 28rem; margin: 0; font-size: .8rem; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
 
