@@ -93,6 +93,17 @@ export const OTHER_METHODS = {
   "credits.checkout": "createCreditCheckout",
   "chat.completions.create": "createChatCompletion",
   quote: "createQuote",
+  "webhooks.endpoints.create": "createWebhookEndpoint",
+  "webhooks.endpoints.list": "listWebhookEndpoints",
+  "webhooks.endpoints.get": "getWebhookEndpoint",
+  "webhooks.endpoints.update": "updateWebhookEndpoint",
+  "webhooks.endpoints.delete": "deleteWebhookEndpoint",
+  "webhooks.endpoints.rotateSecret": "rotateWebhookEndpointSecret",
+  "webhooks.endpoints.recover": "createWebhookEndpointRecovery",
+  "webhooks.endpoints.test": "createWebhookEndpointTest",
+  "webhooks.deliveries.list": "listWebhookDeliveries",
+  "webhooks.deliveries.get": "getWebhookDelivery",
+  "webhooks.deliveries.resend": "createWebhookDeliveryAttempt",
 } as const satisfies Record<string, OperationId>;
 
 export class MediaClient {
@@ -273,6 +284,46 @@ export class MediaClient {
     revoke: (keyId: string, options: RequestOptions = {}) => this.request("revokeKey", { ...options, path: { key_id: keyId } }),
     /** The calling key: its permissions, limits and spend in the current period (any key). */
     self: (options: RequestOptions = {}) => this.request("getOwnKey", options),
+  };
+
+  /** The tenant's webhook endpoints and the log of every delivery, for a key holding `webhooks:manage`. */
+  readonly webhooks = {
+    endpoints: {
+      /** A new endpoint; its `secret` is in this answer only. */
+      create: (body: BodyOf<"createWebhookEndpoint">, options: RequestOptions = {}) =>
+        this.request("createWebhookEndpoint", { ...options, body }),
+      list: (options: RequestOptions = {}) => this.request("listWebhookEndpoints", options),
+      get: (endpointId: string, options: RequestOptions = {}) =>
+        this.request("getWebhookEndpoint", { ...options, path: { endpoint_id: endpointId } }),
+      /** Changes the URL, events or description, or disables (`enabled: false`) and enables it. */
+      update: (endpointId: string, body: BodyOf<"updateWebhookEndpoint">, options: RequestOptions = {}) =>
+        this.request("updateWebhookEndpoint", { ...options, path: { endpoint_id: endpointId }, body }),
+      delete: (endpointId: string, options: RequestOptions = {}) =>
+        this.request("deleteWebhookEndpoint", { ...options, path: { endpoint_id: endpointId } }),
+      /** A new secret (in this answer only); the previous one keeps signing beside it for `overlap_seconds`. */
+      rotateSecret: (endpointId: string, body: BodyOf<"rotateWebhookEndpointSecret"> = {}, options: RequestOptions = {}) =>
+        this.request("rotateWebhookEndpointSecret", { ...options, path: { endpoint_id: endpointId }, body }),
+      /** Sends again every delivery to the endpoint since `since` that did not succeed. */
+      recover: (endpointId: string, since: string | Date, options: RequestOptions = {}) =>
+        this.request("createWebhookEndpointRecovery", {
+          ...options,
+          path: { endpoint_id: endpointId },
+          body: { since: since instanceof Date ? since.toISOString() : since },
+        }),
+      /** Sends a `webhook.test` event now; answers its delivery with the attempt. */
+      test: (endpointId: string, options: RequestOptions = {}) =>
+        this.request("createWebhookEndpointTest", { ...options, path: { endpoint_id: endpointId } }),
+    },
+    deliveries: {
+      list: (query: QueryOf<"listWebhookDeliveries"> = {} as QueryOf<"listWebhookDeliveries">, options: RequestOptions = {}) =>
+        this.request("listWebhookDeliveries", { ...options, query }),
+      /** A delivery with every attempt. */
+      get: (deliveryId: string, options: RequestOptions = {}) =>
+        this.request("getWebhookDelivery", { ...options, path: { delivery_id: deliveryId } }),
+      /** One more attempt now, with the same `webhook-id`. */
+      resend: (deliveryId: string, options: RequestOptions = {}) =>
+        this.request("createWebhookDeliveryAttempt", { ...options, path: { delivery_id: deliveryId } }),
+    },
   };
 
   readonly credits = {

@@ -32,3 +32,11 @@ export {
 } from "./types.js";
 export type { UploadData, UploadOptions } from "./uploads.js";
 export { EventStreamUnavailable, type EventsOptions, type WaitOptions } from "./wait.js";
+export {
+  type VerifiedWebhook,
+  type VerifyOptions,
+  verifyWebhook,
+  WEBHOOK_TOLERANCE_SECONDS,
+  type WebhookHeaders,
+  WebhookVerificationError,
+} from "./webhooks.js";

@@ -13,8 +13,10 @@ import type { TaskEnvelope } from "../types.js";
 import { VERSION } from "../version.js";
 import { Options, parseArgs, UsageError } from "./args.js";
 import { applyFields, assignInputs, type InputSource, type MediaKind, placeInputs, splitInput, splitMediaFlags } from "./body.js";
+import { type Ctx, one, print, query } from "./context.js";
 import { mediaFacts, table } from "./format.js";
 import { finishTask, followTask, type Io } from "./tasks.js";
+import { webhooks } from "./webhooks.js";
 
 export interface CliIo extends Io {
   env: Record<string, string | undefined>;
@@ -37,6 +39,9 @@ Usage:
   media-api balance                     media-api usage [--from …] [--to …] [--group_by day|capability|model]
   media-api upload <file> …             media-api download <artifact_id> [--out <file|dir>]
   media-api artifacts delete <artifact_id>
+  media-api webhooks endpoints          media-api webhooks deliveries [--endpoint_id …] [--task_id …]
+                                        [--status pending|succeeded|failed] [--limit N] [--cursor …]
+  media-api webhooks delivery|resend <delivery_id>
 
 Generate:
   <capability> is one of: ${capabilities().join(", ")}.
@@ -109,16 +114,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-interface Ctx {
-  io: CliIo;
-  opts: Options;
-  client: MediaClient;
-  json: boolean;
-  args: string[];
-  help: boolean;
-}
-
-const COMMANDS = ["generate", "tasks", "models", "capabilities", "voices", "balance", "usage", "upload", "download", "artifacts"];
+const COMMANDS = [
+  "generate",
+  "tasks",
+  "models",
+  "capabilities",
+  "voices",
+  "balance",
+  "usage",
+  "upload",
+  "download",
+  "artifacts",
+  "webhooks",
+];
 
 function requireKeyNotice(): void {
   throw new UsageError("no API key: set MEDIA_API_KEY (npm start prints the local one) or pass --api-key");
@@ -149,26 +157,6 @@ function report(e: unknown, io: CliIo, json: boolean): number {
   return 1;
 }
 
-function print(ctx: Ctx, value: unknown, human: () => string): void {
-  ctx.io.stdout.write(ctx.json ? `${JSON.stringify(value, null, 2)}\n` : `${human()}\n`);
-}
-
-function one(ctx: Ctx, what: string): string {
-  const [value, ...extra] = ctx.args;
-  if (!value) throw new UsageError(`${what} is missing`);
-  if (extra.length) throw new UsageError(`unexpected argument '${extra[0]}'`);
-  return value;
-}
-
-function query(ctx: Ctx, id: OperationId): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const q of (OPERATIONS[id] as OperationRow).queryParams) {
-    const v = ctx.opts.string(q) ?? ctx.opts.string(q.replaceAll("_", "-"));
-    if (v !== undefined) out[q] = v;
-  }
-  return out;
-}
-
 async function dispatch(command: string, ctx: Ctx): Promise<number> {
   switch (command) {
     case "generate":
@@ -191,6 +179,8 @@ async function dispatch(command: string, ctx: Ctx): Promise<number> {
       return download(ctx);
     case "artifacts":
       return artifacts(ctx);
+    case "webhooks":
+      return webhooks(ctx);
     default:
       throw new UsageError(`unknown command '${command}'`);
   }
