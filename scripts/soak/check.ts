@@ -13,6 +13,7 @@
  *                captured − reserved ≥ 0, granted = what the soak granted, captured = the tasks'
  *                net charges (plus chat, for tenants that chat), no open reservation of any task
  *                (all are terminal), chat holds open only for calls cut by a crash
+ *   events       every terminal task of a tenant with a webhook endpoint: its event arrived, signed, one webhook-id
  *   callbacks    every callback that was due (terminal task, receiver that answers 2xx on a retry
  *                within the run) was delivered; every delivery of a task had one webhook-id (and no
  *                two tasks shared one), carried the final status, and verified when signed; 410 stopped delivery
@@ -29,6 +30,7 @@ import Big from "big.js";
 import { ERROR_CODES } from "../../src/errors/codes.ts";
 import type {
   CallbackRecord,
+  EventRecord,
   HistoryRecord,
   LedgerRecord,
   MetaRecord,
@@ -86,6 +88,7 @@ export function check(history: HistoryRecord[]): CheckResult {
   const requests = history.filter((r): r is RequestRecord => r.type === "request");
   const servers = history.filter((r): r is ServerRecord => r.type === "server");
   const callbacks = history.filter((r): r is CallbackRecord => r.type === "callback");
+  const events = history.filter((r): r is EventRecord => r.type === "event");
   const upstream = history.filter((r): r is UpstreamRecord => r.type === "upstream");
   const tasks = history.filter((r): r is TaskRecord => r.type === "task");
   const ledgers = history.filter((r): r is LedgerRecord => r.type === "ledger");
@@ -537,6 +540,53 @@ export function check(history: HistoryRecord[]): CheckResult {
     `callbacks: ${withCallback.length} terminal tasks with a callback_url (${fmtCounts(count(withCallback, receiverOf))}); ${dueNow} due within the run, ${dueNow - undelivered.length} delivered (${pct(dueNow - undelivered.length, dueNow)}), ${deferred.length} deferred to the 5-minute retry after two refused attempts; ${callbacks.length} deliveries (${fmtCounts(count(callbacks, (c) => `${c.answered}${c.aborted ? " abandoned" : ""}`))}), ${signed} signed and verified, ${badSignatures.length} bad signatures; ${afterSuccess.length} tasks redelivered after a 2xx (a crash before the success was written: ${afterSuccess.length - unexplainedRedelivery.length}); ${gone.length} to the 410 receiver, stopped: ${gone.length - goneWrong.length}`,
   );
 
+  // ------------------------------------------------------------------ endpoint events
+  // Every terminal task of a tenant with a webhook endpoint: its event arrived (accepted), typed
+  // by its final status, signed with the endpoint's secret, under one webhook-id across retries
+  // and crashes; no event reached a tenant for a task of another.
+  const withEndpoint = new Set(meta.endpoint_tenants ?? []);
+  const eventsByTask = new Map<string, EventRecord[]>();
+  for (const e of events) eventsByTask.set(e.task_id ?? "?", [...(eventsByTask.get(e.task_id ?? "?") ?? []), e]);
+  const eventDue = tasks.filter((t) => withEndpoint.has(t.tenant) && ["succeeded", "failed", "canceled"].includes(t.status));
+  const eventMissing = eventDue.filter((t) => !(eventsByTask.get(t.task_id) ?? []).some((e) => e.answered < 300 && !e.aborted));
+  failSome(
+    "events",
+    "terminal tasks whose endpoint event never arrived",
+    eventMissing.map((t) => `${t.task_id} (${t.tenant}, ${t.status})`),
+  );
+  failSome(
+    "events",
+    "events typed otherwise than the task's final status",
+    events
+      .filter((e) => e.task_id && taskById.has(e.task_id) && e.event_type !== `task.${taskById.get(e.task_id)?.status}`)
+      .map((e) => `${e.task_id}: ${e.event_type}, final ${taskById.get(e.task_id as string)?.status}`),
+  );
+  failSome(
+    "events",
+    "tasks whose event came under more than one webhook-id",
+    [...eventsByTask].filter(([, es]) => new Set(es.map((e) => e.webhook_id)).size > 1).map(([id]) => id),
+  );
+  failSome(
+    "events",
+    "events that do not verify with the endpoint's secret",
+    events.filter((e) => e.signature !== "valid").map((e) => `${e.task_id} (${e.webhook_id}, ${e.signature})`),
+  );
+  failSome(
+    "events",
+    "events for another tenant's task, or a tenant without an endpoint",
+    events
+      .filter(
+        (e) =>
+          !withEndpoint.has(e.tenant) || (e.task_id && tenantOfTask.has(e.task_id) && tenantOfTask.get(e.task_id) !== e.tenant),
+      )
+      .map((e) => `${e.task_id} at ${e.tenant}`),
+  );
+  if (withEndpoint.size > 0 && eventDue.length === 0) fail("coverage", "no terminal task of a tenant with a webhook endpoint");
+  const eventsRetried = [...eventsByTask].filter(([, es]) => es.some((e) => e.answered >= 300)).length;
+  lines.push(
+    `endpoint events: ${eventDue.length} terminal tasks of ${[...withEndpoint].join(", ")}, ${eventDue.length - eventMissing.length} events accepted (${pct(eventDue.length - eventMissing.length, eventDue.length)}); ${events.length} deliveries (${fmtCounts(count(events, (e) => `${e.answered}${e.aborted ? " abandoned" : ""}`))}), ${eventsRetried} accepted on a retry after a 503`,
+  );
+
   // ------------------------------------------------------------------ isolation
   const foreign = requests.filter((r) => r.op === "read_foreign" && r.status !== null && r.status !== 429);
   const leaked = foreign.filter((r) => r.status !== 404 || r.code !== "task_not_found");
@@ -580,7 +630,7 @@ export function check(history: HistoryRecord[]): CheckResult {
   const summary = [
     `soak: ${span.toFixed(0)} s of traffic, ${traffic.length} requests (${(traffic.length / Math.max(1, span)).toFixed(1)}/s) from ${new Set(traffic.map((r) => `${r.tenant}/${r.client}`)).size} clients of ${meta.tenants.length} tenants, 2 × SIGKILL + restart (down ${outages.map((o) => `${((o.to - o.from) / 1000).toFixed(1)} s`).join(", ")})`,
     `tasks: ${accepted.size} created (${replayed.length} replays, ${createRetries} create retries), ${pct(accepted.size - notTerminal.length, accepted.size)} terminal: ${fmtCounts(count(tasks, (t) => t.status))}`,
-    `fal: ${submits.length} submissions, ${refused.length} refused and retried, ${lostAnswers.length} accepted with the answer lost in a crash, ${twice.length} tasks run twice; callbacks: ${dueNow - undelivered.length}/${dueNow} due delivered${deferred.length ? ` (${deferred.length} deferred to the 5-minute retry)` : ""}, one webhook-id each: ${splitIds.length === 0 ? "yes" : "NO"}`,
+    `fal: ${submits.length} submissions, ${refused.length} refused and retried, ${lostAnswers.length} accepted with the answer lost in a crash, ${twice.length} tasks run twice; callbacks: ${dueNow - undelivered.length}/${dueNow} due delivered${deferred.length ? ` (${deferred.length} deferred to the 5-minute retry)` : ""}, one webhook-id each: ${splitIds.length === 0 ? "yes" : "NO"}; endpoint events: ${eventDue.length - eventMissing.length}/${eventDue.length} arrived`,
     `ledgers exact (totals = recomputed, balance = granted − captured − reserved ≥ 0, no task reservation open): ${failures.some((f) => f.startsWith("[ledger]")) ? "NO" : "yes"} for ${ledgers.length} tenants; 402s: ${insufficient.length}`,
     `5xx: ${fiveXX.length} (${fmtCounts(count(fiveXX, (r) => `${r.status} ${r.code ?? "?"}`)) || "none"}), unexplained: ${unexplained.length}; connection failures: ${netErrors.length}, all in crash windows: ${strayNet.length === 0 ? "yes" : "NO"}`,
     `result: ${ok ? "PASS" : `FAIL (${failures.length} properties)`}`,

@@ -15,6 +15,8 @@ export interface MetaRecord {
   tenants: { name: string; tenant_id: string; credits: string; chat: boolean; poor: boolean }[];
   /** Receiver name → how it answers; check.ts decides from this which callbacks were due. */
   receivers: Record<string, ReceiverPolicy>;
+  /** Tenants with a webhook endpoint subscribed to task.succeeded / task.failed / task.canceled. */
+  endpoint_tenants?: string[];
 }
 
 export interface ReceiverPolicy {
@@ -96,6 +98,22 @@ export interface CallbackRecord {
   nth: number;
 }
 
+/** One event delivery a tenant's webhook endpoint got, and what it answered. */
+export interface EventRecord {
+  type: "event";
+  at: number;
+  tenant: string;
+  webhook_id: string | null;
+  /** The body's `type` (task.succeeded, …) and its data's task id and status. */
+  event_type: string | null;
+  task_id: string | null;
+  task_status: string | null;
+  answered: number;
+  aborted: boolean;
+  signature: "valid" | "invalid" | "unsigned";
+  nth: number;
+}
+
 /** One request a fake upstream received, through the recording proxy, with its answer. */
 export interface UpstreamRecord {
   type: "upstream";
@@ -172,6 +190,7 @@ export type HistoryRecord =
   | ServerRecord
   | RequestRecord
   | CallbackRecord
+  | EventRecord
   | UpstreamRecord
   | TaskRecord
   | LedgerRecord

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { freePort, LOCAL_SECRETS } from "../../bench/lib/local-server.ts";
 import { check, report } from "./check.ts";
 import { drain, readLedgers } from "./drain.ts";
-import { History } from "./history.ts";
+import { History, readHistory } from "./history.ts";
 import { RECEIVERS, Receivers } from "./receivers.ts";
 import { SoakServer } from "./server.ts";
 import { openReservationRows } from "./state.ts";
@@ -41,6 +41,8 @@ function log(message: string) {
 
 interface TenantPlan {
   name: string;
+  /** A webhook endpoint subscribed to its tasks' terminal events (the soak checks each arrived). */
+  endpoint?: boolean;
   credits: string;
   clients: number;
   chat: boolean;
@@ -50,8 +52,8 @@ interface TenantPlan {
 }
 
 const PLAN: TenantPlan[] = [
-  { name: "alpha", credits: "100000", clients: 2, chat: true, poor: false, testKey: false, rateLimit: null },
-  { name: "beta", credits: "100000", clients: 2, chat: false, poor: false, testKey: true, rateLimit: null },
+  { name: "alpha", endpoint: true, credits: "100000", clients: 2, chat: true, poor: false, testKey: false, rateLimit: null },
+  { name: "beta", endpoint: true, credits: "100000", clients: 2, chat: false, poor: false, testKey: true, rateLimit: null },
   // A low per-key limit: its clients meet 429 rate_limited now and then.
   { name: "gamma", credits: "100000", clients: 2, chat: false, poor: false, testKey: false, rateLimit: 90 },
   // Little credit: its creates meet 402 insufficient_balance.
@@ -76,6 +78,20 @@ async function setupTenants(server: SoakServer, receivers: Receivers): Promise<T
     const test = p.testKey ? (await must("POST", `/admin/v1/tenants/${t.tenant_id}/api-keys`, { mode: "test" })).api_key : null;
     const signing = await must("POST", `/admin/v1/tenants/${t.tenant_id}/callback-signing-keys`);
     receivers.secrets.set(p.name, signing.secret);
+    if (p.endpoint) {
+      const manager = await must("POST", `/admin/v1/tenants/${t.tenant_id}/api-keys`, { permissions: ["webhooks:manage"] });
+      const res = await fetch(`${server.base}/v1/webhook-endpoints`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${manager.api_key}`, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          url: receivers.endpointUrl(p.name),
+          events: ["task.succeeded", "task.failed", "task.canceled"],
+        }),
+      });
+      const endpoint = (await res.json()) as { secret?: string };
+      if (res.status !== 201 || !endpoint.secret) throw new Error(`webhook endpoint: ${res.status} ${JSON.stringify(endpoint)}`);
+      receivers.endpointSecrets.set(p.name, endpoint.secret);
+    }
     tenants.push({
       name: p.name,
       tenant_id: t.tenant_id,
@@ -88,6 +104,36 @@ async function setupTenants(server: SoakServer, receivers: Receivers): Promise<T
     });
   }
   return tenants;
+}
+
+/**
+ * Endpoint events refused once are tried again 5 s later: waits (at most 30 s) until every
+ * terminal task of a tenant with an endpoint has had its event accepted.
+ */
+async function settleEvents(file: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const records = readHistory(file);
+    const meta = records.find((r) => r.type === "meta");
+    const withEndpoint = new Set(meta?.type === "meta" ? (meta.endpoint_tenants ?? []) : []);
+    const accepted = new Set(
+      records.filter((r) => r.type === "event" && r.answered < 300 && !r.aborted).map((r) => (r as { task_id: string }).task_id),
+    );
+    const waiting = records.filter(
+      (r) =>
+        r.type === "task" &&
+        withEndpoint.has(r.tenant) &&
+        ["succeeded", "failed", "canceled"].includes(r.status) &&
+        !accepted.has(r.task_id),
+    );
+    if (waiting.length === 0 || Date.now() > deadline) {
+      log(
+        `endpoint events: ${waiting.length === 0 ? "every terminal task's event accepted" : `${waiting.length} still waiting`}`,
+      );
+      return;
+    }
+    await sleep(1000);
+  }
 }
 
 async function main(): Promise<number> {
@@ -145,6 +191,7 @@ async function main(): Promise<number> {
       base: server.base,
       tenants: tenants.map((t) => ({ name: t.name, tenant_id: t.tenant_id, credits: t.credits, chat: t.chat, poor: t.poor })),
       receivers: RECEIVERS,
+      endpoint_tenants: PLAN.filter((p) => p.endpoint).map((p) => p.name),
     });
 
     const world = new World(server.base, tenants, history, receivers);
@@ -164,7 +211,7 @@ async function main(): Promise<number> {
     const progress = setInterval(() => {
       const created = world.creates.filter((c) => c.task_id).length;
       log(
-        `${Math.round((Date.now() - start) / 1000)} s: ${history.count} history lines, ${created} tasks created, ${receivers.deliveries} callback deliveries`,
+        `${Math.round((Date.now() - start) / 1000)} s: ${history.count} history lines, ${created} tasks created, ${receivers.deliveries} callback deliveries, ${receivers.events} endpoint events`,
       );
     }, 30_000);
     const crashes = (async () => {
@@ -194,6 +241,7 @@ async function main(): Promise<number> {
     log(
       `drained in ${drained.seconds.toFixed(0)} s: ${drained.tasks} tasks, ${drained.nonTerminal} not terminal, ${drained.callbacksPending} callbacks not settled`,
     );
+    await settleEvents(history.file);
     history.write({ type: "phase", at: Date.now(), phase: "ledgers" });
     await readLedgers(world, server, history);
     await server.stop();
