@@ -83,6 +83,12 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-
 figure { margin: 0; }
 time { white-space: nowrap; }
 .inline-check { display: block; font-weight: 400; }
+h1 { overflow-wrap: anywhere; }
+dl.facts { display: grid; grid-template-columns: minmax(0, max-content) minmax(0, 1fr); gap: .3rem 1rem; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+.actions { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; }
+input[type="url"] { width: 100%; }
 fieldset { border: 1px solid var(--line); border-radius: 6px; }
 pre.excerpt { white-space: pre-wrap; word-break: break-all; max-width: 28rem; margin: 0; font-size: .8rem; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }

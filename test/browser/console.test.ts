@@ -4,16 +4,20 @@
  * nothing), rotate it (the old one refused at once), then watch two sandbox tasks made with the
  * new key — progress moving on the page, the image decoded, the video playing — run tasks from
  * the console's New task form (one with an uploaded image), read the usage table and its CSV,
+ * add a webhook endpoint and send it a test event that verifies with its secret,
  * and hold every page to the window at 1,280 px and at a phone's width. No page logs an error or
  * a CSP violation. With SCREENSHOTS_DIR set (`npm run screenshots`), the main pages are saved
  * there as PNGs.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { encode } from "fast-png";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyWebhook } from "../../packages/client/src/webhooks.ts";
 import { type Browser, type ConsoleServer, chromiumPath, launchBrowser, signInCode, startConsoleServer } from "./harness.ts";
 
 // What the callbacks below use of the page's globals (they run in Chromium, not here).
@@ -52,7 +56,7 @@ function watch(p: Page) {
 }
 
 /** What the tests carry from one step to the next (they run in order, on one page). */
-const state = { key: "", imageTask: "", videoTask: "" };
+const state = { key: "", imageTask: "", videoTask: "", endpoint: "", delivery: "" };
 
 const api = (path: string, key: string, body?: unknown, headers: Record<string, string> = {}) =>
   fetch(`${server.base}${path}`, {
@@ -307,6 +311,40 @@ describe("the console in Chromium", () => {
     });
   });
 
+  it("adds a webhook endpoint, sends it a test event that verifies, and reads the attempt", async () => {
+    const got: { headers: Record<string, string>; body: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString("utf8")));
+      req.on("end", () => {
+        got.push({ headers: req.headers as Record<string, string>, body });
+        res.writeHead(200).end("thanks");
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    try {
+      const port = (receiver.address() as AddressInfo).port;
+      await page.goto(`${server.base}/console/webhooks`);
+      await page.getByLabel("URL (HTTPS)").fill(`http://127.0.0.1:${port}/hooks`);
+      await page.getByRole("button", { name: "Add endpoint" }).click();
+      await page.waitForURL(`${server.base}/console/webhooks/created`);
+      const secret = await page.locator("[data-secret-once] input").inputValue();
+      expect(secret).toMatch(/^whsec_/);
+      await page.getByRole("link", { name: "Back to the endpoint" }).click();
+      state.endpoint = new URL(page.url()).pathname.split("/").pop() as string;
+      await page.getByRole("button", { name: "Send test event" }).click();
+      expect(await page.textContent(".flash")).toContain("Test event sent: the attempt succeeded.");
+      state.delivery = new URL(page.url()).pathname.split("/").pop() as string;
+      expect(await page.locator("tr[data-attempt='1']").textContent()).toContain("thanks");
+      expect(got).toHaveLength(1);
+      const verified = await verifyWebhook<{ type: string }>(got[0]!.body, got[0]!.headers, [secret]);
+      expect(verified.payload.type).toBe("webhook.test");
+      await screenshot("webhook-delivery");
+    } finally {
+      receiver.close();
+    }
+  });
+
   it("shows the overview, its recent tasks with short ids linking to the whole", async () => {
     await page.goto(`${server.base}/console`);
     const link = page.locator("a[data-task-id]").first();
@@ -323,6 +361,9 @@ describe("the console in Chromium", () => {
       "/console",
       "/console/keys",
       "/console/signing-keys",
+      "/console/webhooks",
+      `/console/webhooks/endpoints/${state.endpoint}`,
+      `/console/webhooks/deliveries/${state.delivery}`,
       "/console/tasks",
       `/console/tasks/${state.imageTask}`,
       "/console/tasks/new?capability=image_to_image",
