@@ -1212,6 +1212,12 @@ export interface components {
             rules: {
                 [key: string]: unknown;
             }[];
+            /** @description How long the model's jobs take: the ETA's basis, the stall threshold (no progress for longer moves the job to the next route), and the shortest deadline_seconds a create may set */
+            timing?: {
+                typical_seconds: number;
+                stall_after_seconds: number;
+                min_deadline_seconds: number;
+            };
             pricing: {
                 [key: string]: unknown;
             };
@@ -1575,6 +1581,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1649,6 +1660,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1710,6 +1726,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1755,6 +1776,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1786,6 +1812,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -1835,6 +1866,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -1887,6 +1923,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1935,6 +1976,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -1994,6 +2040,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -2045,6 +2096,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -2082,6 +2138,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -2140,6 +2201,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -2190,6 +2256,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
