@@ -1419,6 +1419,10 @@ export interface components {
                 percent: number;
                 stage: string;
                 message: string;
+                /** @description Requests ahead of the job in the provider's queue, where the provider reports it (0: next) */
+                queue_position?: number;
+                /** @description Estimated seconds until the task completes, from the model's typical duration (and the queue ahead); absent when no estimate can be made */
+                eta_seconds?: number;
             };
             output: ({
                 /** @description The image outputs (also in `artifacts`) */
@@ -1449,7 +1453,7 @@ export interface components {
                  * @enum {string}
                  */
                 mode: "live" | "test";
-                /** @description Submissions refused before the task was accepted (retries and failover), oldest first */
+                /** @description Submissions refused before the task was accepted (retries and failover), and jobs moved after they made no progress (code model_timeout), oldest first */
                 failed_attempts: {
                     provider: string;
                     code: string;
