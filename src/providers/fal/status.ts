@@ -73,10 +73,12 @@ function running(progress: Progress, elapsedMs: number, activity: string): Statu
   return { next: "wait", result: { state: "running", progress, poll_after_ms: pollDelay(elapsedMs), activity } };
 }
 
-/** What fal itself reported, for stall detection: the status word and its logs (never the percent drawn from elapsed time). */
-function activityOf(word: string, logs: FalLog[]): string {
-  const last = logs.at(-1);
-  return JSON.stringify([word, logs.length, typeof last?.message === "string" ? last.message.slice(0, 200) : null]);
+/**
+ * What fal itself reported, for stall detection: the status word, how many log lines, and the last
+ * one made safe (never the percent drawn from elapsed time).
+ */
+function activityOf(word: string, logs: FalLog[], secrets: string[]): string {
+  return JSON.stringify([word, logs.length, lastLogLine(logs, secrets) ?? null]);
 }
 
 export function readStatusAnswer(status: FalStatus, ctx: StatusContext): StatusReading {
@@ -110,7 +112,7 @@ export function readStatusAnswer(status: FalStatus, ctx: StatusContext): StatusR
           message: lastLogLine(logs, ctx.secrets) ?? "Generating at fal",
         },
         ctx.elapsedMs,
-        activityOf(word, logs),
+        activityOf(word, logs, ctx.secrets),
       );
     case "COMPLETED": {
       const error =
@@ -129,7 +131,7 @@ export function readStatusAnswer(status: FalStatus, ctx: StatusContext): StatusR
       return running(
         { percent: runningPercent(ctx, logs), stage: "generating", message: `fal reports "${shown}"; still waiting` },
         ctx.elapsedMs,
-        activityOf(word, logs),
+        activityOf(word, logs, ctx.secrets),
       );
     }
   }
