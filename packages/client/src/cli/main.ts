@@ -14,6 +14,7 @@ import { VERSION } from "../version.js";
 import { Options, parseArgs, UsageError } from "./args.js";
 import { applyFields, assignInputs, type InputSource, type MediaKind, placeInputs, splitInput, splitMediaFlags } from "./body.js";
 import { mediaFacts, table } from "./format.js";
+import { describeWait } from "./progress.js";
 import { finishTask, followTask, type Io } from "./tasks.js";
 
 export interface CliIo extends Io {
@@ -425,9 +426,10 @@ async function tasks(ctx: Ctx): Promise<number> {
 }
 
 function describeTask(t: TaskEnvelope, resolve: (link: string) => string): string {
+  const wait = describeWait(t.progress);
   const lines = [
     `task       ${t.task_id}`,
-    `status     ${t.status}  ${t.progress.percent}%  ${[t.progress.stage, t.progress.message].filter(Boolean).join(": ")}`,
+    `status     ${t.status}  ${t.progress.percent}%  ${[t.progress.stage, t.progress.message].filter(Boolean).join(": ")}${wait ? `  (${wait})` : ""}`,
     `capability ${t.capability}`,
     `model      ${t.model}${t.resolved_model && t.resolved_model !== t.model ? ` → ${t.resolved_model}` : ""}`,
     `created    ${t.created_at}${t.completed_at ? `  completed ${t.completed_at}` : ""}`,
