@@ -3,6 +3,7 @@
  * catalog is built, so a bad card fails the load with the file and the field it is about.
  */
 import { z } from "zod";
+import { minimumWithinDefault, Timing } from "./timing";
 
 export const CAPABILITIES = [
   "chat_completion",
@@ -267,8 +268,18 @@ export const InterfaceFile = z
     supported_languages: z.array(z.string()).optional(),
     rules: z.array(Rule).default([]),
     pricing: Pricing,
+    /** How long its jobs take (src/catalog/timing.ts): every task-making card has one. */
+    timing: Timing.optional(),
   })
   .strict()
+  .refine((c) => c.capability === "chat_completion" || c.timing !== undefined, {
+    message: "a task-making card needs timing (typical_seconds, stall_after_seconds, min_deadline_seconds)",
+    path: ["timing"],
+  })
+  .refine((c) => minimumWithinDefault(c.capability, c.timing), {
+    message: "timing.min_deadline_seconds is longer than the capability's default deadline",
+    path: ["timing", "min_deadline_seconds"],
+  })
   .refine((c) => !c.default_output_tokens || !c.max_output_tokens || c.default_output_tokens <= c.max_output_tokens, {
     message: "default_output_tokens exceeds max_output_tokens",
     path: ["default_output_tokens"],

@@ -83,6 +83,7 @@ export function cardView(ctx: CatalogContext, model: ModelFile, card: InterfaceF
     ...(card.max_output_tokens ? { max_output_tokens: card.max_output_tokens } : {}),
     ...(card.supported_languages ? { supported_languages: card.supported_languages } : {}),
     rules: card.rules,
+    ...(card.timing ? { timing: card.timing } : {}),
     pricing,
     auto: capability.auto,
     routes: routesView(model, card, ctx.providers),

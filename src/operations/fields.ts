@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { dec } from "../lib/decimal";
 import { MaxCredits } from "../services/contracts/credits";
+import { DeadlineSecondsField } from "../tasks/deadline-request";
 
 export const Metadata = z
   .record(
@@ -23,6 +24,7 @@ export const commonTaskFields = {
     .optional()
     .openapi({ description: "Sign deliveries per Standard Webhooks with this key; requires callback_url" }),
   max_credits: MaxCredits.optional(),
+  deadline_seconds: DeadlineSecondsField.optional(),
   quote_id: z.string().min(1).max(64).optional().openapi({
     description:
       "A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.",

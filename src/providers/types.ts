@@ -23,12 +23,23 @@ export interface Progress {
   percent: number;
   stage: string;
   message: string;
+  /** Requests ahead of the job in the upstream's queue, where the upstream reports it (0: next). */
+  queue_position?: number;
+  /** Estimated seconds to completion (src/tasks/steps/eta.ts); absent when no estimate is possible. */
+  eta_seconds?: number;
 }
 
-/** `poll_after_ms`: when the provider suggests asking again (its own estimate or Retry-After). */
+/**
+ * `poll_after_ms`: when the provider suggests asking again (its own estimate or Retry-After).
+ * `activity`: what the upstream itself reported (its status word, queue position, log lines), as a
+ * value that changes only when the upstream reports something new; a job whose activity stays the
+ * same past its card's stall threshold is stalled (src/tasks/steps/stall.ts). Without it, the
+ * state, stage, message and queue position are compared (never the percent, which most adapters
+ * draw from elapsed time).
+ */
 export type PollResult =
-  | { state: "queued"; progress: Progress; poll_after_ms?: number }
-  | { state: "running"; progress: Progress; poll_after_ms?: number }
+  | { state: "queued"; progress: Progress; poll_after_ms?: number; activity?: string }
+  | { state: "running"; progress: Progress; poll_after_ms?: number; activity?: string }
   | { state: "succeeded" }
   | { state: "failed"; error: { code: ErrorCode; message: string } };
 
@@ -86,6 +97,13 @@ export interface ProviderAdapter {
   /** Throws when the result cannot be read; the task object retries (3 attempts in all). */
   fetchResult(handle: ProviderHandle, job: ProviderJob, ctx: ProviderContext): Promise<ProviderResult>;
   cancel(handle: ProviderHandle, job: ProviderJob, ctx: ProviderContext): Promise<"canceled" | "not_cancelable">;
+  /**
+   * What makes a `"canceled"` answer certain enough to start the job again elsewhere (a stalled job
+   * moves only once its first job has stopped): `"answer"`, the answer itself (the upstream removes
+   * or aborts the job before it answers); otherwise (`"status"`, the default) a status read after it
+   * that shows the job ended, as where a running job only receives a cancellation signal.
+   */
+  readonly cancelStops?: "answer" | "status";
   /**
    * After a crash between a submission and the write of its handle: the job this task submitted,
    * found by the tag the adapter put on it, or null when there is none. Adapters whose upstream

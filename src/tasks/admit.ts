@@ -32,7 +32,7 @@ import { liveProviders, type RoutePlan, routesFor } from "../providers/routing";
 import { FetchedImages, reviewAdmission } from "../safety/admission";
 import { refusalError, reviewerFor } from "../safety/review";
 import { type TaskRpc, taskRpc } from "../services/task-rpc";
-import { deadlineSeconds } from "./deadlines";
+import { checkDeadline, deadlineFailure, planDeadline } from "./deadline-request";
 import { requestHash, requireIdempotencyKey } from "./idempotency";
 import { echoInput } from "./input-echo";
 import { quoteFor, useQuote } from "./quote-binding";
@@ -50,7 +50,14 @@ export interface AdmissionContext {
 }
 
 /** Fields of every create that are not the operation's own: kept out of card rules and the echoed input. */
-const COMMON_FIELDS = new Set(["metadata", "callback_url", "callback_signing_key_id", "max_credits", "quote_id"]);
+const COMMON_FIELDS = new Set([
+  "metadata",
+  "callback_url",
+  "callback_signing_key_id",
+  "max_credits",
+  "quote_id",
+  "deadline_seconds",
+]);
 
 /** The task object of an Idempotency-Key in a tenant and a key mode: the mode is part of the namespace. */
 export function taskObjectFor(env: Env, tenantId: string, mode: KeyMode, idempotencyKey: string): TaskRpc {
@@ -63,6 +70,7 @@ export interface CommonFields {
   callback_signing_key_id?: string;
   max_credits?: string;
   quote_id?: string;
+  deadline_seconds?: number;
 }
 
 export async function checkCallback(ctx: AdmissionContext, body: CommonFields): Promise<TaskPlan["callback"]> {
@@ -245,10 +253,16 @@ export async function priceRequest<B extends CommonFields>(
       voice,
       fields: Object.fromEntries(Object.entries(flatten(raw)).filter(([k]) => !COMMON_FIELDS.has(k.split(".")[0] as string))),
       ...(spec.output ? { output: (s: Selection) => spec.output?.(body, s) } : {}),
-      ...(cap !== undefined ? { overCap: (s: Selection) => overCapFailure(s, cap, priceOn) } : {}),
+      ...(cap !== undefined || body.deadline_seconds !== undefined
+        ? {
+            overCap: (s: Selection) =>
+              deadlineFailure(s, body.deadline_seconds) ?? (cap !== undefined ? overCapFailure(s, cap, priceOn) : null),
+          }
+        : {}),
       ...(ctx.caller.limits?.models ? { allowModel: (m: string) => allowsModel(ctx.caller.limits, m) } : {}),
     },
   );
+  checkDeadline(selection, body.deadline_seconds);
   const priced = priceOn(selection);
   if (cap !== undefined && dec(priced.estimate).gt(cap)) {
     throw new ApiError(
@@ -383,7 +397,7 @@ export async function admitOperation<B extends CommonFields>(
     pricing: meters[0] as PricedMeter[],
     route_pricing: meters,
     callback,
-    deadline_seconds: deadlineSeconds(spec.capability),
+    deadline_seconds: planDeadline(spec.capability, body.deadline_seconds),
     origin: publicBaseUrl(ctx.env),
     request_id: ctx.requestId,
     safety: safety.admitted.record,

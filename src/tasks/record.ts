@@ -72,6 +72,21 @@ export function emptyUsage(): Usage {
   };
 }
 
+/**
+ * A stalled job: `cancel`, its cancellation is to be asked (written before the call); `confirm`, it
+ * was asked and the job must be seen to end before another starts; `wait`, it is left to finish or
+ * reach the deadline (its upstream cannot cancel, no other route, or the task already moved once).
+ */
+export interface StallState {
+  phase: "cancel" | "confirm" | "wait";
+  provider: string;
+  job_id: string;
+  /** When it was found stalled, and for how long it had shown nothing new (seconds). */
+  at: string;
+  idle_seconds: number;
+  reason?: "cannot_cancel" | "no_other_route" | "moved_once";
+}
+
 /** What the creating request decided: everything the task needs to run without the catalog. */
 export interface TaskPlan {
   tenant_id: string;
@@ -154,6 +169,12 @@ export interface TaskRecord
   route_failures: { provider: string; code: string; message: string; at: string }[];
   /** Consecutive status answers in an undocumented shape. */
   malformed_polls: number;
+  /** What the upstream last reported of the current job, and when that last changed (ms): a stall counts from it. */
+  activity: { job_id: string; mark: string; at: number } | null;
+  /** The current job found stalled (src/tasks/steps/stall.ts); null while it moves. */
+  stall: StallState | null;
+  /** Stalled jobs moved to another route: at most one per task. */
+  stall_moves: number;
   poll_attempts: number;
   fetch_attempts: number;
   next_poll_at: number | null;

@@ -29,6 +29,7 @@ import { type CrashPoint, type Effect, notDue, type StepResult } from "./steps/e
 import { asProviderError, pastDeadline, timedOut } from "./steps/outcome";
 import { pollAnswered, pollFailed } from "./steps/poll";
 import { settled } from "./steps/settle";
+import { stallCancelAnswered, stallCancelFailed } from "./steps/stall";
 import { beginFetch, fetchFailed, outputsStored, type StoredOutput } from "./steps/store";
 import {
   awaitLostSubmission,
@@ -201,6 +202,7 @@ export class TaskRunner {
 
   private async pollStep(rec: TaskRecord, adapter: ProviderAdapter, ctx: ProviderContext): Promise<boolean> {
     if (notDue(rec, ctx.now)) return true;
+    if (rec.stall?.phase === "cancel") return this.cancelStalled(rec, adapter, ctx);
     let result: Awaited<ReturnType<typeof adapter.poll>>;
     try {
       result = await adapter.poll(rec.provider_handle!, this.job(rec), ctx);
@@ -210,6 +212,19 @@ export class TaskRunner {
     }
     if (!this.stillCurrent(rec)) return false;
     return this.apply(pollAnswered(rec, result, { at: ctx.now, now: Date.now() }));
+  }
+
+  /** A stalled job to move: its cancellation is asked first (src/tasks/steps/stall.ts). */
+  private async cancelStalled(rec: TaskRecord, adapter: ProviderAdapter, ctx: ProviderContext): Promise<boolean> {
+    let answer: "canceled" | "not_cancelable";
+    try {
+      answer = await adapter.cancel(rec.provider_handle!, this.job(rec), ctx);
+    } catch (e) {
+      if (!this.stillCurrent(rec)) return false;
+      return this.apply(stallCancelFailed(rec, e, Date.now()));
+    }
+    if (!this.stillCurrent(rec)) return false;
+    return this.apply(stallCancelAnswered(rec, answer, adapter.cancelStops === "answer", Date.now()));
   }
 
   private async fetchStep(rec: TaskRecord, adapter: ProviderAdapter, ctx: ProviderContext): Promise<boolean> {

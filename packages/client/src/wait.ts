@@ -124,7 +124,9 @@ function changed(a: TaskUpdate | undefined, b: TaskUpdate): boolean {
     a.status !== b.status ||
     a.progress?.percent !== b.progress?.percent ||
     a.progress?.stage !== b.progress?.stage ||
-    a.progress?.message !== b.progress?.message
+    a.progress?.message !== b.progress?.message ||
+    a.progress?.queue_position !== b.progress?.queue_position ||
+    a.progress?.eta_seconds !== b.progress?.eta_seconds
   );
 }
 

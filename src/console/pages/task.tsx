@@ -107,6 +107,16 @@ function PreviewFigure({ p }: { p: Preview }) {
   );
 }
 
+/** The task's place in its provider's queue and its ETA, where it reports them ("2 ahead, ETA ~1:30"); the script's `wait` says the same. */
+function waitText(p: Envelope["progress"]): string {
+  const parts: string[] = [];
+  if (typeof p.queue_position === "number") parts.push(p.queue_position === 0 ? "next in queue" : `${p.queue_position} ahead`);
+  if (typeof p.eta_seconds === "number") {
+    parts.push(`ETA ~${Math.floor(p.eta_seconds / 60)}:${String(p.eta_seconds % 60).padStart(2, "0")}`);
+  }
+  return parts.join(", ");
+}
+
 /** The part of the page that changes while the task runs; the script swaps it whole on `done`. */
 function TaskLive({ t, inputs, canCancel, csrf }: { t: Envelope; inputs: Preview[]; canCancel: boolean; csrf: unknown }) {
   const terminal = TERMINAL.has(t.status);
@@ -128,7 +138,10 @@ function TaskLive({ t, inputs, canCancel, csrf }: { t: Envelope; inputs: Preview
           </progress>{" "}
           <span data-field="percent">{t.progress.percent}%</span> · <span data-field="stage">{t.progress.stage}</span>
           {" · "}
-          <span data-field="message">{t.progress.message}</span>
+          <span data-field="message">{t.progress.message}</span>{" "}
+          <span data-field="wait" class="note">
+            {waitText(t.progress)}
+          </span>
         </dd>
         <dt>Capability</dt>
         <dd>{t.capability}</dd>
@@ -206,6 +219,12 @@ const LIVE_SCRIPT = `(() => {
     const el = root.querySelector('[data-field="' + name + '"]');
     if (el) el.textContent = text;
   };
+  const wait = (p) => {
+    const parts = [];
+    if (typeof p.queue_position === "number") parts.push(p.queue_position === 0 ? "next in queue" : p.queue_position + " ahead");
+    if (typeof p.eta_seconds === "number") parts.push("ETA ~" + Math.floor(p.eta_seconds / 60) + ":" + String(p.eta_seconds % 60).padStart(2, "0"));
+    return parts.join(", ");
+  };
   const show = (s) => {
     const p = s.progress || {};
     root.dataset.status = s.status;
@@ -219,6 +238,7 @@ const LIVE_SCRIPT = `(() => {
     }
     set("stage", p.stage || "");
     set("message", p.message || "");
+    set("wait", wait(p));
   };
   const finish = async () => {
     if (finished) return;

@@ -79,6 +79,9 @@ export function arkAdapter(name: string, defaultBaseUrl: string): ProviderAdapte
       return taskResult(ctx.config, task);
     },
 
+    // Only a queued task is canceled (cancelTask): it never starts.
+    cancelStops: "answer",
+
     async cancel(handle, _job, ctx) {
       // A synchronous image call has finished by the time a handle exists.
       if (isImageHandle(handle)) return "not_cancelable";

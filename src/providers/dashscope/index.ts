@@ -38,6 +38,9 @@ export const dashscopeAdapter: ProviderAdapter = {
     return taskResult(ctx.config, await getTask(ctx.config, handle.job_id));
   },
 
+  // DashScope cancels PENDING tasks only (cancelTask): a canceled one never starts.
+  cancelStops: "answer",
+
   async cancel(handle, _job, ctx) {
     return cancelTask(ctx.config, handle.job_id);
   },

@@ -1,6 +1,6 @@
 /**
  * fal's request statuses in the service's terms. The documented ones are IN_QUEUE (with
- * `queue_position`, the number of requests ahead), IN_PROGRESS (with the runner's `logs`) and
+ * `queue_position`, the number of requests ahead, passed on as the progress's `queue_position`), IN_PROGRESS (with the runner's `logs`) and
  * COMPLETED (with `metrics`, and `error`/`error_type` when the request failed). COMPLETED does not
  * say the request succeeded: the result answer does. FAILED and CANCELED are not in fal's own
  * documentation but appear in third-party schemas; they are read as ends, never as success.
@@ -69,8 +69,16 @@ function machineWord(value: unknown): string | undefined {
   return w || undefined;
 }
 
-function running(progress: Progress, elapsedMs: number): StatusReading {
-  return { next: "wait", result: { state: "running", progress, poll_after_ms: pollDelay(elapsedMs) } };
+function running(progress: Progress, elapsedMs: number, activity: string): StatusReading {
+  return { next: "wait", result: { state: "running", progress, poll_after_ms: pollDelay(elapsedMs), activity } };
+}
+
+/**
+ * What fal itself reported, for stall detection: the status word, how many log lines, and the last
+ * one made safe (never the percent drawn from elapsed time).
+ */
+function activityOf(word: string, logs: FalLog[], secrets: string[]): string {
+  return JSON.stringify([word, logs.length, lastLogLine(logs, secrets) ?? null]);
 }
 
 export function readStatusAnswer(status: FalStatus, ctx: StatusContext): StatusReading {
@@ -88,7 +96,12 @@ export function readStatusAnswer(status: FalStatus, ctx: StatusContext): StatusR
             : `Waiting in fal's queue: ${position} request${position === 1 ? "" : "s"} ahead`;
       return {
         next: "wait",
-        result: { state: "queued", progress: { percent: 2, stage: "queued", message }, poll_after_ms: pollDelay(ctx.elapsedMs) },
+        result: {
+          state: "queued",
+          progress: { percent: 2, stage: "queued", message, ...(position === undefined ? {} : { queue_position: position }) },
+          poll_after_ms: pollDelay(ctx.elapsedMs),
+          activity: JSON.stringify([word, position ?? null]),
+        },
       };
     }
     case "IN_PROGRESS":
@@ -99,6 +112,7 @@ export function readStatusAnswer(status: FalStatus, ctx: StatusContext): StatusR
           message: lastLogLine(logs, ctx.secrets) ?? "Generating at fal",
         },
         ctx.elapsedMs,
+        activityOf(word, logs, ctx.secrets),
       );
     case "COMPLETED": {
       const error =
@@ -117,6 +131,7 @@ export function readStatusAnswer(status: FalStatus, ctx: StatusContext): StatusR
       return running(
         { percent: runningPercent(ctx, logs), stage: "generating", message: `fal reports "${shown}"; still waiting` },
         ctx.elapsedMs,
+        activityOf(word, logs, ctx.secrets),
       );
     }
   }

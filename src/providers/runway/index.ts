@@ -67,6 +67,9 @@ export const runwayAdapter: ProviderAdapter = {
     return { outputs, usage: {}, metadata: { task_id: handle.job_id } };
   },
 
+  // DELETE aborts a pending or running task before Runway answers.
+  cancelStops: "answer",
+
   async cancel(handle, _job, ctx) {
     const task = await readTask(ctx.config, handle);
     if (task === null) return "not_cancelable";

@@ -58,6 +58,17 @@ export const InterfaceCard = z
     outputs: z.record(z.string(), z.unknown()).optional(),
     canvas: z.record(z.string(), z.unknown()).optional(),
     rules: z.array(z.record(z.string(), z.unknown())),
+    timing: z
+      .object({
+        typical_seconds: z.number().int(),
+        stall_after_seconds: z.number().int(),
+        min_deadline_seconds: z.number().int(),
+      })
+      .optional()
+      .openapi({
+        description:
+          "How long the model's jobs take: the ETA's basis, the stall threshold (no progress for longer moves the job to the next route), and the shortest deadline_seconds a create may set",
+      }),
     pricing: z.record(z.string(), z.unknown()),
     auto: AutoSelection,
     routes: z.array(z.record(z.string(), z.unknown())),

@@ -71,7 +71,20 @@ export const TaskEnvelope = z
     resolved_model: z.string(),
     metadata: z.record(z.string(), z.string()),
     input: z.record(z.string(), z.unknown()),
-    progress: z.object({ percent: z.number().int(), stage: z.string(), message: z.string() }),
+    progress: z.object({
+      percent: z.number().int(),
+      stage: z.string(),
+      message: z.string(),
+      queue_position: z
+        .number()
+        .int()
+        .optional()
+        .openapi({ description: "Requests ahead of the job in the provider's queue, where the provider reports it (0: next)" }),
+      eta_seconds: z.number().int().optional().openapi({
+        description:
+          "Estimated seconds until the task completes, from the model's typical duration (and the queue ahead); absent when no estimate can be made",
+      }),
+    }),
     output: z
       .object({
         images: z.array(Artifact).optional().openapi({ description: "The image outputs (also in `artifacts`)" }),
@@ -92,7 +105,10 @@ export const TaskEnvelope = z
         mode: z.enum(["live", "test"]).openapi({ description: "The mode of the key that created the task" }),
         failed_attempts: z
           .array(z.object({ provider: z.string(), code: z.string(), message: z.string(), at: z.string() }))
-          .openapi({ description: "Submissions refused before the task was accepted (retries and failover), oldest first" }),
+          .openapi({
+            description:
+              "Submissions refused before the task was accepted (retries and failover), and jobs moved after they made no progress (code model_timeout), oldest first",
+          }),
       })
       .optional(),
     error: ErrorObject.optional(),

@@ -3,7 +3,9 @@ import { providerMessage } from "../../providers/messages";
 import type { PollResult, ProviderError } from "../../providers/types";
 import type { TaskRecord } from "../record";
 import { StepLog, type StepResult } from "./effects";
+import { etaSeconds } from "./eta";
 import { backoff, fail } from "./outcome";
+import { stallConfirmRead, stalledEvent, watchActivity } from "./stall";
 
 /** Consecutive status answers in an undocumented shape before the task gives up on the job. */
 export const MALFORMED_POLLS = 5;
@@ -43,8 +45,11 @@ export function pollFailed(rec: TaskRecord, pe: ProviderError, now: number): Ste
  * when its answer came (the next poll counts from it).
  */
 export function pollAnswered(rec: TaskRecord, result: PollResult, time: { at: number; now: number }): StepResult {
+  // A stalled job whose cancellation was asked: nothing else starts until it is seen to end.
+  const confirming = rec.stall?.phase === "confirm" ? stallConfirmRead(rec, result, time.now) : null;
+  if (confirming) return confirming;
   const log = new StepLog(rec);
-  let cur: TaskRecord = { ...rec, malformed_polls: 0 };
+  let cur: TaskRecord = { ...rec, malformed_polls: 0, ...(rec.stall?.phase === "confirm" ? { stall: null } : {}) };
   if (result.state !== "failed" && result.state !== "queued" && cur.status === "queued") {
     // The provider has started: the task is running from now.
     cur = { ...cur, status: "running", started_at: new Date(time.at).toISOString() };
@@ -52,14 +57,24 @@ export function pollAnswered(rec: TaskRecord, result: PollResult, time: { at: nu
   }
   if (result.state === "queued" || result.state === "running") {
     const poll_attempts = cur.poll_attempts + 1;
-    return log
-      .save({
+    const eta_seconds = etaSeconds(cur, result, time.now);
+    const { rec: watched, stalled } = watchActivity(
+      {
         ...cur,
         poll_attempts,
-        progress: { ...result.progress, percent: Math.max(cur.progress.percent, Math.min(95, result.progress.percent)) },
+        progress: {
+          ...result.progress,
+          percent: Math.max(cur.progress.percent, Math.min(95, result.progress.percent)),
+          ...(eta_seconds === undefined ? {} : { eta_seconds }),
+        },
         next_poll_at: time.now + (result.poll_after_ms ?? backoff(poll_attempts)),
-      })
-      .done(true);
+      },
+      result,
+      time.now,
+    );
+    if (stalled) log.event("provider_stalled", stalledEvent(stalled));
+    // A stalled job to move is canceled at once; otherwise the next poll is awaited.
+    return log.save(watched).done(stalled?.phase !== "cancel");
   }
   if (result.state === "failed") return log.save(fail(cur, result.error.code, providerMessage(result.error.message))).done(false);
   return log

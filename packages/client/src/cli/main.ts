@@ -15,6 +15,7 @@ import { Options, parseArgs, UsageError } from "./args.js";
 import { applyFields, assignInputs, type InputSource, type MediaKind, placeInputs, splitInput, splitMediaFlags } from "./body.js";
 import { type Ctx, one, print, query } from "./context.js";
 import { mediaFacts, table } from "./format.js";
+import { describeWait } from "./progress.js";
 import { finishTask, followTask, type Io } from "./tasks.js";
 import { webhooks } from "./webhooks.js";
 
@@ -415,9 +416,10 @@ async function tasks(ctx: Ctx): Promise<number> {
 }
 
 function describeTask(t: TaskEnvelope, resolve: (link: string) => string): string {
+  const wait = describeWait(t.progress);
   const lines = [
     `task       ${t.task_id}`,
-    `status     ${t.status}  ${t.progress.percent}%  ${[t.progress.stage, t.progress.message].filter(Boolean).join(": ")}`,
+    `status     ${t.status}  ${t.progress.percent}%  ${[t.progress.stage, t.progress.message].filter(Boolean).join(": ")}${wait ? `  (${wait})` : ""}`,
     `capability ${t.capability}`,
     `model      ${t.model}${t.resolved_model && t.resolved_model !== t.model ? ` → ${t.resolved_model}` : ""}`,
     `created    ${t.created_at}${t.completed_at ? `  completed ${t.completed_at}` : ""}`,

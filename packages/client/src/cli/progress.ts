@@ -1,7 +1,8 @@
 /**
  * The live view of a task while `generate` or `tasks wait` follows it. On a terminal, one line
- * redrawn in place: status, a bar, percent, stage and message, and the time so far. Elsewhere
- * (a pipe, a log, CI), one plain line per change of status, stage, percent or message.
+ * redrawn in place: status, a bar, percent, stage and message, the time so far, and the queue
+ * position and ETA where the task reports them. Elsewhere (a pipe, a log, CI), one plain line per
+ * change of status, stage, percent, message, queue position or ETA.
  */
 import type { TaskUpdate } from "../types.js";
 
@@ -18,11 +19,20 @@ function clock(ms: number): string {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }
 
+/** The wait the task reports, where it does: its place in the provider's queue and its ETA ("2 ahead, ETA ~1:30"). */
+export function describeWait(p: TaskUpdate["progress"] | undefined): string {
+  const parts: string[] = [];
+  if (typeof p?.queue_position === "number") parts.push(p.queue_position === 0 ? "next in queue" : `${p.queue_position} ahead`);
+  if (typeof p?.eta_seconds === "number") parts.push(`ETA ~${clock(p.eta_seconds * 1000)}`);
+  return parts.join(", ");
+}
+
 export function describeUpdate(u: TaskUpdate): string {
   const p = u.progress;
   const percent = typeof p?.percent === "number" ? `${String(p.percent).padStart(3)}%` : "   ?";
   const detail = [p?.stage, p?.message].filter((x) => x && x.length > 0).join(": ");
-  return `${u.status.padEnd(9)} ${percent}${detail ? `  ${detail}` : ""}`;
+  const wait = describeWait(p);
+  return `${u.status.padEnd(9)} ${percent}${detail ? `  ${detail}` : ""}${wait ? `  (${wait})` : ""}`;
 }
 
 export class ProgressView {
@@ -54,7 +64,7 @@ export class ProgressView {
     const percent = Math.max(0, Math.min(100, u.progress?.percent ?? 0));
     const filled = Math.round((percent / 100) * BAR);
     const bar = `${"█".repeat(filled)}${"░".repeat(BAR - filled)}`;
-    const detail = [u.progress?.stage, u.progress?.message].filter(Boolean).join(" · ");
+    const detail = [u.progress?.stage, u.progress?.message, describeWait(u.progress)].filter(Boolean).join(" · ");
     let line = `${u.status.padEnd(9)} ${bar} ${String(percent).padStart(3)}%  ${clock(Date.now() - this.started)}  ${detail}`;
     const width = (this.out.columns || 100) - 1;
     if (line.length > width) line = `${line.slice(0, Math.max(0, width - 1))}…`;

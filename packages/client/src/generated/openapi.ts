@@ -1229,6 +1229,12 @@ export interface components {
             rules: {
                 [key: string]: unknown;
             }[];
+            /** @description How long the model's jobs take: the ETA's basis, the stall threshold (no progress for longer moves the job to the next route), and the shortest deadline_seconds a create may set */
+            timing?: {
+                typical_seconds: number;
+                stall_after_seconds: number;
+                min_deadline_seconds: number;
+            };
             pricing: {
                 [key: string]: unknown;
             };
@@ -1430,6 +1436,10 @@ export interface components {
                 percent: number;
                 stage: string;
                 message: string;
+                /** @description Requests ahead of the job in the provider's queue, where the provider reports it (0: next) */
+                queue_position?: number;
+                /** @description Estimated seconds until the task completes, from the model's typical duration (and the queue ahead); absent when no estimate can be made */
+                eta_seconds?: number;
             };
             output: ({
                 /** @description The image outputs (also in `artifacts`) */
@@ -1460,7 +1470,7 @@ export interface components {
                  * @enum {string}
                  */
                 mode: "live" | "test";
-                /** @description Submissions refused before the task was accepted (retries and failover), oldest first */
+                /** @description Submissions refused before the task was accepted (retries and failover), and jobs moved after they made no progress (code model_timeout), oldest first */
                 failed_attempts: {
                     provider: string;
                     code: string;
@@ -1592,6 +1602,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1666,6 +1681,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1727,6 +1747,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1772,6 +1797,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1803,6 +1833,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -1852,6 +1887,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -1904,6 +1944,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1952,6 +1997,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -2011,6 +2061,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -2062,6 +2117,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -2099,6 +2159,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -2157,6 +2222,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -2207,6 +2277,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
+             * @example 300
+             */
+            deadline_seconds?: number;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
