@@ -21,7 +21,14 @@ export type Action = (typeof ACTIONS)[number];
 const GRANTS: Record<Role, ReadonlySet<Action>> = {
   // Everything, members and billing included.
   owner: new Set(ACTIONS),
-  developer: new Set<Action>(["keys:manage", "signing_keys:manage", "webhooks:manage", "tasks:read", "tasks:write", "usage:read"]),
+  developer: new Set<Action>([
+    "keys:manage",
+    "signing_keys:manage",
+    "webhooks:manage",
+    "tasks:read",
+    "tasks:write",
+    "usage:read",
+  ]),
   // Read only.
   viewer: new Set<Action>(["tasks:read", "usage:read"]),
 };

@@ -5,7 +5,7 @@
 import { stat } from "node:fs/promises";
 import { MediaClient, operationForCapability } from "../client.js";
 import { MediaApiError } from "../errors.js";
-import { OPERATIONS, type OperationId } from "../generated/operations.js";
+import { OPERATIONS } from "../generated/operations.js";
 import { extensionFor, kindOf, sniffMediaType, typeByName } from "../media-types.js";
 import type { OperationRow } from "../operation-row.js";
 import { DEFAULT_BASE_URL, type FetchLike } from "../transport.js";
