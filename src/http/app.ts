@@ -13,6 +13,7 @@ import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
 import { adminPeopleRoutes } from "./routes/admin-people";
 import { adminSafetyRoutes } from "./routes/admin-safety";
+import { adminSettingsRoutes } from "./routes/admin-settings";
 import { catalogRoutes } from "./routes/catalog";
 import { chatRoutes } from "./routes/chat";
 import { fileRoutes } from "./routes/files";
@@ -61,6 +62,7 @@ export function createApp() {
     app.route("/", adminRoutes);
     app.route("/", adminPeopleRoutes);
     app.route("/", adminSafetyRoutes);
+    app.route("/", adminSettingsRoutes);
     app.route("/", operationRoutes);
     app.route("/", quoteRoutes);
     app.route("/", taskRoutes);

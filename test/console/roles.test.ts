@@ -59,6 +59,7 @@ describe("roles in the console", () => {
       "/console/credits",
       "/console/audit",
       "/console/connections",
+      "/console/settings",
     ]);
     expect(await nav(developer)).toEqual([
       "/console",

@@ -431,6 +431,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/tenants/{tenant_id}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a tenant's settings (how many days its outputs and uploads are kept)
+         * @description Applies to what is stored from then on: outputs and uploads already stored keep the end they were given (their `expires_at`).
+         */
+        post: operations["adminSetTenantSettings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/images/generations": {
         parameters: {
             query?: never;
@@ -1261,6 +1281,8 @@ export interface components {
             created_at: string;
             /** @description Requests per minute per API key; null follows the deployment default */
             rate_limit_per_minute: number | null;
+            /** @description Days the tenant's outputs and uploads are kept (1–365, default 30): the default of every create and the most one may ask for with `output_retention_days` */
+            output_retention_days: number;
         };
         Ledger: {
             totals: {
@@ -1392,6 +1414,13 @@ export interface components {
             thresholds?: {
                 [key: string]: number;
             };
+        };
+        TenantSettingsInput: {
+            /**
+             * @description Days the tenant's outputs and uploads are kept (1–365, default 30): the default of every create and the most one may ask for with `output_retention_days`
+             * @example 30
+             */
+            output_retention_days: number;
         };
         TaskEnvelope: {
             /** @enum {string} */
@@ -1579,6 +1608,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         PaletteEntry: {
             color: string;
@@ -1653,6 +1687,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         MediaInput: {
             /** @enum {string} */
@@ -1714,6 +1753,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         EditRegion: {
             image_index: number;
@@ -1759,6 +1803,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         VideoPromptEnhanceRequest: {
             /** @description Ignored, no default: this operation always runs on `video-prompt-enhancer`; the field is accepted for compatibility (a different value adds a `model_ignored` warning). */
@@ -1791,6 +1840,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         TextToVideoRequest: {
             /**
@@ -1840,6 +1894,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         ImageToVideoRequest: {
             /**
@@ -1891,6 +1950,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         ReferenceToVideoRequest: {
             /**
@@ -1940,6 +2004,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         VideoReference: {
             /** @enum {string} */
@@ -1998,6 +2067,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         VideoExtendRequest: {
             /**
@@ -2049,6 +2123,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         VideoToTextRequest: {
             /**
@@ -2087,6 +2166,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         TextToMusicRequest: {
             /**
@@ -2144,6 +2228,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         SpeechRequest: {
             /** @description A voice_id from GET /v1/voices */
@@ -2195,6 +2284,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         Quote: {
             /** @enum {string} */
@@ -4232,6 +4326,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TenantSafetyPolicy"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminSetTenantSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TenantSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description The tenant */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tenant"];
                 };
             };
             /** @description Error (401) */
