@@ -21,6 +21,7 @@ import { keyRoutes } from "./routes/keys";
 import { operationRoutes } from "./routes/operations";
 import { paymentRoutes, paymentWebhookRoutes } from "./routes/payments";
 import { quoteRoutes } from "./routes/quotes";
+import { taskOutputRoutes } from "./routes/task-outputs";
 import { taskRoutes } from "./routes/tasks";
 import { uploadRoutes } from "./routes/uploads";
 import { upstreamRoutes } from "./routes/upstream";
@@ -66,6 +67,7 @@ export function createApp() {
     app.route("/", operationRoutes);
     app.route("/", quoteRoutes);
     app.route("/", taskRoutes);
+    app.route("/", taskOutputRoutes);
     app.route("/", uploadRoutes);
     app.route("/", accountRoutes);
     app.route("/", keyRoutes);

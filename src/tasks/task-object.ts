@@ -7,9 +7,9 @@ import { sha256Hex } from "../lib/crypto";
 import { configFor, providerContext } from "../providers/context";
 import { adapterFor } from "../providers/registry";
 import type { Progress } from "../providers/types";
+import { outputsExpired } from "../retention/outputs";
 import { type AttemptRow, attemptRows, type DeliveryRow, deliveryRow, rearm } from "../webhooks/delivery-rows";
 import { type Envelope, type TaskError, type TaskPlan, type TaskRecord, type TaskStatus, TERMINAL } from "./record";
-import { outputsExpired } from "../retention/outputs";
 import { inScope, type TaskScope } from "./scope";
 import { admissionRecord, RESERVE_GENERATIONS, reservationName } from "./steps/admission";
 import { decide } from "./steps/outcome";
@@ -339,6 +339,20 @@ export class TaskObject extends DurableObject<Env> {
     }
     if (found) this.store.save(rec);
     return found;
+  }
+
+  /**
+   * `DELETE /v1/tasks/{id}/outputs`: a terminal task's outputs deleted now (src/retention), the
+   * envelope kept with them shown expired; again, the same envelope. Not yet terminal: a conflict.
+   */
+  async deleteOutputs(scope: TaskScope): Promise<CancelResult> {
+    const rec = this.loadIn(scope);
+    if (!rec) return { kind: "not_found" };
+    if (!TERMINAL.has(rec.status)) return { kind: "conflict", envelope: await this.runner.present(rec) };
+    if (rec.retention?.expired_at) return { kind: "ok", envelope: await this.runner.present(rec) };
+    const deleted = await this.runner.deleteOutputs();
+    await this.runner.scheduleNext();
+    return { kind: "ok", envelope: await this.runner.present(deleted) };
   }
 
   /** Whose task this is: its tenant and its key's mode (null: no task here). */

@@ -18,7 +18,11 @@ afterEach(() => {
 
 async function upload(t: TestTenant) {
   const res = await send(
-    new Request(`${BASE}/v1/uploads`, { method: "POST", body: await png(64, 64), headers: { Authorization: `Bearer ${t.api_key}` } }),
+    new Request(`${BASE}/v1/uploads`, {
+      method: "POST",
+      body: await png(64, 64),
+      headers: { Authorization: `Bearer ${t.api_key}` },
+    }),
   );
   expect(res.status, res.text).toBe(201);
   return res.json;

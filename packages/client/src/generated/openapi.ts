@@ -822,6 +822,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tasks/{task_id}/outputs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a terminal task's outputs now
+         * @description Deletes every output artifact of a succeeded, failed or canceled task at once, before its `expires_at`. The task stays: its envelope lists each artifact with `expired: true` and no `url` or `signed_url`, and every link to one answers 404 `artifact_not_found`. Deleting again answers the same envelope. A task that has not ended is 409 `conflict` (`details.action`: `wait_until_terminal`).
+         */
+        delete: operations["deleteTaskOutputs"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/uploads": {
         parameters: {
             query?: never;
@@ -1527,9 +1547,16 @@ export interface components {
              * @enum {boolean}
              */
             deleted?: true;
+            /** @description ISO 8601 (UTC): the end of the task's retention (`output_retention_days` after the output was stored); then the artifact is deleted and every link to it answers 404 `artifact_not_found`. Absent on outputs stored before retention existed. */
+            expires_at?: string;
+            /**
+             * @description Present once `expires_at` has passed or the outputs were deleted (`DELETE /v1/tasks/{task_id}/outputs`): the artifact is gone and no URL is given for it
+             * @enum {boolean}
+             */
+            expired?: true;
             /** @description `GET /files/{artifact_id}?expires=…&sig=…`: the same bytes without an API key (a browser, a player, another service) until `signed_url_expires_at`; altered or expired, it answers 404 `artifact_not_found`. Every envelope read signs anew, valid at least 24 hours from the read. Present wherever the deployment can sign (ADMIN_TOKEN or INPUT_URL_SECRET set), and absent once the artifact is deleted. */
             signed_url?: string;
-            /** @description ISO 8601 (UTC): when `signed_url` stops working (24 to 25 hours after the read) */
+            /** @description ISO 8601 (UTC): when `signed_url` stops working (24 to 25 hours after the read, and never after `expires_at`) */
             signed_url_expires_at?: string;
             content_type: string;
             bytes: number;
@@ -2380,6 +2407,8 @@ export interface components {
             /** @description The owner's download URL; also accepted as a `url` media input */
             url: string;
             created_at: string;
+            /** @description ISO 8601 (UTC): the tenant's `output_retention_days` after the upload; then it is deleted and answers 404 */
+            expires_at: string;
             /** @enum {string} */
             source: "upload";
         };
@@ -6400,6 +6429,73 @@ export interface operations {
             };
             /** @description Error (422) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteTaskOutputs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task, its outputs deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskEnvelope"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (409) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
