@@ -125,7 +125,7 @@ export class OutputUrlSigner {
         }
         // A link never outlives its artifact's retention.
         const end = typeof a.expires_at === "string" ? Math.floor(Date.parse(a.expires_at) / 1000) : Number.NaN;
-        const until = end < expires ? end : expires;
+        const until = Number.isFinite(end) ? Math.min(end, expires) : expires;
         let url = this.urls.get(id);
         if (url === undefined) {
           url = await signOutputUrl(this.env, origin, id, until);

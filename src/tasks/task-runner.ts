@@ -13,6 +13,8 @@ import { configFor, providerContext } from "../providers/context";
 import type { JobInput } from "../providers/jobs";
 import { adapterFor } from "../providers/registry";
 import type { ProviderAdapter, ProviderContext, ProviderJob } from "../providers/types";
+import { expiryAfter } from "../retention/days";
+import { expiredView, markExpired, outputArtifactIds, outputsDueAt, outputsExpired } from "../retention/outputs";
 import {
   callbackAttemptBegun,
   deliveryIdFor,
@@ -21,8 +23,6 @@ import {
   recordAttempt,
   terminalEvent,
 } from "../webhooks/delivery-rows";
-import { expiryAfter } from "../retention/days";
-import { expiredView, markExpired, outputArtifactIds, outputsDueAt, outputsExpired } from "../retention/outputs";
 import { reportDeliveries, runTaskWebhooks } from "../webhooks/task-deliveries";
 import { faultAt } from "./faults";
 import { dropStaging, storeOutput } from "./output-storage";

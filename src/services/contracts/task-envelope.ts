@@ -55,12 +55,10 @@ export const Artifact = z
       description:
         "`GET /files/{artifact_id}?expires=…&sig=…`: the same bytes without an API key (a browser, a player, another service) until `signed_url_expires_at`; altered or expired, it answers 404 `artifact_not_found`. Every envelope read signs anew, valid at least 24 hours from the read. Present wherever the deployment can sign (ADMIN_TOKEN or INPUT_URL_SECRET set), and absent once the artifact is deleted.",
     }),
-    signed_url_expires_at: z
-      .string()
-      .optional()
-      .openapi({
-        description: "ISO 8601 (UTC): when `signed_url` stops working (24 to 25 hours after the read, and never after `expires_at`)",
-      }),
+    signed_url_expires_at: z.string().optional().openapi({
+      description:
+        "ISO 8601 (UTC): when `signed_url` stops working (24 to 25 hours after the read, and never after `expires_at`)",
+    }),
     content_type: z.string(),
     bytes: z.number().int(),
     index: z.number().int(),
