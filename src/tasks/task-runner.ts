@@ -113,7 +113,10 @@ export class TaskRunner {
     const rec = this.store.load() as TaskRecord;
     const ids = outputArtifactIds(rec.output);
     if (ids.length > 0) await this.env.ARTIFACTS.delete(ids.map(artifactKey));
-    const marked = markExpired(this.store.load() as TaskRecord, Date.now());
+    const fresh = this.store.load() as TaskRecord;
+    // A DELETE and the alarm may both have been deleting: the first to finish records it.
+    if (fresh.retention?.expired_at) return fresh;
+    const marked = markExpired(fresh, Date.now());
     this.store.save(marked);
     this.store.event("outputs_deleted", { count: ids.length });
     return marked;
