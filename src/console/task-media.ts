@@ -157,10 +157,13 @@ export async function inputPreviews(
       const head = await headArtifact(env.ARTIFACTS, ref.artifact_id, tenantId);
       if (!head) return { label: ref.pointer, kind: "other", url: null, note: `${ref.artifact_id} (no longer stored)` };
       const contentType = head.httpMetadata?.contentType;
+      // Never signed past the artifact's own end (src/retention).
+      const end = head.customMetadata?.expires_at;
+      const until = end ? Math.min(expires, Math.floor(Date.parse(end) / 1000)) : expires;
       return {
         label: ref.pointer,
         kind: kindOf(contentType),
-        url: canSignOutputUrls(env) && origin ? await signOutputUrl(env, origin, ref.artifact_id, expires) : null,
+        url: canSignOutputUrls(env) && origin ? await signOutputUrl(env, origin, ref.artifact_id, until) : null,
         bytes: head.size,
         note: ref.artifact_id,
         ...(contentType ? { content_type: contentType } : {}),
