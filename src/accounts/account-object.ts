@@ -31,6 +31,8 @@ import {
   readMembers,
 } from "../people/members-store";
 import type { Role } from "../people/roles";
+import { tenantRetentionDays } from "../retention/days";
+import { expireUploads, nextUploadExpiry, noteUploadExpiry } from "../retention/upload-expiry";
 import type { SafetyPolicy } from "../safety/policy";
 import { readSafetyPolicy, writeSafetyPolicy } from "../safety/policy-store";
 import { migrate } from "../storage/migrations";
@@ -122,6 +124,8 @@ export interface TenantView {
   created_at: string;
   /** Requests per minute per API key; null follows the deployment's default. */
   rate_limit_per_minute: number | null;
+  /** Days outputs and uploads are kept: the default and the most a request may ask (src/retention/days.ts). */
+  output_retention_days: number;
 }
 
 export type { ApiKeyRecord } from "./api-key-rows";
@@ -157,6 +161,8 @@ export type KeyResolution =
       safety_policy?: SafetyPolicy;
       /** The key's limits (src/accounts/key-limits.ts), cached with it: allowlists apply without a round trip. */
       limits?: KeyLimits | null;
+      /** The tenant's retention in days, cached with the key. */
+      output_retention_days?: number;
     }
   /** `key_id`: a known key refused (revoked, disabled, expired), so that enabling it can drop the cached refusal. */
   | { ok: false; code: "invalid_api_key" | "tenant_disabled"; key_id?: string };
@@ -184,11 +190,17 @@ export class AccountObject extends DurableObject<Env> {
   }
 
   private tenantRow() {
-    return this.sql
-      .exec<{ tenant_id: string; name: string; status: TenantStatus; created_at: string; rate_limit_per_minute: number | null }>(
-        "SELECT tenant_id, name, status, created_at, rate_limit_per_minute FROM tenant LIMIT 1",
-      )
+    const row = this.sql
+      .exec<{
+        tenant_id: string;
+        name: string;
+        status: TenantStatus;
+        created_at: string;
+        rate_limit_per_minute: number | null;
+        output_retention_days: number | null;
+      }>("SELECT tenant_id, name, status, created_at, rate_limit_per_minute, output_retention_days FROM tenant LIMIT 1")
       .toArray()[0];
+    return row && { ...row, output_retention_days: tenantRetentionDays(row.output_retention_days) };
   }
 
   private totals(): { granted: string; captured: string; reserved: string } {
@@ -403,7 +415,25 @@ export class AccountObject extends DurableObject<Env> {
       expires_at: row.expires_at === null ? null : Date.parse(row.expires_at),
       safety_policy: readSafetyPolicy(this.sql),
       limits: row.limits ? (JSON.parse(row.limits) as KeyLimits) : null,
+      output_retention_days: tenant.output_retention_days,
     };
+  }
+
+  /** Sets how many days the tenant's outputs and uploads are kept, with its audit entry, in one write. */
+  setRetention(days: number, audit?: AuditInput): TenantView | null {
+    if (!this.tenantRow()) return null;
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec("UPDATE tenant SET output_retention_days = ?, updated_at = ?", days, now);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return this.view();
+  }
+
+  /** An upload's end: this object's alarm deletes it then (src/retention/upload-expiry.ts). */
+  noteUploadExpiry(artifactId: string, expiresAtMs: number): void {
+    noteUploadExpiry(this.sql, artifactId, expiresAtMs);
+    this.wakeAt(expiresAtMs);
   }
 
   /** The tenant's content review policy (the default when the operator set none); null without a tenant. */
@@ -1025,14 +1055,15 @@ export class AccountObject extends DurableObject<Env> {
       }
     }
     await this.runWebhooks();
+    await expireUploads(this.sql, this.env.ARTIFACTS, Date.now());
     const leases = this.sql
       .exec<{ at: number | null }>(
         "SELECT MIN(lease_until) AS at FROM reservations WHERE status = 'open' AND lease_until IS NOT NULL",
       )
       .toArray()[0]?.at;
     const hooks = nextWebhookAt(this.sql, Date.now());
-    const next = leases == null ? hooks : hooks == null ? leases : Math.min(leases, hooks);
-    if (next != null) this.wakeAt(next);
+    const next = [leases, hooks, nextUploadExpiry(this.sql)].filter((x) => x != null) as number[];
+    if (next.length > 0) this.wakeAt(Math.min(...next));
   }
 
   /**

@@ -8,6 +8,7 @@ import type { Env } from "../env";
 import { seal } from "../lib/sealed";
 import { OAUTH_TABLES_SQL } from "../oauth/grant-store";
 import { MEMBERS_TABLE_SQL } from "../people/members-store";
+import { UPLOAD_EXPIRY_TABLE_SQL } from "../retention/upload-expiry";
 import { addColumnIfMissing, type Migration } from "../storage/migrations";
 import { DELIVERY_LOG_TABLE_SQL } from "../webhooks/delivery-log";
 import { WEBHOOK_TABLES_SQL } from "../webhooks/delivery-rows";
@@ -174,6 +175,14 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
         sql.exec(WEBHOOK_ENDPOINTS_TABLE_SQL);
         sql.exec(DELIVERY_LOG_TABLE_SQL);
         sql.exec(WEBHOOK_TABLES_SQL);
+      },
+    },
+    {
+      version: 15,
+      name: "tenant.output_retention_days, upload_expiry (how long outputs and uploads are kept; when each upload goes)",
+      up(sql) {
+        addColumnIfMissing(sql, "tenant", "output_retention_days", "INTEGER");
+        sql.exec(UPLOAD_EXPIRY_TABLE_SQL);
       },
     },
   ];

@@ -185,6 +185,8 @@ export interface Caller {
   safety_policy?: SafetyPolicy;
   /** The key's limits, as cached with it (at most MAX_AGE_MS old elsewhere; its credit limit is read fresh by the ledger). */
   limits?: KeyLimits | null;
+  /** The tenant's output retention in days, as cached with the key; absent: read from the account. */
+  output_retention_days?: number;
 }
 
 /** Requests per minute per key when the tenant sets none (RATE_LIMIT_PER_MINUTE; "0" turns it off). */
@@ -258,6 +260,7 @@ export async function authenticate(
     rate,
     ...(resolved.safety_policy ? { safety_policy: resolved.safety_policy } : {}),
     limits: resolved.limits ?? null,
+    ...(resolved.output_retention_days !== undefined ? { output_retention_days: resolved.output_retention_days } : {}),
   };
 }
 

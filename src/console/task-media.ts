@@ -22,6 +22,8 @@ export interface Preview {
   duration_seconds?: number;
   /** Why there is no preview, or what the input was. */
   note?: string;
+  /** An output kept until then (its retention's end), while it is still stored. */
+  expires_at?: string;
 }
 
 /** At most this many input previews on one page (a request may carry many media inputs). */
@@ -53,6 +55,8 @@ interface ArtifactLike {
   height?: unknown;
   duration_seconds?: unknown;
   deleted?: unknown;
+  expires_at?: unknown;
+  expired?: unknown;
 }
 
 const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
@@ -75,13 +79,16 @@ export function outputPreviews(output: Record<string, unknown> | null | undefine
       ...(num(a.width) !== undefined ? { width: num(a.width) } : {}),
       ...(num(a.height) !== undefined ? { height: num(a.height) } : {}),
       ...(num(a.duration_seconds) !== undefined ? { duration_seconds: num(a.duration_seconds) } : {}),
+      ...(typeof a.expires_at === "string" && a.expired !== true ? { expires_at: a.expires_at } : {}),
       ...(url
         ? {}
         : {
             note:
-              a.deleted === true
-                ? "Deleted: the file of this output was removed."
-                : "No signed link: this deployment has no signing secret (ADMIN_TOKEN or INPUT_URL_SECRET).",
+              a.expired === true
+                ? `Expired: its retention ended${typeof a.expires_at === "string" ? ` (${a.expires_at})` : ""} or its outputs were deleted; the file is gone.`
+                : a.deleted === true
+                  ? "Deleted: the file of this output was removed."
+                  : "No signed link: this deployment has no signing secret (ADMIN_TOKEN or INPUT_URL_SECRET).",
           }),
     };
   });
@@ -150,10 +157,13 @@ export async function inputPreviews(
       const head = await headArtifact(env.ARTIFACTS, ref.artifact_id, tenantId);
       if (!head) return { label: ref.pointer, kind: "other", url: null, note: `${ref.artifact_id} (no longer stored)` };
       const contentType = head.httpMetadata?.contentType;
+      // Never signed past the artifact's own end (src/retention).
+      const end = head.customMetadata?.expires_at;
+      const until = end ? Math.min(expires, Math.floor(Date.parse(end) / 1000)) : expires;
       return {
         label: ref.pointer,
         kind: kindOf(contentType),
-        url: canSignOutputUrls(env) && origin ? await signOutputUrl(env, origin, ref.artifact_id, expires) : null,
+        url: canSignOutputUrls(env) && origin ? await signOutputUrl(env, origin, ref.artifact_id, until) : null,
         bytes: head.size,
         note: ref.artifact_id,
         ...(contentType ? { content_type: contentType } : {}),

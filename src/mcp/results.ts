@@ -24,6 +24,8 @@ function artifactsOf(envelope: Envelope): ArtifactView[] {
   return Array.isArray(output?.artifacts) ? output.artifacts : [];
 }
 
+const linked = (envelope: Envelope) => artifactsOf(envelope).filter((a) => a.signed_url ?? a.url);
+
 function describe(a: ArtifactView): string {
   const parts = [a.content_type];
   if (a.width && a.height) parts.push(`${a.width}x${a.height}`);
@@ -37,9 +39,10 @@ function describe(a: ArtifactView): string {
 
 /** Each output of a task as a link to its bytes (the signed URL where the deployment can sign). */
 export function outputLinks(envelope: Envelope, origin: string): ContentBlock[] {
-  return artifactsOf(envelope).map((a) => ({
+  // A deleted or expired output has no URL left to link.
+  return linked(envelope).map((a) => ({
     type: "resource_link" as const,
-    uri: absolute(a.signed_url ?? a.url, origin),
+    uri: absolute((a.signed_url ?? a.url) as string, origin),
     name: `${envelope.task_id}-${a.index}`,
     title: `Output ${a.index + 1} of ${envelope.task_id}`,
     mimeType: a.content_type,
@@ -58,7 +61,8 @@ export function taskSummary(envelope: Envelope): string {
       return `${what} is ${envelope.status}: ${p.percent}%, ${p.message}. Call wait_for_task with this task_id to wait for it (up to 30 s a call), or get_task to check on it.`;
     }
     case "succeeded": {
-      const n = artifactsOf(envelope).length;
+      const n = linked(envelope).length;
+      if (n === 0 && artifactsOf(envelope).length > 0) return `${what} succeeded; its outputs were deleted (expired).`;
       return n > 0 ? `${what} succeeded with ${n} output${n === 1 ? "" : "s"}, linked below.` : `${what} succeeded.`;
     }
     case "failed": {

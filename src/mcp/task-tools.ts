@@ -7,7 +7,16 @@ import { z } from "@hono/zod-openapi";
 import { ApiError } from "../errors/api-error";
 import { TaskEnvelope } from "../services/contracts/task-envelope";
 import { ListQuery, TaskPage } from "../services/contracts/task-list";
-import { callerAuditBy, cancelTask, followTask, listTasks, readOwnTask, readTaskState, taskStub } from "../services/tasks";
+import {
+  callerAuditBy,
+  cancelTask,
+  deleteTaskOutputs,
+  followTask,
+  listTasks,
+  readOwnTask,
+  readTaskState,
+  taskStub,
+} from "../services/tasks";
 import type { TaskListQuery } from "../tasks/listing";
 import { type Envelope, TERMINAL } from "../tasks/record";
 import { keyScope } from "../tasks/scope";
@@ -106,6 +115,22 @@ export const cancelTaskTool = zodTool({
   run: async ({ task_id, reason }, ctx) =>
     taskResult(
       await cancelTask(ctx.env, task_id, keyScope(ctx.caller), reason ?? null, callerAuditBy(ctx.caller, ctx.from, ctx.actor)),
+      ctx.origin,
+    ),
+});
+
+export const deleteTaskOutputsTool = zodTool({
+  name: "delete_task_outputs",
+  title: "Delete a task's outputs",
+  description:
+    "Deletes the outputs of one of your tasks that has ended, now rather than when their retention ends (expires_at): the task stays, its artifacts marked expired with no URL. A task still queued or running is the error conflict.",
+  scopes: ["tasks:write"],
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  input: z.object({ task_id: TaskId }).strict(),
+  output: TaskEnvelope,
+  run: async ({ task_id }, ctx) =>
+    taskResult(
+      await deleteTaskOutputs(ctx.env, task_id, keyScope(ctx.caller), callerAuditBy(ctx.caller, ctx.from, ctx.actor)),
       ctx.origin,
     ),
 });

@@ -2,7 +2,7 @@
 import { getBalanceTool, getModelTool, listModelsTool, listVoicesTool } from "./catalog-tools";
 import { OPERATION_TOOLS } from "./operation-tools";
 import { getQuoteTool } from "./quote-tools";
-import { cancelTaskTool, getTaskTool, listTasksTool, waitForTaskTool } from "./task-tools";
+import { cancelTaskTool, deleteTaskOutputsTool, getTaskTool, listTasksTool, waitForTaskTool } from "./task-tools";
 import type { ToolDefinition } from "./tool";
 
 export const TOOLS: readonly ToolDefinition<any>[] = [
@@ -10,6 +10,7 @@ export const TOOLS: readonly ToolDefinition<any>[] = [
   getTaskTool,
   waitForTaskTool,
   cancelTaskTool,
+  deleteTaskOutputsTool,
   listTasksTool,
   listModelsTool,
   getModelTool,

@@ -5,6 +5,7 @@
  * overwrites, never duplicates; upload ids are random.
  */
 import { sha256Hex } from "../lib/crypto";
+import { objectExpired } from "../retention/outputs";
 
 export async function artifactId(taskId: string, index: number, name = "output"): Promise<string> {
   return `art_${(await sha256Hex(`${taskId}:${name}:${index}`)).slice(0, 32)}`;
@@ -26,9 +27,12 @@ export async function putArtifact(
   });
 }
 
-/** The artifact's metadata if it exists and belongs to the tenant; `null` otherwise (the caller says 404). */
+/**
+ * The artifact's metadata if it exists, belongs to the tenant and has not reached its retention's
+ * end (src/retention); `null` otherwise (the caller says 404).
+ */
 export async function headArtifact(bucket: R2Bucket, id: string, tenantId: string): Promise<R2Object | null> {
   if (!/^art_[0-9a-f]{32}$/.test(id)) return null;
   const head = await bucket.head(key(id));
-  return head && head.customMetadata?.tenant_id === tenantId ? head : null;
+  return head && head.customMetadata?.tenant_id === tenantId && !objectExpired(head, Date.now()) ? head : null;
 }

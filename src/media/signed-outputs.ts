@@ -118,18 +118,22 @@ export class OutputUrlSigner {
       const views: ArtifactView[] = [];
       for (const a of output[list] as ArtifactView[]) {
         const id = a.artifact_id;
-        // A deleted output keeps its place in the list, with no URL to advertise.
-        if (typeof id !== "string" || !ARTIFACT_ID.test(id) || a.deleted === true) {
+        // A deleted or expired output keeps its place in the list, with no URL to advertise.
+        if (typeof id !== "string" || !ARTIFACT_ID.test(id) || a.deleted === true || a.expired === true) {
           views.push(a);
           continue;
         }
+        // A link never outlives its artifact's retention.
+        const end = typeof a.expires_at === "string" ? Math.floor(Date.parse(a.expires_at) / 1000) : Number.NaN;
+        const until = Number.isFinite(end) ? Math.min(end, expires) : expires;
         let url = this.urls.get(id);
         if (url === undefined) {
-          url = await signOutputUrl(this.env, origin, id, expires);
+          url = await signOutputUrl(this.env, origin, id, until);
           // A read that began in the next bucket meanwhile owns the cache now.
           if (this.expires === expires) this.urls.set(id, url);
         }
-        views.push({ ...a, signed_url: url, signed_url_expires_at: expiresAt });
+        const untilAt = until === expires ? expiresAt : new Date(until * 1000).toISOString();
+        views.push({ ...a, signed_url: url, signed_url_expires_at: untilAt });
       }
       signed[list] = views;
     }

@@ -58,6 +58,8 @@ export interface StoredUpload {
   height?: number;
   duration_seconds?: number;
   created_at: string;
+  /** When the upload is deleted (the tenant's retention after it was sent). */
+  expires_at?: string;
 }
 
 function tooLarge(kind: MediaKind, param: string, received?: number): ApiError {
@@ -196,6 +198,7 @@ export async function storeUpload(
   source: UploadSource,
   owner: { tenant_id: string; key_id: string },
   limits: UploadLimits = {},
+  retention?: { expires_at: string; before_store: (artifactId: string) => Promise<void> },
 ): Promise<StoredUpload> {
   const { data, kind: announced } = await readFile(source, limits);
   const probe = probeMedia(data, source.param);
@@ -207,9 +210,16 @@ export async function storeUpload(
   if (probe.kind !== announced && data.length > UPLOAD_CAP_BYTES[probe.kind])
     throw tooLarge(probe.kind, source.param, data.length);
   const id = newArtifactId();
+  // Its end is known to whoever deletes it before the bytes exist, so no crash leaves it kept for good.
+  await retention?.before_store(id);
   const stored = await bucket.put(artifactKey(id), data, {
     httpMetadata: { contentType: probe.mime },
-    customMetadata: { tenant_id: owner.tenant_id, key_id: owner.key_id, source: "upload" },
+    customMetadata: {
+      tenant_id: owner.tenant_id,
+      key_id: owner.key_id,
+      source: "upload",
+      ...(retention ? { expires_at: retention.expires_at } : {}),
+    },
   });
   return {
     artifact_id: id,
@@ -219,5 +229,6 @@ export async function storeUpload(
     ...(probe.width !== undefined && probe.height !== undefined ? { width: probe.width, height: probe.height } : {}),
     ...(probe.duration_seconds !== undefined ? { duration_seconds: probe.duration_seconds } : {}),
     created_at: (stored?.uploaded ?? new Date()).toISOString(),
+    ...(retention ? { expires_at: retention.expires_at } : {}),
   };
 }

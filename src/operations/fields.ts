@@ -1,6 +1,7 @@
 /** Request pieces shared by the task-creating operations. */
 import { z } from "@hono/zod-openapi";
 import { dec } from "../lib/decimal";
+import { REQUEST_RETENTION_DESCRIPTION, RetentionDays } from "../retention/days";
 import { MaxCredits } from "../services/contracts/credits";
 import { DeadlineSecondsField } from "../tasks/deadline-request";
 
@@ -30,6 +31,7 @@ export const commonTaskFields = {
       "A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.",
     example: "quo_01jd8x3k2m4n5p6q7r8s9t0v1w",
   }),
+  output_retention_days: RetentionDays.optional().openapi({ description: REQUEST_RETENTION_DESCRIPTION }),
 };
 
 const ModelId = z.string().min(1).max(128);

@@ -15,6 +15,7 @@ export const ACTIONS = [
   "billing:manage",
   "audit:read",
   "usage:read",
+  "settings:manage",
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 

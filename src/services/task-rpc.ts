@@ -17,6 +17,7 @@ export interface TaskRpc {
   /** Status and progress only: what a wait or a stream polls. */
   readState(scope: TaskScope): Promise<TaskState | null>;
   cancel(scope: TaskScope, reason: string | null): Promise<CancelResult>;
+  deleteOutputs(scope: TaskScope): Promise<CancelResult>;
   replay(requestHash: string, mode: KeyMode): Promise<CreateResult | null>;
   create(input: Parameters<TaskObject["create"]>[0]): Promise<CreateResult>;
   refuse(input: Parameters<TaskObject["refuse"]>[0]): Promise<CreateResult>;
@@ -33,6 +34,7 @@ export function taskRpc(stub: DurableObjectStub<TaskObject>): TaskRpc {
     readJson: (scope) => stub.readJson(scope) as unknown as Promise<TaskRead | null>,
     readState: (scope) => stub.readState(scope) as unknown as Promise<TaskState | null>,
     cancel: (scope, reason) => stub.cancel(scope, reason) as unknown as Promise<CancelResult>,
+    deleteOutputs: (scope) => stub.deleteOutputs(scope) as unknown as Promise<CancelResult>,
     replay: (hash, mode) => stub.replay(hash, mode) as unknown as Promise<CreateResult | null>,
     create: (input) => stub.create(input) as unknown as Promise<CreateResult>,
     refuse: (input) => stub.refuse(input) as unknown as Promise<CreateResult>,

@@ -88,3 +88,25 @@ export async function cancelTask(
 export function callerAuditBy(caller: Pick<Caller, "key_id">, from: RequestFrom, actor?: AuditBy["actor"]): AuditBy {
   return { actor: actor ?? { type: "api_key", id: caller.key_id }, ...from };
 }
+
+/**
+ * `DELETE /v1/tasks/{task_id}/outputs` (and the MCP tool): a terminal task's outputs deleted at
+ * once, audited as `task.outputs_delete`; the envelope afterwards, its artifacts shown expired.
+ * 404 `task_not_found`; 409 `conflict` while the task has not ended.
+ */
+export async function deleteTaskOutputs(env: Env, taskId: string, scope: TaskScope, by: AuditBy): Promise<Envelope> {
+  const result = await taskStub(env, taskId).deleteOutputs(scope);
+  if (result.kind === "not_found") throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
+  if (result.kind === "conflict") {
+    throw new ApiError("conflict", `The task is ${result.envelope.status}: its outputs can be deleted once it has ended.`, {
+      details: {
+        action: "wait_until_terminal",
+        task_id: taskId,
+        status: result.envelope.status,
+        recovery: { action: "wait_until_terminal", requires_input_change: false, client_request_id: "same" },
+      },
+    });
+  }
+  await recordAudit(env, scope.tenant_id, audited(by, "task.outputs_delete", taskId));
+  return result.envelope;
+}

@@ -29,6 +29,7 @@ import type { MediaRef, OperationContext, OperationSpec, StoredMedia } from "../
 import { PROVIDERS } from "../providers/names";
 import { routeProduces } from "../providers/output-formats";
 import { liveProviders, type RoutePlan, routesFor } from "../providers/routing";
+import { callerRetentionDays, requestRetentionDays } from "../retention/settings";
 import { FetchedImages, reviewAdmission } from "../safety/admission";
 import { refusalError, reviewerFor } from "../safety/review";
 import { type TaskRpc, taskRpc } from "../services/task-rpc";
@@ -57,6 +58,7 @@ const COMMON_FIELDS = new Set([
   "max_credits",
   "quote_id",
   "deadline_seconds",
+  "output_retention_days",
 ]);
 
 /** The task object of an Idempotency-Key in a tenant and a key mode: the mode is part of the namespace. */
@@ -71,6 +73,7 @@ export interface CommonFields {
   max_credits?: string;
   quote_id?: string;
   deadline_seconds?: number;
+  output_retention_days?: number;
 }
 
 export async function checkCallback(ctx: AdmissionContext, body: CommonFields): Promise<TaskPlan["callback"]> {
@@ -340,6 +343,8 @@ export async function admitOperation<B extends CommonFields>(
   }
   const quote = body.quote_id !== undefined ? await quoteFor(ctx, spec, body.quote_id, raw) : undefined;
   const callback = await checkCallback(ctx, body);
+  const retention = await retentionOf(ctx, body, () => stub.replay(hash, ctx.caller.mode));
+  if ("replay" in retention) return outcome(retention.replay);
   const providers = liveProviders(ctx.env, ctx.caller.mode);
   const bundle = await loadCatalog(ctx.env.CATALOG);
   const reviewer = await reviewerFor(ctx.env, ctx.caller, bundle);
@@ -398,6 +403,7 @@ export async function admitOperation<B extends CommonFields>(
     route_pricing: meters,
     callback,
     deadline_seconds: planDeadline(spec.capability, body.deadline_seconds),
+    output_retention_days: retention.days,
     origin: publicBaseUrl(ctx.env),
     request_id: ctx.requestId,
     safety: safety.admitted.record,
@@ -405,6 +411,23 @@ export async function admitOperation<B extends CommonFields>(
   checkRecordSize(plan);
   const result = await stub.create({ request_hash: hash, plan });
   return { ...outcome(result), headers: deprecationHeaders(selection.model) };
+}
+
+/**
+ * The days the task keeps its outputs. A body asking for more than the tenant allows is refused,
+ * unless it is a retry of a task already made (the tenant may have lowered its retention since).
+ */
+async function retentionOf(
+  ctx: AdmissionContext,
+  body: CommonFields,
+  replay: () => Promise<CreateResult | null>,
+): Promise<{ days: number } | { replay: CreateResult }> {
+  const tenantDays = await callerRetentionDays(ctx.env, ctx.caller);
+  if (body.output_retention_days !== undefined && body.output_retention_days > tenantDays) {
+    const seen = await replay();
+    if (seen) return { replay: seen };
+  }
+  return { days: requestRetentionDays(body.output_retention_days, tenantDays) };
 }
 
 /** A task record is one SQLite value (at most 2 MB): far below that, with room for what execution adds. */

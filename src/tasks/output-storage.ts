@@ -8,7 +8,12 @@ import type { ProviderOutput } from "../providers/types";
 import type { TaskRecord } from "./record";
 import type { StoredOutput } from "./steps/store";
 
-export async function storeOutput(env: Env, rec: TaskRecord, out: ProviderOutput): Promise<StoredOutput> {
+export async function storeOutput(
+  env: Env,
+  rec: TaskRecord,
+  out: ProviderOutput,
+  expiresAt: string | null = null,
+): Promise<StoredOutput> {
   const id = await artifactId(rec.task_id, out.index, out.kind);
   // Provenance: an extension of this output can name the upstream job that made it.
   const meta = {
@@ -18,6 +23,8 @@ export async function storeOutput(env: Env, rec: TaskRecord, out: ProviderOutput
     mode: rec.mode ?? "live",
     provider: rec.route.provider,
     ...(rec.provider_handle ? { upstream_job_id: rec.provider_handle.job_id } : {}),
+    // Every read refuses the object from then on, before its task's alarm deletes it (src/retention).
+    ...(expiresAt ? { expires_at: expiresAt } : {}),
   };
   let contentType = out.content_type ?? "application/octet-stream";
   let bytes: number;
@@ -58,6 +65,7 @@ export async function storeOutput(env: Env, rec: TaskRecord, out: ProviderOutput
     index: out.index,
     ...(width !== undefined && height !== undefined ? { width, height } : {}),
     ...(duration !== undefined ? { duration_seconds: duration } : {}),
+    ...(expiresAt ? { expires_at: expiresAt } : {}),
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import type { TaskRecord } from "./record";
 
-export const RECORD_VERSION = 5;
+export const RECORD_VERSION = 6;
 
 type Stored = Record<string, unknown> & { record_version?: number };
 
@@ -35,6 +35,10 @@ const STEPS: Record<number, (rec: Stored) => void> = {
     rec.activity ??= null;
     rec.stall ??= null;
     rec.stall_moves ??= 0;
+  },
+  // 5 → 6: records from before retention: their outputs are kept until deleted.
+  5(rec) {
+    rec.retention ??= null;
   },
 };
 

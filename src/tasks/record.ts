@@ -112,6 +112,8 @@ export interface TaskPlan {
   route_pricing?: PricedMeter[][];
   callback: { url: string; signing_key_id: string | null } | null;
   deadline_seconds: number;
+  /** Days the outputs are kept once stored (src/retention). */
+  output_retention_days: number;
   origin: string;
   /** The creating request's id; asynchronous errors carry it. */
   request_id: string;
@@ -186,6 +188,16 @@ export interface TaskRecord
   cancel_reason: string | null;
   /** Content review's decision at admission; null on records from before review (record version 4). */
   safety: SafetyRecord | null;
+  /** How long the outputs are kept (src/retention/outputs.ts); null on records from before retention (version 5). */
+  retention: OutputRetention | null;
+}
+
+/** A task's retention: its days, when its outputs expire (once stored) and when they were deleted. */
+export interface OutputRetention {
+  days: number;
+  expires_at: string | null;
+  /** When the outputs were deleted: at `expires_at` by the alarm, or earlier by `DELETE /v1/tasks/{id}/outputs`. */
+  expired_at: string | null;
 }
 
 /** The same error object a synchronous failure would carry (one builder: ApiError). */

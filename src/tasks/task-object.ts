@@ -7,6 +7,7 @@ import { sha256Hex } from "../lib/crypto";
 import { configFor, providerContext } from "../providers/context";
 import { adapterFor } from "../providers/registry";
 import type { Progress } from "../providers/types";
+import { outputsExpired } from "../retention/outputs";
 import { type AttemptRow, attemptRows, type DeliveryRow, deliveryRow, rearm } from "../webhooks/delivery-rows";
 import { type Envelope, type TaskError, type TaskPlan, type TaskRecord, type TaskStatus, TERMINAL } from "./record";
 import { inScope, type TaskScope } from "./scope";
@@ -283,14 +284,15 @@ export class TaskObject extends DurableObject<Env> {
    * The last answer of readJson, and what it was made from: the stored record (this instance's
    * copy of its text and of its plan) and the output URLs' expiry. The same while none changes.
    */
-  private lastRead: (TaskRead & { state: string; plan: object | null; expires: number }) | null = null;
+  private lastRead: (TaskRead & { state: string; plan: object | null; expires: string }) | null = null;
 
   /** The envelope as the response body, its ETag, and whether its model carries a deprecation warning. */
   async readJson(scope: TaskScope): Promise<TaskRead | null> {
     const rec = this.loadIn(scope);
     if (!rec) return null;
     const state = this.store.stateJson as string;
-    const expires = this.runner.outputUrls.currentExpiry();
+    // The URLs' expiry bucket, and whether the outputs have reached their end meanwhile.
+    const expires = `${this.runner.outputUrls.currentExpiry()}:${outputsExpired(rec.retention, Date.now())}`;
     const last = this.lastRead;
     if (last && last.state === state && last.plan === this.store.plan && last.expires === expires) {
       const { state: _s, plan: _p, expires: _e, ...read } = last;
@@ -337,6 +339,20 @@ export class TaskObject extends DurableObject<Env> {
     }
     if (found) this.store.save(rec);
     return found;
+  }
+
+  /**
+   * `DELETE /v1/tasks/{id}/outputs`: a terminal task's outputs deleted now (src/retention), the
+   * envelope kept with them shown expired; again, the same envelope. Not yet terminal: a conflict.
+   */
+  async deleteOutputs(scope: TaskScope): Promise<CancelResult> {
+    const rec = this.loadIn(scope);
+    if (!rec) return { kind: "not_found" };
+    if (!TERMINAL.has(rec.status)) return { kind: "conflict", envelope: await this.runner.present(rec) };
+    if (rec.retention?.expired_at) return { kind: "ok", envelope: await this.runner.present(rec) };
+    const deleted = await this.runner.deleteOutputs();
+    await this.runner.scheduleNext();
+    return { kind: "ok", envelope: await this.runner.present(deleted) };
   }
 
   /** Whose task this is: its tenant and its key's mode (null: no task here). */

@@ -7,11 +7,14 @@ import { accountFor } from "../accounts/service";
 import { attemptDelivery } from "../callbacks/delivery";
 import type { Env } from "../env";
 import { policyFrom } from "../lib/url-policy";
+import { artifactKey } from "../media/artifacts";
 import { OutputUrlSigner } from "../media/signed-outputs";
 import { configFor, providerContext } from "../providers/context";
 import type { JobInput } from "../providers/jobs";
 import { adapterFor } from "../providers/registry";
 import type { ProviderAdapter, ProviderContext, ProviderJob } from "../providers/types";
+import { expiryAfter } from "../retention/days";
+import { expiredView, markExpired, outputArtifactIds, outputsDueAt, outputsExpired } from "../retention/outputs";
 import {
   callbackAttemptBegun,
   deliveryIdFor,
@@ -97,7 +100,27 @@ export class TaskRunner {
   /** The envelope as clients get it (reads, creates, cancel, callbacks): output artifacts carry signed URLs. */
   async present(rec: TaskRecord): Promise<Envelope> {
     const env = envelope(rec);
-    return env.output ? { ...env, output: await this.outputUrls.sign(env.output, rec.origin) } : env;
+    if (!env.output) return env;
+    // Past its retention an output has no URL, even before the alarm has deleted it.
+    const output = outputsExpired(rec.retention, Date.now()) ? expiredView(env.output) : env.output;
+    return { ...env, output: await this.outputUrls.sign(output, rec.origin) };
+  }
+
+  /**
+   * Deletes the task's outputs from R2, then stores them shown expired (a crash between the two
+   * leaves them due, so the next alarm deletes again). The record as saved.
+   */
+  async deleteOutputs(): Promise<TaskRecord> {
+    const rec = this.store.load() as TaskRecord;
+    const ids = outputArtifactIds(rec.output);
+    if (ids.length > 0) await this.env.ARTIFACTS.delete(ids.map(artifactKey));
+    const fresh = this.store.load() as TaskRecord;
+    // A DELETE and the alarm may both have been deleting: the first to finish records it.
+    if (fresh.retention?.expired_at) return fresh;
+    const marked = markExpired(fresh, Date.now());
+    this.store.save(marked);
+    this.store.event("outputs_deleted", { count: ids.length });
+    return marked;
   }
 
   job(rec: TaskRecord): ProviderJob {
@@ -134,7 +157,9 @@ export class TaskRunner {
       if (!rec) return;
       const now = Date.now();
       if (TERMINAL.has(rec.status)) {
-        await Promise.all([this.deliverCallbackIfDue(rec, now), this.deliverWebhooks(rec)]);
+        const due = outputsDueAt(rec);
+        const current = due !== null && due <= now ? await this.deleteOutputs() : rec;
+        await Promise.all([this.deliverCallbackIfDue(current, now), this.deliverWebhooks(current)]);
         return;
       }
       if (pastDeadline(rec, now)) {
@@ -235,7 +260,8 @@ export class TaskRunner {
     try {
       const result = await adapter.fetchResult(fetching.provider_handle!, this.job(fetching), ctx);
       const files: StoredOutput[] = [];
-      for (const out of result.outputs) files.push(await storeOutput(this.env, fetching, out));
+      const expiresAt = fetching.retention ? expiryAfter(Date.now(), fetching.retention.days) : null;
+      for (const out of result.outputs) files.push(await storeOutput(this.env, fetching, out, expiresAt));
       await this.apply(outputsStored(fetching, { files, result, current: this.stillCurrent(fetching) }));
     } catch (e) {
       if (!this.stillCurrent(fetching)) return false;
@@ -342,6 +368,7 @@ export class TaskRunner {
     const now = Date.now();
     const task = nextAlarm(rec, now);
     const hooks = TERMINAL.has(rec.status) ? nextWebhookAt(this.store.sql, now) : null;
-    await this.store.setAlarm(task === null ? hooks : hooks === null ? task : Math.min(task, hooks));
+    const next = [task, hooks, outputsDueAt(rec)].filter((at) => at !== null);
+    await this.store.setAlarm(next.length > 0 ? Math.min(...next) : null);
   }
 }

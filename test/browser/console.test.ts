@@ -372,6 +372,7 @@ describe("the console in Chromium", () => {
       "/console/credits",
       "/console/audit",
       "/console/connections",
+      "/console/settings",
     ];
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 860 });

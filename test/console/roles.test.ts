@@ -60,6 +60,7 @@ describe("roles in the console", () => {
       "/console/credits",
       "/console/audit",
       "/console/connections",
+      "/console/settings",
     ]);
     expect(await nav(developer)).toEqual([
       "/console",

@@ -13,6 +13,7 @@ const OTHER_TOOLS = [
   "get_task",
   "wait_for_task",
   "cancel_task",
+  "delete_task_outputs",
   "list_tasks",
   "list_models",
   "get_model",

@@ -52,6 +52,8 @@ const OTHER_ARGS: Record<string, (f: Fixtures) => Record<string, unknown>> = {
   get_task: (f) => ({ task_id: f.taskId }),
   wait_for_task: (f) => ({ task_id: f.taskId, timeout_seconds: 0 }),
   cancel_task: (f) => ({ task_id: f.taskId, reason: "walked by a test" }),
+  // Walked after cancel_task: the task has ended by then.
+  delete_task_outputs: (f) => ({ task_id: f.taskId }),
   list_tasks: () => ({ limit: 2 }),
   list_models: () => ({ capability: "text_to_image" }),
   get_model: (f) => ({ model: f.model }),
@@ -84,7 +86,7 @@ function errorCases(name: string, f: Fixtures): ErrorCase[] {
     const foreign = JSON.stringify(args).includes(EXAMPLE_VIDEO_ARTIFACT_ID);
     cases.push({ args, poor: true, code: foreign ? "artifact_not_found" : "insufficient_balance" });
   }
-  if (name === "get_task" || name === "wait_for_task" || name === "cancel_task")
+  if (name === "get_task" || name === "wait_for_task" || name === "cancel_task" || name === "delete_task_outputs")
     cases.push({ args: { ...args, task_id: MISSING_TASK }, code: "task_not_found" });
   if (name === "get_model") cases.push({ args: { model: "no-such-model" }, code: "not_found" });
   if (name === "text_to_image") cases.push({ args: { ...args, model: "no-such-model" }, code: "unsupported_model" });

@@ -65,12 +65,18 @@ describe("POST /v1/uploads", () => {
       height: 512,
       url: `${BASE}/v1/artifacts/${res.json.artifact_id}`,
       created_at: expect.any(String),
+      expires_at: expect.any(String),
       source: "upload",
     });
     expect(Date.parse(res.json.created_at)).not.toBeNaN();
     expect(res.headers.get("Location")).toBe(res.json.url);
     const head = await env.ARTIFACTS.head(artifactKey(res.json.artifact_id));
-    expect(head?.customMetadata).toEqual({ tenant_id: t.tenant_id, key_id: t.key_id, source: "upload" });
+    expect(head?.customMetadata).toEqual({
+      tenant_id: t.tenant_id,
+      key_id: t.key_id,
+      source: "upload",
+      expires_at: res.json.expires_at,
+    });
     const got = await exports.default.fetch(new Request(res.json.url, { headers: { Authorization: `Bearer ${t.api_key}` } }));
     expect(got.status).toBe(200);
     expect(got.headers.get("Content-Type")).toBe("image/png");

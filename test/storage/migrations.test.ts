@@ -153,7 +153,7 @@ describe("TaskObject and DirectoryObject migrations", () => {
   it("a task record of version 1 reads as the current version with its defaults", () => {
     const rec = upgradeRecord({ task_id: "task_a", route: { provider: "fal" } }) as any;
     expect(rec).toMatchObject({
-      record_version: 5,
+      record_version: 6,
       routes: [{ provider: "fal" }],
       mode: "live",
       route_index: 0,
@@ -164,6 +164,7 @@ describe("TaskObject and DirectoryObject migrations", () => {
       activity: null,
       stall: null,
       stall_moves: 0,
+      retention: null,
     });
     expect(() => upgradeRecord({ record_version: 99 })).toThrow(/newer/);
   });

@@ -69,6 +69,7 @@ export const OTHER_METHODS = {
   "tasks.get": "getTask",
   "tasks.list": "listTasks",
   "tasks.cancel": "cancelTask",
+  "tasks.deleteOutputs": "deleteTaskOutputs",
   "tasks.assets": "listTaskAssets",
   "tasks.events": "streamTaskEvents",
   "models.list": "listModels",
@@ -180,6 +181,12 @@ export class MediaClient {
       this.allTasks(query, options),
     cancel: (task: TaskRef, body: BodyOf<"cancelTask"> = {}, options: RequestOptions = {}): Promise<TaskEnvelope> =>
       this.request("cancelTask", { ...options, path: { task_id: taskIdOf(task) }, body }),
+    /**
+     * Deletes an ended task's outputs now, before their `expires_at`: the envelope afterwards, each
+     * artifact `expired` with no URL. A task still queued or running is a `conflict` error.
+     */
+    deleteOutputs: (task: TaskRef, options: RequestOptions = {}): Promise<TaskEnvelope> =>
+      this.request("deleteTaskOutputs", { ...options, path: { task_id: taskIdOf(task) } }),
     assets: (task: TaskRef, options: RequestOptions = {}): Promise<ResultOf<"listTaskAssets">> =>
       this.request("listTaskAssets", { ...options, path: { task_id: taskIdOf(task) } }),
     /** The task's events (status, progress, then done), reconnecting with Last-Event-ID when the stream drops. */

@@ -119,6 +119,7 @@ describe("flags and fields", () => {
       quote: ["--quote", "--yes"],
       "ask-above": ["--quote", "--ask-above", "1000"],
       yes: ["--quote", "--yes"],
+      "retention-days": ["--retention-days", "7"],
     };
     const base = ["generate", "image_to_image", "--prompt", "x", "--images", "https://media.example/a.png"];
     for (const option of GENERATE_OPTIONS) {

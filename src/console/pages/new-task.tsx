@@ -19,10 +19,10 @@ import type { Caller } from "../../accounts/service";
 import { loadCatalog } from "../../catalog/store";
 import { interfacesOf, isOffered, isSelectable } from "../../catalog/views";
 import { ApiError } from "../../errors/api-error";
-import { storeUpload } from "../../media/uploads";
 import { OPERATIONS } from "../../operations";
 import type { OperationSpec } from "../../operations/types";
 import { liveProviders } from "../../providers/routing";
+import { storeRetainedUpload } from "../../retention/uploads";
 import { createTask as admitTask, taskOfKey } from "../../services/tasks";
 import type { Envelope } from "../../tasks/record";
 import { tenantScope } from "../../tasks/scope";
@@ -344,7 +344,7 @@ async function createTask(c: C): Promise<Response> {
     const refs = [];
     for (const [i, file] of given.entries()) {
       const param = field.maxFiles === 1 ? `/${field.name}` : `/${field.name}/${i}`;
-      const stored = await storeUpload(c.env.ARTIFACTS, { body: file.stream(), length: file.size, param }, caller);
+      const stored = await storeRetainedUpload(c.env, { body: file.stream(), length: file.size, param }, caller);
       refs.push({ type: "artifact", artifact_id: stored.artifact_id });
     }
     raw[field.name] = field.maxFiles === 1 ? refs[0] : refs;

@@ -94,6 +94,12 @@ function PreviewFigure({ p }: { p: Preview }) {
       <figcaption>
         <code>{p.label}</code> {facts.join(" · ")}
         {p.note && <span class="note"> {p.note}</span>}
+        {p.expires_at && (
+          <span class="note">
+            {" "}
+            kept until <time datetime={p.expires_at}>{p.expires_at}</time>
+          </span>
+        )}
         {p.url && (
           <>
             {" "}

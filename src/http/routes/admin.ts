@@ -15,6 +15,7 @@ import { ApiError } from "../../errors/api-error";
 import { isDecimalString } from "../../lib/decimal";
 import type { Acting } from "../../people/principal";
 import { createTenantWithOwner } from "../../people/tenants";
+import { RETENTION_DESCRIPTION } from "../../retention/days";
 import { IssuedKey, KeyLimitsInput, KeyRecord } from "../../services/contracts/keys";
 import { issuedView, limitsFrom, setKeyLimits } from "../../services/keys";
 import { requireAdmin } from "../auth";
@@ -28,7 +29,7 @@ const Amount = z
   .refine((s) => !/^0+(\.0+)?$/.test(s), "must be greater than zero")
   .openapi({ example: "1000" });
 
-const Tenant = z
+export const Tenant = z
   .object({
     tenant_id: z.string(),
     name: z.string(),
@@ -40,6 +41,7 @@ const Tenant = z
       .int()
       .nullable()
       .openapi({ description: "Requests per minute per API key; null follows the deployment default" }),
+    output_retention_days: z.number().int().openapi({ description: RETENTION_DESCRIPTION }),
   })
   .openapi("Tenant");
 const RateLimit = z.number().int().min(1).max(1_000_000).nullable();

@@ -8,6 +8,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError } from "../../errors/api-error";
 import { artifactKey } from "../../media/artifacts";
 import { OUTPUT_URL_TTL_SECONDS, signedLinkQuery, verifyOutputUrl } from "../../media/signed-outputs";
+import { objectExpired } from "../../retention/outputs";
 import { artifactResponse } from "../artifact-response";
 import { newRouter } from "../context";
 import { errorResponses } from "../schemas";
@@ -52,7 +53,7 @@ fileRoutes.openapi(
     const until = query && (await verifyOutputUrl(c.env, id, query.expires, query.sig, now));
     if (!until) throw notFound();
     const head = await c.env.ARTIFACTS.head(artifactKey(id));
-    if (!head) throw notFound();
+    if (!head || objectExpired(head, now)) throw notFound();
     // Never cached past the link's own end; the link is a capability, so no shared cache keeps it.
     const maxAge = Math.max(0, Math.min(OUTPUT_URL_TTL_SECONDS, until - Math.ceil(now / 1000)));
     const response = await artifactResponse(c, id, {

@@ -270,7 +270,10 @@ async function serveArtifact(c: Context<AppEnv>, id: string) {
   const head = await artifactInScope(c.env, id, keyScope(c.get("caller")));
   const notFound = () => new ApiError("artifact_not_found", `Artifact '${id}' does not exist.`);
   if (!head) throw notFound();
-  return artifactResponse(c, id, { head, cacheControl: "private, max-age=3600", notFound });
+  // Never cached past the artifact's retention.
+  const end = head.customMetadata?.expires_at;
+  const left = end ? Math.floor((Date.parse(end) - Date.now()) / 1000) : 3600;
+  return artifactResponse(c, id, { head, cacheControl: `private, max-age=${Math.max(0, Math.min(3600, left))}`, notFound });
 }
 
 taskRoutes.openapi(

@@ -13,7 +13,8 @@ import { ApiError } from "../../errors/api-error";
 import { publicBaseUrl } from "../../lib/public-url";
 import { readAtMost, TooLarge } from "../../lib/streams";
 import { largestImageInputPixels } from "../../media/image-pixel-bound";
-import { MAX_UPLOAD_BYTES, storeUpload, UPLOAD_CAP_BYTES, type UploadSource } from "../../media/uploads";
+import { MAX_UPLOAD_BYTES, UPLOAD_CAP_BYTES, type UploadSource } from "../../media/uploads";
+import { storeRetainedUpload } from "../../retention/uploads";
 import { deleteArtifactInScope } from "../../tasks/artifact-scope";
 import { keyScope } from "../../tasks/scope";
 import { requireKey } from "../auth";
@@ -36,6 +37,9 @@ const UploadedArtifact = z
     duration_seconds: z.number().optional(),
     url: z.string().openapi({ description: "The owner's download URL; also accepted as a `url` media input" }),
     created_at: z.string(),
+    expires_at: z.string().openapi({
+      description: "ISO 8601 (UTC): the tenant's `output_retention_days` after the upload; then it is deleted and answers 404",
+    }),
     source: z.literal("upload"),
   })
   .openapi("UploadedArtifact");
@@ -149,7 +153,7 @@ uploadRoutes.openapi(
   async (c) => {
     const caller = c.get("caller");
     const maxImagePixels = largestImageInputPixels(await loadCatalog(c.env.CATALOG));
-    const stored = await storeUpload(c.env.ARTIFACTS, await uploadSource(c.req.raw), caller, { maxImagePixels });
+    const stored = await storeRetainedUpload(c.env, await uploadSource(c.req.raw), caller, { maxImagePixels });
     const url = `${publicBaseUrl(c.env)}/v1/artifacts/${stored.artifact_id}`;
     return c.json({ object: "artifact" as const, ...stored, url, source: "upload" as const }, 201, { Location: url });
   },

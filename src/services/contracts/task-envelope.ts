@@ -43,14 +43,22 @@ export const Artifact = z
       .literal(true)
       .optional()
       .openapi({ description: "Present once the artifact was deleted (`DELETE /v1/artifacts/{id}`): no URL is given for it" }),
+    expires_at: z.string().optional().openapi({
+      description:
+        "ISO 8601 (UTC): the end of the task's retention (`output_retention_days` after the output was stored); then the artifact is deleted and every link to it answers 404 `artifact_not_found`. Absent on outputs stored before retention existed.",
+    }),
+    expired: z.literal(true).optional().openapi({
+      description:
+        "Present once `expires_at` has passed or the outputs were deleted (`DELETE /v1/tasks/{task_id}/outputs`): the artifact is gone and no URL is given for it",
+    }),
     signed_url: z.string().optional().openapi({
       description:
         "`GET /files/{artifact_id}?expires=…&sig=…`: the same bytes without an API key (a browser, a player, another service) until `signed_url_expires_at`; altered or expired, it answers 404 `artifact_not_found`. Every envelope read signs anew, valid at least 24 hours from the read. Present wherever the deployment can sign (ADMIN_TOKEN or INPUT_URL_SECRET set), and absent once the artifact is deleted.",
     }),
-    signed_url_expires_at: z
-      .string()
-      .optional()
-      .openapi({ description: "ISO 8601 (UTC): when `signed_url` stops working (24 to 25 hours after the read)" }),
+    signed_url_expires_at: z.string().optional().openapi({
+      description:
+        "ISO 8601 (UTC): when `signed_url` stops working (24 to 25 hours after the read, and never after `expires_at`)",
+    }),
     content_type: z.string(),
     bytes: z.number().int(),
     index: z.number().int(),

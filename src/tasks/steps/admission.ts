@@ -81,6 +81,7 @@ export function admissionRecord(
     origin: plan.origin,
     request_id: plan.request_id,
     safety: plan.safety ?? null,
+    retention: { days: plan.output_retention_days, expires_at: null, expired_at: null },
   };
   return new StepLog(rec)
     .save(rec)

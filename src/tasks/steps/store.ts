@@ -21,6 +21,8 @@ export interface StoredOutput {
   width?: number;
   height?: number;
   duration_seconds?: number;
+  /** ISO 8601: when the output is deleted (src/retention/outputs.ts). */
+  expires_at?: string;
 }
 
 /** The attempt is counted before the download, so a crash mid-download still counts it. */
@@ -72,6 +74,7 @@ export function outputsStored(
       ...(result.text !== undefined ? { text: result.text } : {}),
       provider: { name: rec.route.provider, model: rec.route.upstream_model, ...(result.metadata ?? {}) },
     },
+    retention: rec.retention && files[0]?.expires_at ? { ...rec.retention, expires_at: files[0].expires_at } : rec.retention,
   };
   return log
     .save(decide(stored, { status: "succeeded" }))

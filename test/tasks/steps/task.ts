@@ -27,6 +27,7 @@ export function plan(over: Partial<TaskPlan> = {}): TaskPlan {
     pricing: [{ meter: "images", unit: "image", unit_credits: "40", usage_key: "image_count" }],
     callback: { url: "https://hooks.example/cb", signing_key_id: null },
     deadline_seconds: 600,
+    output_retention_days: 30,
     origin: "https://api.test",
     request_id: "req_steps",
     ...over,

@@ -38,6 +38,7 @@ export const GENERATE_OPTIONS = [
   "quote",
   "ask-above",
   "yes",
+  "retention-days",
 ] as const;
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {

@@ -34,7 +34,7 @@ Usage:
   media-api generate <capability> --prompt "…" [--model <id>] [--<field> <value> …]
                      [--media <file|url|field=…> …] [--out <dir>] [--no-wait] [--timeout <s>]
   media-api tasks list [--status …] [--capability …] [--limit N] [--cursor …]
-  media-api tasks get|cancel|wait <task_id> [--out <dir>]
+  media-api tasks get|cancel|wait|delete-outputs <task_id> [--out <dir>]
   media-api models [<model>]            media-api capabilities [<capability>]
   media-api voices [--language en] [--gender female] [--category preset] [--q text]
   media-api balance                     media-api usage [--from …] [--to …] [--group_by day|capability|model]
@@ -56,6 +56,8 @@ Generate:
   under it, so it runs on the quoted model and costs at most the quoted credits. Above
   --ask-above <credits> (default 0: any spend) it asks first; with no terminal to ask, it refuses
   unless --yes is given. --max_credits <credits> caps any request.
+  --retention-days <n> keeps the outputs n days (1 to 365, at most the tenant's retention, which is
+  also the default); then they are deleted (media-api tasks delete-outputs <task_id> does it sooner).
 
 Options:
   --json              machine-readable JSON only on stdout (progress goes to stderr)
@@ -260,10 +262,14 @@ async function generate(ctx: Ctx): Promise<number> {
   const quoteFirst = opts.flag("quote");
   const askAbove = opts.string("ask-above") ?? "0";
   const yes = opts.flag("yes");
+  const retentionDays = opts.string("retention-days");
+  if (retentionDays !== undefined && !/^(36[0-5]|3[0-5]\d|[12]\d\d|[1-9]\d?)$/.test(retentionDays))
+    throw new UsageError(`--retention-days must be a whole number of days from 1 to 365 (got '${retentionDays}')`);
   if (!CREDITS.test(askAbove)) throw new UsageError(`--ask-above must be a credit figure such as 2.5 (got '${askAbove}')`);
   if (!quoteFirst && (opts.has("ask-above") || yes)) throw new UsageError("--ask-above and --yes go with --quote");
   const { fields, media } = splitMediaFlags(row, opts.rest());
   applyFields(body, row, fields, sets, capability);
+  if (retentionDays !== undefined) body.output_retention_days = Number(retentionDays);
 
   // Every input is checked and placed before anything is uploaded.
   const specs = [...inputs.map((raw) => splitInput(row, raw)), ...media];
@@ -397,6 +403,14 @@ async function tasks(ctx: Ctx): Promise<number> {
       );
       return 0;
     }
+    case "delete-outputs": {
+      const id = one(sctx, "task_id");
+      ctx.opts.done("tasks delete-outputs");
+      const task = await ctx.client.tasks.deleteOutputs(id);
+      const n = task.output?.artifacts?.length ?? 0;
+      print(sctx, task, () => `${task.task_id}  ${task.status}  ${n} output${n === 1 ? "" : "s"} deleted`);
+      return 0;
+    }
     case "wait": {
       const id = one(sctx, "task_id");
       const out = ctx.opts.string("out");
@@ -411,7 +425,7 @@ async function tasks(ctx: Ctx): Promise<number> {
       return finishTask(ctx.client, final, { io: ctx.io, json: ctx.json, ...(out ? { out } : {}) });
     }
     default:
-      throw new UsageError("tasks takes list, get <id>, cancel <id> or wait <id>");
+      throw new UsageError("tasks takes list, get <id>, cancel <id>, wait <id> or delete-outputs <id>");
   }
 }
 
@@ -427,7 +441,9 @@ function describeTask(t: TaskEnvelope, resolve: (link: string) => string): strin
   ];
   for (const a of t.output?.artifacts ?? []) {
     const link = a.signed_url ?? a.url;
-    lines.push(`output ${a.index}   ${a.artifact_id}  ${a.content_type}  ${link ? resolve(link) : "(deleted)"}`);
+    const gone = a.expired ? "(expired)" : "(deleted)";
+    const until = a.expires_at && !a.expired ? `  until ${a.expires_at}` : "";
+    lines.push(`output ${a.index}   ${a.artifact_id}  ${a.content_type}  ${link ? resolve(link) : gone}${until}`);
   }
   const text = (t.output as { text?: unknown } | null)?.text;
   if (typeof text === "string") lines.push(`text       ${text}`);

@@ -431,6 +431,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/tenants/{tenant_id}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a tenant's settings (how many days its outputs and uploads are kept)
+         * @description Applies to what is stored from then on: outputs and uploads already stored keep the end they were given (their `expires_at`).
+         */
+        post: operations["adminSetTenantSettings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/images/generations": {
         parameters: {
             query?: never;
@@ -797,6 +817,26 @@ export interface paths {
          * @description Later downloads (the owner's and the signed link) answer 404 and a task input naming it `artifact_not_found`. A task output stays in its task's envelope with `deleted: true` and no `url` or `signed_url`. Tasks already admitted keep their own copy of their inputs.
          */
         delete: operations["deleteArtifact"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{task_id}/outputs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a terminal task's outputs now
+         * @description Deletes every output artifact of a succeeded, failed or canceled task at once, before its `expires_at`. The task stays: its envelope lists each artifact with `expired: true` and no `url` or `signed_url`, and every link to one answers 404 `artifact_not_found`. Deleting again answers the same envelope. A task that has not ended is 409 `conflict` (`details.action`: `wait_until_terminal`).
+         */
+        delete: operations["deleteTaskOutputs"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1284,6 +1324,8 @@ export interface components {
             created_at: string;
             /** @description Requests per minute per API key; null follows the deployment default */
             rate_limit_per_minute: number | null;
+            /** @description Days the tenant's outputs and uploads are kept (1–365, default 30): the default of every create and the most one may ask for with `output_retention_days` */
+            output_retention_days: number;
         };
         Ledger: {
             totals: {
@@ -1416,6 +1458,13 @@ export interface components {
                 [key: string]: number;
             };
         };
+        TenantSettingsInput: {
+            /**
+             * @description Days the tenant's outputs and uploads are kept (1–365, default 30): the default of every create and the most one may ask for with `output_retention_days`
+             * @example 30
+             */
+            output_retention_days: number;
+        };
         TaskEnvelope: {
             /** @enum {string} */
             object: "task";
@@ -1525,9 +1574,16 @@ export interface components {
              * @enum {boolean}
              */
             deleted?: true;
+            /** @description ISO 8601 (UTC): the end of the task's retention (`output_retention_days` after the output was stored); then the artifact is deleted and every link to it answers 404 `artifact_not_found`. Absent on outputs stored before retention existed. */
+            expires_at?: string;
+            /**
+             * @description Present once `expires_at` has passed or the outputs were deleted (`DELETE /v1/tasks/{task_id}/outputs`): the artifact is gone and no URL is given for it
+             * @enum {boolean}
+             */
+            expired?: true;
             /** @description `GET /files/{artifact_id}?expires=…&sig=…`: the same bytes without an API key (a browser, a player, another service) until `signed_url_expires_at`; altered or expired, it answers 404 `artifact_not_found`. Every envelope read signs anew, valid at least 24 hours from the read. Present wherever the deployment can sign (ADMIN_TOKEN or INPUT_URL_SECRET set), and absent once the artifact is deleted. */
             signed_url?: string;
-            /** @description ISO 8601 (UTC): when `signed_url` stops working (24 to 25 hours after the read) */
+            /** @description ISO 8601 (UTC): when `signed_url` stops working (24 to 25 hours after the read, and never after `expires_at`) */
             signed_url_expires_at?: string;
             content_type: string;
             bytes: number;
@@ -1611,6 +1667,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         PaletteEntry: {
             color: string;
@@ -1690,6 +1751,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         MediaInput: {
             /** @enum {string} */
@@ -1756,6 +1822,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         EditRegion: {
             image_index: number;
@@ -1806,6 +1877,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         VideoPromptEnhanceRequest: {
             /** @description Ignored, no default: this operation always runs on `video-prompt-enhancer`; the field is accepted for compatibility (a different value adds a `model_ignored` warning). */
@@ -1843,6 +1919,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         TextToVideoRequest: {
             /**
@@ -1897,6 +1978,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         ImageToVideoRequest: {
             /**
@@ -1953,6 +2039,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         ReferenceToVideoRequest: {
             /**
@@ -2007,6 +2098,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         VideoReference: {
             /** @enum {string} */
@@ -2070,6 +2166,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         VideoExtendRequest: {
             /**
@@ -2126,6 +2227,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         VideoToTextRequest: {
             /**
@@ -2169,6 +2275,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         TextToMusicRequest: {
             /**
@@ -2231,6 +2342,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         SpeechRequest: {
             /** @description A voice_id from GET /v1/voices */
@@ -2287,6 +2403,11 @@ export interface components {
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
             quote_id?: string;
+            /**
+             * @description Days this task's outputs are kept after they are stored (each artifact's `expires_at`), then deleted: at most the tenant's `output_retention_days`, which is also the default; above it the create is refused (422 `invalid_request`).
+             * @example 30
+             */
+            output_retention_days?: number;
         };
         Quote: {
             /** @enum {string} */
@@ -2378,6 +2499,8 @@ export interface components {
             /** @description The owner's download URL; also accepted as a `url` media input */
             url: string;
             created_at: string;
+            /** @description ISO 8601 (UTC): the tenant's `output_retention_days` after the upload; then it is deleted and answers 404 */
+            expires_at: string;
             /** @enum {string} */
             source: "upload";
         };
@@ -4324,6 +4447,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TenantSafetyPolicy"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    adminSetTenantSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TenantSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description The tenant */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tenant"];
                 };
             };
             /** @description Error (401) */
@@ -6345,6 +6521,73 @@ export interface operations {
             };
             /** @description Error (422) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteTaskOutputs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task, its outputs deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskEnvelope"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (409) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,25 @@
+/**
+ * An upload kept for the tenant's retention: its end is written in the tenant's AccountObject
+ * (whose alarm deletes it then, src/retention/upload-expiry.ts) before its bytes are stored, and
+ * in the object's metadata, so that every read refuses it from then on.
+ */
+import { accountFor, type Caller } from "../accounts/service";
+import type { Env } from "../env";
+import { type StoredUpload, storeUpload, type UploadLimits, type UploadSource } from "../media/uploads";
+import { expiryAfter } from "./days";
+import { callerRetentionDays } from "./settings";
+
+export async function storeRetainedUpload(
+  env: Env,
+  source: UploadSource,
+  caller: Pick<Caller, "tenant_id" | "key_id" | "output_retention_days">,
+  limits: UploadLimits = {},
+): Promise<StoredUpload & { expires_at: string }> {
+  const days = await callerRetentionDays(env, caller);
+  const expiresAt = expiryAfter(Date.now(), days);
+  const stored = await storeUpload(env.ARTIFACTS, source, caller, limits, {
+    expires_at: expiresAt,
+    before_store: (id) => accountFor(env, caller.tenant_id).noteUploadExpiry(id, Date.parse(expiresAt)),
+  });
+  return { ...stored, expires_at: expiresAt };
+}
