@@ -8,6 +8,7 @@ import type { Env } from "../env";
 import { seal } from "../lib/sealed";
 import { OAUTH_TABLES_SQL } from "../oauth/grant-store";
 import { MEMBERS_TABLE_SQL } from "../people/members-store";
+import { PROVIDER_KEYS_TABLE_SQL } from "../provider-keys/rows";
 import { addColumnIfMissing, type Migration } from "../storage/migrations";
 import { DELIVERY_LOG_TABLE_SQL } from "../webhooks/delivery-log";
 import { WEBHOOK_TABLES_SQL } from "../webhooks/delivery-rows";
@@ -174,6 +175,13 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
         sql.exec(WEBHOOK_ENDPOINTS_TABLE_SQL);
         sql.exec(DELIVERY_LOG_TABLE_SQL);
         sql.exec(WEBHOOK_TABLES_SQL);
+      },
+    },
+    {
+      version: 15,
+      name: "provider_keys (the tenant's own provider credentials, sealed, and how its routes use them)",
+      up(sql) {
+        sql.exec(PROVIDER_KEYS_TABLE_SQL);
       },
     },
   ];
