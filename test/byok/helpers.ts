@@ -1,8 +1,9 @@
 /** What the tests of tenants' own provider keys share: a manager tenant, putting keys, the fakes' URLs and logs. */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { call, newTenant, type TestTenant } from "../helpers/api";
-import { newKey } from "../helpers/tasks";
+import { newKey, taskStub } from "../helpers/tasks";
 import { fakeKey } from "../providers/fakes/kit";
 
 /** The fake upstream of `provider` (the providers project configures it as the platform's). */
@@ -54,4 +55,15 @@ export async function createImageTask(t: TestTenant, model: string, tag: string,
   });
   expect(res.status, JSON.stringify(res.json)).toBe(202);
   return res.json;
+}
+
+/** The routes the task was admitted with, in order: provider and whose key. */
+export async function storedRoutes(taskId: string): Promise<string[]> {
+  return runInDurableObject(taskStub(taskId), (_o, state) => {
+    const row = state.storage.sql
+      .exec<{ record: string; plan: string | null }>("SELECT record, plan FROM task WHERE id = 1")
+      .one();
+    const whole = { ...JSON.parse(row.record), ...(row.plan ? JSON.parse(row.plan) : {}) };
+    return (whole.routes as { provider: string; key?: string }[]).map((r) => `${r.provider}:${r.key ?? "platform"}`);
+  });
 }
