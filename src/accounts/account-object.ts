@@ -33,8 +33,8 @@ import {
 import type { Role } from "../people/roles";
 import { mailOwnersKeyRejected } from "../provider-keys/mail";
 import {
-  activeKeyPlans,
   deleteProviderKey,
+  keyPlans,
   markProviderKeyInvalid,
   type ProviderKeyPlan,
   type ProviderKeyRecord,
@@ -737,9 +737,9 @@ export class AccountObject extends DurableObject<Env> {
     return providerKeyRows(this.sql);
   }
 
-  /** What admission orders a live task's routes by: the active keys, without their secrets. */
+  /** What admission orders a live task's routes by: the keys' modes, models and status, never their secrets. */
   providerKeyPlans(): ProviderKeyPlan[] {
-    return activeKeyPlans(this.sql);
+    return keyPlans(this.sql);
   }
 
   deleteProviderKey(provider: string, audit?: AuditInput): ProviderKeyRecord | null {

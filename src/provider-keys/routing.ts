@@ -25,15 +25,17 @@ export function keysFor(model: string, keys: readonly ProviderKeyPlan[]): Provid
   return keys.filter((k) => k.models === null || k.models.includes(model));
 }
 
-/** The providers live for a caller: the deployment's, and those the tenant brought a key for (a new set). */
+/** The providers live for a caller: the deployment's, and those the tenant holds an active key for (a new set). */
 export function withTenantProviders(platform: ReadonlySet<string>, keys: readonly ProviderKeyPlan[]): Set<string> {
-  return new Set([...platform, ...keys.map((k) => k.provider)]);
+  return new Set([...platform, ...keys.filter((k) => k.status === "active").map((k) => k.provider)]);
 }
 
 /**
  * The task's routes in the order they are tried: the platform's (from routesFor), with the tenant's
- * own routes placed by their key's mode. `feePercent` is the platform fee promised for a task
- * served on the tenant's key (BYOK_FEE_PERCENT at admission), kept on each of those routes.
+ * own routes placed by their key's mode. An invalid key serves nothing, but an `only` key still
+ * keeps the platform's key off its provider (and, with failover off, the other providers too): the
+ * tenant chose its own account for that provider, valid or not. `feePercent` is the platform fee
+ * promised for a task served on the tenant's key (BYOK_FEE_PERCENT at admission), kept on each such route.
  */
 export function orderWithTenantKeys(
   model: ModelFile,
@@ -42,11 +44,18 @@ export function orderWithTenantKeys(
   keys: readonly ProviderKeyPlan[],
   feePercent: string,
 ): RoutePlan[] {
-  const applicable = new Map(keysFor(model.model, keys).map((k) => [k.provider, k]));
+  const applicable = new Map(
+    keysFor(model.model, keys)
+      .filter((k) => model.routes.some((r) => r.provider === k.provider && routeServes(r, capability)))
+      .map((k) => [k.provider, k]),
+  );
   if (applicable.size === 0) return platform;
   const own = (mode: ProviderKeyMode): RoutePlan[] =>
     model.routes
-      .filter((r) => applicable.get(r.provider)?.mode === mode && routeServes(r, capability))
+      .filter((r) => {
+        const k = applicable.get(r.provider);
+        return k?.mode === mode && k.status === "active" && routeServes(r, capability);
+      })
       .map((r) => {
         const pricing = r.pricing?.[capability];
         return {
@@ -61,9 +70,11 @@ export function orderWithTenantKeys(
   const only = own("only");
   const preferred = own("prefer");
   const fallback = own("fallback");
-  if (only.length + preferred.length + fallback.length === 0) return platform;
+  const mine = only.length + preferred.length + fallback.length;
   // An `only` key that closes failover keeps the task on the tenant's own routes.
-  const closed = only.some((r) => applicable.get(r.provider)?.failover === false);
-  const rest = closed ? [] : platform.filter((r) => r.provider !== SANDBOX && applicable.get(r.provider)?.mode !== "only");
+  const closed = [...applicable.values()].some((k) => k.mode === "only" && !k.failover);
+  const rest = closed
+    ? []
+    : platform.filter((r) => applicable.get(r.provider)?.mode !== "only" && (mine === 0 || r.provider !== SANDBOX));
   return [...only, ...preferred, ...rest, ...fallback];
 }

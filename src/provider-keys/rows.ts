@@ -35,7 +35,7 @@ export interface ProviderKeyRecord {
 }
 
 /** What admission needs to order a task's routes (no secret). */
-export type ProviderKeyPlan = Pick<ProviderKeyRecord, "provider" | "mode" | "models" | "failover">;
+export type ProviderKeyPlan = Pick<ProviderKeyRecord, "provider" | "mode" | "models" | "failover" | "status">;
 
 type Row = {
   provider: string;
@@ -79,11 +79,15 @@ export function providerKeyRow(sql: SqlStorage, provider: string): ProviderKeyRe
   return r ? record(r) : null;
 }
 
-/** The keys a task may be routed to: active ones only. */
-export function activeKeyPlans(sql: SqlStorage): ProviderKeyPlan[] {
-  return providerKeyRows(sql)
-    .filter((k) => k.status === "active")
-    .map(({ provider, mode, models, failover }) => ({ provider, mode, models, failover }));
+/** How the tenant's keys route its tasks: an invalid key serves nothing, but its `only` still stands. */
+export function keyPlans(sql: SqlStorage): ProviderKeyPlan[] {
+  return providerKeyRows(sql).map(({ provider, mode, models, failover, status }) => ({
+    provider,
+    mode,
+    models,
+    failover,
+    status,
+  }));
 }
 
 export interface ProviderKeyWrite {
