@@ -44,6 +44,7 @@ import {
   putProviderKey,
   sealedCredential,
   touchProviderKey,
+  updateProviderKeyRouting,
 } from "../provider-keys/rows";
 import type { SafetyPolicy } from "../safety/policy";
 import { readSafetyPolicy, writeSafetyPolicy } from "../safety/policy-store";
@@ -731,6 +732,21 @@ export class AccountObject extends DurableObject<Env> {
       if (audit) appendAudit(this.sql, audit, now);
     });
     return providerKeyRow(this.sql, input.provider);
+  }
+
+  /** The mode, models and failover of a stored key, the key kept; null when there is none. */
+  updateProviderKeyRouting(
+    provider: string,
+    change: Pick<ProviderKeyWrite, "mode" | "models" | "failover">,
+    audit?: AuditInput,
+  ): ProviderKeyRecord | null {
+    if (!providerKeyRow(this.sql, provider)) return null;
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      updateProviderKeyRouting(this.sql, provider, change, now);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return providerKeyRow(this.sql, provider);
   }
 
   providerKeys(): ProviderKeyRecord[] {

@@ -23,6 +23,7 @@ import { register as members } from "./pages/members";
 import { register as newTask } from "./pages/new-task";
 import { register as oauthConsent } from "./pages/oauth-consent";
 import { register as overview } from "./pages/overview";
+import { register as providerKeys } from "./pages/provider-keys";
 import { register as signIn } from "./pages/sign-in";
 import { register as signingKeys } from "./pages/signing-keys";
 import { register as task } from "./pages/task";
@@ -42,6 +43,7 @@ const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
   usage,
   keys,
   signingKeys,
+  providerKeys,
   credits,
   connections,
   device,

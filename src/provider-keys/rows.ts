@@ -120,6 +120,23 @@ export function putProviderKey(sql: SqlStorage, k: ProviderKeyWrite, now: string
   );
 }
 
+/** A key's routing changed without a new key: its mode, models and failover (its status stays). */
+export function updateProviderKeyRouting(
+  sql: SqlStorage,
+  provider: string,
+  change: Pick<ProviderKeyWrite, "mode" | "models" | "failover">,
+  now: string,
+): void {
+  sql.exec(
+    "UPDATE provider_keys SET mode = ?, models = ?, failover = ?, updated_at = ? WHERE provider = ?",
+    change.mode,
+    change.models === null ? null : JSON.stringify(change.models),
+    change.failover ? 1 : 0,
+    now,
+    provider,
+  );
+}
+
 export function deleteProviderKey(sql: SqlStorage, provider: string): void {
   sql.exec("DELETE FROM provider_keys WHERE provider = ?", provider);
 }

@@ -15,7 +15,8 @@ import { adapterFor, adapterNames } from "../providers/registry";
 import { type ProviderAdapter, ProviderError } from "../providers/types";
 
 export interface ProviderKeyInput {
-  api_key: string;
+  /** Absent: the stored key is kept and only its mode, models and failover change. */
+  api_key?: string;
   base_url?: string | null;
   mode: ProviderKeyMode;
   models?: string[] | null;
@@ -92,6 +93,7 @@ async function verify(env: Env, adapter: ProviderAdapter, apiKey: string, baseUr
 
 export async function putProviderKey(env: Env, tenantId: string, provider: string, input: ProviderKeyInput, by: AuditBy) {
   const adapter = adapterOr404(provider);
+  if (input.api_key === undefined) return changeRouting(env, tenantId, provider, input, by);
   const apiKey = input.api_key.trim();
   if (apiKey.length < 8) throw invalid("/api_key", "too short", "api_key is too short to be a provider key.");
   const baseUrl = input.base_url ? checkedBaseUrl(env, input.base_url) : null;
@@ -111,6 +113,22 @@ export async function putProviderKey(env: Env, tenantId: string, provider: strin
     audited(by, "provider_key.put", provider, { mode: input.mode, models, failover: input.failover ?? true, base_url: baseUrl }),
   );
   if (!record) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  return providerKeyView(record);
+}
+
+/** A PUT without `api_key`: the stored key keeps its secret, host and status; its routing changes. */
+async function changeRouting(env: Env, tenantId: string, provider: string, input: ProviderKeyInput, by: AuditBy) {
+  if (input.base_url) {
+    throw invalid("/api_key", "required with base_url", "A new base_url needs the key it belongs to: send api_key too.");
+  }
+  const models = input.models && input.models.length > 0 ? await checkedModels(env, provider, input.models) : null;
+  const change = { mode: input.mode, models, failover: input.failover ?? true };
+  const record = await accountFor(env, tenantId).updateProviderKeyRouting(
+    provider,
+    change,
+    audited(by, "provider_key.update", provider, change),
+  );
+  if (!record) throw invalid("/api_key", "required", `No ${provider} key is stored yet: send api_key.`);
   return providerKeyView(record);
 }
 

@@ -82,6 +82,21 @@ describe("PUT /v1/provider-keys/{provider}", () => {
     expect((await call("/v1/provider-keys", { key: t.api_key })).json.data).toHaveLength(1);
   });
 
+  it("without api_key, changes a stored key's mode, models and failover, keeping the key", async () => {
+    const t = await manager();
+    const api_key = await addKey(t, "fal");
+    const checks = async () =>
+      (await fakeRequests("fal", "key-check")).filter((r) => r.authorization === tenantAuth("fal", api_key)).length;
+    const before = await checks();
+    const res = await putKey(t, "fal", { mode: "only", models: ["flux-2-pro"], failover: false });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json).toMatchObject({ mode: "only", models: ["flux-2-pro"], failover: false, last4: api_key.slice(-4) });
+    expect(await checks()).toBe(before);
+    // A new host needs its key; and there must be a key to change.
+    expectError(await putKey(t, "fal", { mode: "prefer", base_url: fakeUrl("fal") }), 422, "invalid_request", "/api_key");
+    expectError(await putKey(t, "openai", { mode: "prefer" }), 422, "invalid_request", "/api_key");
+  });
+
   it("answers 404 for a provider the registry does not know, and for the simulator", async () => {
     const t = await manager();
     for (const provider of ["nope", "sandbox"]) {

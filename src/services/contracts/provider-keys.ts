@@ -3,7 +3,10 @@ import { z } from "@hono/zod-openapi";
 
 export const ProviderKeyInput = z
   .object({
-    api_key: z.string().min(1).max(4096).openapi({ description: "The provider's API key; never shown again (`last4` only)" }),
+    api_key: z.string().min(1).max(4096).optional().openapi({
+      description:
+        "The provider's API key; never shown again (`last4` only). Absent: the stored key is kept and only its mode, models and failover change",
+    }),
     base_url: z.string().max(2048).nullable().optional().openapi({
       description: "The provider's host for this key (HTTPS, public; default: the provider's documented host)",
     }),

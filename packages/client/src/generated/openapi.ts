@@ -7720,8 +7720,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The provider's API key; never shown again (`last4` only) */
-                    api_key: string;
+                    /** @description The provider's API key; never shown again (`last4` only). Absent: the stored key is kept and only its mode, models and failover change */
+                    api_key?: string;
                     /** @description The provider's host for this key (HTTPS, public; default: the provider's documented host) */
                     base_url?: string | null;
                     /**
