@@ -22,7 +22,7 @@ providerKeyRoutes.openapi(
   createRoute({
     method: "put",
     path: "/v1/provider-keys/{provider}",
-    operationId: "putProviderKey",
+    operationId: "setProviderKey",
     tags,
     summary: "Add or replace the tenant's own key for a provider (checked with the provider first)",
     security,

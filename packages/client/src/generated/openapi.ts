@@ -1053,7 +1053,7 @@ export interface paths {
         };
         get?: never;
         /** Add or replace the tenant's own key for a provider (checked with the provider first) */
-        put: operations["putProviderKey"];
+        put: operations["setProviderKey"];
         post?: never;
         /** Remove the tenant's key for a provider: its tasks use the platform's routes again */
         delete: operations["deleteProviderKey"];
@@ -7708,7 +7708,7 @@ export interface operations {
             };
         };
     };
-    putProviderKey: {
+    setProviderKey: {
         parameters: {
             query?: never;
             header?: never;
