@@ -35,7 +35,7 @@ describe("a tenant's provider key stays secret", () => {
       return r;
     };
 
-    const refused = "tenant-nope-" + crypto.randomUUID();
+    const refused = `tenant-nope-${crypto.randomUUID()}`;
     keep(await putKey(t, "openai", { api_key: refused, base_url: fakeUrl("openai"), mode: "prefer" }));
     const key = tenantKey("fal");
     expect(keep(await putKey(t, "fal", { api_key: key, base_url: fakeUrl("fal"), mode: "only" })).status).toBe(200);
