@@ -772,7 +772,7 @@ export class AccountObject extends DurableObject<Env> {
   /** The sealed key a task of this tenant calls the provider with (its last use noted); null when gone or invalid. */
   providerCredential(provider: string): { key_sealed: string; base_url: string | null } | null {
     const found = sealedCredential(this.sql, provider);
-    if (found) touchProviderKey(this.sql, provider, new Date().toISOString());
+    if (found) touchProviderKey(this.sql, provider, Date.now());
     return found;
   }
 

@@ -152,8 +152,16 @@ export function sealedCredential(sql: SqlStorage, provider: string): { key_seale
   return r ?? null;
 }
 
-export function touchProviderKey(sql: SqlStorage, provider: string, now: string): void {
-  sql.exec("UPDATE provider_keys SET last_used_at = ? WHERE provider = ?", now, provider);
+/** How stale `last_used_at` may be: a busy key is written once a minute, not at every call. */
+const TOUCH_EVERY_MS = 60_000;
+
+export function touchProviderKey(sql: SqlStorage, provider: string, nowMs: number): void {
+  sql.exec(
+    "UPDATE provider_keys SET last_used_at = ? WHERE provider = ? AND (last_used_at IS NULL OR last_used_at < ?)",
+    new Date(nowMs).toISOString(),
+    provider,
+    new Date(nowMs - TOUCH_EVERY_MS).toISOString(),
+  );
 }
 
 /**

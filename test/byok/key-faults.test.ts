@@ -106,4 +106,20 @@ describe("a tenant's key refused by its provider", () => {
     expect((await call("/v1/provider-keys", { key: t.api_key })).json.data).toMatchObject([{ status: "invalid" }]);
     await expect.poll(async () => (await mails(email)).length).toBe(1);
   });
+
+  it("a key removed while a task runs on it: the task ends at its next call, nothing charged", async () => {
+    const { t } = await ownedTenant();
+    await addKey(t, "fal", { mode: "prefer" });
+    const created = await createImageTask(t, "flux-2-pro", newTag("byok-removed-running"), ["#fake:slow"]);
+    await follow(
+      t,
+      created.task_id,
+      (x) => x.status === "running" || (x.progress?.stage === "queued" && x.progress?.percent >= 1),
+    );
+    expect((await call("/v1/provider-keys/fal", { key: t.api_key, method: "DELETE" })).status).toBe(200);
+    const { task } = await follow(t, created.task_id);
+    expect(task.status).toBe("failed");
+    expect(task.error).toMatchObject({ code: "model_unavailable", message: expect.stringContaining("removed or refused") });
+    expect(task.billing.net_charged_credits).toBe("0");
+  });
 });

@@ -180,13 +180,19 @@ export function moveToNextRoute(rec: TaskRecord, code: string, message: string, 
 
 /** The route's provider is not configured here (its credential removed after admission). */
 export function providerMissing(rec: TaskRecord, now: number): StepResult {
+  // On a tenant's route: its own key was removed, or refused by the provider, since admission.
+  const own = rec.route.key === "tenant";
   if (rec.step === "submit") {
-    const moved = moveToNextRoute(rec, "model_unavailable", `${rec.route.provider} is not configured.`, now);
+    const why = own
+      ? `the tenant's ${rec.route.provider} key is removed or invalid.`
+      : `${rec.route.provider} is not configured.`;
+    const moved = moveToNextRoute(rec, "model_unavailable", why, now);
     if (moved) return moved;
   }
-  return new StepLog(rec)
-    .save(fail(rec, "model_unavailable", `Provider ${rec.route.provider} is not available on this deployment.`))
-    .done(false);
+  const message = own
+    ? `The tenant's own ${rec.route.provider} key was removed or refused by ${rec.route.provider} while this task needed it.`
+    : `Provider ${rec.route.provider} is not available on this deployment.`;
+  return new StepLog(rec).save(fail(rec, "model_unavailable", message)).done(false);
 }
 
 /**
