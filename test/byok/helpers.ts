@@ -38,9 +38,9 @@ export async function addKey(t: TestTenant, provider: string, body: Record<strin
   return api_key;
 }
 
-/** The provider refuses the key from now on, as when its holder revokes it there. */
-export async function revokeAtProvider(provider: string, key: string): Promise<void> {
-  const res = await fetch(`${fakeUrl(provider)}/_fake/revoke-key?key=${encodeURIComponent(key)}`, { method: "POST" });
+/** The provider refuses the key from now on, as when its holder revokes it there (or its account runs out of quota). */
+export async function revokeAtProvider(provider: string, key: string, as: "revoked" | "quota" = "revoked"): Promise<void> {
+  const res = await fetch(`${fakeUrl(provider)}/_fake/revoke-key?key=${encodeURIComponent(key)}&as=${as}`, { method: "POST" });
   expect(res.status).toBe(200);
 }
 

@@ -122,4 +122,21 @@ describe("a tenant's key refused by its provider", () => {
     expect(task.error).toMatchObject({ code: "model_unavailable", message: expect.stringContaining("removed or refused") });
     expect(task.billing.net_charged_credits).toBe("0");
   });
+
+  it("an OpenAI account out of quota: the key is invalid and the task moves to the platform's OpenAI route", async () => {
+    const { t, email } = await ownedTenant();
+    const key = await addKey(t, "openai", { mode: "prefer" });
+    await revokeAtProvider("openai", key, "quota");
+    const tag = newTag("byok-quota");
+    const created = await createImageTask(t, "gpt-image-2", tag);
+    expect(await storedRoutes(created.task_id)).toEqual(["openai:tenant", "openai:platform", "fal:platform"]);
+    const { task } = await follow(t, created.task_id);
+    expect(task.status, JSON.stringify(task.error)).toBe("succeeded");
+    expect(task.provider).toMatchObject({ name: "openai", key: "platform" });
+    expect(await routeFailures(created.task_id)).toMatchObject([{ provider: "openai", key: "tenant" }]);
+    expect((await call("/v1/provider-keys", { key: t.api_key })).json.data).toMatchObject([
+      { provider: "openai", status: "invalid", status_reason: expect.stringContaining("exceeded your current quota") },
+    ]);
+    await expect.poll(async () => (await mails(email)).length).toBe(1);
+  });
 });

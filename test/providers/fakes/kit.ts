@@ -100,16 +100,21 @@ export class RequestLog {
  * account holder revoking a key at the provider would.
  */
 export class KeyRing {
-  private readonly revoked = new Set<string>();
+  /** Revoked keys, and keys whose account ran out of credit (`?as=quota`: accepted, but every call refused). */
+  private readonly revoked = new Map<string, "revoked" | "quota">();
   accepts(provider: string, key: string | undefined | null): boolean {
-    if (!key || this.revoked.has(key)) return false;
+    if (!key || this.revoked.get(key) === "revoked") return false;
     return key === fakeKey(provider) || key.startsWith(`tenant-${provider}-`);
   }
-  /** Serves POST /_fake/revoke-key; returns true when it answered. */
+  /** A valid key whose account has no quota left. */
+  exhausted(key: string | undefined | null): boolean {
+    return !!key && this.revoked.get(key) === "quota";
+  }
+  /** Serves POST /_fake/revoke-key?key=…[&as=quota]; returns true when it answered. */
   serve(req: IncomingMessage, res: ServerResponse): boolean {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     if (req.method !== "POST" || url.pathname !== "/_fake/revoke-key") return false;
-    this.revoked.add(url.searchParams.get("key") ?? "");
+    this.revoked.set(url.searchParams.get("key") ?? "", url.searchParams.get("as") === "quota" ? "quota" : "revoked");
     json(res, 200, { revoked: true });
     return true;
   }

@@ -331,6 +331,17 @@ export async function start() {
       return;
     }
     if (!server.keys.accepts(provider, bearer(req))) return unauthorized(res);
+    if (server.keys.exhausted(bearer(req))) {
+      // Docs "Error codes": 429 "You exceeded your current quota" — the account's credit, not a rate.
+      error(
+        res,
+        429,
+        "You exceeded your current quota, please check your plan and billing details.",
+        "insufficient_quota",
+        "insufficient_quota",
+      );
+      return;
+    }
 
     if (route === "edits") {
       const form = await parseMultipart(req, raw).catch(() => null);
