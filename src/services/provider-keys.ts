@@ -57,15 +57,14 @@ function checkedBaseUrl(env: Env, url: string): string {
 /** Each listed model is a catalog model with a route to the provider. */
 async function checkedModels(env: Env, provider: string, models: string[]): Promise<string[]> {
   const bundle = await loadCatalog(env.CATALOG);
-  const unique = [...new Set(models)];
-  unique.forEach((id, i) => {
+  models.forEach((id, i) => {
     const model = Object.hasOwn(bundle.models, id) ? bundle.models[id] : undefined;
     if (!model) throw invalid(`/models/${i}`, "unknown model", `Model '${id}' does not exist.`);
     if (!model.routes.some((r) => r.provider === provider)) {
       throw invalid(`/models/${i}`, `no route to ${provider}`, `Model '${id}' has no route to ${provider}.`);
     }
   });
-  return unique;
+  return [...new Set(models)];
 }
 
 /** The provider's cheapest authenticated call with the key: a refusal is the caller's 422, no answer a 503. */
