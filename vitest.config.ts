@@ -93,6 +93,8 @@ function worker(environment?: string, providers = false) {
         // Links are built from the configured public address, never from the request's host.
         PUBLIC_BASE_URL: providers ? "https://gateway.test" : "https://api.test",
         ...(providers ? providerBindings(inject as (key: string) => unknown) : {}),
+        // The platform fee on tasks served on a tenant's own provider key (test/byok).
+        ...(providers ? { BYOK_FEE_PERCENT: "5" } : {}),
       },
     },
   }));
@@ -129,7 +131,7 @@ export default defineConfig({
           ...shared,
           name: "local",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/regional/**", "test/providers/**", "test/browser/**", "test/e2e/**"],
+          exclude: ["test/regional/**", "test/providers/**", "test/byok/**", "test/browser/**", "test/e2e/**"],
         },
       },
       // Real adapters against fake upstreams that speak each provider's documented wire format.
@@ -139,7 +141,8 @@ export default defineConfig({
         test: {
           ...shared,
           name: "providers",
-          include: ["test/providers/**/*.test.ts"],
+          // Tenants' own provider keys are proved against the same fakes.
+          include: ["test/providers/**/*.test.ts", "test/byok/**/*.test.ts"],
           globalSetup: [...shared.globalSetup, "./test/providers/fakes/setup.ts"],
         },
       },

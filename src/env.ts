@@ -56,6 +56,8 @@ export interface Env {
    * real provider serves (marked `simulated_output`). In the regions a live key never gets simulated output.
    */
   SANDBOX_FOR_LIVE_KEYS?: string;
+  /** The platform fee on a task served on a tenant's own provider key, in percent of the card price (default 0). */
+  BYOK_FEE_PERCENT?: string;
   /**
    * Signs the short-lived URLs that upstreams read inputs from (default: derived from ADMIN_TOKEN);
    * the signed output URLs of envelopes (`/files/…`) use another key derived from the same secret.

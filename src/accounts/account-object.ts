@@ -31,6 +31,21 @@ import {
   readMembers,
 } from "../people/members-store";
 import type { Role } from "../people/roles";
+import { mailOwnersKeyRejected } from "../provider-keys/mail";
+import {
+  deleteProviderKey,
+  keyPlans,
+  markProviderKeyInvalid,
+  type ProviderKeyPlan,
+  type ProviderKeyRecord,
+  type ProviderKeyWrite,
+  providerKeyRow,
+  providerKeyRows,
+  putProviderKey,
+  sealedCredential,
+  touchProviderKey,
+  updateProviderKeyRouting,
+} from "../provider-keys/rows";
 import { tenantRetentionDays } from "../retention/days";
 import { expireUploads, nextUploadExpiry, noteUploadExpiry } from "../retention/upload-expiry";
 import type { SafetyPolicy } from "../safety/policy";
@@ -760,6 +775,85 @@ export class AccountObject extends DurableObject<Env> {
       if (audit) appendAudit(this.sql, audit, now);
     });
     return endpoint;
+  }
+
+  // ------------------------------------------------------------------ provider keys (src/provider-keys/)
+
+  /** Adds or replaces the tenant's key for a provider (sealed by the service before it comes here). */
+  putProviderKey(input: ProviderKeyWrite, audit?: AuditInput): ProviderKeyRecord | null {
+    if (!this.tenantRow()) return null;
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      putProviderKey(this.sql, input, now);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return providerKeyRow(this.sql, input.provider);
+  }
+
+  /** The mode, models and failover of a stored key, the key kept; null when there is none. */
+  updateProviderKeyRouting(
+    provider: string,
+    change: Pick<ProviderKeyWrite, "mode" | "models" | "failover">,
+    audit?: AuditInput,
+  ): ProviderKeyRecord | null {
+    if (!providerKeyRow(this.sql, provider)) return null;
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      updateProviderKeyRouting(this.sql, provider, change, now);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return providerKeyRow(this.sql, provider);
+  }
+
+  providerKeys(): ProviderKeyRecord[] {
+    return providerKeyRows(this.sql);
+  }
+
+  /** What admission orders a live task's routes by: the keys' modes, models and status, never their secrets. */
+  providerKeyPlans(): ProviderKeyPlan[] {
+    return keyPlans(this.sql);
+  }
+
+  deleteProviderKey(provider: string, audit?: AuditInput): ProviderKeyRecord | null {
+    const key = providerKeyRow(this.sql, provider);
+    if (!key) return null;
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      deleteProviderKey(this.sql, provider);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return key;
+  }
+
+  /** The sealed key a task of this tenant calls the provider with (its last use noted); null when gone or invalid. */
+  providerCredential(provider: string): { key_sealed: string; base_url: string | null } | null {
+    const found = sealedCredential(this.sql, provider);
+    if (found) touchProviderKey(this.sql, provider, Date.now());
+    return found;
+  }
+
+  /** The provider refused the key on a task: invalid from now on, and the owners are mailed once. */
+  providerKeyRejected(provider: string, reason: string): void {
+    const now = new Date().toISOString();
+    let first = false;
+    this.ctx.storage.transactionSync(() => {
+      first = markProviderKeyInvalid(this.sql, provider, reason, now);
+      if (first) {
+        appendAudit(
+          this.sql,
+          { actor: { type: "operator", id: "service" }, action: "provider_key.invalid", target: provider, details: { reason } },
+          now,
+        );
+      }
+    });
+    if (!first) return;
+    const owners = readMembers(this.sql).filter((m) => m.role === "owner" && m.status === "active");
+    const tenant = this.tenantRow();
+    this.ctx.waitUntil(
+      mailOwnersKeyRejected(this.env, owners, tenant?.name ?? "your tenant", provider, reason).catch((e) =>
+        console.error(JSON.stringify({ level: "error", message: "provider key mail failed", provider, error: String(e) })),
+      ),
+    );
   }
 
   // ------------------------------------------------------------------ purchases

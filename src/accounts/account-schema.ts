@@ -8,6 +8,7 @@ import type { Env } from "../env";
 import { seal } from "../lib/sealed";
 import { OAUTH_TABLES_SQL } from "../oauth/grant-store";
 import { MEMBERS_TABLE_SQL } from "../people/members-store";
+import { PROVIDER_KEYS_TABLE_SQL } from "../provider-keys/rows";
 import { UPLOAD_EXPIRY_TABLE_SQL } from "../retention/upload-expiry";
 import { addColumnIfMissing, type Migration } from "../storage/migrations";
 import { DELIVERY_LOG_TABLE_SQL } from "../webhooks/delivery-log";
@@ -183,6 +184,13 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
       up(sql) {
         addColumnIfMissing(sql, "tenant", "output_retention_days", "INTEGER");
         sql.exec(UPLOAD_EXPIRY_TABLE_SQL);
+      },
+    },
+    {
+      version: 16,
+      name: "provider_keys (the tenant's own provider credentials, sealed, and how its routes use them)",
+      up(sql) {
+        sql.exec(PROVIDER_KEYS_TABLE_SQL);
       },
     },
   ];

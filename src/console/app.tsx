@@ -23,6 +23,7 @@ import { register as members } from "./pages/members";
 import { register as newTask } from "./pages/new-task";
 import { register as oauthConsent } from "./pages/oauth-consent";
 import { register as overview } from "./pages/overview";
+import { register as providerKeys } from "./pages/provider-keys";
 import { register as settings } from "./pages/settings";
 import { register as signIn } from "./pages/sign-in";
 import { register as signingKeys } from "./pages/signing-keys";
@@ -45,6 +46,7 @@ const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
   keys,
   signingKeys,
   webhooks,
+  providerKeys,
   credits,
   connections,
   device,

@@ -20,6 +20,7 @@ import { fileRoutes } from "./routes/files";
 import { keyRoutes } from "./routes/keys";
 import { operationRoutes } from "./routes/operations";
 import { paymentRoutes, paymentWebhookRoutes } from "./routes/payments";
+import { providerKeyRoutes } from "./routes/provider-keys";
 import { quoteRoutes } from "./routes/quotes";
 import { taskOutputRoutes } from "./routes/task-outputs";
 import { taskRoutes } from "./routes/tasks";
@@ -72,6 +73,7 @@ export function createApp() {
     app.route("/", accountRoutes);
     app.route("/", keyRoutes);
     app.route("/", webhookRoutes);
+    app.route("/", providerKeyRoutes);
     app.route("/", fileRoutes);
     app.route("/", chatRoutes);
     app.route("/", upstreamRoutes);

@@ -16,6 +16,7 @@ export const ACTIONS = [
   "audit:read",
   "usage:read",
   "settings:manage",
+  "providers:manage",
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
@@ -29,6 +30,7 @@ const GRANTS: Record<Role, ReadonlySet<Action>> = {
     "tasks:read",
     "tasks:write",
     "usage:read",
+    "providers:manage",
   ]),
   // Read only.
   viewer: new Set<Action>(["tasks:read", "usage:read"]),

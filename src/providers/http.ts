@@ -14,6 +14,8 @@ export interface Described {
   /** Overrides the code the status would give (a safety refusal, for one). */
   code?: ErrorCode;
   retryable?: boolean;
+  /** The account behind the credential is at fault beyond 401/403 (its quota or credit is exhausted). */
+  keyFault?: boolean;
 }
 
 export interface CallOptions {
@@ -114,7 +116,13 @@ export async function call(config: ProviderConfig, auth: Record<string, string>,
       failure = new ProviderError(
         code,
         `${config.name} answered ${res.status}: ${safeProviderMessage(said.message || res.statusText, secrets, 600)}`,
-        { retryable, retryAfterMs: retryAfterMs(res.headers), accepted: "no", status: res.status },
+        {
+          retryable,
+          retryAfterMs: retryAfterMs(res.headers),
+          accepted: "no",
+          status: res.status,
+          keyFault: said.keyFault || res.status === 401 || res.status === 403,
+        },
       );
     } catch (e) {
       if (e instanceof ProviderError) throw e;
@@ -153,5 +161,24 @@ export function malformed(config: ProviderConfig, what: string): ProviderError {
   return new ProviderError("model_request_failed", `${config.name} sent a malformed answer: ${what}.`, {
     retryable: true,
     malformed: true,
+  });
+}
+
+/**
+ * A credential checked with one authenticated read (a model list, the account, its credit): resolves
+ * when the provider accepts it; throws the provider's refusal (`keyFault` on 401/403) otherwise.
+ */
+export async function verifyWithRead(
+  config: ProviderConfig,
+  auth: Record<string, string>,
+  path: string,
+  describe?: CallOptions["describe"],
+): Promise<Response> {
+  return call(config, auth, {
+    method: "GET",
+    path,
+    timeoutMs: Math.min(config.timeoutMs, 15_000),
+    retries: 1,
+    ...(describe ? { describe } : {}),
   });
 }

@@ -18,6 +18,12 @@ export interface RoutePlan {
   upstream_model: string;
   /** The route's own price for this capability, when it has one (else the card's). */
   pricing?: Pricing;
+  /** "tenant": the route runs on the tenant's own key (src/provider-keys/routing.ts); absent: the platform's. */
+  key?: "tenant";
+  /** On a tenant's route: its key's mode (`only`: a refused key ends the task rather than moving on). */
+  key_mode?: "prefer" | "fallback" | "only";
+  /** On a tenant's route: the percentage of the card price charged as the platform fee (`byok_fee`). */
+  fee_percent?: string;
 }
 
 function sandboxOn(env: Env): boolean {

@@ -121,6 +121,12 @@ export interface ProviderAdapter {
    * polling still decides the outcome, so a lost or forged one changes nothing.
    */
   verifyWebhook?(request: Request, body: Uint8Array, config: ProviderConfig): Promise<{ job_id: string } | null>;
+  /**
+   * Checks a credential (a tenant's own key) with the provider's cheapest authenticated call, a
+   * model list where one exists: resolves when accepted, throws the provider's ProviderError when
+   * not. Adapters whose provider documents no such call leave it out (the key is then stored unchecked).
+   */
+  verifyKey?(config: ProviderConfig): Promise<void>;
 }
 
 /**
@@ -137,10 +143,19 @@ export class ProviderError extends Error {
   readonly upstreamStatus: number | undefined;
   /** The upstream answered, but not in its documented shape (the task gives up after a few in a row). */
   readonly malformed: boolean;
+  /** The credential's fault (401, 403, an exhausted quota): a tenant's own key is marked invalid, never the route. */
+  readonly keyFault: boolean;
   constructor(
     readonly code: ErrorCode,
     message: string,
-    opts: { retryable?: boolean; retryAfterMs?: number; accepted?: Accepted; status?: number; malformed?: boolean } = {},
+    opts: {
+      retryable?: boolean;
+      retryAfterMs?: number;
+      accepted?: Accepted;
+      status?: number;
+      malformed?: boolean;
+      keyFault?: boolean;
+    } = {},
   ) {
     super(message);
     this.name = "ProviderError";
@@ -149,6 +164,7 @@ export class ProviderError extends Error {
     this.accepted = opts.accepted ?? "no";
     this.upstreamStatus = opts.status;
     this.malformed = opts.malformed ?? false;
+    this.keyFault = opts.keyFault ?? false;
   }
 }
 

@@ -26,6 +26,9 @@ import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import { resolveMediaInput } from "../media/resolve-input";
 import { UPLOAD_CAP_BYTES } from "../media/uploads";
 import type { MediaRef, OperationContext, OperationSpec, StoredMedia } from "../operations/types";
+import { byokFeePercent, routeEstimate } from "../provider-keys/fee";
+import { orderWithTenantKeys, tenantKeyPlans, withTenantProviders } from "../provider-keys/routing";
+import type { ProviderKeyPlan } from "../provider-keys/rows";
 import { PROVIDERS } from "../providers/names";
 import { routeProduces } from "../providers/output-formats";
 import { liveProviders, type RoutePlan, routesFor } from "../providers/routing";
@@ -206,9 +209,20 @@ export async function priceRequest<B extends CommonFields>(
   spec: OperationSpec,
   body: B,
   raw: Record<string, unknown>,
-  opts: { bundle: CatalogBundle; providers: Set<string>; images?: FetchedImages; model?: string; quoted?: QuoteRecord },
+  opts: {
+    bundle: CatalogBundle;
+    providers: Set<string>;
+    images?: FetchedImages;
+    model?: string;
+    quoted?: QuoteRecord;
+    /** The tenant's own provider keys (live tasks only): src/provider-keys/routing.ts. */
+    keys?: readonly ProviderKeyPlan[];
+  },
 ): Promise<PricedRequest<B>> {
-  const { bundle, providers } = opts;
+  const { bundle, providers: platform } = opts;
+  const keys = opts.keys ?? [];
+  const providers = keys.length > 0 ? withTenantProviders(platform, keys) : platform;
+  const feePercent = byokFeePercent(ctx.env);
   // The key's lists first: a key never learns more of a model it may not use.
   checkCapabilityAllowed(ctx.caller.limits, spec.capability);
   const asked = opts.model ?? raw.model;
@@ -226,16 +240,23 @@ export async function priceRequest<B extends CommonFields>(
     const opCtx: OperationContext<B> = { body, raw, selection, media };
     spec.check?.(opCtx);
     // Only routes that can deliver the resolved output format serve (and fail over); selection refused the rest.
-    const producing = routesFor(selection.model, spec.capability, providers).filter(
-      (r) => !selection.output || routeProduces(r, spec.capability, selection.output.mime),
+    const planned = orderWithTenantKeys(
+      selection.model,
+      spec.capability,
+      routesFor(selection.model, spec.capability, platform),
+      keys,
+      feePercent,
     );
+    const producing = planned.filter((r) => !selection.output || routeProduces(r, spec.capability, selection.output.mime));
     const live = drillRouteOrder(ctx.env, body.metadata, producing);
     if (live.length === 0) throw noLiveRoute(selection.model.model, spec.capability);
     const priced = pricedRoutes(ctx, live, selection.card, spec.dimensions?.(opCtx) ?? {}, spec.usageKey);
     const meters = opts.quoted ? priced.meters.map((m) => atQuotedPrices(m, opts.quoted as QuoteRecord)) : priced.meters;
     const quantities = spec.quantities(opCtx);
     // Reserve what the dearest route would cost, so a failover never runs past the reservation.
-    const estimates = meters.map((m) => estimateCredits({ meters: m, quantities }));
+    const estimates = meters.map((m, i) =>
+      routeEstimate(estimateCredits({ meters: m, quantities }), priced.routes[i] as RoutePlan),
+    );
     let dearest = 0;
     estimates.forEach((e, i) => {
       if (dec(e).gt(estimates[dearest] as string)) dearest = i;
@@ -346,7 +367,7 @@ export async function admitOperation<B extends CommonFields>(
   const retention = await retentionOf(ctx, body, () => stub.replay(hash, ctx.caller.mode));
   if ("replay" in retention) return outcome(retention.replay);
   const providers = liveProviders(ctx.env, ctx.caller.mode);
-  const bundle = await loadCatalog(ctx.env.CATALOG);
+  const [bundle, keys] = await Promise.all([loadCatalog(ctx.env.CATALOG), tenantKeyPlans(ctx.env, ctx.caller)]);
   const reviewer = await reviewerFor(ctx.env, ctx.caller, bundle);
   if (reviewer.provider.external && refs.length === 0) {
     // A review that leaves the Worker is not made again for a request already answered.
@@ -361,6 +382,7 @@ export async function admitOperation<B extends CommonFields>(
     bundle,
     providers,
     images,
+    keys,
     ...(quote ? { model: quote.resolved_model, quoted: quote } : {}),
   });
   const route = routes[0] as RoutePlan;

@@ -168,7 +168,14 @@ export interface TaskRecord
   /** An attempt on this route got no answer and may have been accepted: the task stays on this route. */
   route_uncertain: boolean;
   /** Failed submissions, oldest first (the envelope's `provider.attempts`). */
-  route_failures: { provider: string; code: string; message: string; at: string }[];
+  route_failures: {
+    provider: string;
+    code: string;
+    message: string;
+    at: string;
+    /** "tenant": on the tenant's own key, so never the route's health for others. */
+    key?: "tenant";
+  }[];
   /** Consecutive status answers in an undocumented shape. */
   malformed_polls: number;
   /** What the upstream last reported of the current job, and when that last changed (ms): a stall counts from it. */
@@ -227,6 +234,7 @@ export function envelope(rec: TaskRecord) {
       upstream_model: rec.route.upstream_model,
       simulated: rec.route.provider === "sandbox",
       mode: rec.mode ?? "live",
+      key: rec.route.key ?? "platform",
       failed_attempts: (rec.route_failures ?? []).map((f) => ({
         provider: f.provider,
         code: f.code,

@@ -4,7 +4,8 @@ import type { KeyMode } from "../accounts/api-keys";
 import { accountFor } from "../accounts/service";
 import type { Env } from "../env";
 import { sha256Hex } from "../lib/crypto";
-import { configFor, providerContext } from "../providers/context";
+import { configForTask } from "../provider-keys/credential";
+import { providerContext } from "../providers/context";
 import { adapterFor } from "../providers/registry";
 import type { Progress } from "../providers/types";
 import { outputsExpired } from "../retention/outputs";
@@ -377,7 +378,7 @@ export class TaskObject extends DurableObject<Env> {
     }
     if (rec.provider_handle) {
       const adapter = adapterFor(rec.route.provider);
-      const config = adapter ? configFor(this.env, adapter) : null;
+      const config = adapter ? await configForTask(this.env, adapter, rec) : null;
       const answer =
         adapter && config
           ? await adapter
@@ -429,7 +430,7 @@ export class TaskObject extends DurableObject<Env> {
   private async adopt(rec: TaskRecord, provider: string, jobId: string): Promise<boolean> {
     const adapter = adapterFor(provider);
     if (rec.step !== "submit" || rec.route.provider !== provider || !rec.submitting?.webhook || !adapter?.adopt) return false;
-    const config = configFor(this.env, adapter);
+    const config = await configForTask(this.env, adapter, rec);
     if (!config) return false;
     const now = Date.now();
     const ctx = providerContext(this.env, adapter, config, rec);

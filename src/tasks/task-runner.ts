@@ -9,10 +9,12 @@ import type { Env } from "../env";
 import { policyFrom } from "../lib/url-policy";
 import { artifactKey } from "../media/artifacts";
 import { OutputUrlSigner } from "../media/signed-outputs";
-import { configFor, providerContext } from "../providers/context";
+import { configForTask } from "../provider-keys/credential";
+import { providerContext } from "../providers/context";
 import type { JobInput } from "../providers/jobs";
+import { providerMessage } from "../providers/messages";
 import { adapterFor } from "../providers/registry";
-import type { ProviderAdapter, ProviderContext, ProviderJob } from "../providers/types";
+import { type ProviderAdapter, type ProviderContext, ProviderError, type ProviderJob } from "../providers/types";
 import { expiryAfter } from "../retention/days";
 import { expiredView, markExpired, outputArtifactIds, outputsDueAt, outputsExpired } from "../retention/outputs";
 import {
@@ -172,7 +174,7 @@ export class TaskRunner {
       }
       if (rec.step === "done") return;
       const adapter = adapterFor(rec.route.provider);
-      const config = adapter ? configFor(this.env, adapter) : null;
+      const config = adapter ? await configForTask(this.env, adapter, rec) : null;
       if (!adapter || !config) {
         // The provider's credential was removed after admission: another route may still serve.
         await this.apply(providerMissing(rec, now));
@@ -213,6 +215,7 @@ export class TaskRunner {
     try {
       handle = await adapter.submit(job, ctx);
     } catch (e) {
+      await this.noteKeyFault(rec, e);
       // A wait the upstream asks for counts from its answer, not from before the call.
       if (this.stillCurrent(begun.rec)) await this.apply(submitFailed(begun.rec, asProviderError(e), Date.now()));
       return false;
@@ -232,6 +235,7 @@ export class TaskRunner {
     try {
       result = await adapter.poll(rec.provider_handle!, this.job(rec), ctx);
     } catch (e) {
+      await this.noteKeyFault(rec, e);
       if (!this.stillCurrent(rec)) return false;
       return this.apply(pollFailed(rec, asProviderError(e), Date.now()));
     }
@@ -264,10 +268,19 @@ export class TaskRunner {
       for (const out of result.outputs) files.push(await storeOutput(this.env, fetching, out, expiresAt));
       await this.apply(outputsStored(fetching, { files, result, current: this.stillCurrent(fetching) }));
     } catch (e) {
+      await this.noteKeyFault(fetching, e);
       if (!this.stillCurrent(fetching)) return false;
       return this.apply(fetchFailed(fetching, e, Date.now()));
     }
     return false;
+  }
+
+  /** The provider refused the tenant's own key: it is invalid from now on (its owners are mailed once). */
+  private async noteKeyFault(rec: TaskRecord, e: unknown): Promise<void> {
+    if (rec.route.key !== "tenant" || !(e instanceof ProviderError) || !e.keyFault) return;
+    await accountFor(this.env, rec.tenant_id)
+      .providerKeyRejected(rec.route.provider, providerMessage(e))
+      .catch(() => undefined);
   }
 
   /** Captures (success) or releases (anything else) at the account, then shows the outcome. */

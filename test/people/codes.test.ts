@@ -36,11 +36,18 @@ describe("email addresses", () => {
 });
 
 describe("roles", () => {
-  it("owner may do everything; developer keys, signing keys, tasks and usage; viewer only reads", () => {
+  it("owner may do everything; developer keys, signing keys, tasks, usage and provider keys; viewer only reads", () => {
     expect(ROLES).toEqual(["owner", "developer", "viewer"]);
     const allowed = (role: Role) => ACTIONS.filter((a) => can(role, a));
     expect(allowed("owner")).toEqual([...ACTIONS]);
-    expect(allowed("developer")).toEqual(["keys:manage", "signing_keys:manage", "tasks:read", "tasks:write", "usage:read"]);
+    expect(allowed("developer")).toEqual([
+      "keys:manage",
+      "signing_keys:manage",
+      "tasks:read",
+      "tasks:write",
+      "usage:read",
+      "providers:manage",
+    ]);
     expect(allowed("viewer")).toEqual(["tasks:read", "usage:read"]);
   });
 });

@@ -13,7 +13,7 @@ import { ApiError } from "../../errors/api-error";
 import type { ErrorCode } from "../../errors/codes";
 import { fromUpstreamStatus, safeMessage } from "../chat-errors";
 import type { ProviderConfig } from "../config";
-import type { Described } from "../http";
+import { type Described, verifyWithRead } from "../http";
 
 export const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 /** The API version this adapter is written against (the official SDK sends the same). */
@@ -139,3 +139,8 @@ export const RETRYABLE_CODES: ReadonlySet<ErrorCode> = new Set([
   "model_request_failed",
   "model_timeout",
 ]);
+
+/** The cheapest authenticated call: the model list (`GET /v1/models`). */
+export async function verifyKey(config: ProviderConfig): Promise<void> {
+  await verifyWithRead(config, authHeaders(config), "/v1/models?limit=1", describeAnthropic);
+}

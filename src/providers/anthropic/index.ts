@@ -13,7 +13,7 @@ import { stagedBeforeCall, stagedPoll } from "../staging";
 import type { ProviderAdapter, ProviderJob } from "../types";
 import { ProviderError } from "../types";
 import { anthropicChat as chatUpstream } from "./chat";
-import { ANTHROPIC_BASE_URL } from "./client";
+import { ANTHROPIC_BASE_URL, verifyKey } from "./client";
 import { findStaged, readStaged, stage } from "./staging";
 import { messageId, submitUnderstanding, understandingResult, understandingVerdict } from "./understanding";
 
@@ -24,6 +24,7 @@ function unsupported(job: ProviderJob): ProviderError {
 export const anthropicAdapter: ProviderAdapter = {
   name: "anthropic",
   defaultBaseUrl: ANTHROPIC_BASE_URL,
+  verifyKey,
   capabilities: ["image_to_text"],
   chat: true,
 

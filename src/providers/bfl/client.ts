@@ -9,7 +9,7 @@
  * 403 a key without access, 429 over the concurrency limit, 500 and 503 temporary failures.
  */
 import type { ProviderConfig } from "../config";
-import type { Described } from "../http";
+import { type Described, verifyWithRead } from "../http";
 import { safeProviderMessage } from "../messages";
 
 export const BFL_BASE_URL = "https://api.bfl.ai";
@@ -97,4 +97,9 @@ export function describeBfl(status: number, text: string): Described {
 /** Provider words made safe to show: no key, no signed URLs, bounded. */
 export function safeWording(config: ProviderConfig, text: string, max = 500): string {
   return safeProviderMessage(text, [config.apiKey], max);
+}
+
+/** The cheapest authenticated call: the account's credits (`GET /v1/credits`). */
+export async function verifyKey(config: ProviderConfig): Promise<void> {
+  await verifyWithRead(config, authHeaders(config), "/v1/credits", describeBfl);
 }

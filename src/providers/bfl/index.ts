@@ -13,7 +13,7 @@
 import { isCapability } from "../jobs";
 import type { ProviderAdapter } from "../types";
 import { ProviderError } from "../types";
-import { BFL_BASE_URL } from "./client";
+import { BFL_BASE_URL, verifyKey } from "./client";
 import { bflRequest } from "./inputs";
 import { resultOf } from "./outputs";
 import { pollResultOf } from "./status";
@@ -22,6 +22,7 @@ import { readTask, submitTask } from "./tasks";
 export const bflAdapter: ProviderAdapter = {
   name: "bfl",
   defaultBaseUrl: BFL_BASE_URL,
+  verifyKey,
   capabilities: ["text_to_image", "image_to_image", "image_edit"],
 
   async submit(job, ctx) {

@@ -9,7 +9,7 @@
  */
 import type { ErrorCode } from "../../errors/codes";
 import type { ProviderConfig } from "../config";
-import type { Described } from "../http";
+import { type Described, verifyWithRead } from "../http";
 
 export const FAL_QUEUE_URL = "https://queue.fal.run";
 
@@ -122,4 +122,16 @@ export function describeFal(status: number, text: string, headers: Headers): Des
   }
   if (known) return { message: said, code: known.code, retryable: advice ?? known.retryable };
   return advice === undefined ? { message: said } : { message: said, retryable: advice };
+}
+
+/** fal's platform API, beside the queue host: its model list is the cheapest call that reads the key. */
+export const FAL_API_URL = "https://api.fal.ai";
+
+/**
+ * The key checked against the platform API's model list (`GET /v1/models`). A deployment that
+ * points fal at another host (a proxy) is asked there, on the same path.
+ */
+export async function verifyKey(config: ProviderConfig): Promise<void> {
+  const base = config.baseUrl === FAL_QUEUE_URL ? FAL_API_URL : config.baseUrl;
+  await verifyWithRead(config, authHeaders(config), `${base}/v1/models?limit=1`, describeFal);
 }

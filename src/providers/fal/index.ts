@@ -12,7 +12,7 @@ import type { ErrorCode } from "../../errors/codes";
 import type { ProviderConfig } from "../config";
 import { readJson } from "../http";
 import { type PollResult, type ProviderAdapter, ProviderError, type ProviderHandle, type ProviderJob } from "../types";
-import { codeForErrorType, FAL_QUEUE_URL } from "./client";
+import { codeForErrorType, FAL_QUEUE_URL, verifyKey } from "./client";
 import { falEndpoint, falInput } from "./inputs";
 import { contentFiltered, nsfwFlagged, resultOf } from "./outputs";
 import { cancelRequest, readResult, readStatus, submitRequest } from "./queue";
@@ -59,6 +59,7 @@ async function settle(
 export const falAdapter: ProviderAdapter = {
   name: "fal",
   defaultBaseUrl: FAL_QUEUE_URL,
+  verifyKey,
   capabilities: [
     "text_to_image",
     "image_to_image",

@@ -8,7 +8,7 @@
  */
 import { toBase64 } from "../../lib/base64";
 import type { Described } from "../http";
-import { call, retryAfterMs } from "../http";
+import { call, retryAfterMs, verifyWithRead } from "../http";
 import { safeProviderMessage } from "../messages";
 import { type ProviderContext, ProviderError } from "../types";
 
@@ -203,3 +203,8 @@ export function fromBase64(text: string): Uint8Array {
 }
 
 export { toBase64 };
+
+/** The cheapest authenticated call: the model list (`GET /v1beta/models`). */
+export async function verifyKey(config: Config): Promise<void> {
+  await verifyWithRead(config, authHeaders(config), "/v1beta/models?pageSize=1", describeGoogle);
+}

@@ -15,7 +15,7 @@ import { isCapability } from "../jobs";
 import { stagedBeforeCall, stagedPoll } from "../staging";
 import type { ProviderAdapter, ProviderHandle, ProviderJob } from "../types";
 import { ProviderError } from "../types";
-import { GOOGLE_BASE_URL } from "./client";
+import { GOOGLE_BASE_URL, verifyKey } from "./client";
 import { imageResult, submitContent, understandingResult, verdictOf } from "./content";
 import { findStaged, readStaged, stage } from "./staging";
 import { pollVideo, submitVideo, videoResult } from "./video";
@@ -35,6 +35,7 @@ function unsupported(job: ProviderJob): ProviderError {
 export const googleAdapter: ProviderAdapter = {
   name: "google",
   defaultBaseUrl: GOOGLE_BASE_URL,
+  verifyKey,
   capabilities: [...IMAGE_CAPS, ...UNDERSTANDING_CAPS, ...VIDEO_CAPS],
   chat: true,
 

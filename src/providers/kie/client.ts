@@ -9,7 +9,7 @@
  */
 import type { ErrorCode } from "../../errors/codes";
 import type { ProviderConfig } from "../config";
-import type { Described } from "../http";
+import { type Described, verifyWithRead } from "../http";
 import { safeProviderMessage } from "../messages";
 import { ProviderError } from "../types";
 
@@ -127,4 +127,20 @@ export function envelopeFailure(
     status: code,
     ...(headers.has("retry-after") && Number.isFinite(after) && after >= 0 ? { retryAfterMs: after * 1000 } : {}),
   });
+}
+
+/**
+ * The cheapest authenticated call: the account's remaining credits (`GET /api/v1/chat/credit`).
+ * kie may answer HTTP 200 with its own `code` (401: the key is not valid), so the body decides too.
+ */
+export async function verifyKey(config: ProviderConfig): Promise<void> {
+  const res = await verifyWithRead(config, authHeaders(config), "/api/v1/chat/credit", describeKie);
+  const body = (await res.json().catch(() => null)) as { code?: unknown; msg?: unknown } | null;
+  if (body && typeof body.code === "number" && body.code !== 200) {
+    const said = safeWording(config, typeof body.msg === "string" ? body.msg : `code ${body.code}`);
+    throw new ProviderError("model_unavailable", `${config.name} answered ${body.code}: ${said}`, {
+      status: body.code,
+      keyFault: body.code === 401 || body.code === 402 || body.code === 403,
+    });
+  }
 }

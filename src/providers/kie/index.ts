@@ -11,7 +11,7 @@
 import { isCapability } from "../jobs";
 import type { ProviderAdapter, ProviderJob } from "../types";
 import { ProviderError } from "../types";
-import { KIE_BASE_URL } from "./client";
+import { KIE_BASE_URL, verifyKey } from "./client";
 import { sunoBody, TRACKS_PER_CALL } from "./request";
 import { pollResultOf, resultOf } from "./status";
 import { readRecord, submitTask } from "./tasks";
@@ -23,6 +23,7 @@ function tracksOf(job: ProviderJob): number {
 export const kieAdapter: ProviderAdapter = {
   name: "kie",
   defaultBaseUrl: KIE_BASE_URL,
+  verifyKey,
   capabilities: ["text_to_music"],
 
   async submit(job, ctx) {

@@ -4,7 +4,7 @@
  * POST whose whole answer is read before anything else happens (the answer is the paid result).
  */
 import type { Described } from "../http";
-import { call } from "../http";
+import { call, verifyWithRead } from "../http";
 import { safeProviderMessage } from "../messages";
 import { type ProviderContext, ProviderError } from "../types";
 
@@ -59,7 +59,7 @@ export function describeOpenAI(status: number, text: string, headers: Headers): 
   }
   if (status === 429 && (code === "insufficient_quota" || type === "insufficient_quota")) {
     // The account is out of credit: waiting will not help this route, another route may serve.
-    return { message, code: "model_unavailable", retryable: true };
+    return { message, code: "model_unavailable", retryable: true, keyFault: true };
   }
   const advice = headers.get("x-should-retry");
   if (advice === "true" || advice === "false") return { message, retryable: advice === "true" };
@@ -117,4 +117,9 @@ export async function postOnce(
       { retryable: true, accepted: "unknown" },
     );
   }
+}
+
+/** The cheapest authenticated call: the model list (`GET /models`). */
+export async function verifyKey(config: Config): Promise<void> {
+  await verifyWithRead(config, authHeaders(config), "/models", describeOpenAI);
 }

@@ -10,7 +10,7 @@ import { isCapability } from "../jobs";
 import { stagedBeforeCall, stagedPoll } from "../staging";
 import type { ProviderAdapter, ProviderJob } from "../types";
 import { ProviderError } from "../types";
-import { type Answer, OPENAI_BASE_URL } from "./client";
+import { type Answer, OPENAI_BASE_URL, verifyKey } from "./client";
 import { chatAnswerResult, enhanceResult, enhanceVerdict, submitEnhance } from "./enhance";
 import { imageResult, submitImages } from "./images";
 import { speechResult, submitSpeech } from "./speech";
@@ -24,6 +24,7 @@ function unsupported(job: ProviderJob): ProviderError {
 export const openaiAdapter: ProviderAdapter = {
   name: "openai",
   defaultBaseUrl: OPENAI_BASE_URL,
+  verifyKey,
   capabilities: ["text_to_image", "image_to_image", "image_edit", "image_to_text", "text_to_speech", "video_prompt_enhance"],
   chat: true,
 

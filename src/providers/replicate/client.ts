@@ -6,7 +6,7 @@
  */
 import type { ErrorCode } from "../../errors/codes";
 import type { ProviderConfig } from "../config";
-import { type CallOptions, call, type Described } from "../http";
+import { type CallOptions, call, type Described, verifyWithRead } from "../http";
 import { safeProviderMessage } from "../messages";
 import { ProviderError } from "../types";
 
@@ -121,4 +121,9 @@ export async function replicateCall(
     }
     throw e;
   }
+}
+
+/** The cheapest authenticated call: the account the token belongs to (`GET /account`). */
+export async function verifyKey(config: ProviderConfig): Promise<void> {
+  await verifyWithRead(config, authHeaders(config), "/account", describeFor("read"));
 }

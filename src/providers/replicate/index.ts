@@ -7,7 +7,7 @@
 import { isCapability } from "../jobs";
 import type { ProviderAdapter } from "../types";
 import { ProviderError } from "../types";
-import { REPLICATE_BASE_URL } from "./client";
+import { REPLICATE_BASE_URL, verifyKey } from "./client";
 import { predictionInput } from "./inputs";
 import { resultOf } from "./outputs";
 import { type CreateBody, cancelPrediction, createPrediction, getPrediction } from "./predictions";
@@ -18,6 +18,7 @@ import { verifyReplicateWebhook } from "./webhook";
 export const replicateAdapter: ProviderAdapter = {
   name: "replicate",
   defaultBaseUrl: REPLICATE_BASE_URL,
+  verifyKey,
   capabilities: ["text_to_image", "image_to_image", "image_edit"],
 
   async submit(job, ctx) {

@@ -10,7 +10,7 @@
  * `x-should-retry: true|false` header when Runway sends one, so it is obeyed here as well.
  */
 import type { ProviderConfig } from "../config";
-import type { Described } from "../http";
+import { type Described, verifyWithRead } from "../http";
 import { safeProviderMessage } from "../messages";
 
 export const RUNWAY_BASE_URL = "https://api.dev.runwayml.com";
@@ -71,4 +71,9 @@ export function describeRunway(_status: number, text: string, headers: Headers):
 /** Provider words made safe to show: no key, no signed URLs, bounded. */
 export function safeWording(config: ProviderConfig, text: string, max = 500): string {
   return safeProviderMessage(text, [config.apiKey], max);
+}
+
+/** The cheapest authenticated call: the organization the key belongs to (`GET /v1/organization`). */
+export async function verifyKey(config: ProviderConfig): Promise<void> {
+  await verifyWithRead(config, authHeaders(config), "/v1/organization", describeRunway);
 }

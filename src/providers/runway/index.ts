@@ -12,7 +12,7 @@
 import { isCapability } from "../jobs";
 import type { ProviderAdapter, ProviderOutput } from "../types";
 import { ProviderError } from "../types";
-import { RUNWAY_BASE_URL } from "./client";
+import { RUNWAY_BASE_URL, verifyKey } from "./client";
 import { runwayBody } from "./inputs";
 import { codeForFailure, failureMessage, machineWord, outputUrls, pollResultOf, STATUS } from "./status";
 import { deleteTask, readTask, submitTask } from "./tasks";
@@ -29,6 +29,7 @@ function gone(name: string): ProviderError {
 export const runwayAdapter: ProviderAdapter = {
   name: "runway",
   defaultBaseUrl: RUNWAY_BASE_URL,
+  verifyKey,
   capabilities: ["image_to_video"],
 
   async submit(job, ctx) {

@@ -111,6 +111,9 @@ export const TaskEnvelope = z
         upstream_model: z.string(),
         simulated: z.boolean().openapi({ description: "True when the output is the sandbox's, not the real model's" }),
         mode: z.enum(["live", "test"]).openapi({ description: "The mode of the key that created the task" }),
+        key: z.enum(["platform", "tenant"]).openapi({
+          description: "Whose provider key serves it: the platform's, or the tenant's own (`/v1/provider-keys`)",
+        }),
         failed_attempts: z
           .array(z.object({ provider: z.string(), code: z.string(), message: z.string(), at: z.string() }))
           .openapi({

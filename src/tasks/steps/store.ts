@@ -1,7 +1,9 @@
 /** Storing the outputs: once copied and measured, the task is decided a success and priced. */
 import { type PricedMeter, usageLines } from "../../catalog/pricing";
 import { dec, fmt } from "../../lib/decimal";
+import { tenantKeyLines } from "../../provider-keys/fee";
 import { providerMessage } from "../../providers/messages";
+import type { RoutePlan } from "../../providers/routing";
 import { ProviderError, type ProviderOutput, type ProviderResult, SAFETY_CODES } from "../../providers/types";
 import { emptyUsage, type TaskRecord, type Usage } from "../record";
 import { StepLog, type StepResult } from "./effects";
@@ -67,7 +69,11 @@ export function outputsStored(
   const views = files.map(({ kind: _k, ...f }) => f);
   const stored: TaskRecord = {
     ...rec,
-    usage: billedUsage(measureUsage(files, result.usage, rec.request), rec.route_pricing?.[rec.route_index] ?? rec.pricing),
+    usage: billedUsage(
+      measureUsage(files, result.usage, rec.request),
+      rec.route_pricing?.[rec.route_index] ?? rec.pricing,
+      rec.route,
+    ),
     output: {
       ...(files.some((f) => f.kind === "image") ? { images: views.filter((_, i) => files[i]?.kind === "image") } : {}),
       artifacts: views,
@@ -83,11 +89,13 @@ export function outputsStored(
 }
 
 /** The measured usage, priced as the route that served the task prices it. */
-function billedUsage(measured: Record<string, number>, pricing: PricedMeter[]): Usage {
+function billedUsage(measured: Record<string, number>, pricing: PricedMeter[], route: RoutePlan): Usage {
   const usage = emptyUsage();
   for (const [k, v] of Object.entries(measured))
     if (k in usage && k !== "lines" && k !== "credits") (usage as unknown as Record<string, number>)[k] = v;
   usage.lines = usageLines(pricing, measured);
+  // On the tenant's own key the card price is not charged, only the platform fee on it.
+  if (route.key === "tenant") usage.lines = tenantKeyLines(usage.lines, route.fee_percent ?? "0");
   usage.credits = fmt(usage.lines.reduce((acc, l) => acc.plus(l.billed_amount_credits), dec(0)));
   return usage;
 }

@@ -6,7 +6,7 @@ import { providerMessage } from "../../providers/messages";
 import { type ProviderError, type ProviderHandle, SAFETY_CODES } from "../../providers/types";
 import type { TaskRecord } from "../record";
 import { StepLog, type StepResult } from "./effects";
-import { backoff, fail } from "./outcome";
+import { backoff, decide, fail } from "./outcome";
 
 /** Attempts on one route before the task moves to the model's next route. */
 export const SUBMIT_ATTEMPTS_PER_ROUTE = 3;
@@ -93,15 +93,24 @@ export function adopted(rec: TaskRecord, jobId: string, handle: ProviderHandle, 
  */
 export function submitFailed(rec: TaskRecord, e: ProviderError, now: number): StepResult {
   const message = providerMessage(e);
+  // A tenant's own key refused is that tenant's fault, not the route's: marked so route health skips it.
+  const keyRejected = rec.route.key === "tenant" && e.keyFault && e.accepted === "no";
   const failed: TaskRecord = {
     ...rec,
     route_failures: [
       ...rec.route_failures,
-      { provider: rec.route.provider, code: e.code, message, at: new Date(now).toISOString() },
+      {
+        provider: rec.route.provider,
+        code: e.code,
+        message,
+        at: new Date(now).toISOString(),
+        ...(rec.route.key === "tenant" ? { key: "tenant" as const } : {}),
+      },
     ],
     ...(e.accepted === "no" ? { submitting: null } : { route_uncertain: true }),
   };
   const log = new StepLog(rec);
+  if (keyRejected) return tenantKeyRejected(failed, message, now);
   if (SAFETY_CODES.has(e.code) || !e.retryable) return log.save(fail(failed, e.code, message)).done(false);
   const wait = Math.max(e.retryAfterMs ?? 0, backoff(failed.submit_attempts));
   const routeExhausted = failed.submit_attempts >= SUBMIT_ATTEMPTS_PER_ROUTE || wait > MAX_SUBMIT_WAIT_MS;
@@ -121,12 +130,41 @@ export function submitFailed(rec: TaskRecord, e: ProviderError, now: number): St
   return log.save(fail(failed, e.code, message)).done(false);
 }
 
+/**
+ * The provider refused the tenant's own key (401, 403, quota): with `only` the task ends, its
+ * reason `provider_key_rejected`; otherwise it moves to the next route at once (retrying the same
+ * key would be refused again).
+ */
+function tenantKeyRejected(rec: TaskRecord, message: string, now: number): StepResult {
+  const ended = () =>
+    new StepLog(rec)
+      .save(
+        decide(rec, {
+          status: "failed",
+          error: {
+            code: "model_request_failed",
+            message: `${rec.route.provider} refused the tenant's own key: ${message}`.slice(0, 2000),
+            details: { reason: "provider_key_rejected", provider: rec.route.provider },
+          },
+        }),
+      )
+      .done(false);
+  if (rec.route.key_mode === "only") return ended();
+  return moveToNextRoute(rec, "model_request_failed", message, now) ?? ended();
+}
+
 /** Moves to the next configured route of the same model; null when there is none. */
 export function moveToNextRoute(rec: TaskRecord, code: string, message: string, now: number): StepResult | null {
   const next = rec.routes[rec.route_index + 1];
   if (!next) return null;
   return new StepLog(rec)
-    .event("provider_failover", { from: rec.route.provider, to: next.provider, code, message })
+    .event("provider_failover", {
+      from: rec.route.provider,
+      to: next.provider,
+      code,
+      message,
+      ...(rec.route.key === "tenant" ? { key: "tenant" } : {}),
+    })
     .save({
       ...rec,
       route_index: rec.route_index + 1,
@@ -142,13 +180,19 @@ export function moveToNextRoute(rec: TaskRecord, code: string, message: string, 
 
 /** The route's provider is not configured here (its credential removed after admission). */
 export function providerMissing(rec: TaskRecord, now: number): StepResult {
+  // On a tenant's route: its own key was removed, or refused by the provider, since admission.
+  const own = rec.route.key === "tenant";
   if (rec.step === "submit") {
-    const moved = moveToNextRoute(rec, "model_unavailable", `${rec.route.provider} is not configured.`, now);
+    const why = own
+      ? `the tenant's ${rec.route.provider} key is removed or invalid.`
+      : `${rec.route.provider} is not configured.`;
+    const moved = moveToNextRoute(rec, "model_unavailable", why, now);
     if (moved) return moved;
   }
-  return new StepLog(rec)
-    .save(fail(rec, "model_unavailable", `Provider ${rec.route.provider} is not available on this deployment.`))
-    .done(false);
+  const message = own
+    ? `The tenant's own ${rec.route.provider} key was removed or refused by ${rec.route.provider} while this task needed it.`
+    : `Provider ${rec.route.provider} is not available on this deployment.`;
+  return new StepLog(rec).save(fail(rec, "model_unavailable", message)).done(false);
 }
 
 /**

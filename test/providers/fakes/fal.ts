@@ -24,11 +24,11 @@
  * (body = webhook body; optional ?request_id=&user_id=&timestamp=) → {headers}.
  */
 import { createHash, generateKeyPairSync, randomUUID, sign } from "node:crypto";
+import type { IncomingMessage } from "node:http";
 import { isoFile } from "../../media/fixtures";
 import {
   dropConnection,
   FakeServer,
-  fakeKey,
   json,
   lifeStage,
   png,
@@ -297,6 +297,11 @@ export interface FalFakeOptions {
   webhooks?: { afterMs: number; attempts?: number };
 }
 
+function keyOf(req: IncomingMessage): string | null {
+  const m = /^Key (.+)$/.exec(req.headers.authorization ?? "");
+  return m ? (m[1] as string) : null;
+}
+
 export async function start(options: FalFakeOptions = {}): Promise<RunningFake> {
   const server = new FakeServer();
   const { log, files } = server;
@@ -460,6 +465,23 @@ export async function start(options: FalFakeOptions = {}): Promise<RunningFake> 
       return;
     }
 
+    if (req.method === "GET" && url.pathname === "/v1/models") {
+      // The platform API's model search (docs "Platform APIs", /v1/models): the cheapest call that reads the key.
+      log.record("key-check", req, "list", null);
+      if (!server.keys.accepts(provider, keyOf(req))) {
+        json(res, 401, { error: { type: "authorization_error", message: "Invalid API key" } });
+        return;
+      }
+      json(res, 200, {
+        models: Object.keys(ENDPOINTS)
+          .slice(0, Number(url.searchParams.get("limit") ?? 50))
+          .map((endpoint_id) => ({ endpoint_id, metadata: { status: "active" } })),
+        next_cursor: null,
+        has_more: false,
+      });
+      return;
+    }
+
     const follow = /^\/([^/]+\/[^/]+)\/requests\/([^/]+)(\/status|\/cancel)?$/.exec(url.pathname);
     const job = follow ? jobs.get(decodeURIComponent(follow[2] as string)) : undefined;
     const endpoint = url.pathname.replace(/^\/+|\/+$/g, "");
@@ -480,7 +502,7 @@ export async function start(options: FalFakeOptions = {}): Promise<RunningFake> 
     const tag = job?.tag ?? tagOf(typeof (body as Input | null)?.prompt === "string" ? ((body as Input).prompt as string) : "");
     log.record(tag, req, kind, body);
 
-    if (req.headers.authorization !== `Key ${fakeKey("fal")}`) {
+    if (!server.keys.accepts(provider, keyOf(req))) {
       json(res, 401, { detail: "Authentication is required to access this application." });
       return;
     }

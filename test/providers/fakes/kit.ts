@@ -94,6 +94,32 @@ export class RequestLog {
   }
 }
 
+/**
+ * The credentials a fake accepts: the platform's (`fakeKey`) and a tenant's own keys, named
+ * `tenant-<provider>-<anything>`, until a test revokes one (POST /_fake/revoke-key?key=…), as an
+ * account holder revoking a key at the provider would.
+ */
+export class KeyRing {
+  /** Revoked keys, and keys whose account ran out of credit (`?as=quota`: accepted, but every call refused). */
+  private readonly revoked = new Map<string, "revoked" | "quota">();
+  accepts(provider: string, key: string | undefined | null): boolean {
+    if (!key || this.revoked.get(key) === "revoked") return false;
+    return key === fakeKey(provider) || key.startsWith(`tenant-${provider}-`);
+  }
+  /** A valid key whose account has no quota left. */
+  exhausted(key: string | undefined | null): boolean {
+    return !!key && this.revoked.get(key) === "quota";
+  }
+  /** Serves POST /_fake/revoke-key?key=…[&as=quota]; returns true when it answered. */
+  serve(req: IncomingMessage, res: ServerResponse): boolean {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (req.method !== "POST" || url.pathname !== "/_fake/revoke-key") return false;
+    this.revoked.set(url.searchParams.get("key") ?? "", url.searchParams.get("as") === "quota" ? "quota" : "revoked");
+    json(res, 200, { revoked: true });
+    return true;
+  }
+}
+
 /** Output files the fake serves at /_files/<id>; `once` files answer 404 after their first download. */
 export class FileStore {
   private readonly files = new Map<string, { bytes: Uint8Array; type: string; once: boolean; served: number; tag: string }>();
@@ -171,6 +197,7 @@ export type FakeRoutes = (req: IncomingMessage, res: ServerResponse, url: URL) =
 export class FakeServer {
   readonly log = new RequestLog();
   readonly files = new FileStore(() => this.base, this.log);
+  readonly keys = new KeyRing();
   /** The fake's own URL, known once it listens (read it while answering). */
   base = "";
   private readonly submissions = new Map<string, number>();
@@ -188,7 +215,7 @@ export class FakeServer {
    */
   async listen(routes: FakeRoutes): Promise<RunningFake> {
     const server = createServer((req, res) => {
-      if (this.log.serve(req, res) || this.files.serve(req, res)) return;
+      if (this.log.serve(req, res) || this.files.serve(req, res) || this.keys.serve(req, res)) return;
       Promise.resolve()
         .then(() => routes(req, res, new URL(req.url ?? "/", this.base)))
         .catch((e) => {

@@ -11,7 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { buildFixtures, flac, jpeg, oggOpus, wav, webpLossy } from "../../media/fixtures";
-import { FakeServer, fakeKey, json, png, type RequestKind, readBody, type Scenario, scenariosOf, tagOf } from "./kit";
+import { FakeServer, json, png, type RequestKind, readBody, type Scenario, scenariosOf, tagOf } from "./kit";
 
 export const provider = "openai";
 
@@ -290,27 +290,55 @@ const ROUTES: Record<string, "images" | "edits" | "speech" | "chat"> = {
   "/chat/completions": "chat",
 };
 
+const MODELS = ["gpt-image-1", "gpt-image-1-mini", "gpt-4o-mini-tts", "gpt-4o-mini"];
+
+function bearer(req: IncomingMessage): string | null {
+  const m = /^Bearer (.+)$/.exec(req.headers.authorization ?? "");
+  return m ? (m[1] as string) : null;
+}
+
+function unauthorized(res: ServerResponse): void {
+  error(
+    res,
+    401,
+    "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.",
+    "invalid_request_error",
+    "invalid_api_key",
+  );
+}
+
 export async function start() {
   const server = new FakeServer();
   const { log } = server;
-  const key = fakeKey(provider);
   const record = (tag: string, req: IncomingMessage, kind: RequestKind, body: unknown) => log.record(tag, req, kind, body);
 
   return server.listen(async (req, res, url) => {
     const path = url.pathname.replace(/^\/v1(?=\/)/, "");
     const route = ROUTES[path];
     const raw = await readBody(req);
+    if (path === "/models" && req.method === "GET") {
+      // The model list (docs "List models"): the cheapest call that reads the key.
+      record("key-check", req, "list", null);
+      if (!server.keys.accepts(provider, bearer(req))) return unauthorized(res);
+      json(res, 200, {
+        object: "list",
+        data: MODELS.map((id) => ({ id, object: "model", created: 1_700_000_000, owned_by: "system" })),
+      });
+      return;
+    }
     if (!route || req.method !== "POST") {
       error(res, 404, `Invalid URL (${req.method} ${url.pathname})`, "invalid_request_error", null);
       return;
     }
-    if (req.headers.authorization !== `Bearer ${key}`) {
+    if (!server.keys.accepts(provider, bearer(req))) return unauthorized(res);
+    if (server.keys.exhausted(bearer(req))) {
+      // Docs "Error codes": 429 "You exceeded your current quota" — the account's credit, not a rate.
       error(
         res,
-        401,
-        "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.",
-        "invalid_request_error",
-        "invalid_api_key",
+        429,
+        "You exceeded your current quota, please check your plan and billing details.",
+        "insufficient_quota",
+        "insufficient_quota",
       );
       return;
     }

@@ -1101,6 +1101,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/provider-keys/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Add or replace the tenant's own key for a provider (checked with the provider first) */
+        put: operations["setProviderKey"];
+        post?: never;
+        /** Remove the tenant's key for a provider: its tasks use the platform's routes again */
+        delete: operations["deleteProviderKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/provider-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's provider keys, by provider; never the keys */
+        get: operations["listProviderKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/{artifact_id}": {
         parameters: {
             query?: never;
@@ -1361,7 +1396,7 @@ export interface components {
             region: string;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage")[];
             limits: components["schemas"]["ApiKeyLimits"];
             created_at: string;
         };
@@ -1380,7 +1415,7 @@ export interface components {
             region: string;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage")[];
             /**
              * @description `disabled`: turned off until enabled again; `expired`: a rotated key whose grace period has ended
              * @enum {string}
@@ -1519,6 +1554,11 @@ export interface components {
                  * @enum {string}
                  */
                 mode: "live" | "test";
+                /**
+                 * @description Whose provider key serves it: the platform's, or the tenant's own (`/v1/provider-keys`)
+                 * @enum {string}
+                 */
+                key: "platform" | "tenant";
                 /** @description Submissions refused before the task was accepted (retries and failover), and jobs moved after they made no progress (code model_timeout), oldest first */
                 failed_attempts: {
                     provider: string;
@@ -2588,7 +2628,7 @@ export interface components {
             name: string | null;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage")[];
             limits: components["schemas"]["ApiKeyLimits"];
             /** @description Captured in the current period */
             spent_credits: string;
@@ -2718,6 +2758,42 @@ export interface components {
             deliveries: number;
             /** @description True when the cap was reached: recover again from the last one's time */
             has_more: boolean;
+        };
+        ProviderKey: {
+            /** @enum {string} */
+            object: "provider_key";
+            provider: string;
+            /** @enum {string} */
+            mode: "prefer" | "fallback" | "only";
+            models: string[] | null;
+            failover: boolean;
+            base_url: string | null;
+            /** @description The key's last four characters */
+            last4: string;
+            /**
+             * @description `invalid`: the provider refused it on a task (401, 403, quota); tasks no longer use it until it is replaced
+             * @enum {string}
+             */
+            status: "active" | "invalid";
+            status_reason: string | null;
+            created_at: string;
+            updated_at: string;
+            /** @description When a task last called the provider with it */
+            last_used_at: string | null;
+        };
+        ProviderKeyList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["ProviderKey"][];
+            /** @enum {boolean} */
+            has_more: false;
+        };
+        DeletedProviderKey: {
+            /** @enum {string} */
+            object: "provider_key";
+            provider: string;
+            /** @enum {boolean} */
+            deleted: true;
         };
         ChatCompletion: {
             id: string;
@@ -3737,7 +3813,7 @@ export interface operations {
                     name?: string;
                     region?: string;
                     /** @description Default: every permission but `keys:manage` */
-                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
+                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage")[];
                     /** @description Credits per period, models, capabilities */
                     limits?: {
                         /**
@@ -3933,7 +4009,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
+                    permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage")[];
                 };
             };
         };
@@ -6931,7 +7007,7 @@ export interface operations {
                      */
                     name?: string;
                     /** @description Each must be held by the calling key; default: the calling key's, less `keys:manage` */
-                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
+                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage")[];
                     /**
                      * @description Default: the calling key's; a test key makes test keys only
                      * @enum {string}
@@ -8016,6 +8092,214 @@ export interface operations {
             };
             /** @description Error (409) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    setProviderKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The provider's API key; never shown again (`last4` only). Absent: the stored key is kept and only its mode, models and failover change */
+                    api_key?: string;
+                    /** @description The provider's host for this key (HTTPS, public; default: the provider's documented host) */
+                    base_url?: string | null;
+                    /**
+                     * @description `prefer`: its routes first, then the platform's; `fallback`: after the platform's routes; `only`: never the platform's key for this provider
+                     * @enum {string}
+                     */
+                    mode: "prefer" | "fallback" | "only";
+                    /** @description The catalog models it serves (each with a route to the provider); absent or null: every such model */
+                    models?: string[] | null;
+                    /** @description With `only`: whether a task may move to other providers' routes of the same model (default true) */
+                    failover?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The key as stored: never the key, `last4` only */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderKey"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (503) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteProviderKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedProviderKey"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listProviderKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderKeyList"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
