@@ -213,6 +213,18 @@ describe("a cancel in each state", () => {
     await expectCharged(t, await drive(t, id));
   });
 
+  it("while a finished job's output is being downloaded, the provider answering canceled: canceled, refunded", async () => {
+    const { t, id, scr } = await run({
+      fetch: [new ProviderError("model_request_failed", "503", { retryable: true, retryAfterMs: 60_000 })],
+      cancel: ["canceled"],
+    });
+    await drive(t, id, (x) => x.progress.stage === "storing_outputs");
+    const res = await cancel(t, id);
+    expect(res.json.status).toBe("canceled");
+    expect(scr.calls.cancel).toBe(1);
+    await expectRefunded(t, res.json, "canceled");
+  });
+
   it("while the outcome is being settled: 409, the decided outcome stands", async () => {
     // The next poll is a minute away, so no step of the object's own runs while the test writes.
     const running = {
@@ -275,13 +287,16 @@ describe("the deadline and the hold", () => {
         async (real) => {
           const r = await real();
           const first = r.outputs[0] as (typeof r.outputs)[number];
-          return { ...r, outputs: [first, { ...first, index: 1 }] };
+          return { ...r, outputs: [first, { ...first, index: 1 }], usage: { ...r.usage, image_count: 2 } };
         },
       ],
     });
     const done = await drive(t, id);
     expect(done.status).toBe("succeeded");
     expect(done.output.artifacts).toHaveLength(2);
+    // Priced at two images, charged the hold of one.
+    expect(done.usage.lines[0]).toMatchObject({ meter: "image_count", quantity: "2" });
+    expect(dec(done.usage.lines[0].billed_amount_credits).gt(done.billing.charged_credits)).toBe(true);
     expect(done.billing.net_charged_credits).toBe(done.billing.charged_credits);
     expect(done.usage.credits).toBe(done.billing.charged_credits);
     expect(done.billing.refund_reason).toBeNull();
