@@ -11,6 +11,7 @@ import type { ErrorCode } from "../errors/codes";
 import type { RoutePlan } from "../providers/routing";
 import type { Progress, ProviderHandle } from "../providers/types";
 import type { SafetyRecord } from "../safety/review";
+import { refundReason } from "./refund-reason";
 
 export type TaskStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
 export const TERMINAL: ReadonlySet<TaskStatus> = new Set(["succeeded", "failed", "canceled"]);
@@ -250,6 +251,7 @@ export function envelope(rec: TaskRecord) {
       granted_credits: "0",
       grant_source: "none",
       net_charged_credits: rec.billing.settled ? rec.billing.captured : rec.billing.reserved,
+      refund_reason: refundReason(rec),
     },
     ...(rec.callback
       ? {

@@ -6,6 +6,7 @@
 import { accountFor } from "../accounts/service";
 import { attemptDelivery } from "../callbacks/delivery";
 import type { Env } from "../env";
+import type { ErrorCode } from "../errors/codes";
 import { policyFrom } from "../lib/url-policy";
 import { artifactKey } from "../media/artifacts";
 import { OutputUrlSigner } from "../media/signed-outputs";
@@ -30,8 +31,9 @@ import { faultAt } from "./faults";
 import { dropStaging, storeOutput } from "./output-storage";
 import { type Envelope, envelope, type TaskRecord, TERMINAL } from "./record";
 import { beginCallback, callbackAnswered, callbackDue, nextAlarm } from "./steps/callback";
+import { cancelsAtDeadline, type DeadlineCancel, deadlineMissed } from "./steps/deadline";
 import { type CrashPoint, type Effect, notDue, type StepResult } from "./steps/effects";
-import { asProviderError, pastDeadline, timedOut } from "./steps/outcome";
+import { asProviderError, pastDeadline } from "./steps/outcome";
 import { pollAnswered, pollFailed } from "./steps/poll";
 import { settled } from "./steps/settle";
 import { stallCancelAnswered, stallCancelFailed } from "./steps/stall";
@@ -165,7 +167,7 @@ export class TaskRunner {
         return;
       }
       if (pastDeadline(rec, now)) {
-        this.store.save(timedOut(rec));
+        await this.finalRead(rec);
         continue;
       }
       if (rec.step === "settle") {
@@ -281,6 +283,49 @@ export class TaskRunner {
     await accountFor(this.env, rec.tenant_id)
       .providerKeyRejected(rec.route.provider, providerMessage(e))
       .catch(() => undefined);
+  }
+
+  /**
+   * The deadline passed: stop the upstream job where the provider can, then read it one last time.
+   * Cancel first, so that what the read finds is final: the job either finished (its output is
+   * stored and the task succeeds, charged its usage) or did not (`model_timeout`, refunded).
+   */
+  private async finalRead(rec: TaskRecord): Promise<void> {
+    const adapter = adapterFor(rec.route.provider);
+    const config = adapter ? await configForTask(this.env, adapter, rec) : null;
+    const handle = rec.provider_handle;
+    if (!adapter || !config || !handle || rec.step === "submit") {
+      await this.apply(deadlineMissed(rec, { cancel: null, last: "no job accepted by the provider" }));
+      return;
+    }
+    const ctx = providerContext(this.env, adapter, config, rec);
+    const job = this.job(rec);
+    let cancel: DeadlineCancel = null;
+    if (cancelsAtDeadline(rec)) {
+      cancel = await adapter.cancel(handle, job, ctx).catch(() => "not_cancelable" as const);
+      this.store.event("provider_cancel", { reason: "deadline", answer: cancel });
+    }
+    let last: string;
+    let code: ErrorCode | undefined;
+    try {
+      const polled = rec.step === "fetch" ? ({ state: "succeeded" } as const) : await adapter.poll(handle, job, ctx);
+      if (polled.state === "succeeded") {
+        const result = await adapter.fetchResult(handle, job, ctx);
+        const files: StoredOutput[] = [];
+        const expiresAt = rec.retention ? expiryAfter(Date.now(), rec.retention.days) : null;
+        for (const out of result.outputs) files.push(await storeOutput(this.env, rec, out, expiresAt));
+        await this.apply(outputsStored(rec, { files, result, current: this.stillCurrent(rec) }));
+        return;
+      }
+      last = polled.state === "failed" ? `the job failed: ${providerMessage(polled.error.message)}` : `the job ${polled.state}`;
+      code = polled.state === "failed" ? polled.error.code : undefined;
+    } catch (e) {
+      const pe = asProviderError(e);
+      last = `no readable answer: ${providerMessage(pe)}`;
+      code = pe.code;
+    }
+    if (!this.stillCurrent(rec)) return;
+    await this.apply(deadlineMissed(rec, { cancel, last, code }));
   }
 
   /** Captures (success) or releases (anything else) at the account, then shows the outcome. */

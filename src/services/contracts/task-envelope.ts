@@ -130,6 +130,10 @@ export const TaskEnvelope = z
       granted_credits: z.string().optional(),
       grant_source: z.string().optional(),
       net_charged_credits: z.string(),
+      refund_reason: z.string().nullable().openapi({
+        description:
+          "Why credits were given back: the failure's error code, `canceled`, or `usage_below_estimate` (a success that cost less than its hold); null when nothing was",
+      }),
     }),
     callback: z
       .object({

@@ -29,10 +29,6 @@ export function pastDeadline(rec: TaskRecord, now: number): boolean {
   return rec.step !== "settle" && now >= Date.parse(rec.deadline_at);
 }
 
-export function timedOut(rec: TaskRecord): TaskRecord {
-  return fail(rec, "model_timeout", `The task did not finish before its deadline (${rec.deadline_at}).`);
-}
-
 /** Anything an adapter throws, in the provider vocabulary: an unexpected error may pass, and may have reached the upstream. */
 export function asProviderError(e: unknown): ProviderError {
   return e instanceof ProviderError

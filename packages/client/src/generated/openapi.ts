@@ -1585,6 +1585,8 @@ export interface components {
                 granted_credits?: string;
                 grant_source?: string;
                 net_charged_credits: string;
+                /** @description Why credits were given back: the failure's error code, `canceled`, or `usage_below_estimate` (a success that cost less than its hold); null when nothing was */
+                refund_reason: string | null;
             };
             callback?: {
                 url: string;

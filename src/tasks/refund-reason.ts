@@ -1,0 +1,14 @@
+/** Why a task's credits were given back: the envelope's `billing.refund_reason` (docs/billing.md). */
+import { dec } from "../lib/decimal";
+import type { TaskRecord } from "./record";
+
+/**
+ * The failure's error code, `canceled`, or for a task that succeeded for less than its hold
+ * `usage_below_estimate`; null while unsettled or when nothing was given back.
+ */
+export function refundReason(rec: Pick<TaskRecord, "billing" | "status" | "error">): string | null {
+  if (!rec.billing.settled || !dec(rec.billing.refunded).gt(0)) return null;
+  if (rec.status === "canceled") return "canceled";
+  if (rec.status === "failed") return rec.error?.code ?? "internal_error";
+  return "usage_below_estimate";
+}
