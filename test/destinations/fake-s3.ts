@@ -257,7 +257,7 @@ function json(res: ServerResponse, status: number, value: unknown): void {
   res.end(JSON.stringify(value));
 }
 
-function control(req: IncomingMessage, res: ServerResponse, parts: string[], body: Buffer): void {
+function control(req: IncomingMessage, res: ServerResponse, parts: string[], body: Buffer) {
   const input = body.length > 0 ? (JSON.parse(body.toString("utf8")) as Record<string, unknown>) : {};
   if (req.method === "POST" && parts.length === 2) {
     const name = `bkt-${randomUUID().slice(0, 12)}`;
