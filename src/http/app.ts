@@ -20,6 +20,7 @@ import { keyRoutes } from "./routes/keys";
 import { operationRoutes } from "./routes/operations";
 import { paymentRoutes, paymentWebhookRoutes } from "./routes/payments";
 import { quoteRoutes } from "./routes/quotes";
+import { storageDestinationRoutes } from "./routes/storage-destinations";
 import { taskRoutes } from "./routes/tasks";
 import { uploadRoutes } from "./routes/uploads";
 import { upstreamRoutes } from "./routes/upstream";
@@ -68,6 +69,7 @@ export function createApp() {
     app.route("/", accountRoutes);
     app.route("/", keyRoutes);
     app.route("/", webhookRoutes);
+    app.route("/", storageDestinationRoutes);
     app.route("/", fileRoutes);
     app.route("/", chatRoutes);
     app.route("/", upstreamRoutes);

@@ -55,4 +55,5 @@ export const SCOPE_LABELS: Record<Permission, string> = {
   // Never OAuth scopes (OAUTH_SCOPES leaves them out); named for completeness.
   "keys:manage": "Manage the tenant's API keys",
   "webhooks:manage": "Manage the tenant's webhook endpoints and their deliveries",
+  "storage:manage": "Manage the tenant's storage destinations (its own buckets)",
 };

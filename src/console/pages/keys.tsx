@@ -40,6 +40,7 @@ const PERMISSION_HELP: Record<Permission, string> = {
   chat: "chat completions",
   "keys:manage": "create, change and revoke keys through the API (never beyond its own)",
   "webhooks:manage": "manage webhook endpoints and their deliveries through the API",
+  "storage:manage": "manage the storage destinations (the tenant's own buckets) through the API",
 };
 
 function statusText(k: ApiKeyRecord): string {

@@ -1044,6 +1044,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/storage-destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's storage destinations, oldest first */
+        get: operations["listStorageDestinations"];
+        put?: never;
+        /** Add an S3-compatible bucket for outputs, verified by writing and deleting a probe object */
+        post: operations["createStorageDestination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/storage-destinations/{destination_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a storage destination */
+        get: operations["getStorageDestination"];
+        put?: never;
+        post?: never;
+        /** Delete a destination: nothing more is delivered to it */
+        delete: operations["deleteStorageDestination"];
+        options?: never;
+        head?: never;
+        /** Make a destination the tenant's default, or no longer */
+        patch: operations["updateStorageDestination"];
+        trace?: never;
+    };
     "/files/{artifact_id}": {
         parameters: {
             query?: never;
@@ -1296,7 +1333,7 @@ export interface components {
             region: string;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "storage:manage")[];
             limits: components["schemas"]["ApiKeyLimits"];
             created_at: string;
         };
@@ -1315,7 +1352,7 @@ export interface components {
             region: string;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "storage:manage")[];
             /**
              * @description `disabled`: turned off until enabled again; `expired`: a rotated key whose grace period has ended
              * @enum {string}
@@ -2373,7 +2410,7 @@ export interface components {
             name: string | null;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "storage:manage")[];
             limits: components["schemas"]["ApiKeyLimits"];
             /** @description Captured in the current period */
             spent_credits: string;
@@ -2503,6 +2540,41 @@ export interface components {
             deliveries: number;
             /** @description True when the cap was reached: recover again from the last one's time */
             has_more: boolean;
+        };
+        StorageDestination: {
+            /** @enum {string} */
+            object: "storage_destination";
+            destination_id: string;
+            endpoint: string;
+            bucket: string;
+            region: string;
+            prefix: string;
+            path_style: boolean;
+            default: boolean;
+            /** @description The last 4 characters of the access key id */
+            access_key_id_last4: string;
+            /** @description The last 4 characters of the secret access key */
+            secret_access_key_last4: string;
+            /** @description When the probe object was written and deleted */
+            verified_at: string;
+            created_at: string;
+        };
+        StorageDestinationList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["StorageDestination"][];
+            /**
+             * @description Always false: a tenant has at most 10 destinations
+             * @enum {boolean}
+             */
+            has_more: false;
+        };
+        DeletedStorageDestination: {
+            /** @enum {string} */
+            object: "storage_destination";
+            destination_id: string;
+            /** @enum {boolean} */
+            deleted: true;
         };
         ChatCompletion: {
             id: string;
@@ -3522,7 +3594,7 @@ export interface operations {
                     name?: string;
                     region?: string;
                     /** @description Default: every permission but `keys:manage` */
-                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
+                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "storage:manage")[];
                     /** @description Credits per period, models, capabilities */
                     limits?: {
                         /**
@@ -3718,7 +3790,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
+                    permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "storage:manage")[];
                 };
             };
         };
@@ -6596,7 +6668,7 @@ export interface operations {
                      */
                     name?: string;
                     /** @description Each must be held by the calling key; default: the calling key's, less `keys:manage` */
-                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage")[];
+                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "storage:manage")[];
                     /**
                      * @description Default: the calling key's; a test key makes test keys only
                      * @enum {string}
@@ -7574,6 +7646,355 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreatedWebhookEndpoint"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listStorageDestinations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destinations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageDestinationList"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createStorageDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The store's HTTPS origin (public host, no path): `https://s3.us-east-1.amazonaws.com`, `https://<account>.r2.cloudflarestorage.com`, `https://storage.googleapis.com`, a MinIO server
+                     * @example https://s3.eu-west-1.amazonaws.com
+                     */
+                    endpoint: string;
+                    /** @example my-outputs */
+                    bucket: string;
+                    /**
+                     * @description The bucket's region (`auto` for R2)
+                     * @example eu-west-1
+                     */
+                    region: string;
+                    /**
+                     * @description Key prefix: outputs go to `<prefix>/<task_id>/<index>.<ext>`
+                     * @example gateway/outputs
+                     */
+                    prefix?: string;
+                    access_key_id: string;
+                    /** @description Sealed at rest; never shown again */
+                    secret_access_key: string;
+                    /** @description Address the bucket as `<endpoint>/<bucket>/…` instead of `<bucket>.<host>/…` (default false; IP endpoints always use it) */
+                    path_style?: boolean;
+                    /** @description Make this the tenant's default: creates without `output_destination_id` deliver here (default false) */
+                    default?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The destination; its key pair is never shown again (last 4 characters only) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageDestination"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (409) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getStorageDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destination */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageDestination"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteStorageDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destination deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedStorageDestination"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateStorageDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Make it the tenant's default, or no longer */
+                    default: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The destination */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageDestination"];
                 };
             };
             /** @description Error (400) */
