@@ -4,6 +4,7 @@
  * default, delete. The REST routes (`storage:manage`) and the console's settings page call these.
  */
 import { type AuditBy, accountFor, audited } from "../accounts/service";
+import { recordAudit } from "../audit/audit";
 import type { DestinationRecord } from "../destinations/destination-rows";
 import { MAX_DESTINATIONS } from "../destinations/destination-rows";
 import { deleteObject, putObject, type S3Answer, type S3Target } from "../destinations/s3";
@@ -11,6 +12,8 @@ import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { newId, randomToken } from "../lib/ids";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
+import type { TaskScope } from "../tasks/scope";
+import { taskStub } from "../tasks/task-stub";
 
 export interface NewDestinationInput {
   endpoint: string;
@@ -135,4 +138,35 @@ export async function deleteDestination(env: Env, tenantId: string, id: string, 
   const d = await accountFor(env, tenantId).deleteStorageDestination(id, audited(by, "storage_destination.delete", id));
   if (!d) throw notFound(id);
   return { object: "storage_destination" as const, destination_id: id, deleted: true as const };
+}
+
+/**
+ * "Deliver again" (`POST /v1/tasks/{task_id}/deliveries`, the task page's button): the envelope
+ * after one more attempt. 409 unless the task succeeded; 422 when there is no destination to use.
+ */
+export async function redeliverTask(env: Env, taskId: string, scope: TaskScope, destinationId: string | null, by: AuditBy) {
+  const result = await taskStub(env, taskId).redeliver(scope, destinationId);
+  switch (result.kind) {
+    case "not_found":
+      throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
+    case "not_succeeded":
+      throw new ApiError("conflict", "Only a succeeded task's outputs can be delivered.", {
+        details: { reason: "task_not_succeeded", task_id: taskId },
+      });
+    case "no_destination":
+      throw new ApiError("invalid_request", "The task has no storage destination and the tenant no default: name one.", {
+        param: "/destination_id",
+      });
+    case "unknown_destination":
+      throw new ApiError("invalid_request", `Storage destination '${result.destination_id}' does not exist.`, {
+        param: "/destination_id",
+      });
+    case "ok":
+      await recordAudit(
+        env,
+        scope.tenant_id,
+        audited(by, "task.redeliver", taskId, { destination_id: result.envelope.delivery?.destination_id ?? null }),
+      );
+      return result.envelope;
+  }
 }

@@ -16,6 +16,7 @@ import type { InterfaceFile } from "../catalog/schema";
 import { type CandidateFailure, noLiveRoute, type Selection, select } from "../catalog/select";
 import { loadCatalog } from "../catalog/store";
 import { interfacesOf, isSelectable } from "../catalog/views";
+import { outputDestination } from "../destinations/admission";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { sha256Hex } from "../lib/crypto";
@@ -50,7 +51,14 @@ export interface AdmissionContext {
 }
 
 /** Fields of every create that are not the operation's own: kept out of card rules and the echoed input. */
-const COMMON_FIELDS = new Set(["metadata", "callback_url", "callback_signing_key_id", "max_credits", "quote_id"]);
+const COMMON_FIELDS = new Set([
+  "metadata",
+  "callback_url",
+  "callback_signing_key_id",
+  "max_credits",
+  "quote_id",
+  "output_destination_id",
+]);
 
 /** The task object of an Idempotency-Key in a tenant and a key mode: the mode is part of the namespace. */
 export function taskObjectFor(env: Env, tenantId: string, mode: KeyMode, idempotencyKey: string): TaskRpc {
@@ -63,6 +71,7 @@ export interface CommonFields {
   callback_signing_key_id?: string;
   max_credits?: string;
   quote_id?: string;
+  output_destination_id?: string;
 }
 
 export async function checkCallback(ctx: AdmissionContext, body: CommonFields): Promise<TaskPlan["callback"]> {
@@ -326,6 +335,7 @@ export async function admitOperation<B extends CommonFields>(
   }
   const quote = body.quote_id !== undefined ? await quoteFor(ctx, spec, body.quote_id, raw) : undefined;
   const callback = await checkCallback(ctx, body);
+  const outputDestinationPlan = await outputDestination(ctx.env, ctx.caller.tenant_id, body.output_destination_id);
   const providers = liveProviders(ctx.env, ctx.caller.mode);
   const bundle = await loadCatalog(ctx.env.CATALOG);
   const reviewer = await reviewerFor(ctx.env, ctx.caller, bundle);
@@ -387,6 +397,7 @@ export async function admitOperation<B extends CommonFields>(
     origin: publicBaseUrl(ctx.env),
     request_id: ctx.requestId,
     safety: safety.admitted.record,
+    output_destination: outputDestinationPlan,
   };
   checkRecordSize(plan);
   const result = await stub.create({ request_hash: hash, plan });

@@ -5,7 +5,7 @@
  */
 import type { TaskRecord } from "./record";
 
-export const RECORD_VERSION = 4;
+export const RECORD_VERSION = 5;
 
 type Stored = Record<string, unknown> & { record_version?: number };
 
@@ -29,6 +29,10 @@ const STEPS: Record<number, (rec: Stored) => void> = {
   // 3 → 4: records from before content review at admission.
   3(rec) {
     rec.safety ??= null;
+  },
+  // 4 → 5: records from before delivery to storage destinations.
+  4(rec) {
+    rec.delivery ??= null;
   },
 };
 

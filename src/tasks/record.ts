@@ -6,6 +6,7 @@
 import type { KeyMode } from "../accounts/api-keys";
 import type { PricedMeter, UsageLine } from "../catalog/pricing";
 import type { Capability, InterfaceFile } from "../catalog/schema";
+import { type DeliveryState, withDeliveries } from "../destinations/delivery";
 import { ApiError } from "../errors/api-error";
 import type { ErrorCode } from "../errors/codes";
 import type { RoutePlan } from "../providers/routing";
@@ -16,7 +17,7 @@ export type TaskStatus = "queued" | "running" | "succeeded" | "failed" | "cancel
 export const TERMINAL: ReadonlySet<TaskStatus> = new Set(["succeeded", "failed", "canceled"]);
 export const TASK_STATUSES: readonly TaskStatus[] = ["queued", "running", "succeeded", "failed", "canceled"];
 
-export type Step = "submit" | "poll" | "fetch" | "settle" | "done";
+export type Step = "submit" | "poll" | "fetch" | "deliver" | "settle" | "done";
 
 export interface TaskError {
   code: ErrorCode;
@@ -102,6 +103,8 @@ export interface TaskPlan {
   request_id: string;
   /** What content review decided at admission (src/safety/review.ts). */
   safety?: SafetyRecord | null;
+  /** The storage destination the outputs go to (src/destinations/delivery.ts), as it was at admission. */
+  output_destination?: { destination_id: string; prefix: string } | null;
 }
 
 /** The stored task: the plan it was admitted with, and everything execution has learned since. */
@@ -165,6 +168,8 @@ export interface TaskRecord
   cancel_reason: string | null;
   /** Content review's decision at admission; null on records from before review (record version 4). */
   safety: SafetyRecord | null;
+  /** The outputs' delivery to a storage destination; null when none (record version 5). */
+  delivery: DeliveryState | null;
 }
 
 /** The same error object a synchronous failure would carry (one builder: ApiError). */
@@ -173,7 +178,7 @@ function errorObject(e: TaskError, requestId: string) {
 }
 
 /** The spec's task envelope. */
-export function envelope(rec: TaskRecord) {
+function taskEnvelope(rec: TaskRecord) {
   const self = `${rec.origin}/v1/tasks/${rec.task_id}`;
   const refunded = rec.billing.refunded;
   return {
@@ -228,5 +233,9 @@ export function envelope(rec: TaskRecord) {
     cancel_requested_at: rec.cancel_requested_at,
     links: { self, cancel: `${self}/cancel`, assets: `${self}/assets` },
   };
+}
+/** The envelope with its outputs' deliveries to storage destinations (src/destinations/delivery.ts). */
+export function envelope(rec: TaskRecord) {
+  return withDeliveries(taskEnvelope(rec), rec.delivery);
 }
 export type Envelope = ReturnType<typeof envelope>;

@@ -5,6 +5,8 @@
  */
 import { accountFor } from "../accounts/service";
 import { attemptDelivery } from "../callbacks/delivery";
+import { deliverItems } from "../destinations/deliver";
+import { type DeliveryState, deliveryAttempted, destinationGone, pendingItems } from "../destinations/delivery";
 import type { Env } from "../env";
 import { policyFrom } from "../lib/url-policy";
 import { OutputUrlSigner } from "../media/signed-outputs";
@@ -145,6 +147,10 @@ export class TaskRunner {
         continue;
       }
       if (rec.step === "done") return;
+      if (rec.step === "deliver") {
+        if (await this.deliverStep(rec)) return;
+        continue;
+      }
       const adapter = adapterFor(rec.route.provider);
       const config = adapter ? configFor(this.env, adapter) : null;
       if (!adapter || !config) {
@@ -228,6 +234,26 @@ export class TaskRunner {
     }
     return false;
   }
+
+  /** One attempt to write the pending outputs to the task's storage destination. */
+  private async deliverStep(rec: TaskRecord): Promise<boolean> {
+    // Past the deadline the last attempt is made at once (the alarm wakes at the deadline).
+    if (notDue(rec, Date.now()) && Date.now() < Date.parse(rec.deadline_at)) return true;
+    // One attempt at a time: another run of the alarm meanwhile waits for this one's answer.
+    if (this.delivering) return true;
+    this.delivering = true;
+    try {
+      const state = rec.delivery as DeliveryState;
+      const target = await accountFor(this.env, rec.tenant_id).openStorageDestination(state.destination_id);
+      if (!target) return this.apply(destinationGone(rec, Date.now()));
+      const outcomes = await deliverItems(this.env, target, pendingItems(state));
+      return this.apply(deliveryAttempted(this.store.load() as TaskRecord, outcomes, Date.now()));
+    } finally {
+      this.delivering = false;
+    }
+  }
+
+  private delivering = false;
 
   /** Captures (success) or releases (anything else) at the account, then shows the outcome. */
   async settle(rec: TaskRecord): Promise<void> {

@@ -153,7 +153,7 @@ describe("TaskObject and DirectoryObject migrations", () => {
   it("a task record of version 1 reads as the current version with its defaults", () => {
     const rec = upgradeRecord({ task_id: "task_a", route: { provider: "fal" } }) as any;
     expect(rec).toMatchObject({
-      record_version: 4,
+      record_version: 5,
       routes: [{ provider: "fal" }],
       mode: "live",
       route_index: 0,
@@ -161,6 +161,7 @@ describe("TaskObject and DirectoryObject migrations", () => {
       malformed_polls: 0,
       change_seq: 0,
       safety: null,
+      delivery: null,
     });
     expect(() => upgradeRecord({ record_version: 99 })).toThrow(/newer/);
   });

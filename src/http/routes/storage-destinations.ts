@@ -8,17 +8,21 @@ import {
   DeletedStorageDestination,
   DestinationChangeInput,
   NewDestinationInput,
+  RedeliverInput,
   StorageDestination,
   StorageDestinationList,
 } from "../../services/contracts/storage-destinations";
+import { TaskEnvelope } from "../../services/contracts/task-envelope";
 import {
   createDestination,
   deleteDestination,
   getDestination,
   listDestinations,
+  redeliverTask,
   setDefaultDestination,
 } from "../../services/storage-destinations";
 import { callerAuditBy } from "../../services/tasks";
+import { keyScope } from "../../tasks/scope";
 import { requireKey } from "../auth";
 import { newRouter } from "../context";
 import { errorResponses } from "../schemas";
@@ -128,5 +132,39 @@ storageDestinationRoutes.openapi(
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
     return c.json(await deleteDestination(c.env, caller.tenant_id, c.req.valid("param").destination_id, by), 200);
+  },
+);
+
+const TaskPath = z.object({
+  task_id: z
+    .string()
+    .max(80)
+    .openapi({ example: `task_${"0".repeat(64)}` }),
+});
+
+storageDestinationRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/v1/tasks/{task_id}/deliveries",
+    operationId: "createTaskDelivery",
+    tags: ["Tasks"],
+    summary: "Deliver a succeeded task's outputs again to its storage destination (or another)",
+    description:
+      "One attempt now for the outputs not yet in the task's destination; with `destination_id`, every output to that destination. Answers the envelope afterwards (`delivery` shows what arrived). The task's outcome and charge do not change.",
+    security,
+    "x-lifecycle": "preview",
+    middleware: [requireKey("tasks:write")] as const,
+    request: {
+      params: TaskPath,
+      body: { required: false, content: { "application/json": { schema: RedeliverInput } } },
+    },
+    responses: { 200: json(TaskEnvelope, "The task after the delivery"), ...errorResponses(400, 401, 403, 404, 409, 422) },
+  }),
+  async (c) => {
+    const caller = c.get("caller");
+    const by = callerAuditBy(caller, requestFrom(c.req.raw));
+    const body = (c.req.valid("json") ?? {}) as { destination_id?: string };
+    const envelope = await redeliverTask(c.env, c.req.valid("param").task_id, keyScope(caller), body.destination_id ?? null, by);
+    return c.json(envelope as z.infer<typeof TaskEnvelope>, 200);
   },
 );

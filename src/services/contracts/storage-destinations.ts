@@ -79,3 +79,29 @@ export const RedeliverInput = z
     }),
   })
   .strict();
+
+/** One output's copy in a destination, as `output.artifacts[].delivered[]` shows it. */
+export const DeliveredCopy = z
+  .object({
+    destination_id: z.string(),
+    key: z.string().openapi({ description: "`<prefix>/<task_id>/<index>.<ext>`" }),
+    etag: z.string().nullable().openapi({ description: "The store's ETag of the object written" }),
+    bytes: z.number().int(),
+  })
+  .openapi("DeliveredCopy");
+
+/** A task's delivery to its storage destination. */
+export const TaskDelivery = z
+  .object({
+    destination_id: z.string(),
+    status: z.enum(["pending", "delivered", "failed"]).openapi({
+      description:
+        "`failed`: some outputs could not be written after the retries (the task still succeeded, with the warning `output_delivery_failed`)",
+    }),
+    attempt_count: z.number().int(),
+    last_attempt_at: z.string().nullable(),
+    failed: z
+      .array(z.object({ index: z.number().int(), key: z.string(), error: z.string().nullable() }))
+      .openapi({ description: "The outputs not written, with the store's last answer" }),
+  })
+  .openapi("TaskDelivery");

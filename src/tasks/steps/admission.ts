@@ -1,4 +1,5 @@
 /** Admission: once the account holds the credits, the task record the object commits. */
+import { plannedDelivery } from "../../destinations/delivery";
 import { emptyUsage, type TaskPlan, type TaskRecord } from "../record";
 import { RECORD_VERSION } from "../record-versions";
 import { StepLog, type StepResult } from "./effects";
@@ -78,6 +79,7 @@ export function admissionRecord(
     origin: plan.origin,
     request_id: plan.request_id,
     safety: plan.safety ?? null,
+    delivery: plannedDelivery(plan.output_destination ?? null),
   };
   return new StepLog(rec)
     .save(rec)

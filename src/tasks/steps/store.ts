@@ -1,5 +1,7 @@
 /** Storing the outputs: once copied and measured, the task is decided a success and priced. */
+
 import { type PricedMeter, usageLines } from "../../catalog/pricing";
+import { awaitDelivery } from "../../destinations/delivery";
 import { dec, fmt } from "../../lib/decimal";
 import { providerMessage } from "../../providers/messages";
 import { ProviderError, type ProviderOutput, type ProviderResult, SAFETY_CODES } from "../../providers/types";
@@ -74,7 +76,7 @@ export function outputsStored(
     },
   };
   return log
-    .save(decide(stored, { status: "succeeded" }))
+    .save(awaitDelivery(decide(stored, { status: "succeeded" })))
     .checkpoint("store")
     .done(false);
 }

@@ -1081,6 +1081,26 @@ export interface paths {
         patch: operations["updateStorageDestination"];
         trace?: never;
     };
+    "/v1/tasks/{task_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a succeeded task's outputs again to its storage destination (or another)
+         * @description One attempt now for the outputs not yet in the task's destination; with `destination_id`, every output to that destination. Answers the envelope afterwards (`delivery` shows what arrived). The task's outcome and charge do not change.
+         */
+        post: operations["createTaskDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/{artifact_id}": {
         parameters: {
             query?: never;
@@ -1514,6 +1534,23 @@ export interface components {
                 delivered_at: string | null;
                 last_error: string | null;
             };
+            /** @description Present when the outputs go to a storage destination */
+            delivery?: {
+                destination_id: string;
+                /**
+                 * @description `failed`: some outputs could not be written after the retries (the task still succeeded, with the warning `output_delivery_failed`)
+                 * @enum {string}
+                 */
+                status: "pending" | "delivered" | "failed";
+                attempt_count: number;
+                last_attempt_at: string | null;
+                /** @description The outputs not written, with the store's last answer */
+                failed: {
+                    index: number;
+                    key: string;
+                    error: string | null;
+                }[];
+            } | null;
             created_at: string;
             started_at: string | null;
             deadline_at: string;
@@ -1545,6 +1582,16 @@ export interface components {
             width?: number;
             height?: number;
             duration_seconds?: number;
+            /** @description Its copies in storage destinations */
+            delivered?: components["schemas"]["DeliveredCopy"][];
+        };
+        DeliveredCopy: {
+            destination_id: string;
+            /** @description `<prefix>/<task_id>/<index>.<ext>` */
+            key: string;
+            /** @description The store's ETag of the object written */
+            etag: string | null;
+            bytes: number;
         };
         Usage: {
             input_tokens: number;
@@ -1611,6 +1658,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -1686,6 +1738,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1747,6 +1804,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1792,6 +1854,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1823,6 +1890,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -1872,6 +1944,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -1924,6 +2001,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1972,6 +2054,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -2031,6 +2118,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -2082,6 +2174,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -2119,6 +2216,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -2177,6 +2279,11 @@ export interface components {
              */
             max_credits?: string;
             /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -2227,6 +2334,11 @@ export interface components {
              * @example 2.5
              */
             max_credits?: string;
+            /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -8044,6 +8156,89 @@ export interface operations {
             };
             /** @description Error (429) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createTaskDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Deliver to this destination instead of the task's (default: the task's, only the outputs not yet there) */
+                    destination_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The task after the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskEnvelope"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (409) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
