@@ -25,10 +25,12 @@ import { register as oauthConsent } from "./pages/oauth-consent";
 import { register as overview } from "./pages/overview";
 import { register as signIn } from "./pages/sign-in";
 import { register as signingKeys } from "./pages/signing-keys";
+import { register as storageDestinations } from "./pages/storage-destinations";
 import { register as task } from "./pages/task";
 import { register as tasks } from "./pages/tasks";
 import { register as usage } from "./pages/usage";
 import { loadSession } from "./session";
+import { register as taskDelivery } from "./task-delivery";
 
 const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
   signIn,
@@ -39,9 +41,11 @@ const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
   // Before the task page, whose /tasks/:id would otherwise take /tasks/new.
   newTask,
   task,
+  taskDelivery,
   usage,
   keys,
   signingKeys,
+  storageDestinations,
   credits,
   connections,
   device,

@@ -20,6 +20,7 @@ export const NAV: NavItem[] = [
   { key: "overview", label: "Overview", href: "/console" },
   { key: "keys", label: "API keys", href: "/console/keys" },
   { key: "signing-keys", label: "Signing keys", href: "/console/signing-keys" },
+  { key: "storage", label: "Storage", href: "/console/storage", needs: "storage:manage" },
   { key: "tasks", label: "Tasks", href: "/console/tasks", needs: "tasks:read" },
   { key: "usage", label: "Usage", href: "/console/usage", needs: "usage:read" },
   { key: "members", label: "Members", href: "/console/members", needs: "members:manage" },

@@ -14,13 +14,14 @@ export const ACTIONS = [
   "billing:manage",
   "audit:read",
   "usage:read",
+  "storage:manage",
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
 const GRANTS: Record<Role, ReadonlySet<Action>> = {
   // Everything, members and billing included.
   owner: new Set(ACTIONS),
-  developer: new Set<Action>(["keys:manage", "signing_keys:manage", "tasks:read", "tasks:write", "usage:read"]),
+  developer: new Set<Action>(["keys:manage", "signing_keys:manage", "tasks:read", "tasks:write", "usage:read", "storage:manage"]),
   // Read only.
   viewer: new Set<Action>(["tasks:read", "usage:read"]),
 };
