@@ -71,6 +71,7 @@ export const OTHER_METHODS = {
   "tasks.cancel": "cancelTask",
   "tasks.assets": "listTaskAssets",
   "tasks.events": "streamTaskEvents",
+  "tasks.deliver": "createTaskDelivery",
   "models.list": "listModels",
   "models.get": "getModel",
   "catalog.listModels": "listCatalogModels",
@@ -91,6 +92,11 @@ export const OTHER_METHODS = {
   "keys.revoke": "revokeKey",
   "keys.self": "getOwnKey",
   "credits.checkout": "createCreditCheckout",
+  "storageDestinations.create": "createStorageDestination",
+  "storageDestinations.list": "listStorageDestinations",
+  "storageDestinations.get": "getStorageDestination",
+  "storageDestinations.update": "updateStorageDestination",
+  "storageDestinations.delete": "deleteStorageDestination",
   "chat.completions.create": "createChatCompletion",
   quote: "createQuote",
 } as const satisfies Record<string, OperationId>;
@@ -177,6 +183,9 @@ export class MediaClient {
     /** Resolves with the final envelope (whatever its status) once the task ends. */
     wait: (task: TaskRef | TaskEnvelope, options: WaitOptions = {}): Promise<TaskEnvelope> =>
       waitForTask(this, this.transport, task, options),
+    /** "Deliver again": a succeeded task's outputs to its storage destination (or `destination_id`), one attempt now. */
+    deliver: (task: TaskRef, body: BodyOf<"createTaskDelivery"> = {}, options: RequestOptions = {}): Promise<TaskEnvelope> =>
+      this.request("createTaskDelivery", { ...options, path: { task_id: taskIdOf(task) }, body }) as Promise<TaskEnvelope>,
   };
 
   private async readTask(task: TaskRef, options: GetTaskOptions): Promise<ConditionalTask> {
@@ -273,6 +282,21 @@ export class MediaClient {
     revoke: (keyId: string, options: RequestOptions = {}) => this.request("revokeKey", { ...options, path: { key_id: keyId } }),
     /** The calling key: its permissions, limits and spend in the current period (any key). */
     self: (options: RequestOptions = {}) => this.request("getOwnKey", options),
+  };
+
+  /** The tenant's own S3-compatible buckets that outputs are delivered to (`storage:manage`). */
+  readonly storageDestinations = {
+    /** Verified by writing and deleting a probe object; the secret is never shown again. */
+    create: (body: BodyOf<"createStorageDestination">, options: RequestOptions = {}) =>
+      this.request("createStorageDestination", { ...options, body }),
+    list: (options: RequestOptions = {}) => this.request("listStorageDestinations", options),
+    get: (destinationId: string, options: RequestOptions = {}) =>
+      this.request("getStorageDestination", { ...options, path: { destination_id: destinationId } }),
+    /** Makes it the tenant's default (or no longer). */
+    update: (destinationId: string, body: BodyOf<"updateStorageDestination">, options: RequestOptions = {}) =>
+      this.request("updateStorageDestination", { ...options, path: { destination_id: destinationId }, body }),
+    delete: (destinationId: string, options: RequestOptions = {}) =>
+      this.request("deleteStorageDestination", { ...options, path: { destination_id: destinationId } }),
   };
 
   readonly credits = {

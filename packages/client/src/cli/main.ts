@@ -32,6 +32,7 @@ Usage:
                      [--media <file|url|field=…> …] [--out <dir>] [--no-wait] [--timeout <s>]
   media-api tasks list [--status …] [--capability …] [--limit N] [--cursor …]
   media-api tasks get|cancel|wait <task_id> [--out <dir>]
+  media-api tasks deliver <task_id> [--destination <destination_id>]
   media-api models [<model>]            media-api capabilities [<capability>]
   media-api voices [--language en] [--gender female] [--category preset] [--q text]
   media-api balance                     media-api usage [--from …] [--to …] [--group_by day|capability|model]
@@ -49,7 +50,8 @@ Generate:
   --quote prices the request first (POST /v1/quotes) and prints the quote; the task is then created
   under it, so it runs on the quoted model and costs at most the quoted credits. Above
   --ask-above <credits> (default 0: any spend) it asks first; with no terminal to ask, it refuses
-  unless --yes is given. --max_credits <credits> caps any request.
+  unless --yes is given. --max_credits <credits> caps any request. --destination <destination_id>
+  writes the outputs to that storage destination too (default: the tenant's default destination).
 
 Options:
   --json              machine-readable JSON only on stdout (progress goes to stderr)
@@ -406,6 +408,19 @@ async function tasks(ctx: Ctx): Promise<number> {
       );
       return 0;
     }
+    case "deliver": {
+      const id = one(sctx, "task_id");
+      const destination = ctx.opts.string("destination");
+      ctx.opts.done("tasks deliver");
+      const task = await ctx.client.tasks.deliver(id, destination ? { destination_id: destination } : {});
+      const d = task.delivery;
+      print(sctx, task, () =>
+        d
+          ? `${task.task_id}  delivery ${d.status} to ${d.destination_id}${d.failed.map((f) => `\n  not delivered: ${f.key}: ${f.error}`).join("")}`
+          : `${task.task_id}  no delivery`,
+      );
+      return d?.status === "failed" ? 1 : 0;
+    }
     case "wait": {
       const id = one(sctx, "task_id");
       const out = ctx.opts.string("out");
@@ -420,7 +435,7 @@ async function tasks(ctx: Ctx): Promise<number> {
       return finishTask(ctx.client, final, { io: ctx.io, json: ctx.json, ...(out ? { out } : {}) });
     }
     default:
-      throw new UsageError("tasks takes list, get <id>, cancel <id> or wait <id>");
+      throw new UsageError("tasks takes list, get <id>, cancel <id>, deliver <id> or wait <id>");
   }
 }
 
