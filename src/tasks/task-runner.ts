@@ -5,6 +5,7 @@
  */
 import { accountFor } from "../accounts/service";
 import { attemptDelivery } from "../callbacks/delivery";
+import { withDefaultDestination } from "../destinations/admission";
 import { deliverItems } from "../destinations/deliver";
 import { type DeliveryState, deliveryAttempted, destinationGone, pendingItems } from "../destinations/delivery";
 import type { Env } from "../env";
@@ -227,7 +228,8 @@ export class TaskRunner {
       const result = await adapter.fetchResult(fetching.provider_handle!, this.job(fetching), ctx);
       const files: StoredOutput[] = [];
       for (const out of result.outputs) files.push(await storeOutput(this.env, fetching, out));
-      await this.apply(outputsStored(fetching, { files, result, current: this.stillCurrent(fetching) }));
+      const planned = await withDefaultDestination(this.env, fetching);
+      await this.apply(outputsStored(planned, { files, result, current: this.stillCurrent(fetching) }));
     } catch (e) {
       if (!this.stillCurrent(fetching)) return false;
       return this.apply(fetchFailed(fetching, e, Date.now()));
