@@ -205,6 +205,36 @@ describe("delivery to a storage destination", () => {
     });
   });
 
+  it("a cancel while the outputs are being delivered changes nothing: the success was decided", async () => {
+    const t = await tenant();
+    const b = await newBucket();
+    const dst = await destinationFor(t, b);
+    await failNext(b, 1, 503);
+    const taskId = (await createImage(t, { prompt: "cancel late", output_destination_id: dst })).json.task_id;
+    await waitFor(t, taskId, (x) => x.delivery?.attempt_count === 1);
+    expectError(await call(`/v1/tasks/${taskId}/cancel`, { key: t.api_key, body: {} }), 409, "conflict");
+    const task = await settle(t, taskId);
+    expect(task.status).toBe("succeeded");
+    expect(task.delivery.status).toBe("delivered");
+  });
+
+  it("the deadline passing during delivery ends the retries, never the task (no model_timeout)", async () => {
+    const t = await tenant();
+    const b = await newBucket();
+    const dst = await destinationFor(t, b);
+    await failNext(b, 100, 503);
+    const taskId = (await createImage(t, { prompt: "late bucket", output_destination_id: dst })).json.task_id;
+    await waitFor(t, taskId, (x) => x.delivery?.attempt_count === 1);
+    await fastForward(taskId, (rec) => {
+      rec.deadline_at = new Date(Date.now() - 1000).toISOString();
+    });
+    const task = await settle(t, taskId);
+    expect(task.status).toBe("succeeded");
+    expect(task).not.toHaveProperty("error");
+    expect(task.delivery).toMatchObject({ status: "failed", attempt_count: 2 });
+    expect(task.warnings.map((w: any) => w.code)).toContain("output_delivery_failed");
+  });
+
   it("a destination deleted before the delivery fails it, and the task still succeeds", async () => {
     const t = await tenant();
     const b = await newBucket();
