@@ -111,11 +111,14 @@ export function planItems(rec: TaskRecord, state: DeliveryState, destinationId: 
  */
 export function awaitDelivery(rec: TaskRecord): TaskRecord {
   if (!rec.delivery) return rec;
+  const delivery = planItems(rec, rec.delivery, rec.delivery.destination_id, rec.delivery.prefix);
+  // No stored file (a text answer only): nothing to deliver, and the envelope shows no delivery.
+  if (delivery.items.length === 0) return { ...rec, delivery: null };
   return {
     ...rec,
     step: "deliver",
     next_poll_at: null,
-    delivery: planItems(rec, rec.delivery, rec.delivery.destination_id, rec.delivery.prefix),
+    delivery,
     progress: { ...rec.progress, stage: "finalizing", message: "Delivering outputs to the storage destination" },
   };
 }
@@ -130,7 +133,8 @@ export function applyAttempt(state: DeliveryState, outcomes: ItemOutcome[], now:
   const at = new Date(now).toISOString();
   const items = state.items.map((item) => {
     const o = outcomes.find((x) => x.index === item.index);
-    if (!o || item.destination_id !== state.destination_id || item.status !== "pending") return item;
+    if (item.destination_id !== state.destination_id || item.status !== "pending") return item;
+    if (!o) return final ? { ...item, status: "failed" as const, error: item.error ?? "not attempted in time" } : item;
     if (o.ok) return { ...item, status: "delivered" as const, etag: o.etag, error: null, delivered_at: at };
     return { ...item, status: !o.retryable || final ? ("failed" as const) : ("pending" as const), error: o.error };
   });
