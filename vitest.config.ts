@@ -76,6 +76,8 @@ function worker(environment?: string, providers = false) {
         RECEIVER_URL: inject("receiverUrl"),
         // The fake HTTP email API (test/people/fake-mail-api.ts); the local configuration mails to its outbox.
         FAKE_MAIL_API_URL: inject("fakeMailApiUrl"),
+        // The fake S3-compatible store (test/destinations/fake-s3.ts) that destinations write to.
+        FAKE_S3_URL: inject("fakeS3Url"),
         // The sandbox finishes at once in tests; progress and queues are exercised by faults.
         SANDBOX_LATENCY_SCALE: "0",
         SANDBOX_MUSIC_SECONDS: "4",
@@ -107,7 +109,12 @@ if (!withBrowser)
   console.warn(`\nThe browser tests (test/browser) are NOT run: no Chromium was found. To run them: ${INSTALL_HINT}\n`);
 
 const shared = {
-  globalSetup: ["./test/global-setup.ts", "./test/chat/fake-upstream.ts", "./test/people/fake-mail-api.ts"],
+  globalSetup: [
+    "./test/global-setup.ts",
+    "./test/chat/fake-upstream.ts",
+    "./test/people/fake-mail-api.ts",
+    "./test/destinations/fake-s3.ts",
+  ],
   setupFiles: ["./test/setup.ts"],
   testTimeout: 30_000,
 };

@@ -12,6 +12,8 @@ declare namespace Cloudflare {
     RECEIVER_URL: string;
     /** The fake HTTP email API started by test/people/fake-mail-api.ts. */
     FAKE_MAIL_API_URL: string;
+    /** The fake S3-compatible store started by test/destinations/fake-s3.ts. */
+    FAKE_S3_URL: string;
   }
   interface GlobalProps {
     mainModule: typeof import("../src/index");

@@ -8,6 +8,21 @@ import {
   markCheckout,
   type PaymentOutcome,
 } from "../billing/payments/checkout-rows";
+import {
+  countDestinations,
+  type DestinationRecord,
+  defaultDestination,
+  destinationRow,
+  destinationRows,
+  insertDestination,
+  MAX_DESTINATIONS,
+  markDestinationDeleted,
+  type NewDestination,
+  openDestination,
+  sealCredentials,
+  setDefault,
+} from "../destinations/destination-rows";
+import type { S3Target } from "../destinations/s3";
 import type { Env } from "../env";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { type Decimal, dec, fmt, sum } from "../lib/decimal";
@@ -854,6 +869,60 @@ export class AccountObject extends DurableObject<Env> {
         console.error(JSON.stringify({ level: "error", message: "provider key mail failed", provider, error: String(e) })),
       ),
     );
+  }
+
+  // ------------------------------------------------------------------ storage destinations
+
+  /** A destination already verified by its probe object; its key pair is sealed here before the write. */
+  async createStorageDestination(
+    input: NewDestination,
+    audit?: AuditInput,
+  ): Promise<{ ok: true; destination: DestinationRecord } | { ok: false; code: "tenant_not_found" | "too_many" }> {
+    if (!this.tenantRow()) return { ok: false, code: "tenant_not_found" };
+    if (countDestinations(this.sql) >= MAX_DESTINATIONS) return { ok: false, code: "too_many" };
+    const sealed = await sealCredentials(this.env.STORAGE_ENCRYPTION_KEY, input);
+    if (countDestinations(this.sql) >= MAX_DESTINATIONS) return { ok: false, code: "too_many" };
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      insertDestination(this.sql, input, sealed, now);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return { ok: true, destination: destinationRow(this.sql, input.destination_id) as DestinationRecord };
+  }
+
+  storageDestinations(): DestinationRecord[] {
+    return destinationRows(this.sql);
+  }
+
+  /** `id`, or the tenant's default when `id` is null. */
+  storageDestination(id: string | null): DestinationRecord | null {
+    return id === null ? defaultDestination(this.sql) : destinationRow(this.sql, id);
+  }
+
+  setDefaultStorageDestination(id: string, isDefault: boolean, audit?: AuditInput): DestinationRecord | null {
+    if (!destinationRow(this.sql, id)) return null;
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      setDefault(this.sql, id, isDefault);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return destinationRow(this.sql, id);
+  }
+
+  deleteStorageDestination(id: string, audit?: AuditInput): DestinationRecord | null {
+    const found = destinationRow(this.sql, id);
+    if (!found) return null;
+    const now = new Date().toISOString();
+    this.ctx.storage.transactionSync(() => {
+      markDestinationDeleted(this.sql, id, now);
+      if (audit) appendAudit(this.sql, audit, now);
+    });
+    return found;
+  }
+
+  /** The key pair leaves the object, opened, only for a delivery made by the tenant's own task. */
+  openStorageDestination(id: string): Promise<(DestinationRecord & S3Target) | null> {
+    return openDestination(this.sql, this.env.STORAGE_ENCRYPTION_KEY, id);
   }
 
   // ------------------------------------------------------------------ purchases

@@ -4,6 +4,7 @@
  */
 import { AUDIT_TABLE_SQL } from "../audit/audit-store";
 import { CHECKOUTS_TABLE_SQL } from "../billing/payments/checkout-rows";
+import { STORAGE_DESTINATIONS_TABLE_SQL } from "../destinations/destination-rows";
 import type { Env } from "../env";
 import { seal } from "../lib/sealed";
 import { OAUTH_TABLES_SQL } from "../oauth/grant-store";
@@ -191,6 +192,13 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
       name: "provider_keys (the tenant's own provider credentials, sealed, and how its routes use them)",
       up(sql) {
         sql.exec(PROVIDER_KEYS_TABLE_SQL);
+      },
+    },
+    {
+      version: 17,
+      name: "storage_destinations (the tenant's S3-compatible buckets for outputs, each one's sealed key pair)",
+      up(sql) {
+        sql.exec(STORAGE_DESTINATIONS_TABLE_SQL);
       },
     },
   ];

@@ -7,8 +7,9 @@ export const WORK_PERMISSIONS = ["catalog:read", "tasks:read", "tasks:write", "c
  * `keys:manage`: create, list, change and revoke the tenant's keys through `/v1/keys` (never beyond its own).
  * `webhooks:manage`: the tenant's webhook endpoints (`/v1/webhook-endpoints`) and their deliveries.
  * `providers:manage`: the tenant's own provider keys (`/v1/provider-keys`).
+ * `storage:manage`: the tenant's storage destinations (`/v1/storage-destinations`), its own buckets.
  */
-export const PERMISSIONS = [...WORK_PERMISSIONS, "keys:manage", "webhooks:manage", "providers:manage"] as const;
+export const PERMISSIONS = [...WORK_PERMISSIONS, "keys:manage", "webhooks:manage", "providers:manage", "storage:manage"] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 /** 32 random bytes in base62 are 43 characters. */

@@ -27,11 +27,13 @@ import { register as providerKeys } from "./pages/provider-keys";
 import { register as settings } from "./pages/settings";
 import { register as signIn } from "./pages/sign-in";
 import { register as signingKeys } from "./pages/signing-keys";
+import { register as storageDestinations } from "./pages/storage-destinations";
 import { register as task } from "./pages/task";
 import { register as tasks } from "./pages/tasks";
 import { register as usage } from "./pages/usage";
 import { register as webhooks } from "./pages/webhooks";
 import { loadSession } from "./session";
+import { register as taskDelivery } from "./task-delivery";
 
 const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
   signIn,
@@ -42,11 +44,13 @@ const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
   // Before the task page, whose /tasks/:id would otherwise take /tasks/new.
   newTask,
   task,
+  taskDelivery,
   usage,
   keys,
   signingKeys,
   webhooks,
   providerKeys,
+  storageDestinations,
   credits,
   connections,
   device,

@@ -22,6 +22,7 @@ export const NAV: NavItem[] = [
   { key: "signing-keys", label: "Signing keys", href: "/console/signing-keys" },
   { key: "webhooks", label: "Webhooks", href: "/console/webhooks" },
   { key: "provider-keys", label: "Provider keys", href: "/console/provider-keys", needs: "providers:manage" },
+  { key: "storage", label: "Storage", href: "/console/storage", needs: "storage:manage" },
   { key: "tasks", label: "Tasks", href: "/console/tasks", needs: "tasks:read" },
   { key: "usage", label: "Usage", href: "/console/usage", needs: "usage:read" },
   { key: "members", label: "Members", href: "/console/members", needs: "members:manage" },

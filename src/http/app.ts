@@ -22,6 +22,7 @@ import { operationRoutes } from "./routes/operations";
 import { paymentRoutes, paymentWebhookRoutes } from "./routes/payments";
 import { providerKeyRoutes } from "./routes/provider-keys";
 import { quoteRoutes } from "./routes/quotes";
+import { storageDestinationRoutes } from "./routes/storage-destinations";
 import { taskOutputRoutes } from "./routes/task-outputs";
 import { taskRoutes } from "./routes/tasks";
 import { uploadRoutes } from "./routes/uploads";
@@ -74,6 +75,7 @@ export function createApp() {
     app.route("/", keyRoutes);
     app.route("/", webhookRoutes);
     app.route("/", providerKeyRoutes);
+    app.route("/", storageDestinationRoutes);
     app.route("/", fileRoutes);
     app.route("/", chatRoutes);
     app.route("/", upstreamRoutes);

@@ -56,4 +56,5 @@ export const SCOPE_LABELS: Record<Permission, string> = {
   "keys:manage": "Manage the tenant's API keys",
   "webhooks:manage": "Manage the tenant's webhook endpoints and their deliveries",
   "providers:manage": "Manage the tenant's own provider keys",
+  "storage:manage": "Manage the tenant's storage destinations (its own buckets)",
 };

@@ -26,6 +26,11 @@ export const commonTaskFields = {
     .openapi({ description: "Sign deliveries per Standard Webhooks with this key; requires callback_url" }),
   max_credits: MaxCredits.optional(),
   deadline_seconds: DeadlineSecondsField.optional(),
+  output_destination_id: z.string().min(1).max(64).optional().openapi({
+    description:
+      "Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any",
+    example: "dst_0123456789abcdefghjkmnpqrs",
+  }),
   quote_id: z.string().min(1).max(64).optional().openapi({
     description:
       "A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.",

@@ -17,6 +17,7 @@ export const ACTIONS = [
   "usage:read",
   "settings:manage",
   "providers:manage",
+  "storage:manage",
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
@@ -31,6 +32,7 @@ const GRANTS: Record<Role, ReadonlySet<Action>> = {
     "tasks:write",
     "usage:read",
     "providers:manage",
+    "storage:manage",
   ]),
   // Read only.
   viewer: new Set<Action>(["tasks:read", "usage:read"]),

@@ -6,7 +6,7 @@
 import type { KeyMode } from "../accounts/api-keys";
 import type { Envelope } from "../tasks/record";
 import type { TaskScope } from "../tasks/scope";
-import type { CancelResult, CreateResult, TaskObject, TaskRead, TaskState } from "../tasks/task-object";
+import type { CancelResult, CreateResult, RedeliverAnswer, TaskObject, TaskRead, TaskState } from "../tasks/task-object";
 import type { AttemptRow, DeliveryRow } from "../webhooks/delivery-rows";
 
 export interface TaskRpc {
@@ -26,6 +26,7 @@ export interface TaskRpc {
   wake(provider: string, jobId: string): Promise<boolean>;
   webhookDelivery(deliveryId: string): Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null>;
   resendWebhookDelivery(deliveryId: string, wait: boolean): Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null>;
+  redeliver(scope: TaskScope, destinationId: string | null): Promise<RedeliverAnswer>;
 }
 
 export function taskRpc(stub: DurableObjectStub<TaskObject>): TaskRpc {
@@ -44,5 +45,6 @@ export function taskRpc(stub: DurableObjectStub<TaskObject>): TaskRpc {
     webhookDelivery: (id) => stub.webhookDelivery(id) as unknown as Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null>,
     resendWebhookDelivery: (id, wait) =>
       stub.resendWebhookDelivery(id, wait) as unknown as Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null>,
+    redeliver: (scope, id) => stub.redeliver(scope, id) as unknown as Promise<RedeliverAnswer>,
   };
 }

@@ -16,6 +16,7 @@ import type { InterfaceFile } from "../catalog/schema";
 import { type CandidateFailure, noLiveRoute, type Selection, select } from "../catalog/select";
 import { loadCatalog } from "../catalog/store";
 import { interfacesOf, isSelectable } from "../catalog/views";
+import { outputDestination } from "../destinations/admission";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { sha256Hex } from "../lib/crypto";
@@ -62,6 +63,7 @@ const COMMON_FIELDS = new Set([
   "quote_id",
   "deadline_seconds",
   "output_retention_days",
+  "output_destination_id",
 ]);
 
 /** The task object of an Idempotency-Key in a tenant and a key mode: the mode is part of the namespace. */
@@ -77,6 +79,7 @@ export interface CommonFields {
   quote_id?: string;
   deadline_seconds?: number;
   output_retention_days?: number;
+  output_destination_id?: string;
 }
 
 export async function checkCallback(ctx: AdmissionContext, body: CommonFields): Promise<TaskPlan["callback"]> {
@@ -366,6 +369,7 @@ export async function admitOperation<B extends CommonFields>(
   const callback = await checkCallback(ctx, body);
   const retention = await retentionOf(ctx, body, () => stub.replay(hash, ctx.caller.mode));
   if ("replay" in retention) return outcome(retention.replay);
+  const outputDestinationPlan = await outputDestination(ctx.env, ctx.caller.tenant_id, body.output_destination_id);
   const providers = liveProviders(ctx.env, ctx.caller.mode);
   const [bundle, keys] = await Promise.all([loadCatalog(ctx.env.CATALOG), tenantKeyPlans(ctx.env, ctx.caller)]);
   const reviewer = await reviewerFor(ctx.env, ctx.caller, bundle);
@@ -429,6 +433,7 @@ export async function admitOperation<B extends CommonFields>(
     origin: publicBaseUrl(ctx.env),
     request_id: ctx.requestId,
     safety: safety.admitted.record,
+    output_destination: outputDestinationPlan,
   };
   checkRecordSize(plan);
   const result = await stub.create({ request_hash: hash, plan });

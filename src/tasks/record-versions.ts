@@ -5,7 +5,7 @@
  */
 import type { TaskRecord } from "./record";
 
-export const RECORD_VERSION = 6;
+export const RECORD_VERSION = 7;
 
 type Stored = Record<string, unknown> & { record_version?: number };
 
@@ -39,6 +39,10 @@ const STEPS: Record<number, (rec: Stored) => void> = {
   // 5 → 6: records from before retention: their outputs are kept until deleted.
   5(rec) {
     rec.retention ??= null;
+  },
+  // 6 → 7: records from before delivery to storage destinations.
+  6(rec) {
+    rec.delivery ??= null;
   },
 };
 

@@ -6,6 +6,7 @@
 import type { KeyMode } from "../accounts/api-keys";
 import type { PricedMeter, UsageLine } from "../catalog/pricing";
 import type { Capability, InterfaceFile } from "../catalog/schema";
+import { type DeliveryState, withDeliveries } from "../destinations/delivery";
 import { ApiError } from "../errors/api-error";
 import type { ErrorCode } from "../errors/codes";
 import type { RoutePlan } from "../providers/routing";
@@ -17,7 +18,7 @@ export type TaskStatus = "queued" | "running" | "succeeded" | "failed" | "cancel
 export const TERMINAL: ReadonlySet<TaskStatus> = new Set(["succeeded", "failed", "canceled"]);
 export const TASK_STATUSES: readonly TaskStatus[] = ["queued", "running", "succeeded", "failed", "canceled"];
 
-export type Step = "submit" | "poll" | "fetch" | "settle" | "done";
+export type Step = "submit" | "poll" | "fetch" | "deliver" | "settle" | "done";
 
 export interface TaskError {
   code: ErrorCode;
@@ -120,6 +121,8 @@ export interface TaskPlan {
   request_id: string;
   /** What content review decided at admission (src/safety/review.ts). */
   safety?: SafetyRecord | null;
+  /** The storage destination the outputs go to (src/destinations/delivery.ts), as it was at admission. */
+  output_destination?: { destination_id: string; prefix: string } | null;
 }
 
 /** The stored task: the plan it was admitted with, and everything execution has learned since. */
@@ -196,8 +199,10 @@ export interface TaskRecord
   cancel_reason: string | null;
   /** Content review's decision at admission; null on records from before review (record version 4). */
   safety: SafetyRecord | null;
-  /** How long the outputs are kept (src/retention/outputs.ts); null on records from before retention (version 5). */
+  /** How long the outputs are kept (src/retention/outputs.ts); null on records from before retention (version 6). */
   retention: OutputRetention | null;
+  /** The outputs' delivery to a storage destination; null when none (record version 7). */
+  delivery: DeliveryState | null;
 }
 
 /** A task's retention: its days, when its outputs expire (once stored) and when they were deleted. */
@@ -214,7 +219,7 @@ function errorObject(e: TaskError, requestId: string) {
 }
 
 /** The spec's task envelope. */
-export function envelope(rec: TaskRecord) {
+function taskEnvelope(rec: TaskRecord) {
   const self = `${rec.origin}/v1/tasks/${rec.task_id}`;
   const refunded = rec.billing.refunded;
   return {
@@ -271,5 +276,9 @@ export function envelope(rec: TaskRecord) {
     cancel_requested_at: rec.cancel_requested_at,
     links: { self, cancel: `${self}/cancel`, assets: `${self}/assets` },
   };
+}
+/** The envelope with its outputs' deliveries to storage destinations (src/destinations/delivery.ts). */
+export function envelope(rec: TaskRecord) {
+  return withDeliveries(taskEnvelope(rec), rec.delivery);
 }
 export type Envelope = ReturnType<typeof envelope>;

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { ReserveRefusal } from "../accounts/account-object";
 import type { KeyMode } from "../accounts/api-keys";
 import { accountFor } from "../accounts/service";
+import { type RedeliverResult, redeliverOutputs } from "../destinations/redeliver";
 import type { Env } from "../env";
 import { sha256Hex } from "../lib/crypto";
 import { configForTask } from "../provider-keys/credential";
@@ -32,6 +33,11 @@ export type CreateResult =
   | ({ kind: "refused" } & (ReserveRefusal extends infer R ? (R extends unknown ? Omit<R, "ok"> : never) : never))
   /** Refused by content review before anything was reserved; `recorded` on the first refusal only. */
   | { kind: "rejected"; error: TaskError; recorded: boolean };
+
+export type RedeliverAnswer =
+  | { kind: "not_found" }
+  | { kind: "ok"; envelope: Envelope }
+  | Exclude<RedeliverResult, { kind: "ok" }>;
 
 export type CancelResult = { kind: "not_found" } | { kind: "ok"; envelope: Envelope } | { kind: "conflict"; envelope: Envelope };
 
@@ -393,6 +399,20 @@ export class TaskObject extends DurableObject<Env> {
     this.store.save(decided);
     await this.runner.settle(decided);
     await this.runner.scheduleNext();
+    return { kind: "ok", envelope: await this.runner.present(this.store.load() as TaskRecord) };
+  }
+
+  // ---------------------------------------------------------------- deliver again
+
+  /** The succeeded task's outputs written again to its storage destination (or another): one attempt now. */
+  async redeliver(scope: TaskScope, destinationId: string | null): Promise<RedeliverAnswer> {
+    const rec = this.loadIn(scope);
+    if (!rec) return { kind: "not_found" };
+    const result = await redeliverOutputs(this.env, rec, destinationId);
+    if (result.kind !== "ok") return result;
+    // Only `delivery` changes: what else moved meanwhile (a callback attempt) is kept.
+    const fresh = this.store.load() as TaskRecord;
+    this.store.save({ ...fresh, delivery: result.delivery });
     return { kind: "ok", envelope: await this.runner.present(this.store.load() as TaskRecord) };
   }
 

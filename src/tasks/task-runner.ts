@@ -5,6 +5,9 @@
  */
 import { accountFor } from "../accounts/service";
 import { attemptDelivery } from "../callbacks/delivery";
+import { withDefaultDestination } from "../destinations/admission";
+import { deliverItems } from "../destinations/deliver";
+import { type DeliveryState, deliveryAttempted, destinationGone, pendingItems } from "../destinations/delivery";
 import type { Env } from "../env";
 import type { ErrorCode } from "../errors/codes";
 import { policyFrom } from "../lib/url-policy";
@@ -175,6 +178,10 @@ export class TaskRunner {
         continue;
       }
       if (rec.step === "done") return;
+      if (rec.step === "deliver") {
+        if (await this.deliverStep(rec)) return;
+        continue;
+      }
       const adapter = adapterFor(rec.route.provider);
       const config = adapter ? await configForTask(this.env, adapter, rec) : null;
       if (!adapter || !config) {
@@ -268,7 +275,8 @@ export class TaskRunner {
       const files: StoredOutput[] = [];
       const expiresAt = fetching.retention ? expiryAfter(Date.now(), fetching.retention.days) : null;
       for (const out of result.outputs) files.push(await storeOutput(this.env, fetching, out, expiresAt));
-      await this.apply(outputsStored(fetching, { files, result, current: this.stillCurrent(fetching) }));
+      const planned = await withDefaultDestination(this.env, fetching);
+      await this.apply(outputsStored(planned, { files, result, current: this.stillCurrent(fetching) }));
     } catch (e) {
       await this.noteKeyFault(fetching, e);
       if (!this.stillCurrent(fetching)) return false;
@@ -314,7 +322,8 @@ export class TaskRunner {
         const files: StoredOutput[] = [];
         const expiresAt = rec.retention ? expiryAfter(Date.now(), rec.retention.days) : null;
         for (const out of result.outputs) files.push(await storeOutput(this.env, rec, out, expiresAt));
-        await this.apply(outputsStored(rec, { files, result, current: this.stillCurrent(rec) }));
+        const planned = await withDefaultDestination(this.env, rec);
+        await this.apply(outputsStored(planned, { files, result, current: this.stillCurrent(rec) }));
         return;
       }
       last = polled.state === "failed" ? `the job failed: ${providerMessage(polled.error.message)}` : `the job ${polled.state}`;
@@ -327,6 +336,26 @@ export class TaskRunner {
     if (!this.stillCurrent(rec)) return;
     await this.apply(deadlineMissed(rec, { cancel, last, code }));
   }
+
+  /** One attempt to write the pending outputs to the task's storage destination. */
+  private async deliverStep(rec: TaskRecord): Promise<boolean> {
+    // Past the deadline the last attempt is made at once (the alarm wakes at the deadline).
+    if (notDue(rec, Date.now()) && Date.now() < Date.parse(rec.deadline_at)) return true;
+    // One attempt at a time: another run of the alarm meanwhile waits for this one's answer.
+    if (this.delivering) return true;
+    this.delivering = true;
+    try {
+      const state = rec.delivery as DeliveryState;
+      const target = await accountFor(this.env, rec.tenant_id).openStorageDestination(state.destination_id);
+      if (!target) return this.apply(destinationGone(rec, Date.now()));
+      const outcomes = await deliverItems(this.env, target, pendingItems(state));
+      return this.apply(deliveryAttempted(this.store.load() as TaskRecord, outcomes, Date.now()));
+    } finally {
+      this.delivering = false;
+    }
+  }
+
+  private delivering = false;
 
   /** Captures (success) or releases (anything else) at the account, then shows the outcome. */
   async settle(rec: TaskRecord): Promise<void> {

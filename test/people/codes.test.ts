@@ -47,6 +47,7 @@ describe("roles", () => {
       "tasks:write",
       "usage:read",
       "providers:manage",
+      "storage:manage",
     ]);
     expect(allowed("viewer")).toEqual(["tasks:read", "usage:read"]);
   });

@@ -153,7 +153,7 @@ describe("TaskObject and DirectoryObject migrations", () => {
   it("a task record of version 1 reads as the current version with its defaults", () => {
     const rec = upgradeRecord({ task_id: "task_a", route: { provider: "fal" } }) as any;
     expect(rec).toMatchObject({
-      record_version: 6,
+      record_version: 7,
       routes: [{ provider: "fal" }],
       mode: "live",
       route_index: 0,
@@ -165,6 +165,7 @@ describe("TaskObject and DirectoryObject migrations", () => {
       stall: null,
       stall_moves: 0,
       retention: null,
+      delivery: null,
     });
     expect(() => upgradeRecord({ record_version: 99 })).toThrow(/newer/);
   });

@@ -72,6 +72,7 @@ export const OTHER_METHODS = {
   "tasks.deleteOutputs": "deleteTaskOutputs",
   "tasks.assets": "listTaskAssets",
   "tasks.events": "streamTaskEvents",
+  "tasks.deliver": "createTaskDelivery",
   "models.list": "listModels",
   "models.get": "getModel",
   "catalog.listModels": "listCatalogModels",
@@ -92,6 +93,11 @@ export const OTHER_METHODS = {
   "keys.revoke": "revokeKey",
   "keys.self": "getOwnKey",
   "credits.checkout": "createCreditCheckout",
+  "storageDestinations.create": "createStorageDestination",
+  "storageDestinations.list": "listStorageDestinations",
+  "storageDestinations.get": "getStorageDestination",
+  "storageDestinations.update": "updateStorageDestination",
+  "storageDestinations.delete": "deleteStorageDestination",
   "chat.completions.create": "createChatCompletion",
   quote: "createQuote",
   "webhooks.endpoints.create": "createWebhookEndpoint",
@@ -195,6 +201,9 @@ export class MediaClient {
     /** Resolves with the final envelope (whatever its status) once the task ends. */
     wait: (task: TaskRef | TaskEnvelope, options: WaitOptions = {}): Promise<TaskEnvelope> =>
       waitForTask(this, this.transport, task, options),
+    /** "Deliver again": a succeeded task's outputs to its storage destination (or `destination_id`), one attempt now. */
+    deliver: (task: TaskRef, body: BodyOf<"createTaskDelivery"> = {}, options: RequestOptions = {}): Promise<TaskEnvelope> =>
+      this.request("createTaskDelivery", { ...options, path: { task_id: taskIdOf(task) }, body }) as Promise<TaskEnvelope>,
   };
 
   private async readTask(task: TaskRef, options: GetTaskOptions): Promise<ConditionalTask> {
@@ -331,6 +340,21 @@ export class MediaClient {
       resend: (deliveryId: string, options: RequestOptions = {}) =>
         this.request("createWebhookDeliveryAttempt", { ...options, path: { delivery_id: deliveryId } }),
     },
+  };
+
+  /** The tenant's own S3-compatible buckets that outputs are delivered to (`storage:manage`). */
+  readonly storageDestinations = {
+    /** Verified by writing and deleting a probe object; the secret is never shown again. */
+    create: (body: BodyOf<"createStorageDestination">, options: RequestOptions = {}) =>
+      this.request("createStorageDestination", { ...options, body }),
+    list: (options: RequestOptions = {}) => this.request("listStorageDestinations", options),
+    get: (destinationId: string, options: RequestOptions = {}) =>
+      this.request("getStorageDestination", { ...options, path: { destination_id: destinationId } }),
+    /** Makes it the tenant's default (or no longer). */
+    update: (destinationId: string, body: BodyOf<"updateStorageDestination">, options: RequestOptions = {}) =>
+      this.request("updateStorageDestination", { ...options, path: { destination_id: destinationId }, body }),
+    delete: (destinationId: string, options: RequestOptions = {}) =>
+      this.request("deleteStorageDestination", { ...options, path: { destination_id: destinationId } }),
   };
 
   readonly credits = {

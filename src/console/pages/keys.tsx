@@ -41,6 +41,7 @@ const PERMISSION_HELP: Record<Permission, string> = {
   "keys:manage": "create, change and revoke keys through the API (never beyond its own)",
   "webhooks:manage": "manage webhook endpoints and their deliveries through the API",
   "providers:manage": "add, replace and remove the tenant's own provider keys through the API",
+  "storage:manage": "manage the storage destinations (the tenant's own buckets) through the API",
 };
 
 function statusText(k: ApiKeyRecord): string {

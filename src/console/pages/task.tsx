@@ -24,6 +24,7 @@ import { Layout } from "../layout";
 import { render } from "../render";
 import { actorOf } from "../request-meta";
 import { requireRole } from "../session";
+import { DeliverySection } from "../task-delivery";
 import { shortTaskId } from "../task-id";
 import { inputPreviews, outputPreviews, type Preview } from "../task-media";
 import { CONSOLE_TASK_STYLE } from "../task-style";
@@ -194,6 +195,7 @@ function TaskLive({ t, inputs, canCancel, csrf }: { t: Envelope; inputs: Preview
           <PreviewFigure p={p} />
         ))}
       </div>
+      <DeliverySection t={t} canDeliver={canCancel} csrf={csrf} />
       {inputs.length > 0 && (
         <>
           <h2>Inputs</h2>

@@ -1,5 +1,6 @@
 /** The task envelope: what every door answers about a task (REST bodies, MCP structured content). */
 import { z } from "@hono/zod-openapi";
+import { DeliveredCopy, TaskDelivery } from "./storage-destinations";
 
 const ErrorObject = z.object({
   code: z.string(),
@@ -65,6 +66,7 @@ export const Artifact = z
     width: z.number().int().optional(),
     height: z.number().int().optional(),
     duration_seconds: z.number().optional(),
+    delivered: z.array(DeliveredCopy).optional().openapi({ description: "Its copies in storage destinations" }),
   })
   .openapi("Artifact");
 
@@ -144,6 +146,7 @@ export const TaskEnvelope = z
         last_error: z.string().nullable(),
       })
       .optional(),
+    delivery: TaskDelivery.nullable().optional().openapi({ description: "Present when the outputs go to a storage destination" }),
     created_at: z.string(),
     started_at: z.string().nullable(),
     deadline_at: z.string(),

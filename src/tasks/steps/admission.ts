@@ -1,4 +1,5 @@
 /** Admission: once the account holds the credits, the task record the object commits. */
+import { plannedDelivery } from "../../destinations/delivery";
 import { emptyUsage, type TaskPlan, type TaskRecord } from "../record";
 import { RECORD_VERSION } from "../record-versions";
 import { StepLog, type StepResult } from "./effects";
@@ -82,6 +83,7 @@ export function admissionRecord(
     request_id: plan.request_id,
     safety: plan.safety ?? null,
     retention: { days: plan.output_retention_days, expires_at: null, expired_at: null },
+    delivery: plannedDelivery(plan.output_destination ?? null),
   };
   return new StepLog(rec)
     .save(rec)

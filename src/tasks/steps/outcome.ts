@@ -24,9 +24,9 @@ export function fail(rec: TaskRecord, code: ErrorCode, message: string): TaskRec
   return decide(rec, { status: "failed", error: { code, message: message.slice(0, 2000) } });
 }
 
-/** Whether the task ran out of time (settlement, already decided, still runs). */
+/** Whether the task ran out of time (delivery and settlement, already decided, still run). */
 export function pastDeadline(rec: TaskRecord, now: number): boolean {
-  return rec.step !== "settle" && now >= Date.parse(rec.deadline_at);
+  return rec.step !== "settle" && rec.step !== "deliver" && now >= Date.parse(rec.deadline_at);
 }
 
 /** Anything an adapter throws, in the provider vocabulary: an unexpected error may pass, and may have reached the upstream. */

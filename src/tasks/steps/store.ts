@@ -1,5 +1,7 @@
 /** Storing the outputs: once copied and measured, the task is decided a success and priced. */
+
 import { type PricedMeter, usageLines } from "../../catalog/pricing";
+import { awaitDelivery } from "../../destinations/delivery";
 import { dec, fmt } from "../../lib/decimal";
 import { tenantKeyLines } from "../../provider-keys/fee";
 import { providerMessage } from "../../providers/messages";
@@ -83,7 +85,7 @@ export function outputsStored(
     retention: rec.retention && files[0]?.expires_at ? { ...rec.retention, expires_at: files[0].expires_at } : rec.retention,
   };
   return log
-    .save(decide(stored, { status: "succeeded" }))
+    .save(awaitDelivery(decide(stored, { status: "succeeded" })))
     .checkpoint("store")
     .done(false);
 }

@@ -29,9 +29,10 @@ export function typesOf(row: OperationRow, path: string): string[] | undefined {
 
 /**
  * Other names of a field, where the operation has no field of that name: the text to speak is
- * `input`, and `--prompt` says it too, as it gives every other operation's text.
+ * `input`, and `--prompt` says it too, as it gives every other operation's text; `--destination`
+ * is `output_destination_id` (the storage destination the outputs are delivered to).
  */
-const ALIASES: Readonly<Record<string, string>> = { prompt: "input" };
+const ALIASES: Readonly<Record<string, string>> = { prompt: "input", destination: "output_destination_id" };
 
 /** The field a flag names: `generate-audio` is `generate_audio` when that is the field. */
 export function fieldFor(row: OperationRow, flag: string): string | undefined {

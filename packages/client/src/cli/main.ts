@@ -35,6 +35,7 @@ Usage:
                      [--media <file|url|field=…> …] [--out <dir>] [--no-wait] [--timeout <s>]
   media-api tasks list [--status …] [--capability …] [--limit N] [--cursor …]
   media-api tasks get|cancel|wait|delete-outputs <task_id> [--out <dir>]
+  media-api tasks deliver <task_id> [--destination <destination_id>]
   media-api models [<model>]            media-api capabilities [<capability>]
   media-api voices [--language en] [--gender female] [--category preset] [--q text]
   media-api balance                     media-api usage [--from …] [--to …] [--group_by day|capability|model]
@@ -55,7 +56,8 @@ Generate:
   --quote prices the request first (POST /v1/quotes) and prints the quote; the task is then created
   under it, so it runs on the quoted model and costs at most the quoted credits. Above
   --ask-above <credits> (default 0: any spend) it asks first; with no terminal to ask, it refuses
-  unless --yes is given. --max_credits <credits> caps any request.
+  unless --yes is given. --max_credits <credits> caps any request. --destination <destination_id>
+  writes the outputs to that storage destination too (default: the tenant's default destination).
   --retention-days <n> keeps the outputs n days (1 to 365, at most the tenant's retention, which is
   also the default); then they are deleted (media-api tasks delete-outputs <task_id> does it sooner).
 
@@ -411,6 +413,19 @@ async function tasks(ctx: Ctx): Promise<number> {
       print(sctx, task, () => `${task.task_id}  ${task.status}  ${n} output${n === 1 ? "" : "s"} deleted`);
       return 0;
     }
+    case "deliver": {
+      const id = one(sctx, "task_id");
+      const destination = ctx.opts.string("destination");
+      ctx.opts.done("tasks deliver");
+      const task = await ctx.client.tasks.deliver(id, destination ? { destination_id: destination } : {});
+      const d = task.delivery;
+      print(sctx, task, () =>
+        d
+          ? `${task.task_id}  delivery ${d.status} to ${d.destination_id}${d.failed.map((f) => `\n  not delivered: ${f.key}: ${f.error}`).join("")}`
+          : `${task.task_id}  no delivery`,
+      );
+      return d?.status === "failed" ? 1 : 0;
+    }
     case "wait": {
       const id = one(sctx, "task_id");
       const out = ctx.opts.string("out");
@@ -425,7 +440,7 @@ async function tasks(ctx: Ctx): Promise<number> {
       return finishTask(ctx.client, final, { io: ctx.io, json: ctx.json, ...(out ? { out } : {}) });
     }
     default:
-      throw new UsageError("tasks takes list, get <id>, cancel <id>, wait <id> or delete-outputs <id>");
+      throw new UsageError("tasks takes list, get <id>, cancel <id>, wait <id>, deliver <id> or delete-outputs <id>");
   }
 }
 

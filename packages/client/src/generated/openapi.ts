@@ -1136,6 +1136,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/storage-destinations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the tenant's storage destinations, oldest first */
+        get: operations["listStorageDestinations"];
+        put?: never;
+        /** Add an S3-compatible bucket for outputs, verified by writing and deleting a probe object */
+        post: operations["createStorageDestination"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/storage-destinations/{destination_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a storage destination */
+        get: operations["getStorageDestination"];
+        put?: never;
+        post?: never;
+        /** Delete a destination: nothing more is delivered to it */
+        delete: operations["deleteStorageDestination"];
+        options?: never;
+        head?: never;
+        /** Make a destination the tenant's default, or no longer */
+        patch: operations["updateStorageDestination"];
+        trace?: never;
+    };
+    "/v1/tasks/{task_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a succeeded task's outputs again to its storage destination (or another)
+         * @description One attempt now for the outputs not yet in the task's destination; with `destination_id`, every output to that destination. Answers the envelope afterwards (`delivery` shows what arrived). The task's outcome and charge do not change.
+         */
+        post: operations["createTaskDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/files/{artifact_id}": {
         parameters: {
             query?: never;
@@ -1396,7 +1453,7 @@ export interface components {
             region: string;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage")[];
             limits: components["schemas"]["ApiKeyLimits"];
             created_at: string;
         };
@@ -1415,7 +1472,7 @@ export interface components {
             region: string;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage")[];
             /**
              * @description `disabled`: turned off until enabled again; `expired`: a rotated key whose grace period has ended
              * @enum {string}
@@ -1595,6 +1652,23 @@ export interface components {
                 delivered_at: string | null;
                 last_error: string | null;
             };
+            /** @description Present when the outputs go to a storage destination */
+            delivery?: {
+                destination_id: string;
+                /**
+                 * @description `failed`: some outputs could not be written after the retries (the task still succeeded, with the warning `output_delivery_failed`)
+                 * @enum {string}
+                 */
+                status: "pending" | "delivered" | "failed";
+                attempt_count: number;
+                last_attempt_at: string | null;
+                /** @description The outputs not written, with the store's last answer */
+                failed: {
+                    index: number;
+                    key: string;
+                    error: string | null;
+                }[];
+            } | null;
             created_at: string;
             started_at: string | null;
             deadline_at: string;
@@ -1633,6 +1707,16 @@ export interface components {
             width?: number;
             height?: number;
             duration_seconds?: number;
+            /** @description Its copies in storage destinations */
+            delivered?: components["schemas"]["DeliveredCopy"][];
+        };
+        DeliveredCopy: {
+            destination_id: string;
+            /** @description `<prefix>/<task_id>/<index>.<ext>` */
+            key: string;
+            /** @description The store's ETag of the object written */
+            etag: string | null;
+            bytes: number;
         };
         Usage: {
             input_tokens: number;
@@ -1704,6 +1788,11 @@ export interface components {
              * @example 300
              */
             deadline_seconds?: number;
+            /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -1789,6 +1878,11 @@ export interface components {
              */
             deadline_seconds?: number;
             /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1860,6 +1954,11 @@ export interface components {
              */
             deadline_seconds?: number;
             /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1915,6 +2014,11 @@ export interface components {
              */
             deadline_seconds?: number;
             /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -1956,6 +2060,11 @@ export interface components {
              * @example 300
              */
             deadline_seconds?: number;
+            /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -2015,6 +2124,11 @@ export interface components {
              * @example 300
              */
             deadline_seconds?: number;
+            /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -2077,6 +2191,11 @@ export interface components {
              */
             deadline_seconds?: number;
             /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -2135,6 +2254,11 @@ export interface components {
              * @example 300
              */
             deadline_seconds?: number;
+            /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -2204,6 +2328,11 @@ export interface components {
              */
             deadline_seconds?: number;
             /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -2265,6 +2394,11 @@ export interface components {
              */
             deadline_seconds?: number;
             /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -2312,6 +2446,11 @@ export interface components {
              * @example 300
              */
             deadline_seconds?: number;
+            /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -2380,6 +2519,11 @@ export interface components {
              */
             deadline_seconds?: number;
             /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
+            /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
              */
@@ -2440,6 +2584,11 @@ export interface components {
              * @example 300
              */
             deadline_seconds?: number;
+            /**
+             * @description Write every output to this storage destination (`POST /v1/storage-destinations`) before the task succeeds; default: the tenant's default destination, if any
+             * @example dst_0123456789abcdefghjkmnpqrs
+             */
+            output_destination_id?: string;
             /**
              * @description A quote from POST /v1/quotes for this same body (without quote_id): the task runs on the quoted resolved_model and is charged at most the quote's credits. A quote lives 15 minutes and serves one task.
              * @example quo_01jd8x3k2m4n5p6q7r8s9t0v1w
@@ -2630,7 +2779,7 @@ export interface components {
             name: string | null;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage")[];
             limits: components["schemas"]["ApiKeyLimits"];
             /** @description Captured in the current period */
             spent_credits: string;
@@ -2794,6 +2943,41 @@ export interface components {
             /** @enum {string} */
             object: "provider_key";
             provider: string;
+            /** @enum {boolean} */
+            deleted: true;
+        };
+        StorageDestination: {
+            /** @enum {string} */
+            object: "storage_destination";
+            destination_id: string;
+            endpoint: string;
+            bucket: string;
+            region: string;
+            prefix: string;
+            path_style: boolean;
+            default: boolean;
+            /** @description The last 4 characters of the access key id */
+            access_key_id_last4: string;
+            /** @description The last 4 characters of the secret access key */
+            secret_access_key_last4: string;
+            /** @description When the probe object was written and deleted */
+            verified_at: string;
+            created_at: string;
+        };
+        StorageDestinationList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["StorageDestination"][];
+            /**
+             * @description Always false: a tenant has at most 10 destinations
+             * @enum {boolean}
+             */
+            has_more: false;
+        };
+        DeletedStorageDestination: {
+            /** @enum {string} */
+            object: "storage_destination";
+            destination_id: string;
             /** @enum {boolean} */
             deleted: true;
         };
@@ -3815,7 +3999,7 @@ export interface operations {
                     name?: string;
                     region?: string;
                     /** @description Default: every permission but `keys:manage` */
-                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage")[];
+                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage")[];
                     /** @description Credits per period, models, capabilities */
                     limits?: {
                         /**
@@ -4011,7 +4195,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage")[];
+                    permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage")[];
                 };
             };
         };
@@ -7009,7 +7193,7 @@ export interface operations {
                      */
                     name?: string;
                     /** @description Each must be held by the calling key; default: the calling key's, less `keys:manage` */
-                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage")[];
+                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage")[];
                     /**
                      * @description Default: the calling key's; a test key makes test keys only
                      * @enum {string}
@@ -8311,6 +8495,438 @@ export interface operations {
             };
             /** @description Error (429) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listStorageDestinations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destinations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageDestinationList"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createStorageDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The store's HTTPS origin (public host, no path): `https://s3.us-east-1.amazonaws.com`, `https://<account>.r2.cloudflarestorage.com`, `https://storage.googleapis.com`, a MinIO server
+                     * @example https://s3.eu-west-1.amazonaws.com
+                     */
+                    endpoint: string;
+                    /** @example my-outputs */
+                    bucket: string;
+                    /**
+                     * @description The bucket's region (`auto` for R2)
+                     * @example eu-west-1
+                     */
+                    region: string;
+                    /**
+                     * @description Key prefix: outputs go to `<prefix>/<task_id>/<index>.<ext>`
+                     * @example gateway/outputs
+                     */
+                    prefix?: string;
+                    access_key_id: string;
+                    /** @description Sealed at rest; never shown again */
+                    secret_access_key: string;
+                    /** @description Address the bucket as `<endpoint>/<bucket>/…` instead of `<bucket>.<host>/…` (default false; IP endpoints always use it) */
+                    path_style?: boolean;
+                    /** @description Make this the tenant's default: creates without `output_destination_id` deliver here (default false) */
+                    default?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The destination; its key pair is never shown again (last 4 characters only) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageDestination"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (409) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getStorageDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destination */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageDestination"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteStorageDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The destination deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedStorageDestination"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateStorageDestination: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                destination_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Make it the tenant's default, or no longer */
+                    default: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The destination */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageDestination"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createTaskDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                task_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Deliver to this destination instead of the task's (default: the task's, only the outputs not yet there) */
+                    destination_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The task after the delivery */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskEnvelope"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (409) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

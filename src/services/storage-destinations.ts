@@ -1,0 +1,172 @@
+/**
+ * Storage destinations of a tenant: its own S3-compatible buckets that task outputs are delivered
+ * to. Create (verified by writing and deleting a probe object, the key pair sealed), list, make
+ * default, delete. The REST routes (`storage:manage`) and the console's settings page call these.
+ */
+import { type AuditBy, accountFor, audited } from "../accounts/service";
+import { recordAudit } from "../audit/audit";
+import type { DestinationRecord } from "../destinations/destination-rows";
+import { MAX_DESTINATIONS } from "../destinations/destination-rows";
+import { deleteObject, putObject, type S3Answer, type S3Target } from "../destinations/s3";
+import type { Env } from "../env";
+import { ApiError } from "../errors/api-error";
+import { newId, randomToken } from "../lib/ids";
+import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
+import type { TaskScope } from "../tasks/scope";
+import { taskStub } from "../tasks/task-stub";
+
+export interface NewDestinationInput {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  prefix?: string;
+  access_key_id: string;
+  secret_access_key: string;
+  path_style?: boolean;
+  default?: boolean;
+}
+
+export function destinationView(d: DestinationRecord) {
+  return { object: "storage_destination" as const, ...d };
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError("not_found", `Storage destination ${id} does not exist.`);
+}
+
+function invalid(param: string, reason: string): ApiError {
+  return new ApiError("invalid_request", `${param.slice(1)} ${reason}.`, {
+    param,
+    details: { errors: [{ loc: ["body", param.slice(1)], reason }] },
+  });
+}
+
+/** The outside-URL policy of callbacks (HTTPS, public host; loopback only where configured), and an origin only. */
+function checkedEndpoint(env: Env, raw: string): string {
+  const verdict = checkOutsideUrl(raw, policyFrom(env));
+  if (!verdict.ok) throw invalid("/endpoint", verdict.reason);
+  const url = verdict.url;
+  if ((url.pathname !== "/" && url.pathname !== "") || url.search || url.hash) {
+    throw invalid("/endpoint", "must be an origin without a path, query or fragment (the bucket is its own field)");
+  }
+  return url.origin;
+}
+
+/** The field a refusal points at: what the store's error code says is wrong. */
+function paramOf(code: string): string {
+  if (["NoSuchBucket", "InvalidBucketName", "PermanentRedirect"].includes(code)) return "/bucket";
+  if (["AuthorizationHeaderMalformed", "IllegalLocationConstraintException"].includes(code)) return "/region";
+  if (code === "InvalidAccessKeyId") return "/access_key_id";
+  if (["SignatureDoesNotMatch"].includes(code)) return "/secret_access_key";
+  if (["network_error", "timeout"].includes(code) || code.startsWith("http_")) return "/endpoint";
+  return "";
+}
+
+function probeRefused(step: "write" | "delete", answer: Extract<S3Answer, { ok: false }>): ApiError {
+  return new ApiError("invalid_request", `The bucket refused the probe object's ${step}: ${answer.code} (${answer.message}).`, {
+    param: paramOf(answer.code),
+    details: {
+      reason: "destination_verification_failed",
+      step,
+      bucket_error: { code: answer.code, message: answer.message, http_status: answer.status },
+    },
+  });
+}
+
+/** Writes and deletes a small object under the prefix: the credentials can write there. */
+async function verify(target: S3Target, prefix: string): Promise<void> {
+  const key = `${prefix ? `${prefix}/` : ""}.gateway-probe-${randomToken(8)}`;
+  const written = await putObject(target, key, new TextEncoder().encode("storage destination probe\n"), "text/plain");
+  if (!written.ok) throw probeRefused("write", written);
+  const deleted = await deleteObject(target, key);
+  if (!deleted.ok) throw probeRefused("delete", deleted);
+}
+
+export async function createDestination(env: Env, tenantId: string, input: NewDestinationInput, by: AuditBy) {
+  const endpoint = checkedEndpoint(env, input.endpoint);
+  const prefix = (input.prefix ?? "").replace(/^\/+|\/+$/g, "");
+  const target: S3Target = {
+    endpoint,
+    bucket: input.bucket,
+    region: input.region,
+    path_style: input.path_style ?? false,
+    access_key_id: input.access_key_id,
+    secret_access_key: input.secret_access_key,
+  };
+  const account = accountFor(env, tenantId);
+  // Refused before any call to the bucket when the tenant has no room for another.
+  if ((await account.storageDestinations()).length >= MAX_DESTINATIONS) throw tooMany();
+  await verify(target, prefix);
+  const destinationId = newId("dst");
+  const result = await account.createStorageDestination(
+    { destination_id: destinationId, ...target, prefix, default: input.default ?? false },
+    audited(by, "storage_destination.create", destinationId, { endpoint, bucket: input.bucket }),
+  );
+  if (result.ok) return destinationView(result.destination);
+  if (result.code === "too_many") throw tooMany();
+  throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+}
+
+function tooMany(): ApiError {
+  return new ApiError("conflict", `A tenant has at most ${MAX_DESTINATIONS} storage destinations; delete one first.`, {
+    details: { reason: "destination_limit", limit: MAX_DESTINATIONS },
+  });
+}
+
+export async function listDestinations(env: Env, tenantId: string) {
+  const list = await accountFor(env, tenantId).storageDestinations();
+  return { object: "list" as const, data: list.map(destinationView), has_more: false as const };
+}
+
+export async function getDestination(env: Env, tenantId: string, id: string) {
+  const d = await accountFor(env, tenantId).storageDestination(id);
+  if (!d) throw notFound(id);
+  return destinationView(d);
+}
+
+export async function setDefaultDestination(env: Env, tenantId: string, id: string, isDefault: boolean, by: AuditBy) {
+  const d = await accountFor(env, tenantId).setDefaultStorageDestination(
+    id,
+    isDefault,
+    audited(by, "storage_destination.update", id, { default: isDefault }),
+  );
+  if (!d) throw notFound(id);
+  return destinationView(d);
+}
+
+export async function deleteDestination(env: Env, tenantId: string, id: string, by: AuditBy) {
+  const d = await accountFor(env, tenantId).deleteStorageDestination(id, audited(by, "storage_destination.delete", id));
+  if (!d) throw notFound(id);
+  return { object: "storage_destination" as const, destination_id: id, deleted: true as const };
+}
+
+/**
+ * "Deliver again" (`POST /v1/tasks/{task_id}/deliveries`, the task page's button): the envelope
+ * after one more attempt. 409 unless the task succeeded; 422 when there is no destination to use.
+ */
+export async function redeliverTask(env: Env, taskId: string, scope: TaskScope, destinationId: string | null, by: AuditBy) {
+  const result = await taskStub(env, taskId).redeliver(scope, destinationId);
+  switch (result.kind) {
+    case "not_found":
+      throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
+    case "not_succeeded":
+      throw new ApiError("conflict", "Only a succeeded task's outputs can be delivered.", {
+        details: { reason: "task_not_succeeded", task_id: taskId },
+      });
+    case "no_destination":
+      throw new ApiError("invalid_request", "The task has no storage destination and the tenant no default: name one.", {
+        param: "/destination_id",
+      });
+    case "unknown_destination":
+      throw new ApiError("invalid_request", `Storage destination '${result.destination_id}' does not exist.`, {
+        param: "/destination_id",
+      });
+    case "ok":
+      await recordAudit(
+        env,
+        scope.tenant_id,
+        audited(by, "task.redeliver", taskId, { destination_id: result.envelope.delivery?.destination_id ?? null }),
+      );
+      return result.envelope;
+  }
+}
