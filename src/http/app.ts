@@ -13,6 +13,7 @@ import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
 import { adminPeopleRoutes } from "./routes/admin-people";
 import { adminSafetyRoutes } from "./routes/admin-safety";
+import { batchRoutes } from "./routes/batches";
 import { catalogRoutes } from "./routes/catalog";
 import { chatRoutes } from "./routes/chat";
 import { fileRoutes } from "./routes/files";
@@ -64,6 +65,7 @@ export function createApp() {
     app.route("/", operationRoutes);
     app.route("/", quoteRoutes);
     app.route("/", taskRoutes);
+    app.route("/", batchRoutes);
     app.route("/", uploadRoutes);
     app.route("/", accountRoutes);
     app.route("/", keyRoutes);

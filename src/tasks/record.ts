@@ -102,6 +102,8 @@ export interface TaskPlan {
   request_id: string;
   /** What content review decided at admission (src/safety/review.ts). */
   safety?: SafetyRecord | null;
+  /** The batch the task is an item of, and its item's `custom_id` (src/batches/). */
+  batch?: { batch_id: string; custom_id: string };
 }
 
 /** The stored task: the plan it was admitted with, and everything execution has learned since. */
@@ -124,6 +126,7 @@ export interface TaskRecord
     | "route_pricing"
     | "origin"
     | "request_id"
+    | "batch"
   > {
   /** The shape's version (src/tasks/record-versions.ts). */
   record_version: number;
@@ -182,6 +185,7 @@ export function envelope(rec: TaskRecord) {
     status: rec.status,
     capability: rec.capability,
     workload_type: "model",
+    ...(rec.batch ? { batch_id: rec.batch.batch_id, custom_id: rec.batch.custom_id } : {}),
     model: rec.model,
     resolved_model: rec.resolved_model,
     metadata: rec.metadata,

@@ -4,6 +4,7 @@
  * effects they return, in order. Every save is committed before the outside call that follows it.
  */
 import { accountFor } from "../accounts/service";
+import { reportItemEnd } from "../batches/report";
 import { attemptDelivery } from "../callbacks/delivery";
 import type { Env } from "../env";
 import { policyFrom } from "../lib/url-policy";
@@ -133,7 +134,11 @@ export class TaskRunner {
       if (!rec) return;
       const now = Date.now();
       if (TERMINAL.has(rec.status)) {
-        await Promise.all([this.deliverCallbackIfDue(rec, now), this.deliverWebhooks(rec)]);
+        await Promise.all([
+          this.deliverCallbackIfDue(rec, now),
+          this.deliverWebhooks(rec),
+          reportItemEnd(this.env, rec, () => this.present(rec)),
+        ]);
         return;
       }
       if (pastDeadline(rec, now)) {

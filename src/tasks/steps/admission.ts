@@ -78,6 +78,7 @@ export function admissionRecord(
     origin: plan.origin,
     request_id: plan.request_id,
     safety: plan.safety ?? null,
+    ...(plan.batch ? { batch: plan.batch } : {}),
   };
   return new StepLog(rec)
     .save(rec)
