@@ -5,7 +5,7 @@
  * batch's own pacing rather than image encoding.
  */
 import { describe, expect, it } from "vitest";
-import { call, expectError, newTenant, type TestTenant } from "../helpers/api";
+import { call, expectError, newTenant, send, type TestTenant } from "../helpers/api";
 import { allItems, createBatch, outputLines, waitForBatch } from "./helpers";
 
 function upload(t: TestTenant, text: string, contentType = "application/jsonl") {
@@ -29,24 +29,15 @@ describe("POST /v1/uploads with application/jsonl", () => {
     });
     const back = await call(`/v1/artifacts/${ok.json.artifact_id}`, { key: t.api_key });
     expect(back.text).toBe(`${line(1)}\n\n${line(2)}\n`);
-    expectError(
-      await call("/v1/uploads", {
-        key: t.api_key,
-        rawBody: "\u00ff",
-        headers: { "Content-Type": "application/jsonl" },
-      }).then(async () => {
-        // A body of bytes that are not UTF-8.
-        const req = new Request("https://api.test/v1/uploads", {
-          method: "POST",
-          headers: { Authorization: `Bearer ${t.api_key}`, "Content-Type": "application/jsonl" },
-          body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]),
-        });
-        const { send } = await import("../helpers/api");
-        return send(req);
+    // Bytes that are not UTF-8.
+    const notText = await send(
+      new Request("https://api.test/v1/uploads", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${t.api_key}`, "Content-Type": "application/jsonl" },
+        body: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]),
       }),
-      422,
-      "invalid_request",
     );
+    expectError(notText, 422, "invalid_request", "");
     const tooMany = Array.from({ length: 10_001 }, (_, i) => `{"custom_id":"${i}"}`).join("\n");
     expectError(await upload(t, tooMany), 422, "invalid_request");
   });
@@ -112,7 +103,7 @@ describe("POST /v1/batches with input_file_id", () => {
     expect((await call("/v1/batches", { key: t.api_key })).json.data).toEqual([]);
   }, 300_000);
 
-  it("a line that is not JSON, another tenant's file, and a media upload are refused", async () => {
+  it("a line that is not JSON, another tenant's file, and both items and input_file_id are refused", async () => {
     const t = await newTenant({ mode: "test" });
     const bad = await upload(t, `${line(0)}\nnot json\n${line(2)}`);
     const e = expectError(
