@@ -1,4 +1,5 @@
 /** Every tool of /mcp, in the order `tools/list` gives them (fixed, so lists are cacheable). */
+import { createBatchTool, getBatchTool } from "./batch-tools";
 import { getBalanceTool, getModelTool, listModelsTool, listVoicesTool } from "./catalog-tools";
 import { OPERATION_TOOLS } from "./operation-tools";
 import { getQuoteTool } from "./quote-tools";
@@ -11,6 +12,8 @@ export const TOOLS: readonly ToolDefinition<any>[] = [
   waitForTaskTool,
   cancelTaskTool,
   listTasksTool,
+  createBatchTool,
+  getBatchTool,
   listModelsTool,
   getModelTool,
   listVoicesTool,

@@ -14,6 +14,8 @@ const OTHER_TOOLS = [
   "wait_for_task",
   "cancel_task",
   "list_tasks",
+  "create_batch",
+  "get_batch",
   "list_models",
   "get_model",
   "list_voices",

@@ -15,34 +15,31 @@ export const BatchItemInput = z
   })
   .strict();
 
-export const BatchCreateBody = z
-  .object({
-    operation: z.enum(CAPABILITIES).openapi({ description: "The capability every item runs", example: "text_to_image" }),
-    items: z.array(BatchItemInput).min(1).max(1000).optional().openapi({ description: "Up to 1,000 items inline" }),
-    input_file_id: z
-      .string()
-      .max(128)
-      .optional()
-      .openapi({ description: "An upload of JSON lines `{custom_id, body}` (up to 10,000 lines), instead of `items`" }),
-    max_credits: MaxCredits.optional().openapi({
-      description:
-        "The most the whole batch may hold or spend, in credits. Items that would pass it end `canceled` with `details.reason: batch_budget_exhausted`.",
-    }),
-    concurrency: z.number().int().min(1).max(100).optional().openapi({ description: "Tasks in flight at once (default 10)" }),
-    callback_url: z
-      .string()
-      .max(2048)
-      .optional()
-      .openapi({ description: "Receives one POST of the batch envelope when it ends" }),
-    callback_signing_key_id: z.string().max(64).optional(),
-    metadata: z.record(z.string(), z.string().max(512)).optional(),
-  })
-  .strict()
-  .refine((b) => (b.items === undefined) !== (b.input_file_id === undefined), {
-    message: "Send exactly one of items and input_file_id",
-    path: ["items"],
-  })
-  .openapi("BatchCreateRequest");
+/** The fields of a batch's creation (every door's: REST adds the Idempotency-Key header, MCP an argument). */
+export const BatchCreateFields = z.object({
+  operation: z.enum(CAPABILITIES).openapi({ description: "The capability every item runs", example: "text_to_image" }),
+  items: z.array(BatchItemInput).min(1).max(1000).optional().openapi({ description: "Up to 1,000 items inline" }),
+  input_file_id: z
+    .string()
+    .max(128)
+    .optional()
+    .openapi({ description: "An upload of JSON lines `{custom_id, body}` (up to 10,000 lines), instead of `items`" }),
+  max_credits: MaxCredits.optional().openapi({
+    description:
+      "The most the whole batch may hold or spend, in credits. Items that would pass it end `canceled` with `details.reason: batch_budget_exhausted`.",
+  }),
+  concurrency: z.number().int().min(1).max(100).optional().openapi({ description: "Tasks in flight at once (default 10)" }),
+  callback_url: z.string().max(2048).optional().openapi({ description: "Receives one POST of the batch envelope when it ends" }),
+  callback_signing_key_id: z.string().max(64).optional(),
+  metadata: z.record(z.string(), z.string().max(512)).optional(),
+});
+
+/** Exactly one source of items. */
+export const oneSource = (b: { items?: unknown; input_file_id?: unknown }) =>
+  (b.items === undefined) !== (b.input_file_id === undefined);
+export const ONE_SOURCE = { message: "Send exactly one of items and input_file_id", path: ["items"] };
+
+export const BatchCreateBody = BatchCreateFields.strict().refine(oneSource, ONE_SOURCE).openapi("BatchCreateRequest");
 
 export const BatchEnvelopeSchema = z
   .object({
