@@ -21,6 +21,7 @@ export const NAV: NavItem[] = [
   { key: "keys", label: "API keys", href: "/console/keys" },
   { key: "signing-keys", label: "Signing keys", href: "/console/signing-keys" },
   { key: "tasks", label: "Tasks", href: "/console/tasks", needs: "tasks:read" },
+  { key: "batches", label: "Batches", href: "/console/batches", needs: "tasks:read" },
   { key: "usage", label: "Usage", href: "/console/usage", needs: "usage:read" },
   { key: "members", label: "Members", href: "/console/members", needs: "members:manage" },
   { key: "credits", label: "Credits", href: "/console/credits", needs: "billing:manage" },
