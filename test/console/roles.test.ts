@@ -54,6 +54,7 @@ describe("roles in the console", () => {
       "/console/keys",
       "/console/signing-keys",
       "/console/tasks",
+      "/console/batches",
       "/console/usage",
       "/console/members",
       "/console/credits",
@@ -65,6 +66,7 @@ describe("roles in the console", () => {
       "/console/keys",
       "/console/signing-keys",
       "/console/tasks",
+      "/console/batches",
       "/console/usage",
       "/console/connections",
     ]);
@@ -73,6 +75,7 @@ describe("roles in the console", () => {
       "/console/keys",
       "/console/signing-keys",
       "/console/tasks",
+      "/console/batches",
       "/console/usage",
       "/console/connections",
     ]);
