@@ -495,26 +495,36 @@ export class BatchObject extends DurableObject<Env> {
    */
   private async finish(b: BatchRow): Promise<void> {
     const fileId = await writeOutputFile(this.env, b, this.sql);
-    const status = b.cancel_requested_at ? "canceled" : "completed";
     const now = new Date().toISOString();
+    const done: BatchRow = {
+      ...b,
+      status: b.cancel_requested_at ? "canceled" : "completed",
+      completed_at: now,
+      output_file_id: fileId,
+      callback_state: b.callback
+        ? {
+            ...b.callback,
+            status: "pending",
+            attempt_count: 0,
+            next_attempt_at: Date.now(),
+            delivered_at: null,
+            last_error: null,
+            message_id: `msg_${this.ctx.id.toString()}`,
+          }
+        : null,
+    };
+    // The event's data is the envelope as the end leaves it; it is written with the end, in one transaction.
+    const envelope = await this.present(done);
     this.ctx.storage.transactionSync(() => {
-      this.sql.exec("UPDATE batch SET status = ?, completed_at = ?, output_file_id = ? WHERE id = 1", status, now, fileId);
-      const done = this.row() as BatchRow;
-      if (done.callback) {
-        const state = {
-          ...done.callback,
-          status: "pending",
-          attempt_count: 0,
-          next_attempt_at: Date.now(),
-          delivered_at: null,
-          last_error: null,
-          message_id: `msg_${this.ctx.id.toString()}`,
-        };
-        this.sql.exec("UPDATE batch SET callback_state = ? WHERE id = 1", JSON.stringify(state));
-      }
+      this.sql.exec(
+        "UPDATE batch SET status = ?, completed_at = ?, output_file_id = ?, callback_state = ? WHERE id = 1",
+        done.status,
+        now,
+        fileId,
+        done.callback_state ? JSON.stringify(done.callback_state) : null,
+      );
+      recordEvent(this.sql, "batch.completed", now, envelope);
     });
-    const done = this.row() as BatchRow;
-    recordEvent(this.sql, "batch.completed", now, await this.present(done));
   }
 
   /** The completion's event to the webhook endpoints, and the POST of the envelope to the batch's callback_url. */
