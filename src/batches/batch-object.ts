@@ -35,6 +35,17 @@ import { writeOutputFile } from "./output-file";
 export const CHECK_AFTER_MS = 30_000;
 /** A pause when starting an item failed for a reason that passes (no Retry-After given). */
 const DEFAULT_PAUSE_MS = 5_000;
+/** How long the batch starts nothing after an item ended rate-limited by its upstream, without a Retry-After. */
+export const RATE_LIMIT_PAUSE_MS = 10_000;
+const RATE_LIMITED = new Set(["model_rate_limited", "rate_limited"]);
+
+/** The pause an item's end asks of the whole batch: its upstream's Retry-After when the error carries one. */
+function rateLimitPause(end: ItemEnd): number | null {
+  const error = end.error as { code?: string; details?: { retry_after_seconds?: unknown } } | null;
+  if (end.status !== "failed" || !error?.code || !RATE_LIMITED.has(error.code)) return null;
+  const seconds = error.details?.retry_after_seconds;
+  return typeof seconds === "number" && seconds > 0 ? Math.min(seconds * 1000, 3_600_000) : RATE_LIMIT_PAUSE_MS;
+}
 
 export interface NewBatch {
   tenant_id: string;
@@ -269,6 +280,11 @@ export class BatchObject extends DurableObject<Env> {
       const charged = dec(b.charged_credits).minus(item.reserved).plus(end.reserved);
       const refunded = dec(b.refunded_credits).plus(end.refunded);
       this.sql.exec("UPDATE batch SET charged_credits = ?, refunded_credits = ? WHERE id = 1", fmt(charged), fmt(refunded));
+      const pause = rateLimitPause(end);
+      // An upstream that rate-limits one item would rate-limit the next: the batch as a whole waits.
+      if (pause !== null) {
+        this.sql.exec("UPDATE batch SET paused_until = MAX(COALESCE(paused_until, 0), ?) WHERE id = 1", Date.now() + pause);
+      }
     });
     return true;
   }
