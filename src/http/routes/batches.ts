@@ -55,7 +55,29 @@ batchRoutes.openapi(
       headers: z.object({
         "Idempotency-Key": IdempotencyKeyString.openapi({ description: "Required: a retry answers the same batch" }),
       }),
-      body: { required: true, content: { "application/json": { schema: BatchCreateBody } } },
+      body: {
+        required: true,
+        content: {
+          "application/json": {
+            schema: BatchCreateBody,
+            examples: {
+              inline: {
+                summary: "Two product shots, at most 10 credits, 5 at a time",
+                value: {
+                  operation: "text_to_image",
+                  items: [
+                    { custom_id: "sku-1", body: { prompt: "a red sneaker on a white background" } },
+                    { custom_id: "sku-2", body: { prompt: "a blue sneaker on a white background" } },
+                  ],
+                  max_credits: "10",
+                  concurrency: 5,
+                  metadata: { campaign: "spring" },
+                },
+              },
+            },
+          },
+        },
+      },
     },
     responses: {
       202: envelope("The batch, queued"),
