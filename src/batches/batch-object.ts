@@ -14,7 +14,15 @@ import { admitOperation } from "../tasks/admit";
 import type { Envelope } from "../tasks/record";
 import { inScope, type TaskScope } from "../tasks/scope";
 import { taskStub } from "../tasks/task-stub";
-import { nextWebhookAt, recordEvent } from "../webhooks/delivery-rows";
+import {
+  type AttemptRow,
+  attemptRows,
+  type DeliveryRow,
+  deliveryRow,
+  nextWebhookAt,
+  rearm,
+  recordEvent,
+} from "../webhooks/delivery-rows";
 import { runTaskWebhooks } from "../webhooks/task-deliveries";
 import {
   type BatchCounts,
@@ -550,7 +558,8 @@ export class BatchObject extends DurableObject<Env> {
 
   private async deliverWebhooks(b: BatchRow): Promise<void> {
     await runTaskWebhooks({
-      task_id: null,
+      // The delivery log names the batch as the holder of its deliveries (src/services/webhooks.ts).
+      task_id: b.batch_id,
       sql: this.sql,
       account: accountFor(this.env, b.tenant_id),
       policy: policyFrom(this.env),
@@ -593,6 +602,21 @@ export class BatchObject extends DurableObject<Env> {
       const delay = Math.max(RETRY_SCHEDULE_MS[attempt] ?? 0, outcome.retryAfterMs ?? 0);
       this.saveCallback({ ...cb, attempt_count: attempt, next_attempt_at: now + delay, last_error: outcome.error });
     }
+  }
+
+  /** One of the batch's webhook deliveries with every attempt (the delivery log reads it here). */
+  webhookDelivery(deliveryId: string): (DeliveryRow & { attempts: AttemptRow[] }) | null {
+    const row = deliveryRow(this.sql, deliveryId);
+    return row ? { ...row, attempts: attemptRows(this.sql, deliveryId) } : null;
+  }
+
+  /** As a task object's: one more attempt, now (`wait`) or from the alarm. */
+  async resendWebhookDelivery(deliveryId: string, wait: boolean): Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null> {
+    if (!rearm(this.sql, deliveryId, Date.now())) return null;
+    const b = this.row() as BatchRow;
+    if (wait) await this.deliverWebhooks(b);
+    await this.scheduleNext();
+    return this.webhookDelivery(deliveryId);
   }
 
   private saveCallback(state: NonNullable<BatchRow["callback_state"]>): void {

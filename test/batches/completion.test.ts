@@ -78,6 +78,23 @@ describe("a batch's completion", () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(await received(endpointHook.name)).toHaveLength(1);
     expect(await received(callbackHook.name)).toHaveLength(1);
+
+    // The delivery is in the tenant's delivery log, readable with its attempts, and can be sent again.
+    const log = await until(
+      () => call(`/v1/webhook-deliveries?endpoint_id=${endpoint.json.endpoint_id}`, { key: t.api_key }),
+      (r) => r.json?.data?.[0]?.status === "succeeded",
+    );
+    const delivery = log.json.data[0];
+    expect(delivery).toMatchObject({ event_type: "batch.completed", task_id: res.json.batch_id });
+    const detail = await call(`/v1/webhook-deliveries/${delivery.delivery_id}`, { key: t.api_key });
+    expect(detail.status, detail.text).toBe(200);
+    expect(detail.json.attempts).toHaveLength(1);
+    const resent = await call(`/v1/webhook-deliveries/${delivery.delivery_id}/resend`, { key: t.api_key, method: "POST" });
+    expect(resent.status, resent.text).toBe(200);
+    expect(resent.json.attempts).toHaveLength(2);
+    const again = await received(endpointHook.name);
+    expect(again).toHaveLength(2);
+    expect(again[1]?.headers["webhook-id"]).toBe(events[0]?.headers["webhook-id"]);
   });
 
   it("refuses a callback_url the outside-URL policy refuses, before anything starts", async () => {

@@ -2664,7 +2664,7 @@ export interface components {
             target: "callback" | "endpoint";
             /** @description null for a callback */
             endpoint_id: string | null;
-            /** @description The task whose event it is; null for an endpoint's event (`endpoint.disabled`) */
+            /** @description The task whose event it is (the batch_id for `batch.completed`); null for an endpoint's event (`endpoint.disabled`) */
             task_id: string | null;
             /** @description The event delivered; to an endpoint, the `webhook-id` of every attempt */
             event_id: string;
