@@ -13,6 +13,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
+import { measureBatchRow, printBatchRow } from "./batch-row.ts";
 import { cpuNs, processesNamed } from "./lib/cpu.ts";
 import { percentile, startLocalServer, startReferenceServer } from "./lib/local-server.ts";
 import { cpuMsPerRequest } from "./lib/schedstat.ts";
@@ -174,6 +175,8 @@ async function main() {
       });
       out.push({ concurrency, rows: summary, targets: held });
     }
+    const batchRow = await measureBatchRow(base, auth);
+    printBatchRow(batchRow);
     if (JSON_OUT) {
       const round3 = (_: string, v: unknown) => (typeof v === "number" ? Math.round(v * 1000) / 1000 : v);
       const figures = {
@@ -182,6 +185,7 @@ async function main() {
         machine: { cpus: cpus().length, load: { start: started.load, end: loadavg()[0] } },
         settings: { requests: REQUESTS, rounds: ROUNDS, service: where, reference: reference.where, state },
         runs: out,
+        batch: batchRow,
       };
       writeFileSync(JSON_OUT, `${JSON.stringify(figures, round3, 2)}\n`);
       console.log(`\nfigures written to ${JSON_OUT}`);

@@ -1,6 +1,7 @@
 import type { AccountObject } from "./accounts/account-object";
 import type { DirectoryObject } from "./accounts/directory-object";
 import type { RateCounterObject } from "./accounts/rate-counter-object";
+import type { BatchObject } from "./batches/batch-object";
 import type { OutboxObject } from "./mail/outbox";
 import type { OAuthObject } from "./oauth/oauth-object";
 import type { UserObject } from "./people/user-object";
@@ -14,6 +15,7 @@ export interface Env {
   ACCOUNTS: DurableObjectNamespace<AccountObject>;
   DIRECTORY: DurableObjectNamespace<DirectoryObject>;
   TASKS: DurableObjectNamespace<TaskObject>;
+  BATCHES: DurableObjectNamespace<BatchObject>;
   /** Per-key rate-limit counters, in memory (src/accounts/rate-limit.ts). */
   RATE_COUNTERS: DurableObjectNamespace<RateCounterObject>;
   /** OAuth clients (`client:<client_id>`) and device authorizations (`device:<USERCODE>`), src/oauth/oauth-object.ts. */

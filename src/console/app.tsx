@@ -15,6 +15,7 @@ import { csrfProtection } from "./csrf";
 import { consoleError } from "./error-page";
 import { formBody } from "./form-body";
 import { register as audit } from "./pages/audit";
+import { register as batches } from "./pages/batches";
 import { register as connections } from "./pages/connections";
 import { register as credits } from "./pages/credits";
 import { register as device } from "./pages/device";
@@ -41,6 +42,7 @@ const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
   members,
   audit,
   tasks,
+  batches,
   // Before the task page, whose /tasks/:id would otherwise take /tasks/new.
   newTask,
   task,

@@ -24,6 +24,7 @@ export const NAV: NavItem[] = [
   { key: "provider-keys", label: "Provider keys", href: "/console/provider-keys", needs: "providers:manage" },
   { key: "storage", label: "Storage", href: "/console/storage", needs: "storage:manage" },
   { key: "tasks", label: "Tasks", href: "/console/tasks", needs: "tasks:read" },
+  { key: "batches", label: "Batches", href: "/console/batches", needs: "tasks:read" },
   { key: "usage", label: "Usage", href: "/console/usage", needs: "usage:read" },
   { key: "members", label: "Members", href: "/console/members", needs: "members:manage" },
   { key: "credits", label: "Credits", href: "/console/credits", needs: "billing:manage" },

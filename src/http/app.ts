@@ -14,6 +14,7 @@ import { adminRoutes } from "./routes/admin";
 import { adminPeopleRoutes } from "./routes/admin-people";
 import { adminSafetyRoutes } from "./routes/admin-safety";
 import { adminSettingsRoutes } from "./routes/admin-settings";
+import { batchRoutes } from "./routes/batches";
 import { catalogRoutes } from "./routes/catalog";
 import { chatRoutes } from "./routes/chat";
 import { fileRoutes } from "./routes/files";
@@ -70,6 +71,7 @@ export function createApp() {
     app.route("/", quoteRoutes);
     app.route("/", taskRoutes);
     app.route("/", taskOutputRoutes);
+    app.route("/", batchRoutes);
     app.route("/", uploadRoutes);
     app.route("/", accountRoutes);
     app.route("/", keyRoutes);

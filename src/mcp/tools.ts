@@ -1,4 +1,5 @@
 /** Every tool of /mcp, in the order `tools/list` gives them (fixed, so lists are cacheable). */
+import { createBatchTool, getBatchTool } from "./batch-tools";
 import { getBalanceTool, getModelTool, listModelsTool, listVoicesTool } from "./catalog-tools";
 import { OPERATION_TOOLS } from "./operation-tools";
 import { getQuoteTool } from "./quote-tools";
@@ -12,6 +13,8 @@ export const TOOLS: readonly ToolDefinition<any>[] = [
   cancelTaskTool,
   deleteTaskOutputsTool,
   listTasksTool,
+  createBatchTool,
+  getBatchTool,
   listModelsTool,
   getModelTool,
   listVoicesTool,

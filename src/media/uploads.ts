@@ -92,7 +92,7 @@ function bodyFault(param: string, reason: string): ApiError {
 }
 
 /** A new artifact id: `art_` and 32 random hex digits, the shape every artifact lookup expects. */
-function newArtifactId(): string {
+export function newArtifactId(): string {
   const random = crypto.getRandomValues(new Uint8Array(16));
   return `art_${Array.from(random, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }

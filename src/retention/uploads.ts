@@ -15,11 +15,20 @@ export async function storeRetainedUpload(
   caller: Pick<Caller, "tenant_id" | "key_id" | "output_retention_days">,
   limits: UploadLimits = {},
 ): Promise<StoredUpload & { expires_at: string }> {
+  const retention = await uploadRetention(env, caller);
+  const stored = await storeUpload(env.ARTIFACTS, source, caller, limits, retention);
+  return { ...stored, expires_at: retention.expires_at };
+}
+
+/** The retention of a new upload by this caller: when it ends, and the write that records it first. */
+export async function uploadRetention(
+  env: Env,
+  caller: Pick<Caller, "tenant_id" | "key_id" | "output_retention_days">,
+): Promise<{ expires_at: string; before_store: (artifactId: string) => Promise<void> }> {
   const days = await callerRetentionDays(env, caller);
   const expiresAt = expiryAfter(Date.now(), days);
-  const stored = await storeUpload(env.ARTIFACTS, source, caller, limits, {
+  return {
     expires_at: expiresAt,
     before_store: (id) => accountFor(env, caller.tenant_id).noteUploadExpiry(id, Date.parse(expiresAt)),
-  });
-  return { ...stored, expires_at: expiresAt };
+  };
 }

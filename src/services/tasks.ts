@@ -14,6 +14,7 @@ import { type Envelope, TERMINAL } from "../tasks/record";
 import type { TaskScope } from "../tasks/scope";
 import type { CancelResult } from "../tasks/task-object";
 import { readTask, taskStub } from "../tasks/task-stub";
+import { listBatchTasks } from "./batches";
 import type { RequestFrom } from "./contracts/request-from";
 
 export { admitOperation as createTask } from "../tasks/admit";
@@ -30,6 +31,7 @@ export async function readOwnTask(env: Env, taskId: string, scope: TaskScope): P
 
 /** A page of the tasks within `scope`, newest first: a key's own mode, or both for a console session. */
 export function listTasks(env: Env, scope: TaskScope, query: TaskListQuery) {
+  if (query.batch_id) return listBatchTasks(env, query.batch_id, scope, query);
   return listTaskPage(env, scope.tenant_id, { ...query, ...(scope.mode === "both" ? {} : { mode: scope.mode }) });
 }
 

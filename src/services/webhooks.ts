@@ -4,6 +4,7 @@
  * only one reached, so another tenant's endpoint is as unknown as one that does not exist.
  */
 import { type AuditBy, accountFor, audited } from "../accounts/service";
+import { batchStubOf } from "../batches/names";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { sha256Hex } from "../lib/crypto";
@@ -166,6 +167,15 @@ type TaskDelivery = NonNullable<Awaited<ReturnType<ReturnType<typeof taskStub>["
 
 /** Where a delivery and its attempts are kept: its task's object, or the account (an endpoint's own event). */
 function holderOf(env: Env, tenantId: string, taskId: string | null) {
+  // A batch's `batch.completed` deliveries are held by its batch object.
+  const batch = taskId?.startsWith("batch_") ? batchStubOf(env, taskId) : null;
+  if (batch) {
+    return {
+      webhookDelivery: async (id: string): Promise<TaskDelivery | null> => batch.webhookDelivery(id),
+      resendWebhookDelivery: async (id: string, wait: boolean): Promise<TaskDelivery | null> =>
+        batch.resendWebhookDelivery(id, wait),
+    };
+  }
   if (taskId !== null) return taskStub(env, taskId);
   const account = accountFor(env, tenantId);
   return {

@@ -52,6 +52,8 @@ export interface AdmissionContext {
   idempotencyKey: string | undefined;
   /** Who the audit log names for what admission records (a content review refusal); default: the caller's key. */
   actor?: AuditActor;
+  /** The batch this task is an item of (src/batches/). */
+  batch?: TaskPlan["batch"];
 }
 
 /** Fields of every create that are not the operation's own: kept out of card rules and the echoed input. */
@@ -434,6 +436,7 @@ export async function admitOperation<B extends CommonFields>(
     request_id: ctx.requestId,
     safety: safety.admitted.record,
     output_destination: outputDestinationPlan,
+    ...(ctx.batch ? { batch: ctx.batch } : {}),
   };
   checkRecordSize(plan);
   const result = await stub.create({ request_hash: hash, plan });

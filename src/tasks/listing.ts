@@ -23,6 +23,8 @@ export interface TaskListQuery {
   created_before?: string;
   limit: number;
   cursor?: string;
+  /** Only this batch's tasks, in item order (src/services/batches.ts answers it). */
+  batch_id?: string;
   /** An API key lists its own mode's tasks; the console (no mode) lists both. */
   mode?: KeyMode;
 }

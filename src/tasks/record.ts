@@ -123,6 +123,8 @@ export interface TaskPlan {
   safety?: SafetyRecord | null;
   /** The storage destination the outputs go to (src/destinations/delivery.ts), as it was at admission. */
   output_destination?: { destination_id: string; prefix: string } | null;
+  /** The batch the task is an item of, and its item's `custom_id` (src/batches/). */
+  batch?: { batch_id: string; custom_id: string };
 }
 
 /** The stored task: the plan it was admitted with, and everything execution has learned since. */
@@ -145,6 +147,7 @@ export interface TaskRecord
     | "route_pricing"
     | "origin"
     | "request_id"
+    | "batch"
   > {
   /** The shape's version (src/tasks/record-versions.ts). */
   record_version: number;
@@ -228,6 +231,7 @@ function taskEnvelope(rec: TaskRecord) {
     status: rec.status,
     capability: rec.capability,
     workload_type: "model",
+    ...(rec.batch ? { batch_id: rec.batch.batch_id, custom_id: rec.batch.custom_id } : {}),
     model: rec.model,
     resolved_model: rec.resolved_model,
     metadata: rec.metadata,

@@ -4,6 +4,7 @@
  * effects they return, in order. Every save is committed before the outside call that follows it.
  */
 import { accountFor } from "../accounts/service";
+import { reportItemEnd } from "../batches/report";
 import { attemptDelivery } from "../callbacks/delivery";
 import { withDefaultDestination } from "../destinations/admission";
 import { deliverItems } from "../destinations/deliver";
@@ -166,7 +167,11 @@ export class TaskRunner {
       if (TERMINAL.has(rec.status)) {
         const due = outputsDueAt(rec);
         const current = due !== null && due <= now ? await this.deleteOutputs() : rec;
-        await Promise.all([this.deliverCallbackIfDue(current, now), this.deliverWebhooks(current)]);
+        await Promise.all([
+          this.deliverCallbackIfDue(current, now),
+          this.deliverWebhooks(current),
+          reportItemEnd(this.env, current, () => this.present(current)),
+        ]);
         return;
       }
       if (pastDeadline(rec, now)) {

@@ -57,6 +57,7 @@ describe("roles in the console", () => {
       "/console/provider-keys",
       "/console/storage",
       "/console/tasks",
+      "/console/batches",
       "/console/usage",
       "/console/members",
       "/console/credits",
@@ -72,6 +73,7 @@ describe("roles in the console", () => {
       "/console/provider-keys",
       "/console/storage",
       "/console/tasks",
+      "/console/batches",
       "/console/usage",
       "/console/connections",
     ]);
@@ -81,6 +83,7 @@ describe("roles in the console", () => {
       "/console/signing-keys",
       "/console/webhooks",
       "/console/tasks",
+      "/console/batches",
       "/console/usage",
       "/console/connections",
     ]);

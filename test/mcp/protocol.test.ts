@@ -15,6 +15,8 @@ const OTHER_TOOLS = [
   "cancel_task",
   "delete_task_outputs",
   "list_tasks",
+  "create_batch",
+  "get_batch",
   "list_models",
   "get_model",
   "list_voices",

@@ -9,13 +9,14 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { accountMigrations } from "../../src/accounts/account-schema";
 import { DIRECTORY_MIGRATIONS } from "../../src/accounts/directory-object";
+import { BATCH_MIGRATIONS } from "../../src/batches/batch-schema";
 import { OUTBOX_MIGRATIONS } from "../../src/mail/outbox";
 import { OAUTH_OBJECT_MIGRATIONS } from "../../src/oauth/oauth-object";
 import { USER_MIGRATIONS } from "../../src/people/user-schema";
 import { ensureUser } from "../../src/people/users";
 import { RECORD_VERSION } from "../../src/tasks/record-versions";
 import { TASK_MIGRATIONS } from "../../src/tasks/task-schema";
-import { newTenant } from "../helpers/api";
+import { call, newTenant } from "../helpers/api";
 import { createImage } from "../helpers/tasks";
 
 const docs = JSON.parse(env.STORAGE_DOCS) as Record<string, string>;
@@ -136,6 +137,18 @@ describe("docs/storage matches the live objects", () => {
       null,
     );
     await expectDocumented(stub, "oauth-object.md", OAUTH_OBJECT_MIGRATIONS);
+  });
+
+  it("BatchObject", async () => {
+    const t = await newTenant({ mode: "test" });
+    const created = await call("/v1/batches", {
+      key: t.api_key,
+      body: { operation: "text_to_image", items: [{ custom_id: "a", body: { prompt: "documented" } }] },
+      headers: { "Idempotency-Key": `documented-${Date.now()}` },
+    });
+    expect(created.status, created.text).toBe(202);
+    const stub = env.BATCHES.get(env.BATCHES.idFromString(created.json.batch_id.slice("batch_".length)));
+    await expectDocumented(stub, "batch-object.md", BATCH_MIGRATIONS);
   });
 
   it("DirectoryObject", async () => {

@@ -8,7 +8,7 @@
  */
 import { type ChatChunk, chatStream } from "./chat.js";
 import { type DownloadResult, downloadArtifact, type SavedFile } from "./download.js";
-import { MediaApiError } from "./errors.js";
+import { MediaApiError, MediaTimeoutError } from "./errors.js";
 import { OPERATIONS, type OperationId } from "./generated/operations.js";
 import { type CallSpec, type ClientOptions, type RequestOptions, Transport } from "./transport.js";
 import type { ArtifactRef, BodyOf, PathOf, QueryOf, ResultOf, TaskEnvelope, TaskEvent } from "./types.js";
@@ -37,6 +37,16 @@ export interface ConditionalTask {
 }
 
 type TaskRef = string | { task_id: string };
+type BatchRef = string | { batch_id: string };
+const batchIdOf = (b: BatchRef) => (typeof b === "string" ? b : b.batch_id);
+export type BatchEnvelope = ResultOf<"getBatch">;
+
+export interface BatchWaitOptions extends RequestOptions {
+  onProgress?: (batch: BatchEnvelope) => void;
+  pollIntervalMs?: number;
+  timeoutMs?: number;
+}
+
 const taskIdOf = (t: TaskRef) => (typeof t === "string" ? t : t.task_id);
 
 /** The create operations, by the client method that calls them. */
@@ -111,6 +121,11 @@ export const OTHER_METHODS = {
   "webhooks.deliveries.list": "listWebhookDeliveries",
   "webhooks.deliveries.get": "getWebhookDelivery",
   "webhooks.deliveries.resend": "createWebhookDeliveryAttempt",
+  "batches.create": "createBatch",
+  "batches.get": "getBatch",
+  "batches.list": "listBatches",
+  "batches.items": "listBatchItems",
+  "batches.cancel": "cancelBatch",
 } as const satisfies Record<string, OperationId>;
 
 export class MediaClient {
@@ -243,6 +258,35 @@ export class MediaClient {
     listCapabilities: (options: RequestOptions = {}) => this.request("listCapabilities", options),
     getCapability: (capability: string, options: RequestOptions = {}) =>
       this.request("getCapability", { ...options, path: { capability } }),
+  };
+
+  /**
+   * Batches: many creates of one operation, paced by the server (`concurrency` at once), one
+   * budget (`max_credits`), one output file of JSON lines. `wait` reads the batch until it ends.
+   */
+  readonly batches = {
+    create: (body: BodyOf<"createBatch">, options: CreateOptions = {}): Promise<BatchEnvelope> =>
+      this.request("createBatch", { ...options, body } as never) as Promise<BatchEnvelope>,
+    get: (batch: BatchRef, options: RequestOptions = {}): Promise<BatchEnvelope> =>
+      this.request("getBatch", { ...options, path: { batch_id: batchIdOf(batch) } }),
+    list: (query: QueryOf<"listBatches"> = {} as QueryOf<"listBatches">, options: RequestOptions = {}) =>
+      this.request("listBatches", { ...options, query }),
+    items: (batch: BatchRef, query: QueryOf<"listBatchItems"> = {} as QueryOf<"listBatchItems">, options: RequestOptions = {}) =>
+      this.request("listBatchItems", { ...options, path: { batch_id: batchIdOf(batch) }, query }),
+    cancel: (batch: BatchRef, options: RequestOptions = {}): Promise<BatchEnvelope> =>
+      this.request("cancelBatch", { ...options, path: { batch_id: batchIdOf(batch) } }),
+    /** Reads the batch every `pollIntervalMs` (default 2 s) until it has ended; `onProgress` sees each read. */
+    wait: async (batch: BatchRef, options: BatchWaitOptions = {}): Promise<BatchEnvelope> => {
+      const { onProgress, pollIntervalMs = 2000, timeoutMs, signal, ...rest } = options;
+      const until = timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs;
+      for (;;) {
+        const b = await this.batches.get(batch, { ...rest, ...(signal ? { signal } : {}) });
+        onProgress?.(b);
+        if (b.status === "completed" || b.status === "canceled") return b;
+        if (Date.now() + pollIntervalMs > until) throw new MediaTimeoutError(b.batch_id, timeoutMs ?? 0);
+        await this.transport.sleep(pollIntervalMs, signal);
+      }
+    },
   };
 
   readonly voices = {

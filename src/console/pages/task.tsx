@@ -152,6 +152,14 @@ function TaskLive({ t, inputs, canCancel, csrf }: { t: Envelope; inputs: Preview
         </dd>
         <dt>Capability</dt>
         <dd>{t.capability}</dd>
+        {t.batch_id ? (
+          <>
+            <dt>Batch</dt>
+            <dd data-field="batch">
+              <code>{t.batch_id}</code> · item <code>{t.custom_id}</code> · <a href="/console/batches">Batches</a>
+            </dd>
+          </>
+        ) : null}
         <dt>Model</dt>
         <dd>
           {t.resolved_model}

@@ -8,13 +8,14 @@
  * upload at worst leaves a second artifact, which the client can delete.
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { isJsonLines, storeJsonLines } from "../../batches/input-upload";
 import { loadCatalog } from "../../catalog/store";
 import { ApiError } from "../../errors/api-error";
 import { publicBaseUrl } from "../../lib/public-url";
 import { readAtMost, TooLarge } from "../../lib/streams";
 import { largestImageInputPixels } from "../../media/image-pixel-bound";
 import { MAX_UPLOAD_BYTES, UPLOAD_CAP_BYTES, type UploadSource } from "../../media/uploads";
-import { storeRetainedUpload } from "../../retention/uploads";
+import { storeRetainedUpload, uploadRetention } from "../../retention/uploads";
 import { deleteArtifactInScope } from "../../tasks/artifact-scope";
 import { keyScope } from "../../tasks/scope";
 import { requireKey } from "../auth";
@@ -29,12 +30,13 @@ const UploadedArtifact = z
   .object({
     object: z.literal("artifact"),
     artifact_id: z.string().openapi({ example: ARTIFACT_EXAMPLE }),
-    kind: z.enum(["image", "video", "audio"]),
+    kind: z.enum(["image", "video", "audio", "jsonl"]),
     content_type: z.string().openapi({ description: "As identified from the bytes", example: "image/png" }),
     bytes: z.number().int(),
     width: z.number().int().optional(),
     height: z.number().int().optional(),
     duration_seconds: z.number().optional(),
+    lines: z.number().int().optional().openapi({ description: "A JSON lines upload (a batch's input file): its lines" }),
     url: z.string().openapi({ description: "The owner's download URL; also accepted as a `url` media input" }),
     created_at: z.string(),
     expires_at: z.string().openapi({
@@ -129,7 +131,8 @@ uploadRoutes.openapi(
       "The body is the file itself (any Content-Type), or `multipart/form-data` with exactly one file part. " +
       "The bytes decide what the file is: PNG, JPEG, WebP, GIF, MP4, MOV, WebM, WAV, MP3, FLAC or Ogg; " +
       `images up to ${UPLOAD_CAP_BYTES.image} bytes, videos up to ${UPLOAD_CAP_BYTES.video}, audio up to ${UPLOAD_CAP_BYTES.audio}. ` +
-      'The artifact is then an input anywhere a card accepts artifacts: `{type: "artifact", artifact_id}`. No Idempotency-Key.',
+      'The artifact is then an input anywhere a card accepts artifacts: `{type: "artifact", artifact_id}`. ' +
+      "`Content-Type: application/jsonl` (raw body) uploads a batch's input file instead: JSON lines `{custom_id, body}`, up to 10,000 lines and 100 MiB, for `POST /v1/batches` `input_file_id`. No Idempotency-Key.",
     security: [{ bearerAuth: [] }],
     "x-lifecycle": "preview",
     middleware: [requireKey("tasks:write")] as const,
@@ -141,6 +144,7 @@ uploadRoutes.openapi(
           "image/*": { schema: binary },
           "video/*": { schema: binary },
           "audio/*": { schema: binary },
+          "application/jsonl": { schema: binary },
           "multipart/form-data": { schema: { type: "object", properties: { file: binary }, required: ["file"] } },
         },
       },
@@ -152,6 +156,18 @@ uploadRoutes.openapi(
   }),
   async (c) => {
     const caller = c.get("caller");
+    if (isJsonLines(c.req.header("Content-Type"))) {
+      const declared = Number(c.req.header("Content-Length") ?? Number.NaN);
+      const lines = await storeJsonLines(
+        c.env.ARTIFACTS,
+        c.req.raw.body,
+        Number.isFinite(declared) ? declared : undefined,
+        caller,
+        await uploadRetention(c.env, caller),
+      );
+      const url = `${publicBaseUrl(c.env)}/v1/artifacts/${lines.artifact_id}`;
+      return c.json({ object: "artifact" as const, ...lines, url, source: "upload" as const }, 201, { Location: url });
+    }
     const maxImagePixels = largestImageInputPixels(await loadCatalog(c.env.CATALOG));
     const stored = await storeRetainedUpload(c.env, await uploadSource(c.req.raw), caller, { maxImagePixels });
     const url = `${publicBaseUrl(c.env)}/v1/artifacts/${stored.artifact_id}`;

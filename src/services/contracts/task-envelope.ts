@@ -77,6 +77,8 @@ export const TaskEnvelope = z
     status: z.enum(["queued", "running", "succeeded", "failed", "canceled"]),
     capability: z.string(),
     workload_type: z.string().optional(),
+    batch_id: z.string().optional().openapi({ description: "The batch this task is an item of" }),
+    custom_id: z.string().optional().openapi({ description: "Its item's custom_id in that batch" }),
     model: z.string(),
     resolved_model: z.string(),
     metadata: z.record(z.string(), z.string()),

@@ -12,6 +12,7 @@ export const ListQuery = z
     created_before: z.string().optional().openapi({ description: "ISO 8601 date-time (exclusive)" }),
     limit: z.coerce.number().int().min(1).max(100).default(20),
     cursor: z.string().max(512).optional(),
+    batch_id: z.string().max(128).optional().openapi({ description: "Only the tasks of this batch, in item order" }),
   })
   .strict();
 

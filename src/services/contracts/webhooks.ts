@@ -99,10 +99,10 @@ export const WebhookDelivery = z
     delivery_id: z.string(),
     target: z.enum(["callback", "endpoint"]).openapi({ description: "A task's `callback_url`, or a registered endpoint" }),
     endpoint_id: z.string().nullable().openapi({ description: "null for a callback" }),
-    task_id: z
-      .string()
-      .nullable()
-      .openapi({ description: "The task whose event it is; null for an endpoint's event (`endpoint.disabled`)" }),
+    task_id: z.string().nullable().openapi({
+      description:
+        "The task whose event it is (the batch_id for `batch.completed`); null for an endpoint's event (`endpoint.disabled`)",
+    }),
     event_id: z.string().openapi({ description: "The event delivered; to an endpoint, the `webhook-id` of every attempt" }),
     event_type: z.string(),
     status: z.enum(["pending", "succeeded", "failed"]),

@@ -84,6 +84,7 @@ export function admissionRecord(
     safety: plan.safety ?? null,
     retention: { days: plan.output_retention_days, expires_at: null, expired_at: null },
     delivery: plannedDelivery(plan.output_destination ?? null),
+    ...(plan.batch ? { batch: plan.batch } : {}),
   };
   return new StepLog(rec)
     .save(rec)

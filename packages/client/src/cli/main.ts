@@ -12,6 +12,7 @@ import { DEFAULT_BASE_URL, type FetchLike } from "../transport.js";
 import type { TaskEnvelope } from "../types.js";
 import { VERSION } from "../version.js";
 import { Options, parseArgs, UsageError } from "./args.js";
+import { type BatchRunOptions, describeBatch, runBatch } from "./batch.js";
 import { applyFields, assignInputs, type InputSource, type MediaKind, placeInputs, splitInput, splitMediaFlags } from "./body.js";
 import { type Ctx, one, print, query } from "./context.js";
 import { mediaFacts, table } from "./format.js";
@@ -33,6 +34,9 @@ const HELP = `media-api — the media generation API from the command line
 Usage:
   media-api generate <capability> --prompt "…" [--model <id>] [--<field> <value> …]
                      [--media <file|url|field=…> …] [--out <dir>] [--no-wait] [--timeout <s>]
+  media-api batch run <file.jsonl> --operation <capability> [--concurrency N] [--max-credits C]
+                     [--out results.jsonl] [--idempotency-key K] [--no-wait]
+  media-api batch get|cancel <batch_id>
   media-api tasks list [--status …] [--capability …] [--limit N] [--cursor …]
   media-api tasks get|cancel|wait|delete-outputs <task_id> [--out <dir>]
   media-api tasks deliver <task_id> [--destination <destination_id>]
@@ -121,6 +125,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
 const COMMANDS = [
   "generate",
+  "batch",
   "tasks",
   "models",
   "capabilities",
@@ -166,6 +171,8 @@ async function dispatch(command: string, ctx: Ctx): Promise<number> {
   switch (command) {
     case "generate":
       return generate(ctx);
+    case "batch":
+      return batch(ctx);
     case "tasks":
       return tasks(ctx);
     case "models":
@@ -366,6 +373,43 @@ async function quoteAndConfirm(
   }
   body.quote_id = q.quote_id;
   return true;
+}
+
+// ---------------------------------------------------------------- batches
+
+async function batch(ctx: Ctx): Promise<number> {
+  const [sub, ...rest] = ctx.args;
+  const sctx = { ...ctx, args: rest };
+  switch (sub) {
+    case "run": {
+      const file = one(sctx, "the JSON lines file");
+      const o = {
+        file,
+        operation: ctx.opts.string("operation") ?? "",
+        concurrency: ctx.opts.number("concurrency"),
+        maxCredits: ctx.opts.string("max-credits"),
+        out: ctx.opts.string("out"),
+        idempotencyKey: ctx.opts.string("idempotency-key"),
+        wait: !ctx.opts.has("no-wait"),
+      };
+      ctx.opts.done("batch run");
+      const { batch: b } = await runBatch(ctx.client, o as BatchRunOptions, { ...ctx.io, json: ctx.json });
+      print(sctx, b, () => describeBatch(b));
+      return b.status === "completed" && b.counts.failed === 0 && b.counts.canceled === 0 ? 0 : o.wait ? 1 : 0;
+    }
+    case "get":
+    case "cancel": {
+      const id = one(sctx, "batch_id");
+      ctx.opts.done(`batch ${sub}`);
+      const b = sub === "get" ? await ctx.client.batches.get(id) : await ctx.client.batches.cancel(id);
+      print(sctx, b, () => `${b.batch_id}  ${describeBatch(b)}${b.output_file_id ? `\nresults: ${b.output_file_id}` : ""}`);
+      return 0;
+    }
+    default:
+      throw new UsageError(
+        "batch needs a subcommand: run <file.jsonl> --operation <capability>, get <batch_id>, cancel <batch_id>",
+      );
+  }
 }
 
 // ---------------------------------------------------------------- tasks

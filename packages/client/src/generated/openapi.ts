@@ -842,6 +842,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's batches, newest first */
+        get: operations["listBatches"];
+        put?: never;
+        /**
+         * Run many creates of one operation as a batch
+         * @description Every item is validated (its body's schema, then model selection and pricing, as its create would be) before anything starts; one invalid item refuses the batch with `details.errors[]` pointing into it (`/items/17/body/prompt`, or the line of the input file). Items then run as ordinary tasks, at most `concurrency` at once, each under an Idempotency-Key derived from the batch's and its `custom_id`.
+         */
+        post: operations["createBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a batch: its status, counts and billing */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A batch's items in order: custom_id, task, status, error */
+        get: operations["listBatchItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batch_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel a batch: queued items end canceled, running tasks are asked to stop */
+        post: operations["cancelBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/uploads": {
         parameters: {
             query?: never;
@@ -853,7 +925,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a media file as an artifact
-         * @description The body is the file itself (any Content-Type), or `multipart/form-data` with exactly one file part. The bytes decide what the file is: PNG, JPEG, WebP, GIF, MP4, MOV, WebM, WAV, MP3, FLAC or Ogg; images up to 52428800 bytes, videos up to 104857600, audio up to 104857600. The artifact is then an input anywhere a card accepts artifacts: `{type: "artifact", artifact_id}`. No Idempotency-Key.
+         * @description The body is the file itself (any Content-Type), or `multipart/form-data` with exactly one file part. The bytes decide what the file is: PNG, JPEG, WebP, GIF, MP4, MOV, WebM, WAV, MP3, FLAC or Ogg; images up to 52428800 bytes, videos up to 104857600, audio up to 104857600. The artifact is then an input anywhere a card accepts artifacts: `{type: "artifact", artifact_id}`. `Content-Type: application/jsonl` (raw body) uploads a batch's input file instead: JSON lines `{custom_id, body}`, up to 10,000 lines and 100 MiB, for `POST /v1/batches` `input_file_id`. No Idempotency-Key.
          */
         post: operations["createUpload"];
         delete?: never;
@@ -1565,6 +1637,10 @@ export interface components {
             status: "queued" | "running" | "succeeded" | "failed" | "canceled";
             capability: string;
             workload_type?: string;
+            /** @description The batch this task is an item of */
+            batch_id?: string;
+            /** @description Its item's custom_id in that batch */
+            custom_id?: string;
             model: string;
             resolved_model: string;
             metadata: {
@@ -2671,13 +2747,133 @@ export interface components {
             has_more: boolean;
             next_cursor: string | null;
         };
+        Batch: {
+            /** @enum {string} */
+            object: "batch";
+            /** @example batch_0000000000000000000000000000000000000000000000000000000000000000 */
+            batch_id: string;
+            operation: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "canceling" | "canceled";
+            counts: {
+                total: number;
+                queued: number;
+                running: number;
+                succeeded: number;
+                failed: number;
+                canceled: number;
+            };
+            billing: {
+                /**
+                 * @description What every item may cost at most, summed at creation (decimal string, up to 9 decimals)
+                 * @example 982.5
+                 */
+                estimated_credits: string;
+                /**
+                 * @description What the batch's tasks hold or held (decimal string, up to 9 decimals)
+                 * @example 982.5
+                 */
+                charged_credits: string;
+                /**
+                 * @description What their ends gave back (decimal string, up to 9 decimals)
+                 * @example 982.5
+                 */
+                refunded_credits: string;
+            };
+            max_credits: string | null;
+            concurrency: number;
+            metadata: {
+                [key: string]: string;
+            };
+            callback?: {
+                url: string;
+                /** @enum {string} */
+                status: "pending" | "delivered" | "failed";
+                attempt_count: number;
+                delivered_at: string | null;
+                last_error: string | null;
+            };
+            created_at: string;
+            started_at: string | null;
+            completed_at: string | null;
+            cancel_requested_at: string | null;
+            /** @description When ended: the JSON lines of results, in item order */
+            output_file_id?: string;
+            /** @description A signed download URL of the output file */
+            output_file_url?: string | null;
+            links: {
+                self: string;
+                items: string;
+                cancel: string;
+            };
+        };
+        BatchCreateRequest: {
+            /**
+             * @description The capability every item runs
+             * @example text_to_image
+             * @enum {string}
+             */
+            operation: "chat_completion" | "text_to_image" | "image_to_image" | "image_edit" | "image_to_text" | "video_prompt_enhance" | "text_to_video" | "image_to_video" | "reference_to_video" | "frames_to_video" | "video_extend" | "video_to_text" | "text_to_music" | "text_to_speech";
+            /** @description Up to 1,000 items inline */
+            items?: {
+                /**
+                 * @description 1 to 64 characters, unique in the batch
+                 * @example sku-0001
+                 */
+                custom_id: string;
+                /** @description Exactly the create body of the batch's operation, without `callback_url` (the batch's) */
+                body: {
+                    [key: string]: unknown;
+                };
+            }[];
+            /** @description An upload of JSON lines `{custom_id, body}` (up to 10,000 lines), instead of `items` */
+            input_file_id?: string;
+            /**
+             * @description The most the whole batch may hold or spend, in credits. Items that would pass it end `canceled` with `details.reason: batch_budget_exhausted`.
+             * @example 2.5
+             */
+            max_credits?: string;
+            /** @description Tasks in flight at once (default 10) */
+            concurrency?: number;
+            /** @description Receives one POST of the batch envelope when it ends */
+            callback_url?: string;
+            callback_signing_key_id?: string;
+            metadata?: {
+                [key: string]: string;
+            };
+        };
+        BatchPage: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["Batch"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        BatchItemPage: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["BatchItem"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        BatchItem: {
+            /** @enum {string} */
+            object: "batch_item";
+            custom_id: string;
+            task_id: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "failed" | "canceled";
+            error?: {
+                [key: string]: unknown;
+            };
+        };
         UploadedArtifact: {
             /** @enum {string} */
             object: "artifact";
             /** @example art_0123456789abcdef0123456789abcdef */
             artifact_id: string;
             /** @enum {string} */
-            kind: "image" | "video" | "audio";
+            kind: "image" | "video" | "audio" | "jsonl";
             /**
              * @description As identified from the bytes
              * @example image/png
@@ -2687,6 +2883,8 @@ export interface components {
             width?: number;
             height?: number;
             duration_seconds?: number;
+            /** @description A JSON lines upload (a batch's input file): its lines */
+            lines?: number;
             /** @description The owner's download URL; also accepted as a `url` media input */
             url: string;
             created_at: string;
@@ -2872,7 +3070,7 @@ export interface components {
             target: "callback" | "endpoint";
             /** @description null for a callback */
             endpoint_id: string | null;
-            /** @description The task whose event it is; null for an endpoint's event (`endpoint.disabled`) */
+            /** @description The task whose event it is (the batch_id for `batch.completed`); null for an endpoint's event (`endpoint.disabled`) */
             task_id: string | null;
             /** @description The event delivered; to an endpoint, the `webhook-id` of every attempt */
             event_id: string;
@@ -6551,6 +6749,8 @@ export interface operations {
                 created_before?: string;
                 limit?: number;
                 cursor?: string;
+                /** @description Only the tasks of this batch, in item order */
+                batch_id?: string;
             };
             header?: never;
             path?: never;
@@ -6859,6 +7059,324 @@ export interface operations {
             };
         };
     };
+    listBatches: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of batches */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchPage"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createBatch: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Required: a retry answers the same batch */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BatchCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The batch, queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (409) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (413) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listBatchItems: {
+        parameters: {
+            query?: {
+                status?: "queued" | "running" | "succeeded" | "failed" | "canceled";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of items */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchItemPage"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    cancelBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch after the request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     createUpload: {
         parameters: {
             query?: never;
@@ -6872,6 +7390,7 @@ export interface operations {
                 "image/*": string;
                 "video/*": string;
                 "audio/*": string;
+                "application/jsonl": string;
                 "multipart/form-data": {
                     /** Format: binary */
                     file: string;
