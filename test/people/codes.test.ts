@@ -36,13 +36,14 @@ describe("email addresses", () => {
 });
 
 describe("roles", () => {
-  it("owner may do everything; developer keys, signing keys, tasks, usage and provider keys; viewer only reads", () => {
+  it("owner may do everything; developer keys, signing keys, webhooks, tasks, usage, provider keys and storage; viewer only reads", () => {
     expect(ROLES).toEqual(["owner", "developer", "viewer"]);
     const allowed = (role: Role) => ACTIONS.filter((a) => can(role, a));
     expect(allowed("owner")).toEqual([...ACTIONS]);
     expect(allowed("developer")).toEqual([
       "keys:manage",
       "signing_keys:manage",
+      "webhooks:manage",
       "tasks:read",
       "tasks:write",
       "usage:read",
