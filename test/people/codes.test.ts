@@ -36,7 +36,7 @@ describe("email addresses", () => {
 });
 
 describe("roles", () => {
-  it("owner may do everything; developer keys, signing keys, tasks and usage; viewer only reads", () => {
+  it("owner may do everything; developer keys, signing keys, webhooks, tasks and usage; viewer only reads", () => {
     expect(ROLES).toEqual(["owner", "developer", "viewer"]);
     const allowed = (role: Role) => ACTIONS.filter((a) => can(role, a));
     expect(allowed("owner")).toEqual([...ACTIONS]);
