@@ -40,7 +40,14 @@ describe("roles", () => {
     expect(ROLES).toEqual(["owner", "developer", "viewer"]);
     const allowed = (role: Role) => ACTIONS.filter((a) => can(role, a));
     expect(allowed("owner")).toEqual([...ACTIONS]);
-    expect(allowed("developer")).toEqual(["keys:manage", "signing_keys:manage", "tasks:read", "tasks:write", "usage:read"]);
+    expect(allowed("developer")).toEqual([
+      "keys:manage",
+      "signing_keys:manage",
+      "webhooks:manage",
+      "tasks:read",
+      "tasks:write",
+      "usage:read",
+    ]);
     expect(allowed("viewer")).toEqual(["tasks:read", "usage:read"]);
   });
 });
