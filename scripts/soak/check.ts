@@ -29,6 +29,7 @@ import { pathToFileURL } from "node:url";
 import Big from "big.js";
 import { ERROR_CODES } from "../../src/errors/codes.ts";
 import type {
+  BatchRecord,
   CallbackRecord,
   EventRecord,
   HistoryRecord,
@@ -607,6 +608,50 @@ export function check(history: HistoryRecord[]): CheckResult {
     `endpoint events: ${eventDue.length} terminal tasks of ${[...withEndpoint].join(", ")}, ${eventDue.length - eventMissing.length} events accepted (${pct(eventDue.length - eventMissing.length, eventDue.length)}); ${events.length} deliveries (${fmtCounts(count(events, (e) => `${e.answered}${e.aborted ? " abandoned" : ""}`))}), ${eventsRetried} accepted on a retry after a 503`,
   );
 
+  // ------------------------------------------------------------------ the batch
+  // Created once whatever the crashes, every item run as exactly one task, the batch completed,
+  // its output file holding one line per item in item order, naming the item's task.
+  if (meta.batch_items) {
+    const b = history.find((r): r is BatchRecord => r.type === "batch");
+    if (!b?.batch_id) fail("batch", "the batch was never created");
+    else {
+      if (b.status !== "completed") fail("batch", `the batch ended ${b.status ?? "unread"}, not completed`);
+      const c = b.counts;
+      if (!c || c.total !== meta.batch_items || c.succeeded + c.failed + c.canceled !== c.total)
+        fail("batch", `counts ${JSON.stringify(c)} do not account for ${meta.batch_items} items`);
+      const itemTasks = b.items.map((i) => i.task_id);
+      if (b.items.length !== meta.batch_items) fail("batch", `${b.items.length} items listed, ${meta.batch_items} sent`);
+      if (new Set(b.items.map((i) => i.custom_id)).size !== b.items.length) fail("batch", "items listed twice");
+      failSome(
+        "batch",
+        "items without a task or not terminal",
+        b.items.filter((i) => !i.task_id || !TERMINAL.has(i.status)).map((i) => `${i.custom_id} (${i.status})`),
+      );
+      if (new Set(itemTasks).size !== itemTasks.length) fail("batch", "two items name the same task");
+      const batchTasks = tasks.filter((t) => t.batch_id === b.batch_id);
+      const byItem = new Map<string, string[]>();
+      for (const t of batchTasks) byItem.set(t.custom_id ?? "?", [...(byItem.get(t.custom_id ?? "?") ?? []), t.task_id]);
+      failSome(
+        "batch",
+        "items run as more than one task",
+        [...byItem].filter(([, ids]) => ids.length > 1).map(([id, ids]) => `${id}: ${ids.join(", ")}`),
+      );
+      if (batchTasks.length !== meta.batch_items)
+        fail("batch", `${batchTasks.length} tasks carry the batch's id, ${meta.batch_items} items were sent`);
+      const outLines = b.output_lines;
+      if (!outLines) fail("batch", "the output file could not be read");
+      else {
+        const inOrder =
+          outLines.length === b.items.length &&
+          outLines.every((l, i) => l.custom_id === b.items[i]?.custom_id && l.task_id === b.items[i]?.task_id);
+        if (!inOrder) fail("batch", `the output file's ${outLines.length} lines are not the ${b.items.length} items in order`);
+      }
+      lines.push(
+        `batch: ${b.batch_id} ${b.status}, ${c ? `${c.succeeded} succeeded, ${c.failed} failed, ${c.canceled} canceled of ${c.total}` : "no counts"}; ${batchTasks.length} tasks carry its id, ${byItem.size} distinct items; output file ${outLines ? `${outLines.length} lines` : "unread"}`,
+      );
+    }
+  }
+
   // ------------------------------------------------------------------ isolation
   const foreign = requests.filter((r) => r.op === "read_foreign" && r.status !== null && r.status !== 429);
   const leaked = foreign.filter((r) => r.status !== 404 || r.code !== "task_not_found");
@@ -651,6 +696,11 @@ export function check(history: HistoryRecord[]): CheckResult {
     `soak: ${span.toFixed(0)} s of traffic, ${traffic.length} requests (${(traffic.length / Math.max(1, span)).toFixed(1)}/s) from ${new Set(traffic.map((r) => `${r.tenant}/${r.client}`)).size} clients of ${meta.tenants.length} tenants, 2 × SIGKILL + restart (down ${outages.map((o) => `${((o.to - o.from) / 1000).toFixed(1)} s`).join(", ")})`,
     `tasks: ${accepted.size} created (${replayed.length} replays, ${createRetries} create retries), ${pct(accepted.size - notTerminal.length, accepted.size)} terminal: ${fmtCounts(count(tasks, (t) => t.status))}`,
     `fal: ${submits.length} submissions, ${refused.length} refused and retried, ${lostAnswers.length} accepted with the answer lost in a crash, ${twice.length} tasks run twice; callbacks: ${dueNow - undelivered.length}/${dueNow} due delivered${deferred.length ? ` (${deferred.length} deferred to the 5-minute retry)` : ""}, one webhook-id each: ${splitIds.length === 0 ? "yes" : "NO"}; endpoint events: ${eventDue.length - eventMissing.length}/${eventDue.length} arrived`,
+    ...(meta.batch_items
+      ? [
+          `batch: ${failures.some((f) => f.startsWith("[batch]")) ? "NO" : "yes"}, ${meta.batch_items} items through both crashes, each run once, output file in item order`,
+        ]
+      : []),
     `ledgers exact (totals = recomputed, balance = granted − captured − reserved ≥ 0, no task reservation open): ${failures.some((f) => f.startsWith("[ledger]")) ? "NO" : "yes"} for ${ledgers.length} tenants; 402s: ${insufficient.length}`,
     `5xx: ${fiveXX.length} (${fmtCounts(count(fiveXX, (r) => `${r.status} ${r.code ?? "?"}`)) || "none"}), unexplained: ${unexplained.length}; connection failures: ${netErrors.length}, all in crash windows: ${strayNet.length === 0 ? "yes" : "NO"}`,
     `result: ${ok ? "PASS" : `FAIL (${failures.length} properties)`}`,

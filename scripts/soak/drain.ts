@@ -16,6 +16,8 @@ type Envelope = {
   status: string;
   capability: string;
   metadata?: Record<string, string>;
+  batch_id?: string;
+  custom_id?: string;
   error?: { code?: string } | null;
   provider?: { name?: string; mode?: string } | null;
   callback?: TaskRecord["callback"] & object;
@@ -152,6 +154,8 @@ export async function drain(world: World, server: SoakServer, history: History, 
             status: e.status,
             error_code: e.error?.code ?? null,
             capability: e.capability,
+            batch_id: e.batch_id ?? null,
+            custom_id: e.custom_id ?? null,
             provider: e.provider?.name ?? null,
             mode: e.provider?.mode ?? null,
             callback: e.callback

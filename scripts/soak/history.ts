@@ -17,6 +17,8 @@ export interface MetaRecord {
   receivers: Record<string, ReceiverPolicy>;
   /** Tenants with a webhook endpoint subscribed to task.succeeded / task.failed / task.canceled. */
   endpoint_tenants?: string[];
+  /** Items of the soak's batch (0 or absent: none). */
+  batch_items?: number;
 }
 
 export interface ReceiverPolicy {
@@ -47,7 +49,9 @@ export type Op =
   | "chat_stream"
   | "drain_read"
   | "drain_list"
-  | "drain_cancel";
+  | "drain_cancel"
+  | "batch_create"
+  | "batch_read";
 
 /** One HTTP exchange with the service (one attempt: a retry is another line). */
 export interface RequestRecord {
@@ -114,6 +118,20 @@ export interface EventRecord {
   nth: number;
 }
 
+/** The soak's batch as it ended: its envelope's status and counts, its items, its output file's lines. */
+export interface BatchRecord {
+  type: "batch";
+  at: number;
+  tenant: string;
+  batch_id: string | null;
+  planned: number;
+  status: string | null;
+  counts: { total: number; queued: number; running: number; succeeded: number; failed: number; canceled: number } | null;
+  items: { custom_id: string; task_id: string | null; status: string }[];
+  /** In the file's order; null when it could not be read. */
+  output_lines: { custom_id: string; task_id: string; status: string }[] | null;
+}
+
 /** One request a fake upstream received, through the recording proxy, with its answer. */
 export interface UpstreamRecord {
   type: "upstream";
@@ -143,6 +161,9 @@ export interface TaskRecord {
   status: string;
   error_code: string | null;
   capability: string;
+  /** The batch it is an item of, and the item's custom_id. */
+  batch_id?: string | null;
+  custom_id?: string | null;
   provider: string | null;
   mode: string | null;
   callback: { url: string; status: string; attempt_count: number; delivered_at: string | null; last_error: string | null } | null;
@@ -191,6 +212,7 @@ export type HistoryRecord =
   | RequestRecord
   | CallbackRecord
   | EventRecord
+  | BatchRecord
   | UpstreamRecord
   | TaskRecord
   | LedgerRecord

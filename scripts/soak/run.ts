@@ -17,6 +17,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort, LOCAL_SECRETS } from "../../bench/lib/local-server.ts";
+import { runSoakBatch, SOAK_BATCH_ITEMS } from "./batch.ts";
 import { check, report } from "./check.ts";
 import { drain, readLedgers } from "./drain.ts";
 import { History, readHistory } from "./history.ts";
@@ -192,6 +193,7 @@ async function main(): Promise<number> {
       tenants: tenants.map((t) => ({ name: t.name, tenant_id: t.tenant_id, credits: t.credits, chat: t.chat, poor: t.poor })),
       receivers: RECEIVERS,
       endpoint_tenants: PLAN.filter((p) => p.endpoint).map((p) => p.name),
+      batch_items: SOAK_BATCH_ITEMS,
     });
 
     const world = new World(server.base, tenants, history, receivers);
@@ -232,7 +234,12 @@ async function main(): Promise<number> {
         log(`restarted on the same state in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
       }
     })();
+    // The batch starts early, so that both crashes fall while its items run.
+    const batchTenant = tenants.find((t) => t.name === "beta") as Tenant;
+    const batch = runSoakBatch(world, batchTenant, history, start + 0.1 * TRAFFIC_SECONDS * 1000);
     await Promise.all([...clients.map((c) => c.run()), crashes]);
+    log("traffic over: waiting for the batch to end");
+    await batch;
     clearInterval(progress);
 
     history.write({ type: "phase", at: Date.now(), phase: "drain" });

@@ -18,7 +18,7 @@ import { putArtifact } from "../../src/media/artifacts";
 import { OPERATIONS } from "../../src/operations";
 import { EXAMPLE_VIDEO_ARTIFACT_ID } from "../../src/operations/examples";
 import { TaskEnvelope } from "../../src/services/contracts/task-envelope";
-import { newTenant, type TestTenant } from "../helpers/api";
+import { call, newTenant, type TestTenant } from "../helpers/api";
 import { validateJsonSchema } from "../helpers/json-schema";
 import { mp4 } from "../helpers/media-fixtures";
 import { createImage } from "../helpers/tasks";
@@ -42,6 +42,7 @@ const CLIENTS: [string, (token: string) => Promise<ToolClient>][] = [
 interface Fixtures {
   taskId: string;
   model: string;
+  batchId: string;
 }
 
 /** A task-creating tool is called with its operation's first documented request body. */
@@ -60,6 +61,12 @@ const OTHER_ARGS: Record<string, (f: Fixtures) => Record<string, unknown>> = {
   list_voices: () => ({ language: "en" }),
   get_balance: () => ({}),
   get_quote: () => ({ operation: "text_to_image", arguments: { prompt: "a quoted fixture" } }),
+  create_batch: () => ({
+    operation: "text_to_image",
+    items: [{ custom_id: "fixture-1", body: { prompt: "a batch fixture", metadata: { sandbox_fault: "stay_queued" } } }],
+    concurrency: 1,
+  }),
+  get_batch: (f) => ({ batch_id: f.batchId }),
 };
 
 function argsFor(name: string, f: Fixtures): Record<string, unknown> | undefined {
@@ -121,7 +128,13 @@ beforeAll(async () => {
   });
   const task = await createImage(rich, { prompt: "a fixture task", metadata: { sandbox_fault: "stay_queued" } });
   expect(task.status, task.text).toBe(202);
-  fixtures = { taskId: task.json.task_id, model: "gpt-image-2" };
+  const batch = await call("/v1/batches", {
+    key: rich.api_key,
+    headers: { "Idempotency-Key": "mcp-fixture-batch" },
+    body: { operation: "text_to_image", items: [{ custom_id: "one", body: { prompt: "a batch fixture" } }] },
+  });
+  expect(batch.status, batch.text).toBe(202);
+  fixtures = { taskId: task.json.task_id, model: "gpt-image-2", batchId: batch.json.batch_id };
 });
 
 describe("output schemas admit tool errors", () => {

@@ -82,7 +82,13 @@ describe("expires_at", () => {
   it("sets the task object's alarm for the outputs' end", async () => {
     const t = await newTenant({ credits: "10000" });
     const { task } = await succeeded(t, { output_retention_days: 2 });
-    const alarm = await runInDurableObject(taskStub(task.task_id), (_o, state) => state.storage.getAlarm());
+    // While an alarm run is under way (the task's last steps, its events), none is set: wait for it.
+    const readAlarm = () => runInDurableObject(taskStub(task.task_id), (_o, state) => state.storage.getAlarm());
+    let alarm = await readAlarm();
+    for (let i = 0; i < 100 && alarm !== Date.parse(task.output.artifacts[0].expires_at); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      alarm = await readAlarm();
+    }
     expect(alarm).toBe(Date.parse(task.output.artifacts[0].expires_at));
   });
 });
