@@ -23,7 +23,7 @@ export async function runSoakBatch(world: World, tenant: Tenant, history: Histor
   }));
   const body = { operation: "text_to_image", items, concurrency: 25, metadata: { soak: "batch" } };
   let batchId: string | null = null;
-  for (let attempt = 0; batchId === null && Date.now() < world.hardStop; attempt++) {
+  while (batchId === null && Date.now() < world.hardStop) {
     const a = await world.exchange("batch", tenant, "batch_create", "POST", "/v1/batches", {
       key,
       body,
