@@ -8,6 +8,7 @@ import { serveTaskRead } from "./http/routes/tasks";
 export { AccountObject } from "./accounts/account-object";
 export { DirectoryObject } from "./accounts/directory-object";
 export { RateCounterObject } from "./accounts/rate-counter-object";
+export { HealthObject } from "./health/health-object";
 export { OutboxObject } from "./mail/outbox";
 export { OAuthObject } from "./oauth/oauth-object";
 export { UserObject } from "./people/user-object";
