@@ -17,7 +17,10 @@ export const OPEN_MS = 30_000;
 /** A probe that never reports back (its task crashed) frees the route for another after this. */
 export const PROBE_LEASE_MS = 60_000;
 
-/** One counted attempt: a submission accepted (`failed: false`) or a provider-side failure. */
+/**
+ * One counted attempt: a submission, accepted (`failed: false`) or refused by the provider; an
+ * accepted job that later fails at the provider (its job or its outputs) is a failed attempt.
+ */
 export interface Attempt {
   at: number;
   tenant: string;

@@ -32,7 +32,7 @@ export const HEALTH_MIGRATIONS: Migration[] = [
       sql.exec(`
         CREATE TABLE attempts (
           seq INTEGER PRIMARY KEY, upstream_model TEXT NOT NULL, at INTEGER NOT NULL, tenant TEXT NOT NULL,
-          failed INTEGER NOT NULL, code TEXT);
+          task TEXT NOT NULL, failed INTEGER NOT NULL, code TEXT);
         CREATE INDEX attempts_by_route ON attempts (upstream_model, at);
         CREATE TABLE circuits (
           upstream_model TEXT PRIMARY KEY, state TEXT NOT NULL, opened_at INTEGER, retry_at INTEGER,
@@ -201,14 +201,28 @@ export class HealthObject extends DurableObject<Env> {
     const counted = circuitAttempt(o);
     if (counted === null) return;
     const attempt: Attempt = { at: o.at, tenant: o.tenant_id, failed: counted === "failed", ...(o.code ? { code: o.code } : {}) };
-    this.sql.exec(
-      "INSERT INTO attempts (upstream_model, at, tenant, failed, code) VALUES (?, ?, ?, ?, ?)",
-      route,
-      attempt.at,
-      attempt.tenant,
-      attempt.failed ? 1 : 0,
-      attempt.code ?? null,
-    );
+    // An accepted job that then fails is one failed attempt: its acceptance is turned into the failure.
+    const turned =
+      o.kind !== "submit_accepted" && o.kind !== "submit_refused"
+        ? this.sql.exec(
+            "UPDATE attempts SET failed = 1, code = ?, at = ? WHERE upstream_model = ? AND task = ? AND failed = 0",
+            attempt.code ?? null,
+            attempt.at,
+            route,
+            o.task_id,
+          ).rowsWritten
+        : 0;
+    if (turned === 0) {
+      this.sql.exec(
+        "INSERT INTO attempts (upstream_model, at, tenant, task, failed, code) VALUES (?, ?, ?, ?, ?, ?)",
+        route,
+        attempt.at,
+        attempt.tenant,
+        o.task_id,
+        attempt.failed ? 1 : 0,
+        attempt.code ?? null,
+      );
+    }
     const at = Math.max(now, o.at);
     const before = this.circuit(route);
     const window = this.sql

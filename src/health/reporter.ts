@@ -22,8 +22,8 @@ export function recordOutcome(o: RouteOutcome): void {
 }
 
 async function send(env: Env, provider: string): Promise<void> {
-  const before = inFlight.get(provider);
-  if (before) await before.catch(() => {});
+  // One call at a time per provider: wait until none is out (one that starts meanwhile may carry ours).
+  for (let busy = inFlight.get(provider); busy; busy = inFlight.get(provider)) await busy.catch(() => {});
   const batch = pending.get(provider);
   if (!batch || batch.length === 0) return;
   const sending = batch.splice(0, MAX_BATCH);

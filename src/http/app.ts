@@ -20,6 +20,7 @@ import { keyRoutes } from "./routes/keys";
 import { operationRoutes } from "./routes/operations";
 import { paymentRoutes, paymentWebhookRoutes } from "./routes/payments";
 import { quoteRoutes } from "./routes/quotes";
+import { statusRoutes } from "./routes/status";
 import { taskRoutes } from "./routes/tasks";
 import { uploadRoutes } from "./routes/uploads";
 import { upstreamRoutes } from "./routes/upstream";
@@ -58,6 +59,7 @@ export function createApp() {
     app.get("/healthz", (c) => c.json(health(c.env)));
     app.get(FAVICON_PATH, favicon);
     app.route("/", catalogRoutes);
+    app.route("/", statusRoutes);
     app.route("/", adminRoutes);
     app.route("/", adminPeopleRoutes);
     app.route("/", adminSafetyRoutes);

@@ -18,6 +18,8 @@ import { loadCatalog } from "../catalog/store";
 import { interfacesOf, isSelectable } from "../catalog/views";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { allRoutesUnhealthy, orderByHealth, unhealthyFailure } from "../health/route-order";
+import { type HealthView, healthView } from "../health/snapshot";
 import { sha256Hex } from "../lib/crypto";
 import { dec, fmt } from "../lib/decimal";
 import { flatten, getPath } from "../lib/paths";
@@ -195,7 +197,15 @@ export async function priceRequest<B extends CommonFields>(
   spec: OperationSpec,
   body: B,
   raw: Record<string, unknown>,
-  opts: { bundle: CatalogBundle; providers: Set<string>; images?: FetchedImages; model?: string; quoted?: QuoteRecord },
+  opts: {
+    bundle: CatalogBundle;
+    providers: Set<string>;
+    images?: FetchedImages;
+    model?: string;
+    quoted?: QuoteRecord;
+    /** Route health: open routes go last, and a model with every route open is refused (503). */
+    health?: HealthView;
+  },
 ): Promise<PricedRequest<B>> {
   const { bundle, providers } = opts;
   // The key's lists first: a key never learns more of a model it may not use.
@@ -211,14 +221,19 @@ export async function priceRequest<B extends CommonFields>(
   }
   const media = await resolveMedia(ctx, spec.media?.(body) ?? [], opts.images);
   const cap = body.max_credits;
+  // Only routes that can deliver the resolved output format serve (and fail over); selection refused the rest.
+  const producingRoutes = (selection: Selection) =>
+    routesFor(selection.model, spec.capability, providers).filter(
+      (r) => !selection.output || routeProduces(r, spec.capability, selection.output.mime),
+    );
+  const healthOrder = (routes: RoutePlan[]) => (opts.health ? orderByHealth(routes, opts.health) : { routes, retry_at: null });
   const priceOn = (selection: Selection) => {
     const opCtx: OperationContext<B> = { body, raw, selection, media };
     spec.check?.(opCtx);
-    // Only routes that can deliver the resolved output format serve (and fail over); selection refused the rest.
-    const producing = routesFor(selection.model, spec.capability, providers).filter(
-      (r) => !selection.output || routeProduces(r, spec.capability, selection.output.mime),
-    );
-    const live = drillRouteOrder(ctx.env, body.metadata, producing);
+    const producing = producingRoutes(selection);
+    const ordered = healthOrder(drillRouteOrder(ctx.env, body.metadata, producing));
+    if (ordered.retry_at !== null) throw allRoutesUnhealthy(selection.model.model, ordered.retry_at, producing);
+    const live = ordered.routes;
     if (live.length === 0) throw noLiveRoute(selection.model.model, spec.capability);
     const priced = pricedRoutes(ctx, live, selection.card, spec.dimensions?.(opCtx) ?? {}, spec.usageKey);
     const meters = opts.quoted ? priced.meters.map((m) => atQuotedPrices(m, opts.quoted as QuoteRecord)) : priced.meters;
@@ -246,6 +261,10 @@ export async function priceRequest<B extends CommonFields>(
       fields: Object.fromEntries(Object.entries(flatten(raw)).filter(([k]) => !COMMON_FIELDS.has(k.split(".")[0] as string))),
       ...(spec.output ? { output: (s: Selection) => spec.output?.(body, s) } : {}),
       ...(cap !== undefined ? { overCap: (s: Selection) => overCapFailure(s, cap, priceOn) } : {}),
+      unhealthy: (s: Selection) => {
+        const { retry_at } = healthOrder(producingRoutes(s));
+        return retry_at === null ? null : unhealthyFailure(s.model.model, retry_at);
+      },
       ...(ctx.caller.limits?.models ? { allowModel: (m: string) => allowsModel(ctx.caller.limits, m) } : {}),
     },
   );
@@ -327,7 +346,7 @@ export async function admitOperation<B extends CommonFields>(
   const quote = body.quote_id !== undefined ? await quoteFor(ctx, spec, body.quote_id, raw) : undefined;
   const callback = await checkCallback(ctx, body);
   const providers = liveProviders(ctx.env, ctx.caller.mode);
-  const bundle = await loadCatalog(ctx.env.CATALOG);
+  const [bundle, health] = await Promise.all([loadCatalog(ctx.env.CATALOG), healthView(ctx.env, providers)]);
   const reviewer = await reviewerFor(ctx.env, ctx.caller, bundle);
   if (reviewer.provider.external && refs.length === 0) {
     // A review that leaves the Worker is not made again for a request already answered.
@@ -342,6 +361,7 @@ export async function admitOperation<B extends CommonFields>(
     bundle,
     providers,
     images,
+    health,
     ...(quote ? { model: quote.resolved_model, quoted: quote } : {}),
   });
   const route = routes[0] as RoutePlan;

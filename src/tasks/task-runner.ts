@@ -6,6 +6,9 @@
 import { accountFor } from "../accounts/service";
 import { attemptDelivery } from "../callbacks/delivery";
 import type { Env } from "../env";
+import { flushOutcomes } from "../health/reporter";
+import { healthView, mayUseRoute } from "../health/snapshot";
+import { pollError, stepOutcomes, submitAccepted, submitRefused } from "../health/task-outcomes";
 import { policyFrom } from "../lib/url-policy";
 import { OutputUrlSigner } from "../media/signed-outputs";
 import { configFor, providerContext } from "../providers/context";
@@ -28,6 +31,7 @@ import { beginCallback, callbackAnswered, callbackDue, nextAlarm } from "./steps
 import { type CrashPoint, type Effect, notDue, type StepResult } from "./steps/effects";
 import { asProviderError, pastDeadline, timedOut } from "./steps/outcome";
 import { pollAnswered, pollFailed } from "./steps/poll";
+import { routeUnhealthy } from "./steps/route-health";
 import { settled } from "./steps/settle";
 import { beginFetch, fetchFailed, outputsStored, type StoredOutput } from "./steps/store";
 import {
@@ -126,8 +130,16 @@ export class TaskRunner {
 
   // ---------------------------------------------------------------- execution
 
-  /** Runs steps until one has to wait. */
+  /** Runs steps until one has to wait; then reports what the upstreams did to route health. */
   async advance(): Promise<void> {
+    try {
+      await this.runSteps();
+    } finally {
+      await flushOutcomes(this.env);
+    }
+  }
+
+  private async runSteps(): Promise<void> {
     for (let guard = 0; guard < 16; guard++) {
       const rec = this.store.load();
       if (!rec) return;
@@ -137,6 +149,7 @@ export class TaskRunner {
         return;
       }
       if (pastDeadline(rec, now)) {
+        stepOutcomes(rec, timedOut(rec), now);
         this.store.save(timedOut(rec));
         continue;
       }
@@ -181,16 +194,24 @@ export class TaskRunner {
       if (!this.stillCurrent(rec)) return false;
       if (found) return this.apply(reconciled(rec, found, ctx.now));
     }
+    if (!rec.route_uncertain && !(await mayUseRoute(this.env, rec.task_id, rec.route.provider, rec.route.upstream_model))) {
+      if (!this.stillCurrent(rec)) return false;
+      return this.apply(await this.routeAround(rec, ctx.now));
+    }
     const begun = beginSubmit(rec, { now: ctx.now, webhook: !!ctx.webhookUrl && !!adapter.adopt });
     await this.apply(begun);
     let handle: Awaited<ReturnType<typeof adapter.submit>>;
+    const sentAt = Date.now();
     try {
       handle = await adapter.submit(job, ctx);
     } catch (e) {
+      const pe = asProviderError(e);
+      submitRefused(begun.rec, pe, Date.now());
       // A wait the upstream asks for counts from its answer, not from before the call.
-      if (this.stillCurrent(begun.rec)) await this.apply(submitFailed(begun.rec, asProviderError(e), Date.now()));
+      if (this.stillCurrent(begun.rec)) await this.apply(submitFailed(begun.rec, pe, Date.now()));
       return false;
     }
+    submitAccepted(begun.rec, sentAt, Date.now());
     if (!this.stillCurrent(begun.rec)) {
       // Canceled while submitting: stop the job we just started rather than orphan it.
       await adapter.cancel(handle, job, ctx).catch(() => "not_cancelable");
@@ -205,11 +226,26 @@ export class TaskRunner {
     try {
       result = await adapter.poll(rec.provider_handle!, this.job(rec), ctx);
     } catch (e) {
+      const pe = asProviderError(e);
+      pollError(rec, pe, Date.now());
       if (!this.stillCurrent(rec)) return false;
-      return this.apply(pollFailed(rec, asProviderError(e), Date.now()));
+      const failed = pollFailed(rec, pe, Date.now());
+      stepOutcomes(rec, failed.rec, Date.now());
+      return this.apply(failed);
     }
     if (!this.stillCurrent(rec)) return false;
-    return this.apply(pollAnswered(rec, result, { at: ctx.now, now: Date.now() }));
+    const answered = pollAnswered(rec, result, { at: ctx.now, now: Date.now() });
+    stepOutcomes(rec, answered.rec, Date.now());
+    return this.apply(answered);
+  }
+
+  /** The task's route is open (or its probe is another task's): the next route that is not, or a wait. */
+  private async routeAround(rec: TaskRecord, now: number) {
+    const later = rec.routes.slice(rec.route_index + 1);
+    const view = await healthView(this.env, new Set(later.map((r) => r.provider)));
+    const offset = later.findIndex((r) => view.route(r.provider, r.upstream_model).state !== "open");
+    const own = (await healthView(this.env, [rec.route.provider])).route(rec.route.provider, rec.route.upstream_model);
+    return routeUnhealthy(rec, { next: offset < 0 ? null : rec.route_index + 1 + offset, retry_at: own.retry_at, now });
   }
 
   private async fetchStep(rec: TaskRecord, adapter: ProviderAdapter, ctx: ProviderContext): Promise<boolean> {
@@ -221,10 +257,14 @@ export class TaskRunner {
       const result = await adapter.fetchResult(fetching.provider_handle!, this.job(fetching), ctx);
       const files: StoredOutput[] = [];
       for (const out of result.outputs) files.push(await storeOutput(this.env, fetching, out));
-      await this.apply(outputsStored(fetching, { files, result, current: this.stillCurrent(fetching) }));
+      const stored = outputsStored(fetching, { files, result, current: this.stillCurrent(fetching) });
+      stepOutcomes(fetching, stored.rec, Date.now());
+      await this.apply(stored);
     } catch (e) {
       if (!this.stillCurrent(fetching)) return false;
-      return this.apply(fetchFailed(fetching, e, Date.now()));
+      const failed = fetchFailed(fetching, e, Date.now());
+      stepOutcomes(fetching, failed.rec, Date.now());
+      return this.apply(failed);
     }
     return false;
   }
