@@ -1,12 +1,10 @@
 /** `GET /v1/status`: route health for everyone, per provider and per model (src/health/status.ts). */
 import { z } from "@hono/zod-openapi";
 
-const State = z
-  .enum(["operational", "degraded", "down"])
-  .openapi({
-    description:
-      "down: every route open (failing for every caller); degraded: a route open or probed, or under 90 % success over 5 minutes",
-  });
+const State = z.enum(["operational", "degraded", "down"]).openapi({
+  description:
+    "down: every route open (failing for every caller); degraded: a route open or probed, or under 90 % success over 5 minutes",
+});
 
 const Window = z
   .object({
