@@ -26,6 +26,8 @@ export interface Attempt {
   tenant: string;
   failed: boolean;
   code?: string;
+  /** The task that made it: the probe's own outcome decides a half-open circuit. */
+  task?: string;
 }
 
 export type CircuitState = "closed" | "open" | "half_open";
@@ -80,8 +82,10 @@ export function afterAttempt(
     if (!attempt.failed || !tripped(window, now).open) return { circuit: c, change: null };
     return { circuit: { ...CLOSED, state: "open", opened_at: now, retry_at: now + OPEN_MS }, change: "opened" };
   }
-  // Open: attempts made before the retry time (tasks admitted earlier) say nothing new; the first after it decides.
-  if (c.retry_at !== null && attempt.at < c.retry_at) return { circuit: c, change: null };
+  // Open: attempts made before the retry time (tasks admitted earlier) say nothing new; the probe's,
+  // or the first made after it, decides.
+  const probe = c.probe_task !== null && attempt.task === c.probe_task;
+  if (!probe && c.retry_at !== null && attempt.at < c.retry_at) return { circuit: c, change: null };
   if (!attempt.failed) return { circuit: CLOSED, change: "closed" };
   return {
     circuit: { ...c, retry_at: Math.max(now, attempt.at) + OPEN_MS, probe_task: null, probe_until: null },

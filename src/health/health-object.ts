@@ -144,6 +144,8 @@ export class HealthObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private readonly circuits = new Map<string, Circuit & { incident_id: number | null }>();
   private lastPrune = 0;
+  /** The object's clock: tests move it to reach a retry time without waiting. */
+  clock: () => number = () => Date.now();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -179,7 +181,7 @@ export class HealthObject extends DurableObject<Env> {
   }
 
   /** A batch of outcomes (any order, any routes of this provider); answers the snapshot after them. */
-  report(outcomes: RouteOutcome[], now = Date.now()): ProviderSnapshot {
+  report(outcomes: RouteOutcome[], now = this.clock()): ProviderSnapshot {
     this.ctx.storage.transactionSync(() => {
       for (const o of [...outcomes].sort((a, b) => a.at - b.at)) this.record(o, now);
       if (now - this.lastPrune > MINUTE) {
@@ -200,7 +202,13 @@ export class HealthObject extends DurableObject<Env> {
     this.count(o);
     const counted = circuitAttempt(o);
     if (counted === null) return;
-    const attempt: Attempt = { at: o.at, tenant: o.tenant_id, failed: counted === "failed", ...(o.code ? { code: o.code } : {}) };
+    const attempt: Attempt = {
+      at: o.at,
+      tenant: o.tenant_id,
+      task: o.task_id,
+      failed: counted === "failed",
+      ...(o.code ? { code: o.code } : {}),
+    };
     // An accepted job that then fails is one failed attempt: its acceptance is turned into the failure.
     const turned =
       o.kind !== "submit_accepted" && o.kind !== "submit_refused"
@@ -331,7 +339,7 @@ export class HealthObject extends DurableObject<Env> {
   }
 
   /** A task is about to submit on `route`: whether it may (closed, or it is the half-open probe). */
-  claimProbe(route: string, taskId: string, now = Date.now()): { granted: boolean; snapshot: ProviderSnapshot } {
+  claimProbe(route: string, taskId: string, now = this.clock()): { granted: boolean; snapshot: ProviderSnapshot } {
     const before = this.circuit(route);
     const { circuit, granted } = claimProbe(before, taskId, now);
     if (circuit !== before) this.saveCircuit(route, { ...circuit, incident_id: before.incident_id });
@@ -339,7 +347,7 @@ export class HealthObject extends DurableObject<Env> {
   }
 
   /** Every route's circuit and measured durations (the last hour), for the isolates' caches. */
-  snapshot(now = Date.now()): ProviderSnapshot {
+  snapshot(now = this.clock()): ProviderSnapshot {
     const routes: Record<string, RouteSnapshot> = {};
     const hour = this.windowsSince(now - 60 * MINUTE);
     const names = new Set([...this.circuits.keys(), ...hour.keys()]);
@@ -368,7 +376,7 @@ export class HealthObject extends DurableObject<Env> {
   }
 
   /** Everything /v1/status shows of this provider. */
-  status(now = Date.now()): ProviderStatus {
+  status(now = this.clock()): ProviderStatus {
     const rows = this.sql
       .exec<MinuteRow>("SELECT * FROM minutes WHERE minute >= ?", Math.floor((now - DAY) / MINUTE) + 1)
       .toArray();

@@ -1,7 +1,7 @@
 /**
- * Admission's use of route health: a model's routes with closed circuits first, half-open ones
- * next (one of their tasks makes the probe), open ones last (a task reaches them only when every
- * route before it failed, and waits there for the retry time). A model whose every route is open is
+ * Admission's use of route health: a model's routes in the card's order, those whose circuit is
+ * open moved last (a task reaches one only when every route before it failed, and waits there for
+ * its retry time). A half-open route keeps its place, so that a task makes its probe. A model whose every route is open is
  * refused before anything is reserved: 503 model_unavailable, `details.reason: "all_routes_unhealthy"`.
  */
 import type { CandidateFailure } from "../catalog/select";
@@ -9,7 +9,8 @@ import { ApiError } from "../errors/api-error";
 import type { RoutePlan } from "../providers/routing";
 import type { HealthView } from "./snapshot";
 
-const RANK = { closed: 0, half_open: 1, open: 2 } as const;
+/** A half-open route keeps its place: the next task to reach it makes its probe (src/health/snapshot.ts mayUseRoute). */
+const RANK = { closed: 0, half_open: 0, open: 1 } as const;
 
 /** The routes in the order they should be tried, and, when every one is open, when the first reopens. */
 export function orderByHealth(routes: RoutePlan[], view: HealthView): { routes: RoutePlan[]; retry_at: number | null } {
