@@ -6,13 +6,14 @@
  * closes it. The sandbox's fault injection is the failing upstream.
  */
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { OPEN_MS } from "../../src/health/circuit";
 import type { RouteOutcome } from "../../src/health/outcomes";
 import { keepSnapshot } from "../../src/health/snapshot";
 import { forgetStatus } from "../../src/health/status";
 import { call, expectError, newTenant } from "../helpers/api";
 import { createImage, ledger, waitFor } from "../helpers/tasks";
+import { closeAllRoutes } from "./close";
 
 const failing = (model: string) => ({ model, prompt: "an upstream that fails", metadata: { sandbox_fault: "provider_error" } });
 
@@ -22,6 +23,9 @@ async function statusNow() {
   expect(res.status).toBe(200);
   return res;
 }
+
+// The routes opened here are closed for the test files that follow.
+afterAll(() => closeAllRoutes("sandbox"));
 
 describe("a route failing for everyone", () => {
   it("opens after the threshold, refuses the model before reserving, steers auto away, and shows on the status page", async () => {

@@ -5,15 +5,13 @@
  * clock moved) the next task probes fal and its acceptance closes the circuit. One tenant's
  * failures alone never open it while another tenant succeeds there.
  */
-import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { OPEN_MS } from "../../../src/health/circuit";
-import type { HealthObject } from "../../../src/health/health-object";
-import { forgetSnapshots, keepSnapshot } from "../../../src/health/snapshot";
 import { forgetStatus } from "../../../src/health/status";
 import { call, newTenant } from "../../helpers/api";
 import { taskEvents } from "../../helpers/tasks";
+import { closeAllRoutes, shiftHealthClock } from "../../route-health/close";
 import { count, create, fakeRequests, follow, newTag } from "../harness";
 
 const CANVAS = { type: "preset", tier: "1K", aspect: "1:1" };
@@ -25,34 +23,8 @@ const flux = {
 
 const falHealth = () => env.HEALTH.getByName("fal");
 
-/** Moves the fal health object's clock by `ms` (the circuit's retry time comes without waiting). */
-async function shiftClock(ms: number) {
-  await runInDurableObject(falHealth(), (o: HealthObject) => {
-    o.clock = () => Date.now() + ms;
-  });
-  keepSnapshot("fal", await falHealth().snapshot());
-}
-
-afterEach(async () => {
-  // Whatever a test left open is closed for the next: a probe accepted after the retry time.
-  await shiftClock(OPEN_MS + 1000);
-  const snap = await falHealth().snapshot();
-  for (const [route, r] of Object.entries(snap.routes)) {
-    if (r.state === "closed") continue;
-    await falHealth().report([
-      {
-        provider: "fal",
-        upstream_model: route,
-        tenant_id: "ten_cleanup",
-        task_id: "task_cleanup",
-        kind: "submit_accepted",
-        at: Date.now() + OPEN_MS + 1000,
-      },
-    ]);
-  }
-  await shiftClock(0);
-  forgetSnapshots();
-});
+// Whatever a test left open is closed for the next.
+afterEach(() => closeAllRoutes("fal"));
 
 describe("route health across a model's routes", () => {
   it("opens fal for flux-2-pro after failures from two tenants, routes around it, shows it, and closes it with a probe", async () => {
@@ -100,7 +72,7 @@ describe("route health across a model's routes", () => {
     expect(incident.models).toContain("flux-2-pro");
 
     // After the open time one task makes the probe on fal; its acceptance closes the circuit.
-    await shiftClock(OPEN_MS + 1000);
+    await shiftHealthClock("fal", OPEN_MS + 1000);
     const probeTag = newTag("health-probe");
     const probe = await create(b, flux, probeTag, []);
     expect(probe.provider.name).toBe("fal");
