@@ -25,6 +25,7 @@ import { register as oauthConsent } from "./pages/oauth-consent";
 import { register as overview } from "./pages/overview";
 import { register as signIn } from "./pages/sign-in";
 import { register as signingKeys } from "./pages/signing-keys";
+import { register as status } from "./pages/status";
 import { register as task } from "./pages/task";
 import { register as tasks } from "./pages/tasks";
 import { register as usage } from "./pages/usage";
@@ -40,6 +41,7 @@ const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
   newTask,
   task,
   usage,
+  status,
   keys,
   signingKeys,
   credits,

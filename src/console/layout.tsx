@@ -26,6 +26,7 @@ export const NAV: NavItem[] = [
   { key: "credits", label: "Credits", href: "/console/credits", needs: "billing:manage" },
   { key: "audit", label: "Audit", href: "/console/audit", needs: "audit:read" },
   { key: "connections", label: "Connected apps", href: "/console/connections" },
+  { key: "status", label: "Status", href: "/console/status" },
 ];
 
 const STYLE = `

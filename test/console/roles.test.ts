@@ -59,6 +59,7 @@ describe("roles in the console", () => {
       "/console/credits",
       "/console/audit",
       "/console/connections",
+      "/console/status",
     ]);
     expect(await nav(developer)).toEqual([
       "/console",
@@ -67,6 +68,7 @@ describe("roles in the console", () => {
       "/console/tasks",
       "/console/usage",
       "/console/connections",
+      "/console/status",
     ]);
     expect(await nav(viewer)).toEqual([
       "/console",
@@ -75,6 +77,7 @@ describe("roles in the console", () => {
       "/console/tasks",
       "/console/usage",
       "/console/connections",
+      "/console/status",
     ]);
   });
 });

@@ -1,7 +1,7 @@
 /** `GET /v1/status`: route health for everyone, no key needed (src/health/status.ts). */
 import { createRoute } from "@hono/zod-openapi";
-import { serviceStatus } from "../../health/status";
 import { ServiceStatus } from "../../services/contracts/status";
+import { serviceStatus } from "../../services/status";
 import { newRouter } from "../context";
 
 export const statusRoutes = newRouter();
