@@ -106,6 +106,8 @@ describe("whose fault a failure is", () => {
     expect(faultOf({ code: "content_filtered" })).toBe("request");
     expect(faultOf({ code: "model_request_failed", upstreamStatus: 401 }, { ownKey: true })).toBe("tenant_key");
     expect(faultOf({ code: "model_request_failed", upstreamStatus: 403 }, { ownKey: true })).toBe("tenant_key");
+    // An answer in an undocumented shape (an empty 200) is the provider's.
+    expect(faultOf({ code: "model_request_failed", upstreamStatus: 200 })).toBe("provider");
     // The service's own key refused is the route's problem for everyone.
     expect(faultOf({ code: "model_request_failed", upstreamStatus: 401 })).toBe("provider");
   });

@@ -3,7 +3,7 @@
  * its flux-2-pro route, the task on it at that moment moves to BFL without trying fal again, new
  * tasks skip it, the status page shows the incident; after the open time (the health object's
  * clock moved) the next task probes fal and its acceptance closes the circuit. One tenant's
- * failures alone never open it while another tenant succeeds there.
+ * failures alone never open it while another tenant succeeds there; empty answers count.
  */
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
@@ -101,5 +101,21 @@ describe("route health across a model's routes", () => {
     expect(again.provider.name).toBe("fal");
     expect((await follow(good, again.task_id)).task.provider.name).toBe("fal");
     expect(count(await fakeRequests("fal", tag), "submit")).toBe(1);
+  });
+
+  it("counts a result answered 200 without its documented outputs (an empty answer) as fal's failure", async () => {
+    const t = await newTenant({ credits: "1000" });
+    const route = async () =>
+      (await falHealth().status()).routes.find((r) => r.upstream_model === "fal-ai/flux-2-pro")?.windows["5m"];
+    const before = (await route()) ?? { accepted: 0, failed: 0, completed: 0, output_failed: 0 };
+    const created = await create(t, flux, newTag("health-malformed"), ["#fake:malformed@fal"]);
+    const { task } = await follow(t, created.task_id);
+    expect(task.status).toBe("failed");
+    await expect.poll(async () => (await route())?.output_failed).toBe(before.output_failed + 1);
+    expect(await route()).toMatchObject({
+      accepted: before.accepted + 1,
+      failed: before.failed + 1,
+      completed: before.completed,
+    });
   });
 });
