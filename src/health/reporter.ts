@@ -1,7 +1,7 @@
 /**
  * Outcomes reach the health objects in batches: a task object records them as its steps meet them
- * and sends them at the end of its alarm's run, one call per provider; the runs of other task
- * objects in the same isolate that end while a call is out join the next one. The answer (the
+ * and sends them at the end of its alarm's run, one call per provider, together with whatever
+ * other task objects of the same isolate recorded and had not sent yet. The answer (the
  * provider's snapshot) is kept by the isolate at once (src/health/snapshot.ts). A report that fails
  * is dropped: health is a measurement, never a reason for a task to fail or wait.
  */
@@ -11,7 +11,6 @@ import { healthObject, keepSnapshot } from "./snapshot";
 
 /** Outcomes waiting per provider, in this isolate. */
 const pending = new Map<string, RouteOutcome[]>();
-const inFlight = new Map<string, Promise<void>>();
 /** A batch larger than this is cut (a burst in one isolate); the rest goes in the next call. */
 const MAX_BATCH = 500;
 
@@ -21,31 +20,26 @@ export function recordOutcome(o: RouteOutcome): void {
   else pending.set(o.provider, [o]);
 }
 
-async function send(env: Env, provider: string): Promise<void> {
-  // One call at a time per provider: wait until none is out (one that starts meanwhile may carry ours).
-  for (let busy = inFlight.get(provider); busy; busy = inFlight.get(provider)) await busy.catch(() => {});
-  const batch = pending.get(provider);
-  if (!batch || batch.length === 0) return;
-  const sending = batch.splice(0, MAX_BATCH);
-  if (batch.length === 0) pending.delete(provider);
-  const call = (async () => {
-    try {
-      keepSnapshot(provider, await healthObject(env, provider).report(sending));
-    } catch {
-      // Dropped: see above.
-    }
-  })();
-  inFlight.set(provider, call);
-  try {
-    await call;
-  } finally {
-    if (inFlight.get(provider) === call) inFlight.delete(provider);
-  }
-}
-
-/** Sends what this isolate holds (or joins the call already sending it). */
+/**
+ * Sends what this isolate holds, whoever recorded it: one call per provider, made and awaited in
+ * the caller's own context (a promise of another object's call is never awaited: the runtime
+ * forbids I/O across objects). Outcomes another run is sending are not sent twice.
+ */
 export async function flushOutcomes(env: Env): Promise<void> {
-  const providers = [...pending.keys()];
-  if (providers.length === 0) return;
-  await Promise.all(providers.map((p) => send(env, p)));
+  const calls: Promise<void>[] = [];
+  for (const [provider, list] of pending) {
+    const batch = list.splice(0, MAX_BATCH);
+    if (list.length === 0) pending.delete(provider);
+    if (batch.length === 0) continue;
+    calls.push(
+      (async () => {
+        try {
+          keepSnapshot(provider, await healthObject(env, provider).report(batch));
+        } catch {
+          // Dropped: see above.
+        }
+      })(),
+    );
+  }
+  await Promise.all(calls);
 }

@@ -18,10 +18,13 @@ interface Entry {
   snap: ProviderSnapshot;
   /** When this isolate received it. */
   got: number;
-  refreshing?: Promise<ProviderSnapshot>;
+  /** When a background read of it started (a read whose request ended may never finish). */
+  refreshing?: number;
 }
 
 const cache = new Map<string, Entry>();
+/** A background read older than this is taken as lost, and another may start. */
+const REFRESH_LOST_MS = 5_000;
 
 export function healthObject(env: Env, provider: string) {
   return env.HEALTH.getByName(provider);
@@ -36,18 +39,13 @@ export function keepSnapshot(provider: string, snap: ProviderSnapshot, now = Dat
   return fixed;
 }
 
-function read(env: Env, provider: string, entry: Entry | undefined): Promise<ProviderSnapshot> {
-  if (entry?.refreshing) return entry.refreshing;
-  const p = (async () => keepSnapshot(provider, await healthObject(env, provider).snapshot()))();
-  if (entry) {
-    entry.refreshing = p;
-    void p
-      .finally(() => {
-        if (entry.refreshing === p) entry.refreshing = undefined;
-      })
-      .catch(() => {});
-  }
-  return p;
+/**
+ * Reads a provider's snapshot in the caller's own context: a promise of another request's or
+ * object's read is never shared (the runtime forbids I/O across them), so concurrent first reads
+ * each make their own call.
+ */
+async function read(env: Env, provider: string): Promise<void> {
+  keepSnapshot(provider, await healthObject(env, provider).snapshot());
 }
 
 const HEALTHY: RouteSnapshot = { state: "closed", retry_at: null, p50_ms: null, p95_ms: null };
@@ -66,8 +64,11 @@ export async function healthView(env: Env, providers: Iterable<string>, now = Da
   for (const provider of providers) {
     const entry = cache.get(provider);
     const age = entry ? now - entry.got : Number.POSITIVE_INFINITY;
-    if (age > MAX_AGE_MS) waits.push(read(env, provider, entry).catch(() => null));
-    else if (age > REFRESH_AFTER_MS) void read(env, provider, entry).catch(() => null);
+    if (age > MAX_AGE_MS) waits.push(read(env, provider).catch(() => null));
+    else if (entry && age > REFRESH_AFTER_MS && !(entry.refreshing && now - entry.refreshing < REFRESH_LOST_MS)) {
+      entry.refreshing = now;
+      void read(env, provider).catch(() => null);
+    }
   }
   if (waits.length > 0) await Promise.all(waits);
   return {
