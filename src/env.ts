@@ -2,6 +2,7 @@ import type { AccountObject } from "./accounts/account-object";
 import type { DirectoryObject } from "./accounts/directory-object";
 import type { RateCounterObject } from "./accounts/rate-counter-object";
 import type { BatchObject } from "./batches/batch-object";
+import type { HealthObject } from "./health/health-object";
 import type { OutboxObject } from "./mail/outbox";
 import type { OAuthObject } from "./oauth/oauth-object";
 import type { UserObject } from "./people/user-object";
@@ -18,6 +19,8 @@ export interface Env {
   BATCHES: DurableObjectNamespace<BatchObject>;
   /** Per-key rate-limit counters, in memory (src/accounts/rate-limit.ts). */
   RATE_COUNTERS: DurableObjectNamespace<RateCounterObject>;
+  /** Route health, one per provider (src/health/health-object.ts). */
+  HEALTH: DurableObjectNamespace<HealthObject>;
   /** OAuth clients (`client:<client_id>`) and device authorizations (`device:<USERCODE>`), src/oauth/oauth-object.ts. */
   OAUTH: DurableObjectNamespace<OAuthObject>;
   /** One per person who can sign in to the console (src/people/user-object.ts). */

@@ -9,6 +9,7 @@ export { AccountObject } from "./accounts/account-object";
 export { DirectoryObject } from "./accounts/directory-object";
 export { RateCounterObject } from "./accounts/rate-counter-object";
 export { BatchObject } from "./batches/batch-object";
+export { HealthObject } from "./health/health-object";
 export { OutboxObject } from "./mail/outbox";
 export { OAuthObject } from "./oauth/oauth-object";
 export { UserObject } from "./people/user-object";

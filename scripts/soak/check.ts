@@ -21,6 +21,8 @@
  *                a failure), every error's status is its code's status, no connection failure
  *                outside the crash windows, streams end with [DONE]
  *   isolation    another tenant's task reads 404; a listing shows only the caller's tasks
+ *   health       fal's outage shows on GET /v1/status as an incident that started during it and
+ *                ended after it, and while fal's circuit was open only probes went to it
  *   coverage     the run did what it is meant to: two crashes with restarts, 402s, replays, provider
  *                faults, every receiver kind
  */
@@ -35,9 +37,11 @@ import type {
   HistoryRecord,
   LedgerRecord,
   MetaRecord,
+  OutageRecord,
   RequestRecord,
   ServerRecord,
   StateRecord,
+  StatusRecord,
   TaskRecord,
   UpstreamRecord,
 } from "./history.ts";
@@ -672,6 +676,36 @@ export function check(history: HistoryRecord[]): CheckResult {
   lines.push(
     `isolation: ${foreign.length} reads of another tenant's task (${foreign.length - leaked.length} answered 404), ${lists.length} listings (${lists.reduce((n, r) => n + (r.listed?.length ?? 0), 0)} rows), ${foreignListed.length} foreign rows`,
   );
+
+  // ------------------------------------------------------------------ route health
+  const marks = history.filter((r): r is OutageRecord => r.type === "outage");
+  const oStart = marks.find((m) => m.phase === "start")?.at;
+  const oEnd = marks.find((m) => m.phase === "end")?.at;
+  const statusRead = history.find((r): r is StatusRecord => r.type === "status");
+  if (oStart === undefined || oEnd === undefined) fail("health", "no provider outage was made");
+  else {
+    const falSubmits = upstream.filter((u) => u.provider === "fal" && u.kind === "submit");
+    const refusedInOutage = falSubmits.filter((u) => u.status === 503 && u.at >= oStart && u.at <= oEnd);
+    const incident = (statusRead?.body?.incidents ?? []).find(
+      (i: { provider: string; started_at: string }) =>
+        i.provider === "fal" && Date.parse(i.started_at) >= oStart && Date.parse(i.started_at) <= oEnd,
+    ) as { started_at: string; ended_at: string | null; what_failed: string } | undefined;
+    if (statusRead?.status !== 200) fail("health", `GET /v1/status answered ${statusRead?.status ?? "nothing"}`);
+    else if (!incident) fail("health", "the status page shows no fal incident that started during the outage");
+    else if (!incident.ended_at) fail("health", "fal's incident never ended: no probe closed its circuit after the outage");
+    const opened = incident ? Date.parse(incident.started_at) : null;
+    // Isolates see an opened circuit within a couple of seconds (their snapshots); after that only probes go.
+    const whileOpen = opened === null ? [] : falSubmits.filter((u) => u.at > opened + 3000 && u.at <= oEnd);
+    const bound = opened === null ? 0 : Math.ceil((oEnd - opened) / 30_000) * 3 + 3;
+    if (whileOpen.length > bound)
+      fail("health", `${whileOpen.length} submissions went to fal while its circuit was open (at most ${bound})`);
+    const unhealthy = requests.filter(
+      (r) => r.op === "create" && r.status === 503 && r.code === "model_unavailable" && r.at >= oStart,
+    );
+    lines.push(
+      `fal outage: ${((oEnd - oStart) / 1000).toFixed(0)} s, ${refusedInOutage.length} submissions refused; circuit opened ${opened === null ? "never" : `${((opened - oStart) / 1000).toFixed(1)} s in`}, closed ${incident?.ended_at ? `${((Date.parse(incident.ended_at) - oEnd) / 1000).toFixed(1)} s after the outage` : "never"}; ${whileOpen.length} submissions to fal while open (probes); ${unhealthy.length} creates answered 503 model_unavailable; ${incident?.what_failed ?? "no incident"}`,
+    );
+  }
 
   // ------------------------------------------------------------------ coverage
   const insufficient = requests.filter((r) => r.status === 402 && r.code === "insufficient_balance");

@@ -206,7 +206,25 @@ export interface PhaseRecord {
   note?: string;
 }
 
+/** A provider outage the soak makes: from `start` to `end` every submission to it is refused with 503. */
+export interface OutageRecord {
+  type: "outage";
+  at: number;
+  provider: string;
+  phase: "start" | "end";
+}
+
+/** `GET /v1/status` as read after the drain. */
+export interface StatusRecord {
+  type: "status";
+  at: number;
+  status: number;
+  body: any;
+}
+
 export type HistoryRecord =
+  | OutageRecord
+  | StatusRecord
   | MetaRecord
   | ServerRecord
   | RequestRecord

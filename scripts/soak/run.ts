@@ -9,8 +9,10 @@
  * 3. Four tenants through the operator API: API keys, credits, a callback signing key each; one
  *    tenant with little credit (402s), one with a low per-key rate limit (429s).
  * 4. Traffic from seven clients; twice, mid-run, SIGKILL of wrangler and its workerd, then a
- *    restart on the same state.
- * 5. Drain: no new work; every task driven to a terminal state, callbacks given time; ledgers read.
+ *    restart on the same state; in between, an outage of fal (every submission refused with 503)
+ *    that route health must route around and record as an incident.
+ * 5. Drain: no new work; every task driven to a terminal state, callbacks given time; ledgers and
+ *    GET /v1/status read.
  * 6. check.ts over the recorded history: prints figures and failures; the exit code is its verdict.
  */
 import { randomBytes } from "node:crypto";
@@ -32,6 +34,8 @@ const DRAIN_SECONDS = Number(process.env.SOAK_DRAIN_SECONDS ?? 120);
 const SEED = Number(process.env.SOAK_SEED ?? 1);
 /** Crashes at these fractions of the traffic. */
 const CRASH_AT = [0.35, 0.7];
+/** fal refuses every submission between these fractions of the traffic. */
+const OUTAGE_AT = [0.42, 0.62] as const;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const stamp = () => new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "").replace("T", "-");
@@ -237,7 +241,17 @@ async function main(): Promise<number> {
     // The batch starts early, so that both crashes fall while its items run.
     const batchTenant = tenants.find((t) => t.name === "beta") as Tenant;
     const batch = runSoakBatch(world, batchTenant, history, start + 0.1 * TRAFFIC_SECONDS * 1000);
-    await Promise.all([...clients.map((c) => c.run()), crashes]);
+    const outage = (async () => {
+      await sleep(Math.max(0, start + OUTAGE_AT[0] * TRAFFIC_SECONDS * 1000 - Date.now()));
+      upstreams.falOutage(true);
+      history.write({ type: "outage", at: Date.now(), provider: "fal", phase: "start" });
+      log("outage: fal refuses every submission with 503");
+      await sleep(Math.max(0, start + OUTAGE_AT[1] * TRAFFIC_SECONDS * 1000 - Date.now()));
+      upstreams.falOutage(false);
+      history.write({ type: "outage", at: Date.now(), provider: "fal", phase: "end" });
+      log("outage over: fal takes submissions again");
+    })();
+    await Promise.all([...clients.map((c) => c.run()), crashes, outage]);
     log("traffic over: waiting for the batch to end");
     await batch;
     clearInterval(progress);
@@ -251,6 +265,8 @@ async function main(): Promise<number> {
     await settleEvents(history.file);
     history.write({ type: "phase", at: Date.now(), phase: "ledgers" });
     await readLedgers(world, server, history);
+    const status = await fetch(`${server.base}/v1/status`);
+    history.write({ type: "status", at: Date.now(), status: status.status, body: await status.json().catch(() => null) });
     await server.stop();
     const rows = await openReservationRows(stateDir);
     if (rows) {

@@ -48,6 +48,9 @@ class RecordingProxy {
 
   private holding: ((send: () => void) => void) | null = null;
 
+  /** While true, every submission is refused with 503 in fal's error shape (a provider outage). */
+  down = false;
+
   /**
    * Keeps back the answer of the next submission fal accepts, so that a crash can land between
    * fal taking a job and the service hearing of it. Resolves with the function that hands the
@@ -80,6 +83,23 @@ class RecordingProxy {
           const hook = new URL(path, "http://x").searchParams.get("fal_webhook");
           taskId = hook ? (TASK_IN_WEBHOOK.exec(hook)?.[1] ?? null) : null;
         } catch {}
+        if (this.down && kind === "submit") {
+          this.history.write({
+            type: "upstream",
+            at,
+            provider: this.provider,
+            kind,
+            method,
+            path,
+            status: 503,
+            task_id: taskId,
+            job_id: null,
+          });
+          res
+            .writeHead(503, { "Content-Type": "application/json" })
+            .end(JSON.stringify({ detail: "Service temporarily unavailable" }));
+          return;
+        }
         const jobInPath = /\/requests\/([^/?]+)/.exec(path)?.[1];
         if (!taskId && jobInPath) taskId = this.jobs.get(decodeURIComponent(jobInPath)) ?? null;
         const record = (status: number | null, jobId: string | null, answerLost = false) =>
@@ -166,6 +186,8 @@ export interface Upstreams {
   chat: FakeUpstream;
   /** RecordingProxy.holdNextSubmission on the fal proxy. */
   holdNextFalSubmission(maxWaitMs: number): Promise<(() => void) | null>;
+  /** Starts or ends an outage of fal: every submission refused with 503 meanwhile. */
+  falOutage(down: boolean): void;
   close(): Promise<void>;
 }
 
@@ -187,6 +209,9 @@ export async function startUpstreams(history: History): Promise<Upstreams> {
     },
     chat,
     holdNextFalSubmission: (maxWaitMs) => falProxy.holdNextSubmission(maxWaitMs),
+    falOutage: (down) => {
+      falProxy.down = down;
+    },
     async close() {
       await falProxy.close();
       await fal.close();

@@ -51,6 +51,8 @@ export interface SelectionRequest {
   output?: (selection: Selection) => OutputFormat | undefined;
   /** For `auto`: why a candidate that honours the request is still passed over (its price is over the request's cap). */
   overCap?: (selection: Selection) => CandidateFailure | null;
+  /** For `auto`: a candidate every route of which has its circuit open (src/health/route-order.ts). */
+  unhealthy?: (selection: Selection) => CandidateFailure | null;
 }
 
 /** The format a request's output is to be delivered in, and the body field that chooses it. */
@@ -621,8 +623,27 @@ export function select(ctx: CatalogContext, req: SelectionRequest): Selection {
     }
     const { failures, selection } = checkCard(model, card, req, ctx.providers);
     const over = failures.length === 0 ? (req.overCap?.(selection) ?? null) : null;
-    if (failures.length === 0 && !over) return selection;
-    allFailures.push(over ?? (failures[0] as CandidateFailure));
+    const sick = failures.length === 0 && !over ? (req.unhealthy?.(selection) ?? null) : null;
+    if (failures.length === 0 && !over && !sick) return selection;
+    allFailures.push(over ?? sick ?? (failures[0] as CandidateFailure));
+  }
+  const sick = allFailures.filter((f) => f.code === "all_routes_unhealthy");
+  if (sick.length > 0) {
+    // Some model could serve the request but for its routes' health: worth retrying, unlike a 422.
+    const retryAfter = Math.min(...sick.map((f) => (f.supported as { retry_after_seconds: number }).retry_after_seconds));
+    throw new ApiError(
+      "model_unavailable",
+      `Every model that can honour this ${req.capability} request is failing right now; try again in ${retryAfter} s.`,
+      {
+        param: "/model",
+        retryAfter,
+        details: {
+          reason: "all_routes_unhealthy",
+          retry_after_seconds: retryAfter,
+          candidate_failures: allFailures.map(({ error: _e, ...f }) => f),
+        },
+      },
+    );
   }
   throw new ApiError("no_eligible_model", `No live model can honour this ${req.capability} request as sent.`, {
     param: allFailures[0]?.param,

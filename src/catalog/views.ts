@@ -2,6 +2,9 @@
  * Public shapes of the catalog: model lists, capability lists and details, model details.
  * Internal fields of the data files (ranking, routes' credentials) never leave through here.
  */
+
+import type { HealthView } from "../health/snapshot";
+import { routeHealthWord } from "../health/words";
 import { dec, fmt } from "../lib/decimal";
 import { hasLiveRoute, routesFor, upstreamModel } from "../providers/routing";
 import type { CatalogBundle } from "./build";
@@ -14,6 +17,8 @@ const SELECTABLE = new Set(["live", "preview", "deprecated"]);
 export interface CatalogContext {
   bundle: CatalogBundle;
   providers: Set<string>;
+  /** Route health, for `routes[].health` (absent: every route reads as operational). */
+  health?: HealthView;
 }
 
 /** Whether the card's status lets it be chosen at all (live, preview, deprecated), and its shutdown has not come. */
@@ -27,12 +32,13 @@ export function isSelectable(model: ModelFile, card: InterfaceFile, providers: S
 }
 
 /** Each route, and whether it serves this caller now (the sandbox only where no real route does). */
-function routesView(model: ModelFile, card: InterfaceFile, providers: Set<string>) {
+function routesView(model: ModelFile, card: InterfaceFile, providers: Set<string>, health?: HealthView) {
   const live = new Set(routesFor(model, card.capability, providers).map((r) => r.provider));
   return model.routes.map((r) => ({
     provider: r.provider,
     upstream_model: upstreamModel(r, card.capability),
     live: live.has(r.provider),
+    health: routeHealthWord(health?.route(r.provider, upstreamModel(r, card.capability)).state ?? "closed"),
     ...(r.pricing?.[card.capability] ? { pricing: pricingAt(r.pricing[card.capability] as InterfaceFile["pricing"]) } : {}),
     ...(r.provider === "sandbox" ? { simulated: true, note: r.note ?? "built-in simulator" } : {}),
   }));
@@ -86,7 +92,7 @@ export function cardView(ctx: CatalogContext, model: ModelFile, card: InterfaceF
     ...(card.timing ? { timing: card.timing } : {}),
     pricing,
     auto: capability.auto,
-    routes: routesView(model, card, ctx.providers),
+    routes: routesView(model, card, ctx.providers, ctx.health),
   };
 }
 

@@ -28,6 +28,7 @@ import { register as providerKeys } from "./pages/provider-keys";
 import { register as settings } from "./pages/settings";
 import { register as signIn } from "./pages/sign-in";
 import { register as signingKeys } from "./pages/signing-keys";
+import { register as status } from "./pages/status";
 import { register as storageDestinations } from "./pages/storage-destinations";
 import { register as task } from "./pages/task";
 import { register as tasks } from "./pages/tasks";
@@ -48,6 +49,7 @@ const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
   task,
   taskDelivery,
   usage,
+  status,
   keys,
   signingKeys,
   webhooks,

@@ -31,6 +31,7 @@ export const NAV: NavItem[] = [
   { key: "audit", label: "Audit", href: "/console/audit", needs: "audit:read" },
   { key: "connections", label: "Connected apps", href: "/console/connections" },
   { key: "settings", label: "Settings", href: "/console/settings", needs: "settings:manage" },
+  { key: "status", label: "Status", href: "/console/status" },
 ];
 
 const STYLE = `

@@ -23,6 +23,7 @@ import { operationRoutes } from "./routes/operations";
 import { paymentRoutes, paymentWebhookRoutes } from "./routes/payments";
 import { providerKeyRoutes } from "./routes/provider-keys";
 import { quoteRoutes } from "./routes/quotes";
+import { statusRoutes } from "./routes/status";
 import { storageDestinationRoutes } from "./routes/storage-destinations";
 import { taskOutputRoutes } from "./routes/task-outputs";
 import { taskRoutes } from "./routes/tasks";
@@ -63,6 +64,7 @@ export function createApp() {
     app.get("/healthz", (c) => c.json(health(c.env)));
     app.get(FAVICON_PATH, favicon);
     app.route("/", catalogRoutes);
+    app.route("/", statusRoutes);
     app.route("/", adminRoutes);
     app.route("/", adminPeopleRoutes);
     app.route("/", adminSafetyRoutes);

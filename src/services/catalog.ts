@@ -12,6 +12,7 @@ import { type CatalogContext, capabilityDetail, modelDetail } from "../catalog/v
 import { filterVoices, voiceView } from "../catalog/voices";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { healthView } from "../health/snapshot";
 import { publicBaseUrl } from "../lib/public-url";
 import { liveProviders } from "../providers/routing";
 import type { CapabilityDetail, ModelDetail, Voice } from "./contracts/catalog";
@@ -22,8 +23,9 @@ import type { VoiceFilter } from "./contracts/voices";
  * capabilities the key may use (a model left out reads as one that does not exist).
  */
 export async function catalogFor(env: Env, mode: KeyMode, limits?: KeyLimits | null): Promise<CatalogContext> {
-  const bundle = await loadCatalog(env.CATALOG);
-  return { bundle: limits ? limitedBundle(bundle, limits) : bundle, providers: liveProviders(env, mode) };
+  const providers = liveProviders(env, mode);
+  const [bundle, health] = await Promise.all([loadCatalog(env.CATALOG), healthView(env, providers)]);
+  return { bundle: limits ? limitedBundle(bundle, limits) : bundle, providers, health };
 }
 
 function limitedBundle(bundle: CatalogBundle, limits: KeyLimits): CatalogBundle {

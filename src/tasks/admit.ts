@@ -19,6 +19,8 @@ import { interfacesOf, isSelectable } from "../catalog/views";
 import { outputDestination } from "../destinations/admission";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { allRoutesUnhealthy, orderByHealth, unhealthyFailure } from "../health/route-order";
+import { type HealthView, healthView } from "../health/snapshot";
 import { sha256Hex } from "../lib/crypto";
 import { dec, fmt } from "../lib/decimal";
 import { flatten, getPath } from "../lib/paths";
@@ -222,6 +224,8 @@ export async function priceRequest<B extends CommonFields>(
     quoted?: QuoteRecord;
     /** The tenant's own provider keys (live tasks only): src/provider-keys/routing.ts. */
     keys?: readonly ProviderKeyPlan[];
+    /** Route health: open routes go last, and a model with every route open is refused (503). */
+    health?: HealthView;
   },
 ): Promise<PricedRequest<B>> {
   const { bundle, providers: platform } = opts;
@@ -241,19 +245,23 @@ export async function priceRequest<B extends CommonFields>(
   }
   const media = await resolveMedia(ctx, spec.media?.(body) ?? [], opts.images);
   const cap = body.max_credits;
-  const priceOn = (selection: Selection) => {
-    const opCtx: OperationContext<B> = { body, raw, selection, media };
-    spec.check?.(opCtx);
-    // Only routes that can deliver the resolved output format serve (and fail over); selection refused the rest.
-    const planned = orderWithTenantKeys(
+  // Only routes that can deliver the resolved output format serve (and fail over); selection refused the rest.
+  const producingRoutes = (selection: Selection) =>
+    orderWithTenantKeys(
       selection.model,
       spec.capability,
       routesFor(selection.model, spec.capability, platform),
       keys,
       feePercent,
-    );
-    const producing = planned.filter((r) => !selection.output || routeProduces(r, spec.capability, selection.output.mime));
-    const live = drillRouteOrder(ctx.env, body.metadata, producing);
+    ).filter((r) => !selection.output || routeProduces(r, spec.capability, selection.output.mime));
+  const healthOrder = (routes: RoutePlan[]) => (opts.health ? orderByHealth(routes, opts.health) : { routes, retry_at: null });
+  const priceOn = (selection: Selection) => {
+    const opCtx: OperationContext<B> = { body, raw, selection, media };
+    spec.check?.(opCtx);
+    const producing = producingRoutes(selection);
+    const ordered = healthOrder(drillRouteOrder(ctx.env, body.metadata, producing));
+    if (ordered.retry_at !== null) throw allRoutesUnhealthy(selection.model.model, ordered.retry_at, producing);
+    const live = ordered.routes;
     if (live.length === 0) throw noLiveRoute(selection.model.model, spec.capability);
     const priced = pricedRoutes(ctx, live, selection.card, spec.dimensions?.(opCtx) ?? {}, spec.usageKey);
     const meters = opts.quoted ? priced.meters.map((m) => atQuotedPrices(m, opts.quoted as QuoteRecord)) : priced.meters;
@@ -288,6 +296,10 @@ export async function priceRequest<B extends CommonFields>(
               deadlineFailure(s, body.deadline_seconds) ?? (cap !== undefined ? overCapFailure(s, cap, priceOn) : null),
           }
         : {}),
+      unhealthy: (s: Selection) => {
+        const { retry_at } = healthOrder(producingRoutes(s));
+        return retry_at === null ? null : unhealthyFailure(s.model.model, retry_at);
+      },
       ...(ctx.caller.limits?.models ? { allowModel: (m: string) => allowsModel(ctx.caller.limits, m) } : {}),
     },
   );
@@ -373,7 +385,11 @@ export async function admitOperation<B extends CommonFields>(
   if ("replay" in retention) return outcome(retention.replay);
   const outputDestinationPlan = await outputDestination(ctx.env, ctx.caller.tenant_id, body.output_destination_id);
   const providers = liveProviders(ctx.env, ctx.caller.mode);
-  const [bundle, keys] = await Promise.all([loadCatalog(ctx.env.CATALOG), tenantKeyPlans(ctx.env, ctx.caller)]);
+  const [bundle, keys, health] = await Promise.all([
+    loadCatalog(ctx.env.CATALOG),
+    tenantKeyPlans(ctx.env, ctx.caller),
+    healthView(ctx.env, providers),
+  ]);
   const reviewer = await reviewerFor(ctx.env, ctx.caller, bundle);
   if (reviewer.provider.external && refs.length === 0) {
     // A review that leaves the Worker is not made again for a request already answered.
@@ -389,6 +405,7 @@ export async function admitOperation<B extends CommonFields>(
     providers,
     images,
     keys,
+    health,
     ...(quote ? { model: quote.resolved_model, quoted: quote } : {}),
   });
   const route = routes[0] as RoutePlan;

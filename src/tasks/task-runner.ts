@@ -11,6 +11,9 @@ import { deliverItems } from "../destinations/deliver";
 import { type DeliveryState, deliveryAttempted, destinationGone, pendingItems } from "../destinations/delivery";
 import type { Env } from "../env";
 import type { ErrorCode } from "../errors/codes";
+import { flushOutcomes } from "../health/reporter";
+import { healthView, mayUseRoute } from "../health/snapshot";
+import { pollError, stepOutcomes, submitAccepted, submitRefused } from "../health/task-outcomes";
 import { policyFrom } from "../lib/url-policy";
 import { artifactKey } from "../media/artifacts";
 import { OutputUrlSigner } from "../media/signed-outputs";
@@ -39,6 +42,7 @@ import { cancelsAtDeadline, type DeadlineCancel, deadlineMissed } from "./steps/
 import { type CrashPoint, type Effect, notDue, type StepResult } from "./steps/effects";
 import { asProviderError, pastDeadline } from "./steps/outcome";
 import { pollAnswered, pollFailed } from "./steps/poll";
+import { routeUnhealthy } from "./steps/route-health";
 import { settled } from "./steps/settle";
 import { stallCancelAnswered, stallCancelFailed } from "./steps/stall";
 import { beginFetch, fetchFailed, outputsStored, type StoredOutput } from "./steps/store";
@@ -158,8 +162,16 @@ export class TaskRunner {
 
   // ---------------------------------------------------------------- execution
 
-  /** Runs steps until one has to wait. */
+  /** Runs steps until one has to wait; then reports what the upstreams did to route health. */
   async advance(): Promise<void> {
+    try {
+      await this.runSteps();
+    } finally {
+      await flushOutcomes(this.env);
+    }
+  }
+
+  private async runSteps(): Promise<void> {
     for (let guard = 0; guard < 16; guard++) {
       const rec = this.store.load();
       if (!rec) return;
@@ -223,17 +235,25 @@ export class TaskRunner {
       if (!this.stillCurrent(rec)) return false;
       if (found) return this.apply(reconciled(rec, found, ctx.now));
     }
+    if (!rec.route_uncertain && !(await mayUseRoute(this.env, rec.task_id, rec.route.provider, rec.route.upstream_model))) {
+      if (!this.stillCurrent(rec)) return false;
+      return this.apply(await this.routeAround(rec, ctx.now));
+    }
     const begun = beginSubmit(rec, { now: ctx.now, webhook: !!ctx.webhookUrl && !!adapter.adopt });
     await this.apply(begun);
     let handle: Awaited<ReturnType<typeof adapter.submit>>;
+    const sentAt = Date.now();
     try {
       handle = await adapter.submit(job, ctx);
     } catch (e) {
       await this.noteKeyFault(rec, e);
+      const pe = asProviderError(e);
+      submitRefused(begun.rec, pe, Date.now());
       // A wait the upstream asks for counts from its answer, not from before the call.
-      if (this.stillCurrent(begun.rec)) await this.apply(submitFailed(begun.rec, asProviderError(e), Date.now()));
+      if (this.stillCurrent(begun.rec)) await this.apply(submitFailed(begun.rec, pe, Date.now()));
       return false;
     }
+    submitAccepted(begun.rec, sentAt, Date.now());
     if (!this.stillCurrent(begun.rec)) {
       // Canceled while submitting: stop the job we just started rather than orphan it.
       await adapter.cancel(handle, job, ctx).catch(() => "not_cancelable");
@@ -250,11 +270,26 @@ export class TaskRunner {
       result = await adapter.poll(rec.provider_handle!, this.job(rec), ctx);
     } catch (e) {
       await this.noteKeyFault(rec, e);
+      const pe = asProviderError(e);
+      pollError(rec, pe, Date.now());
       if (!this.stillCurrent(rec)) return false;
-      return this.apply(pollFailed(rec, asProviderError(e), Date.now()));
+      const failed = pollFailed(rec, pe, Date.now());
+      stepOutcomes(rec, failed.rec, Date.now());
+      return this.apply(failed);
     }
     if (!this.stillCurrent(rec)) return false;
-    return this.apply(pollAnswered(rec, result, { at: ctx.now, now: Date.now() }));
+    const answered = pollAnswered(rec, result, { at: ctx.now, now: Date.now() });
+    stepOutcomes(rec, answered.rec, Date.now());
+    return this.apply(answered);
+  }
+
+  /** The task's route is open (or its probe is another task's): the next route that is not, or a wait. */
+  private async routeAround(rec: TaskRecord, now: number) {
+    const later = rec.routes.slice(rec.route_index + 1);
+    const view = await healthView(this.env, new Set(later.map((r) => r.provider)));
+    const offset = later.findIndex((r) => view.route(r.provider, r.upstream_model).state !== "open");
+    const own = (await healthView(this.env, [rec.route.provider])).route(rec.route.provider, rec.route.upstream_model);
+    return routeUnhealthy(rec, { next: offset < 0 ? null : rec.route_index + 1 + offset, retry_at: own.retry_at, now });
   }
 
   /** A stalled job to move: its cancellation is asked first (src/tasks/steps/stall.ts). */
@@ -281,11 +316,15 @@ export class TaskRunner {
       const expiresAt = fetching.retention ? expiryAfter(Date.now(), fetching.retention.days) : null;
       for (const out of result.outputs) files.push(await storeOutput(this.env, fetching, out, expiresAt));
       const planned = await withDefaultDestination(this.env, fetching);
-      await this.apply(outputsStored(planned, { files, result, current: this.stillCurrent(fetching) }));
+      const stored = outputsStored(planned, { files, result, current: this.stillCurrent(fetching) });
+      stepOutcomes(fetching, stored.rec, Date.now());
+      await this.apply(stored);
     } catch (e) {
       await this.noteKeyFault(fetching, e);
       if (!this.stillCurrent(fetching)) return false;
-      return this.apply(fetchFailed(fetching, e, Date.now()));
+      const failed = fetchFailed(fetching, e, Date.now());
+      stepOutcomes(fetching, failed.rec, Date.now());
+      return this.apply(failed);
     }
     return false;
   }
@@ -328,7 +367,9 @@ export class TaskRunner {
         const expiresAt = rec.retention ? expiryAfter(Date.now(), rec.retention.days) : null;
         for (const out of result.outputs) files.push(await storeOutput(this.env, rec, out, expiresAt));
         const planned = await withDefaultDestination(this.env, rec);
-        await this.apply(outputsStored(planned, { files, result, current: this.stillCurrent(rec) }));
+        const stored = outputsStored(planned, { files, result, current: this.stillCurrent(rec) });
+        stepOutcomes(rec, stored.rec, Date.now());
+        await this.apply(stored);
         return;
       }
       last = polled.state === "failed" ? `the job failed: ${providerMessage(polled.error.message)}` : `the job ${polled.state}`;
@@ -339,7 +380,10 @@ export class TaskRunner {
       code = pe.code;
     }
     if (!this.stillCurrent(rec)) return;
-    await this.apply(deadlineMissed(rec, { cancel, last, code }));
+    const missed = deadlineMissed(rec, { cancel, last, code });
+    // A job that never finished by its deadline counts against its route (a hung job).
+    stepOutcomes(rec, missed.rec, Date.now());
+    await this.apply(missed);
   }
 
   /** One attempt to write the pending outputs to the task's storage destination. */

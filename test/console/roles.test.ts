@@ -64,6 +64,7 @@ describe("roles in the console", () => {
       "/console/audit",
       "/console/connections",
       "/console/settings",
+      "/console/status",
     ]);
     expect(await nav(developer)).toEqual([
       "/console",
@@ -76,6 +77,7 @@ describe("roles in the console", () => {
       "/console/batches",
       "/console/usage",
       "/console/connections",
+      "/console/status",
     ]);
     expect(await nav(viewer)).toEqual([
       "/console",
@@ -86,6 +88,7 @@ describe("roles in the console", () => {
       "/console/batches",
       "/console/usage",
       "/console/connections",
+      "/console/status",
     ]);
   });
 });

@@ -135,7 +135,9 @@ describe("OpenAPI document", () => {
   it("applies the bearer scheme to every /v1 operation, the operator token to /admin, and says so elsewhere", () => {
     for (const { method, path, op } of operations(doc)) {
       const where = `${method.toUpperCase()} ${path}`;
-      if (path.startsWith("/v1/")) expect(op.security, where).toEqual([{ bearerAuth: [] }]);
+      // The status page is public: anyone may see whether the service is up.
+      if (path === "/v1/status") expect(op.security, where).toEqual([]);
+      else if (path.startsWith("/v1/")) expect(op.security, where).toEqual([{ bearerAuth: [] }]);
       else if (path.startsWith("/admin/")) expect(op.security, where).toEqual([{ adminToken: [] }]);
       // Public routes (signed links, previews) state that they need no credential.
       else expect(Array.isArray(op.security), where).toBe(true);

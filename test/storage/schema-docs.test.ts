@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { accountMigrations } from "../../src/accounts/account-schema";
 import { DIRECTORY_MIGRATIONS } from "../../src/accounts/directory-object";
 import { BATCH_MIGRATIONS } from "../../src/batches/batch-schema";
+import { HEALTH_MIGRATIONS } from "../../src/health/health-object";
 import { OUTBOX_MIGRATIONS } from "../../src/mail/outbox";
 import { OAUTH_OBJECT_MIGRATIONS } from "../../src/oauth/oauth-object";
 import { USER_MIGRATIONS } from "../../src/people/user-schema";
@@ -119,6 +120,12 @@ describe("docs/storage matches the live objects", () => {
     expect(outbox).toBeDefined();
     await outbox?.put({ to: "documented@example.com", subject: "s", text: "t" });
     await expectDocumented(outbox as DurableObjectStub, "outbox-object.md", OUTBOX_MIGRATIONS);
+  });
+
+  it("HealthObject", async () => {
+    const stub = env.HEALTH.getByName("documented-provider");
+    await stub.snapshot();
+    await expectDocumented(stub, "health-object.md", HEALTH_MIGRATIONS);
   });
 
   it("OAuthObject", async () => {

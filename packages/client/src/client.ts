@@ -95,6 +95,7 @@ export const OTHER_METHODS = {
   "artifacts.downloadSigned": "downloadSignedArtifact",
   "artifacts.delete": "deleteArtifact",
   "balance.get": "getBalance",
+  "status.get": "getStatus",
   "usage.get": "getUsage",
   "keys.create": "createKey",
   "keys.list": "listKeys",
@@ -323,6 +324,11 @@ export class MediaClient {
 
   readonly balance = {
     get: (options: RequestOptions = {}) => this.request("getBalance", options),
+  };
+
+  /** Health of every provider and model: states, success rates, open circuits, incidents (no key needed). */
+  readonly status = {
+    get: (options: RequestOptions = {}) => this.request("getStatus", options),
   };
 
   readonly usage = {

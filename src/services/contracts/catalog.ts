@@ -71,7 +71,20 @@ export const InterfaceCard = z
       }),
     pricing: z.record(z.string(), z.unknown()),
     auto: AutoSelection,
-    routes: z.array(z.record(z.string(), z.unknown())),
+    routes: z.array(
+      z
+        .object({
+          provider: z.string(),
+          upstream_model: z.string(),
+          live: z.boolean(),
+          health: z.enum(["operational", "degraded", "down"]).openapi({
+            description:
+              "The route's circuit now: down while it is open (failing for every caller), degraded while it is probed.",
+          }),
+        })
+        .passthrough()
+        .openapi("CatalogRoute"),
+    ),
   })
   .passthrough()
   .openapi("InterfaceCard");

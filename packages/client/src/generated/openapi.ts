@@ -123,6 +123,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Health of every provider and model (no API key; cacheable for 10 s)
+         * @description Per provider and per model: `state` (operational, degraded, down), success rate and p50/p95 time to completion over 5 minutes, 1 hour and 24 hours, open circuits, and the last incidents. A route's circuit opens when it fails for several callers at once; new work skips it until a probe succeeds (docs/route-health.md).
+         */
+        get: operations["getStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/tenants": {
         parameters: {
             query?: never;
@@ -1443,9 +1463,19 @@ export interface components {
                 [key: string]: unknown;
             };
             auto: components["schemas"]["AutoSelection"];
-            routes: {
-                [key: string]: unknown;
-            }[];
+            routes: components["schemas"]["CatalogRoute"][];
+        } & {
+            [key: string]: unknown;
+        };
+        CatalogRoute: {
+            provider: string;
+            upstream_model: string;
+            live: boolean;
+            /**
+             * @description The route's circuit now: down while it is open (failing for every caller), degraded while it is probed.
+             * @enum {string}
+             */
+            health: "operational" | "degraded" | "down";
         } & {
             [key: string]: unknown;
         };
@@ -1478,6 +1508,89 @@ export interface components {
             compatible_models: string[];
             status: string;
             created_at: string;
+        };
+        ServiceStatus: {
+            /** @enum {string} */
+            object: "status";
+            generated_at: string;
+            /**
+             * @description down: every route open (failing for every caller); degraded: a route open or probed, or under 90 % success over 5 minutes
+             * @enum {string}
+             */
+            state: "operational" | "degraded" | "down";
+            providers: components["schemas"]["ProviderStatus"][];
+            models: components["schemas"]["ModelStatus"][];
+            open_circuits: components["schemas"]["StatusCircuit"][];
+            incidents: components["schemas"]["StatusIncident"][];
+        };
+        ProviderStatus: {
+            provider: string;
+            /**
+             * @description down: every route open (failing for every caller); degraded: a route open or probed, or under 90 % success over 5 minutes
+             * @enum {string}
+             */
+            state: "operational" | "degraded" | "down";
+            windows: {
+                "5m": components["schemas"]["StatusWindow"];
+                "1h": components["schemas"]["StatusWindow"];
+                "24h": components["schemas"]["StatusWindow"];
+            };
+            /** @description Success rate hour by hour over the last 24 hours, oldest first (null: no attempts that hour) */
+            hourly_success: (number | null)[];
+            open_circuits: components["schemas"]["StatusCircuit"][];
+        };
+        StatusWindow: {
+            /** @description Jobs completed plus provider-side failures (refused submissions, failed jobs and outputs) */
+            attempts: number;
+            /** @description Completed jobs over attempts, 0..1; null without attempts */
+            success_rate: number | null;
+            /** @description Median time from the upstream accepting a job to its outputs stored (bucket upper bound) */
+            p50_seconds: number | null;
+            p95_seconds: number | null;
+        };
+        StatusCircuit: {
+            provider: string;
+            upstream_model: string;
+            /** @enum {string} */
+            state: "open" | "half_open";
+            /** @description When the circuit lets one probe submission through (ISO 8601) */
+            retry_at: string | null;
+        };
+        ModelStatus: {
+            model: string;
+            /**
+             * @description down: every route open (failing for every caller); degraded: a route open or probed, or under 90 % success over 5 minutes
+             * @enum {string}
+             */
+            state: "operational" | "degraded" | "down";
+            routes: {
+                provider: string;
+                upstream_model: string;
+                /**
+                 * @description down: every route open (failing for every caller); degraded: a route open or probed, or under 90 % success over 5 minutes
+                 * @enum {string}
+                 */
+                state: "operational" | "degraded" | "down";
+            }[];
+            windows: {
+                "5m": components["schemas"]["StatusWindow"];
+                "1h": components["schemas"]["StatusWindow"];
+                "24h": components["schemas"]["StatusWindow"];
+            };
+            /** @description Success rate hour by hour over the last 24 hours, oldest first (null: no attempts that hour) */
+            hourly_success: (number | null)[];
+        };
+        StatusIncident: {
+            provider: string;
+            upstream_model: string;
+            models: string[];
+            started_at: string;
+            ended_at: string | null;
+            failures: number;
+            what_failed: string;
+            codes: {
+                [key: string]: number;
+            };
         };
         Tenant: {
             tenant_id: string;
@@ -3803,6 +3916,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Service status */
+            200: {
+                headers: {
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceStatus"];
                 };
             };
         };

@@ -1,0 +1,422 @@
+/**
+ * One per provider (named by the provider): the health of its routes (one per upstream model),
+ * from the outcomes every task object reports in batches (src/health/reporter.ts). It keeps the
+ * circuit of each route (src/health/circuit.ts), a minute-by-minute record of the last 24 hours for
+ * /v1/status, and the incidents (a circuit opening until it closes). Readers get a small snapshot
+ * (src/health/snapshot.ts caches it per isolate); nothing on a request path writes here.
+ * Schema: docs/storage/health-object.md.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { Env } from "../env";
+import { type Migration, migratedSql } from "../storage/migrations";
+import {
+  type Attempt,
+  afterAttempt,
+  type Circuit,
+  type CircuitState,
+  CLOSED,
+  claimProbe,
+  stateAt,
+  tripped,
+  WINDOW_MS,
+} from "./circuit";
+import { addInto, bucketOf, emptyHistogram, quantile } from "./durations";
+import { circuitAttempt, type RouteOutcome } from "./outcomes";
+
+/** The HealthObject's schema (docs/storage/health-object.md). */
+export const HEALTH_MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: "attempts, circuits, minutes, incidents",
+    up(sql) {
+      sql.exec(`
+        CREATE TABLE attempts (
+          seq INTEGER PRIMARY KEY, upstream_model TEXT NOT NULL, at INTEGER NOT NULL, tenant TEXT NOT NULL,
+          task TEXT NOT NULL, failed INTEGER NOT NULL, code TEXT);
+        CREATE INDEX attempts_by_route ON attempts (upstream_model, at);
+        CREATE TABLE circuits (
+          upstream_model TEXT PRIMARY KEY, state TEXT NOT NULL, opened_at INTEGER, retry_at INTEGER,
+          probe_task TEXT, probe_until INTEGER, incident_id INTEGER);
+        CREATE TABLE minutes (
+          upstream_model TEXT NOT NULL, minute INTEGER NOT NULL, accepted INTEGER NOT NULL, refused INTEGER NOT NULL,
+          request_refused INTEGER NOT NULL, poll_errors INTEGER NOT NULL, completed INTEGER NOT NULL,
+          failed INTEGER NOT NULL, output_failed INTEGER NOT NULL, submit_ms INTEGER NOT NULL,
+          first_progress INTEGER NOT NULL, first_progress_ms INTEGER NOT NULL, durations TEXT NOT NULL,
+          PRIMARY KEY (upstream_model, minute));
+        CREATE TABLE incidents (
+          id INTEGER PRIMARY KEY, upstream_model TEXT NOT NULL, started_at INTEGER NOT NULL, ended_at INTEGER,
+          failures INTEGER NOT NULL, codes TEXT NOT NULL);
+      `);
+    },
+  },
+];
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+/** Incidents kept per provider (the status page shows the last few). */
+const KEEP_INCIDENTS = 50;
+
+/** What the create path and the task objects read about a route. */
+export interface RouteSnapshot {
+  state: CircuitState;
+  /** When an open circuit lets its probe through (epoch ms); null when closed. */
+  retry_at: number | null;
+  /** Time from acceptance to stored outputs over the last hour (bucket precision), null without data. */
+  p50_ms: number | null;
+  p95_ms: number | null;
+}
+
+export interface ProviderSnapshot {
+  provider: string;
+  at: number;
+  routes: Record<string, RouteSnapshot>;
+}
+
+/** One route's record over a window: sums that add across routes and providers. */
+export interface WindowStats {
+  completed: number;
+  /** Provider-side failures: refused submissions and failed jobs or outputs. */
+  failed: number;
+  accepted: number;
+  refused: number;
+  request_refused: number;
+  poll_errors: number;
+  output_failed: number;
+  submit_ms: number;
+  first_progress: number;
+  first_progress_ms: number;
+  durations: number[];
+}
+
+export interface Incident {
+  id: number;
+  provider: string;
+  upstream_model: string;
+  started_at: number;
+  ended_at: number | null;
+  failures: number;
+  codes: Record<string, number>;
+}
+
+export interface RouteStatus {
+  upstream_model: string;
+  state: CircuitState;
+  retry_at: number | null;
+  windows: { "5m": WindowStats; "1h": WindowStats; "24h": WindowStats };
+  /** The last 24 hours hour by hour, oldest first: completed and failed. */
+  hourly: { completed: number; failed: number }[];
+}
+
+export interface ProviderStatus {
+  provider: string;
+  at: number;
+  routes: RouteStatus[];
+  incidents: Incident[];
+}
+
+export function emptyWindow(): WindowStats {
+  return {
+    completed: 0,
+    failed: 0,
+    accepted: 0,
+    refused: 0,
+    request_refused: 0,
+    poll_errors: 0,
+    output_failed: 0,
+    submit_ms: 0,
+    first_progress: 0,
+    first_progress_ms: 0,
+    durations: emptyHistogram(),
+  };
+}
+
+export function addWindow(into: WindowStats, from: WindowStats): WindowStats {
+  for (const k of Object.keys(into) as (keyof WindowStats)[]) {
+    if (k === "durations") addInto(into.durations, from.durations);
+    else into[k] += from[k];
+  }
+  return into;
+}
+
+type MinuteRow = Omit<WindowStats, "durations"> & { upstream_model: string; minute: number; durations: string };
+
+export class HealthObject extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+  private readonly circuits = new Map<string, Circuit & { incident_id: number | null }>();
+  private lastPrune = 0;
+  /** The object's clock: tests move it to reach a retry time without waiting. */
+  clock: () => number = () => Date.now();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = migratedSql(ctx, HEALTH_MIGRATIONS);
+    void ctx.blockConcurrencyWhile(async () => {
+      for (const r of this.sql.exec("SELECT * FROM circuits")) {
+        const { upstream_model, ...c } = r as unknown as Circuit & { upstream_model: string; incident_id: number | null };
+        this.circuits.set(upstream_model, c);
+      }
+    });
+  }
+
+  private get provider(): string {
+    return this.ctx.id.name ?? "unknown";
+  }
+
+  private circuit(route: string) {
+    return this.circuits.get(route) ?? { ...CLOSED, incident_id: null };
+  }
+
+  private saveCircuit(route: string, c: Circuit & { incident_id: number | null }): void {
+    this.circuits.set(route, c);
+    this.sql.exec(
+      "INSERT OR REPLACE INTO circuits (upstream_model, state, opened_at, retry_at, probe_task, probe_until, incident_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      route,
+      c.state,
+      c.opened_at,
+      c.retry_at,
+      c.probe_task,
+      c.probe_until,
+      c.incident_id,
+    );
+  }
+
+  /** A batch of outcomes (any order, any routes of this provider); answers the snapshot after them. */
+  report(outcomes: RouteOutcome[], now = this.clock()): ProviderSnapshot {
+    this.ctx.storage.transactionSync(() => {
+      for (const o of [...outcomes].sort((a, b) => a.at - b.at)) this.record(o, now);
+      if (now - this.lastPrune > MINUTE) {
+        this.lastPrune = now;
+        this.sql.exec("DELETE FROM minutes WHERE minute < ?", Math.floor((now - DAY) / MINUTE));
+        this.sql.exec(
+          "DELETE FROM incidents WHERE id NOT IN (SELECT id FROM incidents ORDER BY id DESC LIMIT ?)",
+          KEEP_INCIDENTS,
+        );
+      }
+      this.sql.exec("DELETE FROM attempts WHERE at <= ?", now - 2 * WINDOW_MS);
+    });
+    return this.snapshot(now);
+  }
+
+  private record(o: RouteOutcome, now: number): void {
+    const route = o.upstream_model;
+    this.count(o);
+    const counted = circuitAttempt(o);
+    if (counted === null) return;
+    const attempt: Attempt = {
+      at: o.at,
+      tenant: o.tenant_id,
+      task: o.task_id,
+      failed: counted === "failed",
+      ...(o.code ? { code: o.code } : {}),
+    };
+    // An accepted job that then fails is one failed attempt: its acceptance is turned into the failure.
+    const turned =
+      o.kind !== "submit_accepted" && o.kind !== "submit_refused"
+        ? this.sql.exec(
+            "UPDATE attempts SET failed = 1, code = ?, at = ? WHERE upstream_model = ? AND task = ? AND failed = 0",
+            attempt.code ?? null,
+            attempt.at,
+            route,
+            o.task_id,
+          ).rowsWritten
+        : 0;
+    if (turned === 0) {
+      this.sql.exec(
+        "INSERT INTO attempts (upstream_model, at, tenant, task, failed, code) VALUES (?, ?, ?, ?, ?, ?)",
+        route,
+        attempt.at,
+        attempt.tenant,
+        o.task_id,
+        attempt.failed ? 1 : 0,
+        attempt.code ?? null,
+      );
+    }
+    const at = Math.max(now, o.at);
+    const before = this.circuit(route);
+    const window = this.sql
+      .exec<{ at: number; tenant: string; failed: number; code: string | null }>(
+        "SELECT at, tenant, failed, code FROM attempts WHERE upstream_model = ? AND at > ?",
+        route,
+        at - WINDOW_MS,
+      )
+      .toArray()
+      .map((r) => ({ at: r.at, tenant: r.tenant, failed: r.failed === 1, ...(r.code ? { code: r.code } : {}) }));
+    const { circuit, change } = afterAttempt(before, attempt, window, at);
+    if (!change) return;
+    let incident = before.incident_id;
+    if (change === "opened") {
+      const { failures, codes } = tripped(window, at);
+      incident = this.sql
+        .exec<{ id: number }>(
+          "INSERT INTO incidents (upstream_model, started_at, ended_at, failures, codes) VALUES (?, ?, NULL, ?, ?) RETURNING id",
+          route,
+          at,
+          failures,
+          JSON.stringify(codes),
+        )
+        .one().id;
+    } else if (change === "reopened" && incident !== null) {
+      const row = this.sql
+        .exec<{ failures: number; codes: string }>("SELECT failures, codes FROM incidents WHERE id = ?", incident)
+        .toArray()[0];
+      if (row) {
+        const codes = JSON.parse(row.codes) as Record<string, number>;
+        const code = attempt.code ?? "unknown";
+        codes[code] = (codes[code] ?? 0) + 1;
+        this.sql.exec(
+          "UPDATE incidents SET failures = ?, codes = ? WHERE id = ?",
+          row.failures + 1,
+          JSON.stringify(codes),
+          incident,
+        );
+      }
+    } else if (change === "closed") {
+      if (incident !== null) this.sql.exec("UPDATE incidents SET ended_at = ? WHERE id = ?", at, incident);
+      incident = null;
+      // A closed circuit starts counting afresh: the failures that opened it are the incident's.
+      this.sql.exec("DELETE FROM attempts WHERE upstream_model = ? AND at <= ?", route, at);
+    }
+    this.saveCircuit(route, { ...circuit, incident_id: incident });
+  }
+
+  /** Adds the outcome to its route's minute. */
+  private count(o: RouteOutcome): void {
+    const minute = Math.floor(o.at / MINUTE);
+    const row = this.sql
+      .exec<MinuteRow>("SELECT * FROM minutes WHERE upstream_model = ? AND minute = ?", o.upstream_model, minute)
+      .toArray()[0];
+    const w: WindowStats = row ? { ...row, durations: JSON.parse(row.durations) as number[] } : emptyWindow();
+    const providerSide = o.fault === "provider";
+    switch (o.kind) {
+      case "submit_accepted":
+        w.accepted++;
+        w.submit_ms += Math.round(o.latency_ms ?? 0);
+        break;
+      case "submit_refused":
+        if (providerSide) {
+          w.refused++;
+          w.failed++;
+        } else w.request_refused++;
+        break;
+      case "poll_error":
+        w.poll_errors++;
+        break;
+      case "first_progress":
+        w.first_progress++;
+        w.first_progress_ms += Math.round(o.duration_ms ?? 0);
+        break;
+      case "completed":
+        w.completed++;
+        w.durations[bucketOf(o.duration_ms ?? 0)] = (w.durations[bucketOf(o.duration_ms ?? 0)] ?? 0) + 1;
+        break;
+      case "job_failed":
+      case "output_failed":
+        if (!providerSide) {
+          w.request_refused++;
+          break;
+        }
+        w.failed++;
+        if (o.kind === "output_failed") w.output_failed++;
+        break;
+    }
+    this.sql.exec(
+      `INSERT OR REPLACE INTO minutes (upstream_model, minute, accepted, refused, request_refused, poll_errors, completed,
+        failed, output_failed, submit_ms, first_progress, first_progress_ms, durations) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      o.upstream_model,
+      minute,
+      w.accepted,
+      w.refused,
+      w.request_refused,
+      w.poll_errors,
+      w.completed,
+      w.failed,
+      w.output_failed,
+      w.submit_ms,
+      w.first_progress,
+      w.first_progress_ms,
+      JSON.stringify(w.durations),
+    );
+  }
+
+  /** A task is about to submit on `route`: whether it may (closed, or it is the half-open probe). */
+  claimProbe(route: string, taskId: string, now = this.clock()): { granted: boolean; snapshot: ProviderSnapshot } {
+    const before = this.circuit(route);
+    const { circuit, granted } = claimProbe(before, taskId, now);
+    if (circuit !== before) this.saveCircuit(route, { ...circuit, incident_id: before.incident_id });
+    return { granted, snapshot: this.snapshot(now) };
+  }
+
+  /** Every route's circuit and measured durations (the last hour), for the isolates' caches. */
+  snapshot(now = this.clock()): ProviderSnapshot {
+    const routes: Record<string, RouteSnapshot> = {};
+    const hour = this.windowsSince(now - 60 * MINUTE);
+    const names = new Set([...this.circuits.keys(), ...hour.keys()]);
+    for (const route of names) {
+      const c = this.circuit(route);
+      const state = stateAt(c, now);
+      const h = hour.get(route)?.durations ?? emptyHistogram();
+      routes[route] = {
+        state,
+        retry_at: state === "closed" ? null : c.retry_at,
+        p50_ms: quantile(h, 0.5),
+        p95_ms: quantile(h, 0.95),
+      };
+    }
+    return { provider: this.provider, at: now, routes };
+  }
+
+  private windowsSince(since: number): Map<string, WindowStats> {
+    const out = new Map<string, WindowStats>();
+    for (const row of this.sql.exec<MinuteRow>("SELECT * FROM minutes WHERE minute >= ?", Math.floor(since / MINUTE))) {
+      const w = out.get(row.upstream_model) ?? emptyWindow();
+      addWindow(w, { ...row, durations: JSON.parse(row.durations) as number[] });
+      out.set(row.upstream_model, w);
+    }
+    return out;
+  }
+
+  /** Everything /v1/status shows of this provider. */
+  status(now = this.clock()): ProviderStatus {
+    const rows = this.sql
+      .exec<MinuteRow>("SELECT * FROM minutes WHERE minute >= ?", Math.floor((now - DAY) / MINUTE) + 1)
+      .toArray();
+    const byRoute = new Map<string, RouteStatus>();
+    const currentHour = Math.floor(now / (60 * MINUTE));
+    const route = (name: string): RouteStatus => {
+      let r = byRoute.get(name);
+      if (!r) {
+        const c = this.circuit(name);
+        const state = stateAt(c, now);
+        r = {
+          upstream_model: name,
+          state,
+          retry_at: state === "closed" ? null : c.retry_at,
+          windows: { "5m": emptyWindow(), "1h": emptyWindow(), "24h": emptyWindow() },
+          hourly: Array.from({ length: 24 }, () => ({ completed: 0, failed: 0 })),
+        };
+        byRoute.set(name, r);
+      }
+      return r;
+    };
+    for (const name of this.circuits.keys()) route(name);
+    for (const row of rows) {
+      const r = route(row.upstream_model);
+      const w: WindowStats = { ...row, durations: JSON.parse(row.durations) as number[] };
+      const age = now - row.minute * MINUTE;
+      addWindow(r.windows["24h"], w);
+      if (age < 60 * MINUTE) addWindow(r.windows["1h"], w);
+      if (age < 5 * MINUTE) addWindow(r.windows["5m"], w);
+      const slot = 23 - (currentHour - Math.floor((row.minute * MINUTE) / (60 * MINUTE)));
+      const h = r.hourly[slot];
+      if (h) {
+        h.completed += w.completed;
+        h.failed += w.failed;
+      }
+    }
+    const incidents = this.sql
+      .exec<Omit<Incident, "provider" | "codes"> & { codes: string }>("SELECT * FROM incidents ORDER BY id DESC LIMIT 10")
+      .toArray()
+      .map((i) => ({ ...i, provider: this.provider, codes: JSON.parse(i.codes) as Record<string, number> }));
+    return { provider: this.provider, at: now, routes: [...byRoute.values()], incidents };
+  }
+}
