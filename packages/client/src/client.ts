@@ -109,6 +109,9 @@ export const OTHER_METHODS = {
   "storageDestinations.get": "getStorageDestination",
   "storageDestinations.update": "updateStorageDestination",
   "storageDestinations.delete": "deleteStorageDestination",
+  "providerKeys.set": "setProviderKey",
+  "providerKeys.list": "listProviderKeys",
+  "providerKeys.delete": "deleteProviderKey",
   "chat.completions.create": "createChatCompletion",
   quote: "createQuote",
   "webhooks.endpoints.create": "createWebhookEndpoint",
@@ -390,6 +393,17 @@ export class MediaClient {
       resend: (deliveryId: string, options: RequestOptions = {}) =>
         this.request("createWebhookDeliveryAttempt", { ...options, path: { delivery_id: deliveryId } }),
     },
+  };
+
+  /** The tenant's own provider keys (`providers:manage`): its live tasks on that provider run on its account. */
+  readonly providerKeys = {
+    /** Adds or replaces the key (checked with the provider first); without `api_key`, changes mode, models or failover. */
+    set: (provider: string, body: BodyOf<"setProviderKey">, options: RequestOptions = {}) =>
+      this.request("setProviderKey", { ...options, path: { provider }, body }),
+    /** Every key, never its secret (`last4` only). */
+    list: (options: RequestOptions = {}) => this.request("listProviderKeys", options),
+    delete: (provider: string, options: RequestOptions = {}) =>
+      this.request("deleteProviderKey", { ...options, path: { provider } }),
   };
 
   /** The tenant's own S3-compatible buckets that outputs are delivered to (`storage:manage`). */
