@@ -5,6 +5,8 @@
  * in the destination or the retries are spent. A delivery never fails a task: the tenant paid for
  * the outputs and keeps the service-hosted copies, with the warning `output_delivery_failed`.
  */
+
+import { EXTENSIONS } from "../media/extensions";
 import type { TaskRecord } from "../tasks/record";
 import { StepLog, type StepResult } from "../tasks/steps/effects";
 
@@ -48,23 +50,6 @@ export function plannedDelivery(destination: { destination_id: string; prefix: s
     items: [],
   };
 }
-
-const EXTENSIONS: Record<string, string> = {
-  "image/png": "png",
-  "image/jpeg": "jpg",
-  "image/webp": "webp",
-  "image/gif": "gif",
-  "audio/mpeg": "mp3",
-  "audio/wav": "wav",
-  "audio/flac": "flac",
-  "audio/ogg": "ogg",
-  "audio/pcm": "pcm",
-  "video/mp4": "mp4",
-  "video/quicktime": "mov",
-  "video/webm": "webm",
-  "text/plain": "txt",
-  "application/json": "json",
-};
 
 /** `<prefix>/<task_id>/<index>.<ext>` (no leading slash when the prefix is empty). */
 export function deliveryKey(prefix: string, taskId: string, index: number, contentType: string): string {

@@ -3,29 +3,13 @@
  * upstream, a voice preview): bytes made by a model or sent by a client, never a page of this
  * service, so a browser must neither guess another type for them nor run anything in them.
  */
+import { EXTENSIONS } from "../media/extensions";
 
 /** On every stored-bytes answer, whatever the route. */
 export const STORED_BYTES_HEADERS: Readonly<Record<string, string>> = {
   "X-Content-Type-Options": "nosniff",
   // Opened directly, an image or a clip still shows; anything else loads and runs nothing.
   "Content-Security-Policy": "default-src 'none'; img-src 'self'; media-src 'self'; sandbox",
-};
-
-const EXTENSIONS: Record<string, string> = {
-  "image/png": "png",
-  "image/jpeg": "jpg",
-  "image/webp": "webp",
-  "image/gif": "gif",
-  "audio/mpeg": "mp3",
-  "audio/wav": "wav",
-  "audio/flac": "flac",
-  "audio/ogg": "ogg",
-  "audio/pcm": "pcm",
-  "video/mp4": "mp4",
-  "video/quicktime": "mov",
-  "video/webm": "webm",
-  "text/plain": "txt",
-  "application/json": "json",
 };
 
 /**

@@ -23,7 +23,7 @@ import {
 import { loadCatalog } from "../catalog/store";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
-import { sha256Hex } from "../lib/crypto";
+import { cursorTag, decodeCursor, encodeCursor } from "../lib/page-cursor";
 import type { Acting } from "../people/principal";
 import { auditFields, authorize } from "../people/principal";
 
@@ -171,26 +171,13 @@ async function reachableKey(env: Env, caller: Caller, keyId: string, acting: boo
   return record;
 }
 
-async function cursorTag(tenantId: string): Promise<string> {
-  return (await sha256Hex(`key-cursor:${tenantId}`)).slice(0, 12);
-}
-
 /** `GET /v1/keys`: the tenant's keys, newest first (a test key sees test keys only); never a secret. */
 export async function listKeysByKey(env: Env, caller: Caller, q: { limit: number; cursor?: string }) {
-  const tag = await cursorTag(caller.tenant_id);
+  const tag = await cursorTag("key-cursor", caller.tenant_id);
   let after: { created_at: string; key_id: string } | undefined;
   if (q.cursor) {
-    const invalid = new ApiError("invalid_cursor", "The cursor is malformed or belongs to another listing.", {
-      param: "/cursor",
-    });
-    let p: { v?: unknown; t?: unknown; c?: unknown; i?: unknown };
-    try {
-      p = JSON.parse(atob(q.cursor.replaceAll("-", "+").replaceAll("_", "/")));
-    } catch {
-      throw invalid;
-    }
-    if (p?.v !== 1 || p.t !== tag || typeof p.c !== "string" || typeof p.i !== "string") throw invalid;
-    after = { created_at: p.c, key_id: p.i };
+    const at = decodeCursor(q.cursor, tag);
+    after = { created_at: at.created_at, key_id: at.id };
   }
   const page = await accountFor(env, caller.tenant_id).apiKeyPage({
     limit: q.limit,
@@ -198,13 +185,7 @@ export async function listKeysByKey(env: Env, caller: Caller, q: { limit: number
     ...(after ? { after } : {}),
   });
   const last = page.keys[page.keys.length - 1];
-  const next =
-    page.has_more && last
-      ? btoa(JSON.stringify({ v: 1, t: tag, c: last.created_at, i: last.key_id }))
-          .replaceAll("+", "-")
-          .replaceAll("/", "_")
-          .replace(/=+$/, "")
-      : null;
+  const next = page.has_more && last ? encodeCursor(tag, last.created_at, last.key_id) : null;
   return { object: "list" as const, data: page.keys, has_more: page.has_more, next_cursor: next };
 }
 

@@ -7,8 +7,8 @@ import { type AuditBy, accountFor, audited } from "../accounts/service";
 import { batchStubOf } from "../batches/names";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
-import { sha256Hex } from "../lib/crypto";
 import { newId } from "../lib/ids";
+import { cursorTag, decodeCursor, encodeCursor } from "../lib/page-cursor";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import { taskStub } from "../tasks/task-stub";
 import type { LoggedDelivery, LoggedStatus } from "../webhooks/delivery-log";
@@ -112,10 +112,6 @@ export async function deleteEndpoint(env: Env, tenantId: string, endpointId: str
   return { object: "webhook_endpoint" as const, endpoint_id: endpointId, deleted: true as const };
 }
 
-async function deliveryCursorTag(tenantId: string): Promise<string> {
-  return (await sha256Hex(`webhook-delivery-cursor:${tenantId}`)).slice(0, 12);
-}
-
 function deliveryView(d: LoggedDelivery) {
   return { object: "webhook_delivery" as const, ...d };
 }
@@ -130,20 +126,11 @@ export interface DeliveryListInput {
 
 /** `GET /v1/webhook-deliveries`: the tenant's deliveries, callbacks included, newest first. */
 export async function listDeliveries(env: Env, tenantId: string, q: DeliveryListInput) {
-  const tag = await deliveryCursorTag(tenantId);
+  const tag = await cursorTag("webhook-delivery-cursor", tenantId);
   let after: { created_at: string; delivery_id: string } | undefined;
   if (q.cursor) {
-    const invalid = new ApiError("invalid_cursor", "The cursor is malformed or belongs to another listing.", {
-      param: "/cursor",
-    });
-    let p: { v?: unknown; t?: unknown; c?: unknown; i?: unknown };
-    try {
-      p = JSON.parse(atob(q.cursor.replaceAll("-", "+").replaceAll("_", "/")));
-    } catch {
-      throw invalid;
-    }
-    if (p?.v !== 1 || p.t !== tag || typeof p.c !== "string" || typeof p.i !== "string") throw invalid;
-    after = { created_at: p.c, delivery_id: p.i };
+    const at = decodeCursor(q.cursor, tag);
+    after = { created_at: at.created_at, delivery_id: at.id };
   }
   const page = await accountFor(env, tenantId).webhookDeliveryLog({
     limit: q.limit,
@@ -153,13 +140,7 @@ export async function listDeliveries(env: Env, tenantId: string, q: DeliveryList
     ...(after ? { after } : {}),
   });
   const last = page.rows[page.rows.length - 1];
-  const next =
-    page.has_more && last
-      ? btoa(JSON.stringify({ v: 1, t: tag, c: last.created_at, i: last.delivery_id }))
-          .replaceAll("+", "-")
-          .replaceAll("/", "_")
-          .replace(/=+$/, "")
-      : null;
+  const next = page.has_more && last ? encodeCursor(tag, last.created_at, last.delivery_id) : null;
   return { object: "list" as const, data: page.rows.map(deliveryView), has_more: page.has_more, next_cursor: next };
 }
 
