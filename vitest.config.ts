@@ -138,8 +138,22 @@ export default defineConfig({
           ...shared,
           name: "local",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/regional/**", "test/providers/**", "test/byok/**", "test/browser/**", "test/e2e/**"],
+          exclude: [
+            "test/regional/**",
+            "test/providers/**",
+            "test/byok/**",
+            "test/browser/**",
+            "test/e2e/**",
+            "test/route-health/**",
+          ],
         },
+      },
+      // Route health opens circuits on purpose: in a runtime of their own, so that the routes they
+      // open (and the isolate's kept snapshots of them) never refuse another file's tasks.
+      {
+        logLevel: "error",
+        plugins: [worker()],
+        test: { ...shared, name: "route-health", include: ["test/route-health/**/*.test.ts"] },
       },
       // Real adapters against fake upstreams that speak each provider's documented wire format.
       {
@@ -150,6 +164,18 @@ export default defineConfig({
           name: "providers",
           // Tenants' own provider keys are proved against the same fakes.
           include: ["test/providers/**/*.test.ts", "test/byok/**/*.test.ts"],
+          exclude: ["test/providers/route-health/**"],
+          globalSetup: [...shared.globalSetup, "./test/providers/fakes/setup.ts"],
+        },
+      },
+      // Circuits opened on the real adapters' routes, apart from the other adapters' tests (as above).
+      {
+        logLevel: "error",
+        plugins: [worker(undefined, true)],
+        test: {
+          ...shared,
+          name: "providers-health",
+          include: ["test/providers/route-health/**/*.test.ts"],
           globalSetup: [...shared.globalSetup, "./test/providers/fakes/setup.ts"],
         },
       },

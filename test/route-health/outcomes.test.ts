@@ -29,8 +29,11 @@ describe("outcomes of the sandbox's routes", () => {
     await fastForward(res.json.task_id, (rec) => {
       rec.deadline_at = new Date(Date.now() - 1000).toISOString();
     });
-    const done = await waitFor(t, res.json.task_id);
-    expect(done.error.code).toBe("model_timeout");
+    // Its alarm runs also report to the provider's health object, shared by every test file running
+    // now: under a full run's load the end may take longer than one waitFor's patience.
+    let done: any;
+    for (let i = 0; i < 5 && !done; i++) done = await waitFor(t, res.json.task_id).catch(() => undefined);
+    expect(done?.error?.code).toBe("model_timeout");
     await expect.poll(async () => (await route(model))?.windows["5m"].failed).toBe(1);
     const w = (await route(model))?.windows["5m"];
     expect(w).toMatchObject({ accepted: 1, completed: 0, failed: 1, first_progress: 1 });
