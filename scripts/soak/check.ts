@@ -239,16 +239,20 @@ export function check(history: HistoryRecord[]): CheckResult {
   const notTerminal = [...new Set([...accepted, ...taskById.keys()])].filter((id) => !TERMINAL.has(finalStatus(id) ?? ""));
   // A submission whose answer a crash took may have been accepted: the task waits (30 min) for
   // the upstream's webhook to name the job rather than submit again and risk running it twice.
-  // When the upstream in fact refused it (the proxy saw a 4xx/5xx go unread), the task is still
+  // When the upstream in fact refused it (a 4xx/5xx the service never read), the task is still
   // waiting at the end of the run: correct, and explained here rather than failed.
   const submitsOf = new Map<string, UpstreamRecord[]>();
   for (const u of upstream.filter((x) => x.kind === "submit" && x.task_id))
     submitsOf.set(u.task_id as string, [...(submitsOf.get(u.task_id as string) ?? []), u]);
+  // The same when the answer reached the service's socket but a SIGKILL came before it was
+  // written down (within a second of it): the service never learned it either.
+  const killTimes = servers.filter((x) => x.event === "kill").map((x) => x.at);
   const inDoubt = new Set(
     notTerminal.filter((id) => {
       const subs = submitsOf.get(id) ?? [];
       const last = subs[subs.length - 1];
-      return !!last?.answer_lost && subs.every((u) => u.status === null || u.status >= 300);
+      const unread = !!last && (!!last.answer_lost || killTimes.some((k) => k >= last.at && k - last.at <= 1000));
+      return unread && subs.every((u) => u.status === null || u.status >= 300);
     }),
   );
   failSome(
