@@ -3,9 +3,25 @@
  * job that makes no progress is never canceled (that would end the only job the task has); it is
  * left to finish or to reach the task's deadline, which ends it model_timeout, refunded.
  */
+import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { newTenant, type TestTenant } from "../helpers/api";
-import { createImage, expectLedgerBalanced, fastForward, taskEvents, waitFor } from "../helpers/tasks";
+import { createImage, expectLedgerBalanced, fastForward, runAlarm, taskEvents, taskStub, waitFor } from "../helpers/tasks";
+
+/** Running, and its first answer's activity noted (the status may show a moment before it). */
+async function runningWithActivity(id: string) {
+  await waitFor(t, id, (x) => x.status === "running");
+  for (let i = 0; i < 100; i++) {
+    const noted = await runInDurableObject(taskStub(id), (_o, state) => {
+      const rec = JSON.parse(state.storage.sql.exec<{ record: string }>("SELECT record FROM task").one().record);
+      return rec.activity !== null && rec.activity !== undefined;
+    });
+    if (noted) return;
+    await runAlarm(id).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`task ${id} noted no activity`);
+}
 
 let t: TestTenant;
 beforeAll(async () => {
@@ -17,7 +33,7 @@ describe("a stalled job on a model's only route", () => {
     const created = await createImage(t, { model: "flux-2-pro", prompt: "stuck", metadata: { sandbox_fault: "hang" } });
     expect(created.status).toBe(202);
     const id = created.json.task_id;
-    await waitFor(t, id, (x) => x.status === "running");
+    await runningWithActivity(id);
     // Its upstream has shown nothing new for ten minutes (past the card's 180 s).
     await fastForward(id, (rec) => {
       rec.activity.at = Date.now() - 600_000;
@@ -42,7 +58,7 @@ describe("a stalled job on a model's only route", () => {
   it("a job that resumes before the threshold is not stalled", async () => {
     const created = await createImage(t, { model: "flux-2-pro", prompt: "slow but alive", metadata: { sandbox_fault: "hang" } });
     const id = created.json.task_id;
-    await waitFor(t, id, (x) => x.status === "running");
+    await runningWithActivity(id);
     await fastForward(id, (rec) => {
       rec.activity.at = Date.now() - 120_000;
     });
