@@ -400,14 +400,26 @@ export async function admitOperation<B extends CommonFields>(
     reviewer.provider.reviewsImages,
     refs.map((r) => r.param),
   );
-  const { opCtx, selection, media, routes, meters, estimate } = await priceRequest(ctx, spec, body, raw, {
-    bundle,
-    providers,
-    images,
-    keys,
-    health,
-    ...(quote ? { model: quote.resolved_model, quoted: quote } : {}),
-  });
+  let priced: PricedRequest<B>;
+  try {
+    priced = await priceRequest(ctx, spec, body, raw, {
+      bundle,
+      providers,
+      images,
+      keys,
+      health,
+      ...(quote ? { model: quote.resolved_model, quoted: quote } : {}),
+    });
+  } catch (e) {
+    // A key already used answers as it was (or as a conflict) before any refusal of the moment,
+    // such as routes found unhealthy since: the refusal path alone pays this read.
+    if (e instanceof ApiError && e.code === "model_unavailable") {
+      const seen = await stub.replay(hash, ctx.caller.mode);
+      if (seen) return outcome(seen);
+    }
+    throw e;
+  }
+  const { opCtx, selection, media, routes, meters, estimate } = priced;
   const route = routes[0] as RoutePlan;
   // Content review: after every validation, before anything is reserved (src/safety/admission.ts).
   const safety = await reviewAdmission({ ctx, reviewer, spec, body, images, stub, hash });
