@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { liveEntry, pruneDeadEntries } from "../../scripts/lib/dev-registry.ts";
 import { SANDBOX_CONFIG, sandboxWorkerName } from "../../scripts/lib/sandbox-worker.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -45,6 +46,17 @@ async function waitUp(base: string, child: ChildProcess): Promise<boolean> {
  * sockets): one then exits with "Address already in use". It is started again, at most thrice.
  */
 const START_ATTEMPTS = 3;
+
+/** Whether PID is a running process (a zombie, killed but not yet reaped, is not). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const stat = execSync(`ps -o stat= -p ${pid}`, { encoding: "utf8" }).trim();
+    return stat.length > 0 && !stat.startsWith("Z");
+  } catch {
+    return false;
+  }
+}
 
 /** `pid` and the process ids under it, so that only this run's workerd is measured. */
 export function descendants(pid: number): Set<number> {
@@ -88,6 +100,11 @@ export interface WranglerDev {
   /** The `wrangler dev` process that answers on `base`; its workerd processes are under it (not the sandbox Worker's). */
   pid: number;
   stop(): void;
+  /**
+   * A crash, as `kill -9` of the whole `npm start`: SIGKILL to every process of this server (the
+   * API's and the sandbox Worker's wrangler and the workerd under each), the state kept for a restart.
+   */
+  crash(): Promise<void>;
 }
 
 /**
@@ -127,8 +144,10 @@ export async function startWranglerDev(opts: {
   vars?: Record<string, string>;
   args?: string[];
   prepare?: (state: string) => void;
+  /** The state folder of a server that ran before (a restart); a new one when not given. */
+  state?: string;
 }): Promise<WranglerDev> {
-  const state = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : "/tmp", "bench-state-"));
+  const state = opts.state ?? mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : "/tmp", "bench-state-"));
   // This server's own registry of local Workers, so that its API binds its own sandbox Worker.
   const env = {
     ...process.env,
@@ -141,6 +160,17 @@ export async function startWranglerDev(opts: {
   const stop = () => {
     for (const child of children) child.kill("SIGTERM");
     rmSync(state, { recursive: true, force: true });
+  };
+  const crash = async () => {
+    const pids = children.flatMap((c) => (c.pid ? [...descendants(c.pid)] : []));
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    for (let i = 0; i < 200 && pids.some(alive); i++) await new Promise((r) => setTimeout(r, 50));
   };
   try {
     // The service is two Workers: the sandbox Worker runs in a workerd process of its own, as it
@@ -174,7 +204,7 @@ export async function startWranglerDev(opts: {
       children.push(child);
     }
     const { base, where } = await innerBase(opts.port, child.pid as number);
-    return { base, where, state, pid: child.pid as number, stop };
+    return { base, where, state, pid: child.pid as number, stop, crash };
   } catch (e) {
     stop();
     if (kept.length) process.stderr.write(kept.join(""));
@@ -204,10 +234,16 @@ interface CompanionOptions {
   kept?: string[];
 }
 
-/** A Worker the API binds, in a `wrangler dev` of its own, once it is in the local registry as `name`. */
+/**
+ * A Worker the API binds, in a `wrangler dev` of its own, once the local registry names it as `name`
+ * on a workerd that answers. Entries left by a crashed server are removed first
+ * (scripts/lib/dev-registry.ts): kept, they would stand for the new Worker and bind the API to a
+ * dead one.
+ */
 async function startCompanionWorker(config: string, name: string, opts: CompanionOptions): Promise<ChildProcess> {
   const registry = opts.env.WRANGLER_REGISTRY_PATH;
   if (!registry) throw new Error(`${name} needs a registry of its own (WRANGLER_REGISTRY_PATH)`);
+  await pruneDeadEntries(registry);
   for (let attempt = 1; attempt <= START_ATTEMPTS; attempt++) {
     const child = spawn(
       join(root, "node_modules/.bin/wrangler"),
@@ -231,7 +267,7 @@ async function startCompanionWorker(config: string, name: string, opts: Companio
     );
     if (!opts.stdio) keepStderr(child, opts.kept ?? []);
     for (let i = 0; i < 300 && child.exitCode === null && child.signalCode === null; i++) {
-      if (existsSync(join(registry, name))) return child;
+      if (await liveEntry(registry, name)) return child;
       await new Promise((r) => setTimeout(r, 200));
     }
     child.kill("SIGTERM");
@@ -250,6 +286,8 @@ export function loadCatalogInto(state: string): void {
 
 export interface LocalServer extends WranglerDev {
   apiKey: string;
+  /** The same server started again on its state, port and key (after `crash()`). */
+  restart(): Promise<LocalServer>;
 }
 
 /** The service itself, its catalog loaded, with a tenant and an API key. */
@@ -281,7 +319,12 @@ export async function startLocalServer(opts: {
       `/admin/v1/tenants/${tenant.tenant_id}/api-keys`,
       opts.permissions ? { permissions: opts.permissions } : {},
     );
-    return { ...dev, apiKey: key.api_key as string };
+    const apiKey = key.api_key as string;
+    const again = async (state: string): Promise<LocalServer> => {
+      const next = await startWranglerDev({ port: opts.port, vars, ...(opts.args ? { args: opts.args } : {}), state });
+      return { ...next, apiKey, restart: () => again(state) };
+    };
+    return { ...dev, apiKey, restart: () => again(dev.state) };
   } catch (e) {
     dev.stop();
     throw e;

@@ -1,13 +1,18 @@
 /**
  * What a task object tells the health of a route (provider + upstream model) about each upstream
- * call it made, and whose fault a failure was. Only provider-side failures count against a route:
- * a request the upstream refused for its content or shape, or a tenant's own key that the upstream
- * refused, says nothing about the route's health for anyone else.
+ * call it made, and whose fault a failure was. Only provider-side failures of live traffic count
+ * against a route: a request the upstream refused for its content or shape, a failure the request
+ * asked for (a sandbox fault in its metadata), or a tenant's own key that the upstream refused, says
+ * nothing about the route's health for anyone else; nor does a failure of test-mode traffic, which
+ * runs on the sandbox, where every failure is the request's or the service's own.
  */
 import type { ErrorCode } from "../errors/codes";
 import { SAFETY_CODES } from "../providers/types";
 
-/** `provider`: the route failed; `request`: the request was refused for itself; `tenant_key`: the tenant's own credential was refused. */
+/**
+ * `provider`: the route failed; `request`: the request was refused for itself, or asked to fail;
+ * `tenant_key`: the tenant's own credential was refused.
+ */
 export type Fault = "provider" | "request" | "tenant_key";
 
 export type OutcomeKind =
@@ -35,6 +40,8 @@ export interface RouteOutcome {
   /** Epoch milliseconds. */
   at: number;
   fault?: Fault;
+  /** Set for a test-mode key's task: its failures never count toward a circuit. */
+  mode?: "test";
   code?: string;
   http_status?: number;
   latency_ms?: number;
@@ -45,7 +52,7 @@ export interface RouteOutcome {
 export function circuitAttempt(o: RouteOutcome): "ok" | "failed" | null {
   if (o.kind === "submit_accepted") return "ok";
   if (o.kind === "submit_refused" || o.kind === "job_failed" || o.kind === "output_failed") {
-    return o.fault === "provider" ? "failed" : null;
+    return o.fault === "provider" && o.mode !== "test" ? "failed" : null;
   }
   return null;
 }

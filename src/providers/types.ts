@@ -98,6 +98,11 @@ export interface ProviderAdapter {
   fetchResult(handle: ProviderHandle, job: ProviderJob, ctx: ProviderContext): Promise<ProviderResult>;
   cancel(handle: ProviderHandle, job: ProviderJob, ctx: ProviderContext): Promise<"canceled" | "not_cancelable">;
   /**
+   * Whether the job itself asks to fail (a drill the adapter honours, as the sandbox's
+   * `metadata.sandbox_fault`): its failures are then the request's, never counted against the route.
+   */
+  requestedFailure?(job: ProviderJob, ctx: ProviderContext): boolean;
+  /**
    * What makes a `"canceled"` answer certain enough to start the job again elsewhere (a stalled job
    * moves only once its first job has stopped): `"answer"`, the answer itself (the upstream removes
    * or aborts the job before it answers); otherwise (`"status"`, the default) a status read after it

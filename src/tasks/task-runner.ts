@@ -248,7 +248,7 @@ export class TaskRunner {
     } catch (e) {
       await this.noteKeyFault(rec, e);
       const pe = asProviderError(e);
-      submitRefused(begun.rec, pe, Date.now());
+      submitRefused(begun.rec, pe, Date.now(), asked(adapter, job, ctx));
       // A wait the upstream asks for counts from its answer, not from before the call.
       if (this.stillCurrent(begun.rec)) await this.apply(submitFailed(begun.rec, pe, Date.now()));
       return false;
@@ -266,20 +266,22 @@ export class TaskRunner {
     if (notDue(rec, ctx.now)) return true;
     if (rec.stall?.phase === "cancel") return this.cancelStalled(rec, adapter, ctx);
     let result: Awaited<ReturnType<typeof adapter.poll>>;
+    const job = this.job(rec);
+    const requested = asked(adapter, job, ctx);
     try {
-      result = await adapter.poll(rec.provider_handle!, this.job(rec), ctx);
+      result = await adapter.poll(rec.provider_handle!, job, ctx);
     } catch (e) {
       await this.noteKeyFault(rec, e);
       const pe = asProviderError(e);
-      pollError(rec, pe, Date.now());
+      pollError(rec, pe, Date.now(), requested);
       if (!this.stillCurrent(rec)) return false;
       const failed = pollFailed(rec, pe, Date.now());
-      stepOutcomes(rec, failed.rec, Date.now());
+      stepOutcomes(rec, failed.rec, Date.now(), requested);
       return this.apply(failed);
     }
     if (!this.stillCurrent(rec)) return false;
     const answered = pollAnswered(rec, result, { at: ctx.now, now: Date.now() });
-    stepOutcomes(rec, answered.rec, Date.now());
+    stepOutcomes(rec, answered.rec, Date.now(), requested);
     return this.apply(answered);
   }
 
@@ -310,20 +312,22 @@ export class TaskRunner {
     const begun = beginFetch(rec);
     await this.apply(begun);
     const fetching = begun.rec;
+    const job = this.job(fetching);
+    const requested = asked(adapter, job, ctx);
     try {
-      const result = await adapter.fetchResult(fetching.provider_handle!, this.job(fetching), ctx);
+      const result = await adapter.fetchResult(fetching.provider_handle!, job, ctx);
       const files: StoredOutput[] = [];
       const expiresAt = fetching.retention ? expiryAfter(Date.now(), fetching.retention.days) : null;
       for (const out of result.outputs) files.push(await storeOutput(this.env, fetching, out, expiresAt));
       const planned = await withDefaultDestination(this.env, fetching);
       const stored = outputsStored(planned, { files, result, current: this.stillCurrent(fetching) });
-      stepOutcomes(fetching, stored.rec, Date.now());
+      stepOutcomes(fetching, stored.rec, Date.now(), requested);
       await this.apply(stored);
     } catch (e) {
       await this.noteKeyFault(fetching, e);
       if (!this.stillCurrent(fetching)) return false;
       const failed = fetchFailed(fetching, e, Date.now());
-      stepOutcomes(fetching, failed.rec, Date.now());
+      stepOutcomes(fetching, failed.rec, Date.now(), requested);
       return this.apply(failed);
     }
     return false;
@@ -368,7 +372,7 @@ export class TaskRunner {
         for (const out of result.outputs) files.push(await storeOutput(this.env, rec, out, expiresAt));
         const planned = await withDefaultDestination(this.env, rec);
         const stored = outputsStored(planned, { files, result, current: this.stillCurrent(rec) });
-        stepOutcomes(rec, stored.rec, Date.now());
+        stepOutcomes(rec, stored.rec, Date.now(), asked(adapter, job, ctx));
         await this.apply(stored);
         return;
       }
@@ -381,8 +385,8 @@ export class TaskRunner {
     }
     if (!this.stillCurrent(rec)) return;
     const missed = deadlineMissed(rec, { cancel, last, code });
-    // A job that never finished by its deadline counts against its route (a hung job).
-    stepOutcomes(rec, missed.rec, Date.now());
+    // A job that never finished by its deadline counts against its route (a hung job), unless it asked to hang.
+    stepOutcomes(rec, missed.rec, Date.now(), asked(adapter, job, ctx));
     await this.apply(missed);
   }
 
@@ -507,4 +511,9 @@ export class TaskRunner {
     const next = [task, hooks, outputsDueAt(rec)].filter((at) => at !== null);
     await this.store.setAlarm(next.length > 0 ? Math.min(...next) : null);
   }
+}
+
+/** Whether the job asked to fail (a drill its provider honours): its failures are then the request's. */
+function asked(adapter: ProviderAdapter, job: ProviderJob, ctx: ProviderContext): boolean {
+  return adapter.requestedFailure?.(job, ctx) === true;
 }

@@ -3,7 +3,8 @@
  * circuit; then a create for that model is refused before anything is reserved (503
  * all_routes_unhealthy with Retry-After), `auto` chooses another model, the catalog and
  * /v1/status show it down with its incident; after the open time one real submission (the probe)
- * closes it. The sandbox's fault injection is the failing upstream.
+ * closes it. An outage of the sandbox's route (for every caller, asked by no request) is the failing
+ * upstream.
  */
 import { env } from "cloudflare:workers";
 import { afterAll, describe, expect, it } from "vitest";
@@ -11,11 +12,10 @@ import { OPEN_MS } from "../../src/health/circuit";
 import type { RouteOutcome } from "../../src/health/outcomes";
 import { keepSnapshot } from "../../src/health/snapshot";
 import { forgetStatus } from "../../src/health/status";
+import { setSandboxOutage } from "../../src/providers/sandbox/adapter";
 import { call, expectError, newTenant } from "../helpers/api";
 import { createImage, ledger, waitFor } from "../helpers/tasks";
 import { closeAllRoutes } from "./close";
-
-const failing = (model: string) => ({ model, prompt: "an upstream that fails", metadata: { sandbox_fault: "provider_error" } });
 
 async function statusNow() {
   forgetStatus();
@@ -38,13 +38,18 @@ describe("a route failing for everyone", () => {
     await waitFor(a, first.json.task_id);
 
     // Five failed jobs from each tenant: each is one accepted submission and one provider-side job failure.
-    for (let i = 0; i < 5; i++) {
-      for (const t of [a, b]) {
-        const res = await createImage(t, failing(model));
-        expect(res.status, JSON.stringify(res.json)).toBe(202);
-        const done = await waitFor(t, res.json.task_id);
-        expect(done.status).toBe("failed");
+    setSandboxOutage(model, "provider_error");
+    try {
+      for (let i = 0; i < 5; i++) {
+        for (const t of [a, b]) {
+          const res = await createImage(t, { model, prompt: "an upstream that fails" });
+          expect(res.status, JSON.stringify(res.json)).toBe(202);
+          const done = await waitFor(t, res.json.task_id);
+          expect(done.status).toBe("failed");
+        }
       }
+    } finally {
+      setSandboxOutage(model, null);
     }
 
     const before = (await ledger(b.tenant_id)) as any;

@@ -6,6 +6,8 @@
  *
  * Fault injection (only where SANDBOX_FAULT_INJECTION is "true", as in local development and
  * tests): a task whose metadata has `sandbox_fault` naming FAULTS (comma-separated) behaves accordingly.
+ * Such a failure is the request's own (it asked for it) and never counts against the route's health;
+ * an outage of a route for every caller (`setSandboxOutage`, tests only) is the route's.
  */
 
 import type { Capability } from "../../catalog/schema";
@@ -45,10 +47,33 @@ const LATENCY_MS: Partial<Record<Capability, number>> = {
 const DEFAULT_LATENCY_MS = 3000;
 
 /** The faults a job asks for: `metadata.sandbox_fault`, comma-separated (e.g. "uncancelable,hang"). */
-function faults(job: ProviderJob, ctx: ProviderContext): Set<Fault> {
+function requested(job: ProviderJob, ctx: ProviderContext): Set<Fault> {
   if (ctx.env.SANDBOX_FAULT_INJECTION !== "true") return new Set();
   const asked = (job.metadata.sandbox_fault ?? "").split(",").map((f) => f.trim());
   return new Set(FAULTS.filter((f) => asked.includes(f)));
+}
+
+/** The asked faults that end the job failed (`uncancelable` alone lets it succeed). */
+const FAILING: ReadonlySet<Fault> = new Set(FAULTS.filter((f) => f !== "uncancelable"));
+
+/**
+ * Routes (by upstream model) failing for every caller, whatever the request: an upstream outage.
+ * Nothing in the service sets it; a test does, from the isolate the task objects run in.
+ */
+const outages = new Map<string, Fault>();
+
+/** Starts (or, with null, ends) an outage of the sandbox's route for `upstreamModel`. Test-only. */
+export function setSandboxOutage(upstreamModel: string, fault: Fault | null): void {
+  if (fault) outages.set(upstreamModel, fault);
+  else outages.delete(upstreamModel);
+}
+
+/** What the job meets: the faults it asked for and its route's outage. */
+function faults(job: ProviderJob, ctx: ProviderContext): Set<Fault> {
+  const all = requested(job, ctx);
+  const outage = outages.get(job.upstream_model);
+  if (outage) all.add(outage);
+  return all;
 }
 
 function latency(job: ProviderJob, ctx: ProviderContext): number {
@@ -155,5 +180,9 @@ export const sandboxAdapter: ProviderAdapter = {
 
   async cancel(_handle, job, ctx) {
     return faults(job, ctx).has("uncancelable") ? "not_cancelable" : "canceled";
+  },
+
+  requestedFailure(job, ctx) {
+    return [...requested(job, ctx)].some((f) => FAILING.has(f));
   },
 };
