@@ -209,6 +209,16 @@ describe("budgets of sends by hand", () => {
     expect(await received(mine.name)).toHaveLength(1);
   });
 
+  it("concurrent calls cannot pass a budget: one send left, eight at once, one goes", async () => {
+    const t = await webhookTenant();
+    const h = hook("ok");
+    const ep = await newEndpoint(t, h.url);
+    await spent(t, ep.endpoint_id, ENDPOINT_SENDS_PER_HOUR - 1, 60_000);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => testEvent(t, ep.endpoint_id)));
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 429, 429, 429, 429, 429, 429, 429]);
+    expect(await received(h.name)).toHaveLength(1);
+  });
+
   it("a recover's deliveries are due 200 ms apart", async () => {
     const t = await webhookTenant();
     const ep = await newEndpoint(t, hook("ok").url, false);
