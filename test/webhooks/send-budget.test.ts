@@ -21,6 +21,7 @@ import {
   TENANT_SENDS_PER_HOUR,
   takeSends,
 } from "../../src/webhooks/send-budget";
+import { createBatch, imageItems, waitForBatch } from "../batches/helpers";
 import { call, expectError, newTenant, type TestTenant } from "../helpers/api";
 import { rebuildAt } from "../helpers/storage";
 import { createImage, taskStub, waitFor } from "../helpers/tasks";
@@ -128,6 +129,38 @@ describe("recover leaves pending deliveries alone", () => {
     for (const a of answers.slice(1)) {
       expect(a).toMatchObject({ deliveries: 0, skipped_pending: 3, left_out: 0, limited_by: null, has_more: false });
     }
+  });
+});
+
+describe("recover reaches every holder", () => {
+  it("a batch's batch.completed delivery is queued by its batch object, once", async () => {
+    const t = await webhookTenant();
+    const h = hook("ok");
+    const res = await call("/v1/webhook-endpoints", {
+      key: t.api_key,
+      body: { url: h.url, events: ["batch.completed"], enabled: false },
+    });
+    const ep = res.json as { endpoint_id: string };
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const batch = await createBatch(t, { operation: "text_to_image", items: imageItems(1) });
+    expect(batch.status, batch.text).toBe(202);
+    await waitForBatch(t, batch.json.batch_id, (b) => b.status === "completed");
+    const [row] = await until(
+      async () => (await call(`/v1/webhook-deliveries?endpoint_id=${ep.endpoint_id}`, { key: t.api_key })).json.data as any[],
+      (r) => r.length === 1 && r[0].status === "failed",
+    );
+    expect(row.task_id).toBe(batch.json.batch_id);
+    await enable(t, ep.endpoint_id);
+    expect((await recover(t, ep.endpoint_id, since)).json).toMatchObject({ deliveries: 1, skipped_pending: 0 });
+    // Pending, or already delivered: either way not queued again.
+    expect((await recover(t, ep.endpoint_id, since)).json).toMatchObject({ deliveries: 0, left_out: 0 });
+    // Once the log has it succeeded, there is nothing left to recover.
+    await until(
+      async () => (await call(`/v1/webhook-deliveries?endpoint_id=${ep.endpoint_id}`, { key: t.api_key })).json.data as any[],
+      (r) => r[0]?.status === "succeeded",
+    );
+    expect((await recover(t, ep.endpoint_id, since)).json).toMatchObject({ deliveries: 0, skipped_pending: 0, left_out: 0 });
+    expect(await received(h.name)).toHaveLength(1);
   });
 });
 
