@@ -147,7 +147,7 @@ export const RecoverInput = z
   .object({
     since: z.string().max(64).openapi({
       description:
-        "ISO 8601 date-time, at most 7 days ago: every delivery to the endpoint since then that did not succeed is sent again",
+        "ISO 8601 date-time, at most 7 days ago: every delivery to the endpoint since then that failed is sent again (those still pending are left alone)",
       example: "2026-01-01T00:00:00Z",
     }),
   })

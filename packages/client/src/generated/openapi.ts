@@ -1151,7 +1151,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send again every delivery to the endpoint since a time (at most 7 days back) that did not succeed */
+        /** Send again every delivery to the endpoint since a time (at most 7 days back) that failed; those still pending are skipped */
         post: operations["createWebhookEndpointRecovery"];
         delete?: never;
         options?: never;
@@ -8726,7 +8726,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description ISO 8601 date-time, at most 7 days ago: every delivery to the endpoint since then that did not succeed is sent again
+                     * @description ISO 8601 date-time, at most 7 days ago: every delivery to the endpoint since then that failed is sent again (those still pending are left alone)
                      * @example 2026-01-01T00:00:00Z
                      */
                     since: string;
