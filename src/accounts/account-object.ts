@@ -82,9 +82,11 @@ import {
   deliveryIdFor,
   deliveryRow,
   nextWebhookAt,
+  type RequeueOutcome,
   rearm,
   recordEvent,
   recordTestEvent,
+  requeue,
 } from "../webhooks/delivery-rows";
 import {
   countEndpoints,
@@ -104,7 +106,8 @@ import {
   type WebhookEndpointRecord,
 } from "../webhooks/endpoint-rows";
 import type { EventType } from "../webhooks/event-types";
-import { runTaskWebhooks } from "../webhooks/task-deliveries";
+import { type SendGrant, settleSends, takeSends } from "../webhooks/send-budget";
+import { reportDeliveries, runTaskWebhooks } from "../webhooks/task-deliveries";
 import { accountMigrations } from "./account-schema";
 import {
   type ApiKeyRecord,
@@ -614,13 +617,18 @@ export class AccountObject extends DurableObject<Env> {
     return subscribedEndpoints(this.sql, type);
   }
 
-  /** An endpoint's deliveries since `since` that did not succeed, oldest first (what a recover sends again). */
-  webhookDeliveriesToRecover(
-    endpointId: string,
-    since: string,
-    limit: number,
-  ): { delivery_id: string; task_id: string | null }[] {
+  /** An endpoint's failed deliveries since `since`, oldest first (what a recover sends again), and its pending ones' count. */
+  webhookDeliveriesToRecover(endpointId: string, since: string, limit: number): ReturnType<typeof unsucceededSince> {
     return unsucceededSince(this.sql, endpointId, since, limit);
+  }
+
+  /** Sends asked for by hand, taken from the endpoint's and the tenant's budgets in one step (src/webhooks/send-budget.ts). */
+  takeWebhookSends(g: Omit<Parameters<typeof takeSends>[1], "nowMs">): SendGrant {
+    return takeSends(this.sql, { ...g, nowMs: Date.now() });
+  }
+
+  settleWebhookSends(grantId: string, used: number, pacedUntil: number | null): void {
+    settleSends(this.sql, grantId, used, pacedUntil);
   }
 
   /** The secrets leave the object, unsealed, only to sign a delivery (null: the endpoint is deleted). */
@@ -750,6 +758,24 @@ export class AccountObject extends DurableObject<Env> {
     if (wait) await this.runWebhooks();
     else this.wakeAt(Date.now());
     return this.webhookDelivery(deliveryId);
+  }
+
+  /** As a task object's: a recover makes a failed delivery due at `atMs`, one still pending is left alone. */
+  async requeueWebhookDelivery(deliveryId: string, atMs: number): Promise<RequeueOutcome | null> {
+    const outcome = requeue(this.sql, deliveryId, atMs);
+    if (outcome !== "queued") return outcome;
+    // The log shows it pending at once, so the next recover goes on to the deliveries after it.
+    await reportDeliveries({
+      task_id: null,
+      sql: this.sql,
+      account: {
+        webhookTargets: () => [],
+        webhookEndpointForDelivery: async () => null,
+        logWebhookDeliveries: (rows) => this.logWebhookDeliveries(rows),
+      },
+    });
+    this.wakeAt(atMs);
+    return outcome;
   }
 
   webhookDeliveryLog(q: DeliveryLogQuery): { rows: LoggedDelivery[]; has_more: boolean } {

@@ -15,6 +15,7 @@ import { addColumnIfMissing, type Migration } from "../storage/migrations";
 import { DELIVERY_LOG_TABLE_SQL } from "../webhooks/delivery-log";
 import { WEBHOOK_TABLES_SQL } from "../webhooks/delivery-rows";
 import { WEBHOOK_ENDPOINTS_TABLE_SQL } from "../webhooks/endpoint-rows";
+import { SEND_BUDGET_TABLE_SQL } from "../webhooks/send-budget";
 import { KEY_ALERTS_TABLE_SQL, KEY_SPEND_TABLE_SQL } from "./key-spend";
 import { QUOTES_TABLE_SQL } from "./quote-rows";
 import { backfillUsage, USAGE_TABLE_SQL } from "./usage";
@@ -199,6 +200,13 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
       name: "storage_destinations (the tenant's S3-compatible buckets for outputs, each one's sealed key pair)",
       up(sql) {
         sql.exec(STORAGE_DESTINATIONS_TABLE_SQL);
+      },
+    },
+    {
+      version: 18,
+      name: "webhook_manual_sends (resends, recovers and test events of the last hour: the budgets they spend, a recover's pacing)",
+      up(sql) {
+        sql.exec(SEND_BUDGET_TABLE_SQL);
       },
     },
   ];

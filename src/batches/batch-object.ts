@@ -20,10 +20,12 @@ import {
   type DeliveryRow,
   deliveryRow,
   nextWebhookAt,
+  type RequeueOutcome,
   rearm,
   recordEvent,
+  requeue,
 } from "../webhooks/delivery-rows";
-import { runTaskWebhooks } from "../webhooks/task-deliveries";
+import { reportDeliveries, runTaskWebhooks } from "../webhooks/task-deliveries";
 import {
   type BatchCounts,
   type BatchEnvelope,
@@ -617,6 +619,16 @@ export class BatchObject extends DurableObject<Env> {
     if (wait) await this.deliverWebhooks(b);
     await this.scheduleNext();
     return this.webhookDelivery(deliveryId);
+  }
+
+  /** As a task object's: a recover makes a failed delivery due at `atMs`, one still pending is left alone. */
+  async requeueWebhookDelivery(deliveryId: string, atMs: number): Promise<RequeueOutcome | null> {
+    const outcome = requeue(this.sql, deliveryId, atMs);
+    if (outcome !== "queued") return outcome;
+    const b = this.row() as BatchRow;
+    await reportDeliveries({ task_id: b.batch_id, sql: this.sql, account: accountFor(this.env, b.tenant_id) });
+    await this.scheduleNext();
+    return outcome;
   }
 
   private saveCallback(state: NonNullable<BatchRow["callback_state"]>): void {

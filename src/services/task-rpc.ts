@@ -7,7 +7,7 @@ import type { KeyMode } from "../accounts/api-keys";
 import type { Envelope } from "../tasks/record";
 import type { TaskScope } from "../tasks/scope";
 import type { CancelResult, CreateResult, RedeliverAnswer, TaskObject, TaskRead, TaskState } from "../tasks/task-object";
-import type { AttemptRow, DeliveryRow } from "../webhooks/delivery-rows";
+import type { AttemptRow, DeliveryRow, RequeueOutcome } from "../webhooks/delivery-rows";
 
 export interface TaskRpc {
   /** The envelope if `scope` may see it. */
@@ -26,6 +26,7 @@ export interface TaskRpc {
   wake(provider: string, jobId: string): Promise<boolean>;
   webhookDelivery(deliveryId: string): Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null>;
   resendWebhookDelivery(deliveryId: string, wait: boolean): Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null>;
+  requeueWebhookDelivery(deliveryId: string, atMs: number): Promise<RequeueOutcome | null>;
   redeliver(scope: TaskScope, destinationId: string | null): Promise<RedeliverAnswer>;
 }
 
@@ -45,6 +46,7 @@ export function taskRpc(stub: DurableObjectStub<TaskObject>): TaskRpc {
     webhookDelivery: (id) => stub.webhookDelivery(id) as unknown as Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null>,
     resendWebhookDelivery: (id, wait) =>
       stub.resendWebhookDelivery(id, wait) as unknown as Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null>,
+    requeueWebhookDelivery: (id, atMs) => stub.requeueWebhookDelivery(id, atMs),
     redeliver: (scope, id) => stub.redeliver(scope, id) as unknown as Promise<RedeliverAnswer>,
   };
 }

@@ -3,7 +3,7 @@
  * REST routes (`webhooks:manage`) call these, and so will the console; the caller's tenant is the
  * only one reached, so another tenant's endpoint is as unknown as one that does not exist.
  */
-import { type AuditBy, accountFor, audited } from "../accounts/service";
+import { type AuditBy, accountFor, audited, rateHeaders } from "../accounts/service";
 import { batchStubOf } from "../batches/names";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
@@ -14,6 +14,14 @@ import { taskStub } from "../tasks/task-stub";
 import type { LoggedDelivery, LoggedStatus } from "../webhooks/delivery-log";
 import { MAX_ENDPOINTS, type WebhookEndpointRecord } from "../webhooks/endpoint-rows";
 import type { Subscription } from "../webhooks/event-types";
+import {
+  PACING_MS,
+  RECOVER_PER_CALL,
+  SEND_WINDOW_MS,
+  type SendBudget,
+  type SendGrant,
+  type SendKind,
+} from "../webhooks/send-budget";
 
 export interface NewEndpointInput {
   url: string;
@@ -155,6 +163,7 @@ function holderOf(env: Env, tenantId: string, taskId: string | null) {
       webhookDelivery: async (id: string): Promise<TaskDelivery | null> => batch.webhookDelivery(id),
       resendWebhookDelivery: async (id: string, wait: boolean): Promise<TaskDelivery | null> =>
         batch.resendWebhookDelivery(id, wait),
+      requeueWebhookDelivery: (id: string, atMs: number) => batch.requeueWebhookDelivery(id, atMs),
     };
   }
   if (taskId !== null) return taskStub(env, taskId);
@@ -163,6 +172,7 @@ function holderOf(env: Env, tenantId: string, taskId: string | null) {
     webhookDelivery: async (id: string): Promise<TaskDelivery | null> => account.webhookDelivery(id),
     resendWebhookDelivery: async (id: string, wait: boolean): Promise<TaskDelivery | null> =>
       account.resendWebhookDelivery(id, wait),
+    requeueWebhookDelivery: (id: string, atMs: number) => account.requeueWebhookDelivery(id, atMs),
   };
 }
 
@@ -209,23 +219,68 @@ async function sendableEndpoint(env: Env, tenantId: string, endpointId: string, 
   return endpoint;
 }
 
+/**
+ * Sends asked for by hand spend the endpoint's and the tenant's hourly budgets
+ * (src/webhooks/send-budget.ts), taken in the account object so that concurrent calls cannot pass
+ * them: a call that would get none is refused with 429 `rate_limited`, naming the budget.
+ */
+async function takeSends(
+  env: Env,
+  tenantId: string,
+  g: { endpoint_id: string | null; kind: SendKind; wanted: number; paced: boolean },
+  what: string,
+): Promise<SendGrant> {
+  const grant = await accountFor(env, tenantId).takeWebhookSends(g);
+  if (grant.granted > 0) return grant;
+  const budget =
+    grant.limited_by === "endpoint"
+      ? `the endpoint's budget of ${grant.limit} sends by hand per hour`
+      : `the tenant's budget of ${grant.limit} webhook sends by hand per hour`;
+  throw new ApiError(
+    "rate_limited",
+    `${what} would pass ${budget} (resends, recovers and test events together); retry after ${grant.retry_after} s.`,
+    {
+      retryAfter: grant.retry_after,
+      headers: rateHeaders({ limit: grant.limit, remaining: 0, reset: grant.retry_after }),
+      details: {
+        budget: grant.limited_by === "endpoint" ? "webhook_endpoint_sends" : "tenant_webhook_sends",
+        limit: grant.limit,
+        window_seconds: SEND_WINDOW_MS / 1000,
+        ...(g.endpoint_id !== null && grant.limited_by === "endpoint" ? { endpoint_id: g.endpoint_id } : {}),
+      },
+    },
+  );
+}
+
 /** `POST /v1/webhook-deliveries/{id}/resend`: one more attempt now, same `webhook-id`; answers the delivery after it. */
 export async function resendDelivery(env: Env, tenantId: string, deliveryId: string, by: AuditBy) {
   const logged = await loggedOr404(env, tenantId, deliveryId);
   if (logged.endpoint_id !== null) await sendableEndpoint(env, tenantId, logged.endpoint_id, "conflict");
-  await accountFor(env, tenantId).recordAudit(audited(by, "webhook_delivery.resend", deliveryId));
+  const account = accountFor(env, tenantId);
+  const grant = await takeSends(
+    env,
+    tenantId,
+    { endpoint_id: logged.endpoint_id, kind: "resend", wanted: 1, paced: false },
+    "This resend",
+  );
+  await account.recordAudit(audited(by, "webhook_delivery.resend", deliveryId));
   const d = await holderOf(env, tenantId, logged.task_id).resendWebhookDelivery(deliveryId, true);
-  if (!d) throw new ApiError("not_found", `Webhook delivery ${deliveryId} does not exist.`);
+  if (!d) {
+    await account.settleWebhookSends(grant.grant_id, 0, null);
+    throw new ApiError("not_found", `Webhook delivery ${deliveryId} does not exist.`);
+  }
   return detailView(logged, d);
 }
 
-/** How far back a recover reaches, and how many deliveries one recover sends again at most. */
+/** How far back a recover reaches. */
 export const RECOVER_WINDOW_MS = 7 * 24 * 3600 * 1000;
-export const RECOVER_MAX = 1000;
 
 /**
- * `POST /v1/webhook-endpoints/{id}/recover`: every delivery to the endpoint since `since` that
- * did not succeed is sent again (same `webhook-id`), each by its task object's alarm.
+ * `POST /v1/webhook-endpoints/{id}/recover`: the deliveries to the endpoint since `since` that
+ * failed are sent again (same `webhook-id`), each by the alarm of the object holding it; those
+ * still pending (a retry scheduled or under way) are skipped, so recovering again sends nothing
+ * twice. At most RECOVER_PER_CALL per call and what the budgets allow; the rest is counted in
+ * `left_out`. Queued deliveries are due PACING_MS apart, after any recover still under way.
  */
 export async function recoverEndpoint(env: Env, tenantId: string, endpointId: string, since: string, by: AuditBy) {
   const sinceMs = Date.parse(since);
@@ -240,20 +295,65 @@ export async function recoverEndpoint(env: Env, tenantId: string, endpointId: st
   await sendableEndpoint(env, tenantId, endpointId, "not_found");
   const sinceIso = new Date(sinceMs).toISOString();
   const account = accountFor(env, tenantId);
-  const rows = await account.webhookDeliveriesToRecover(endpointId, sinceIso, RECOVER_MAX);
-  await account.recordAudit(audited(by, "webhook_endpoint.recover", endpointId, { since: sinceIso, deliveries: rows.length }));
-  // A few task objects at a time: each only marks its delivery due and sets its alarm.
-  for (let i = 0; i < rows.length; i += 20) {
-    await Promise.all(
-      rows.slice(i, i + 20).map((r) => holderOf(env, tenantId, r.task_id).resendWebhookDelivery(r.delivery_id, false)),
+  const found = await account.webhookDeliveriesToRecover(endpointId, sinceIso, RECOVER_PER_CALL);
+  let queued = 0;
+  let pending = found.pending;
+  let tried = 0;
+  let limitedBy: SendBudget | null = null;
+  if (found.failed.length > 0) {
+    const grant = await takeSends(
+      env,
+      tenantId,
+      { endpoint_id: endpointId, kind: "recover", wanted: found.failed.length, paced: true },
+      "This recover",
     );
+    limitedBy = grant.limited_by;
+    const chosen = found.failed.slice(0, grant.granted);
+    tried = chosen.length;
+    let last = -1;
+    // A few objects at a time: each only marks its delivery due at its paced time and sets its alarm.
+    for (let i = 0; i < chosen.length; i += 20) {
+      const outcomes = await Promise.all(
+        chosen
+          .slice(i, i + 20)
+          .map((r, j) =>
+            holderOf(env, tenantId, r.task_id).requeueWebhookDelivery(r.delivery_id, grant.start_at + (i + j) * PACING_MS),
+          ),
+      );
+      outcomes.forEach((o, j) => {
+        if (o === "queued") {
+          queued++;
+          last = i + j;
+        } else if (o === "pending") pending++;
+      });
+    }
+    await account.settleWebhookSends(grant.grant_id, queued, grant.start_at + (last + 1) * PACING_MS);
   }
+  const leftOut = found.failed_total - tried;
+  await account.recordAudit(
+    audited(by, "webhook_endpoint.recover", endpointId, {
+      since: sinceIso,
+      deliveries: queued,
+      skipped_pending: pending,
+      left_out: leftOut,
+    }),
+  );
   return {
     object: "webhook_recovery" as const,
     endpoint_id: endpointId,
     since: sinceIso,
-    deliveries: rows.length,
-    has_more: rows.length === RECOVER_MAX,
+    deliveries: queued,
+    skipped_pending: pending,
+    left_out: leftOut,
+    limited_by:
+      leftOut === 0
+        ? null
+        : limitedBy === "endpoint"
+          ? ("endpoint_budget" as const)
+          : limitedBy === "tenant"
+            ? ("tenant_budget" as const)
+            : ("per_call" as const),
+    has_more: leftOut > 0,
   };
 }
 
@@ -282,7 +382,16 @@ export async function rotateEndpointSecret(
  */
 export async function sendTestEvent(env: Env, tenantId: string, endpointId: string, by: AuditBy) {
   await sendableEndpoint(env, tenantId, endpointId, "not_found");
+  const grant = await takeSends(
+    env,
+    tenantId,
+    { endpoint_id: endpointId, kind: "test", wanted: 1, paced: false },
+    "This test event",
+  );
   const sent = await accountFor(env, tenantId).sendTestWebhook(endpointId, audited(by, "webhook_endpoint.test", endpointId));
-  if (!sent) throw notFound(endpointId);
+  if (!sent) {
+    await accountFor(env, tenantId).settleWebhookSends(grant.grant_id, 0, null);
+    throw notFound(endpointId);
+  }
   return getDelivery(env, tenantId, sent.delivery_id);
 }

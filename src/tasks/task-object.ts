@@ -10,7 +10,16 @@ import { providerContext } from "../providers/context";
 import { adapterFor } from "../providers/registry";
 import type { Progress } from "../providers/types";
 import { outputsExpired } from "../retention/outputs";
-import { type AttemptRow, attemptRows, type DeliveryRow, deliveryRow, rearm } from "../webhooks/delivery-rows";
+import {
+  type AttemptRow,
+  attemptRows,
+  type DeliveryRow,
+  deliveryRow,
+  type RequeueOutcome,
+  rearm,
+  requeue,
+} from "../webhooks/delivery-rows";
+import { reportDeliveries } from "../webhooks/task-deliveries";
 import { type Envelope, type TaskError, type TaskPlan, type TaskRecord, type TaskStatus, TERMINAL } from "./record";
 import { inScope, type TaskScope } from "./scope";
 import { admissionRecord, RESERVE_GENERATIONS, reservationName } from "./steps/admission";
@@ -107,6 +116,20 @@ export class TaskObject extends DurableObject<Env> {
     if (wait) await this.runner.advance();
     await this.runner.scheduleNext();
     return this.webhookDelivery(deliveryId);
+  }
+
+  /**
+   * A recover: a failed delivery to an endpoint is due at `atMs`, from the alarm; one still
+   * pending (a retry scheduled, an attempt under way) is left alone. The tenant's log is told at
+   * once, so the next recover goes on to the deliveries after it.
+   */
+  async requeueWebhookDelivery(deliveryId: string, atMs: number): Promise<RequeueOutcome | null> {
+    const outcome = requeue(this.store.sql, deliveryId, atMs);
+    if (outcome !== "queued") return outcome;
+    const rec = this.store.load();
+    if (rec) await reportDeliveries({ task_id: this.taskId, sql: this.store.sql, account: accountFor(this.env, rec.tenant_id) });
+    await this.runner.scheduleNext();
+    return outcome;
   }
 
   /** The execution log (provider submissions, settlements, callback attempts), oldest first. */

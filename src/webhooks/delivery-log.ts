@@ -95,19 +95,33 @@ export function loggedDelivery(sql: SqlStorage, deliveryId: string): LoggedDeliv
   );
 }
 
+/**
+ * What a recover of an endpoint since `since` finds: its failed deliveries, oldest first (at most
+ * `limit`), how many failed in all, and how many are still pending (a retry scheduled or under
+ * way), which a recover leaves alone.
+ */
 export function unsucceededSince(
   sql: SqlStorage,
   endpointId: string,
   since: string,
   limit: number,
-): { delivery_id: string; task_id: string | null }[] {
-  return sql
+): { failed: { delivery_id: string; task_id: string | null }[]; failed_total: number; pending: number } {
+  const failed = sql
     .exec<{ delivery_id: string; task_id: string | null }>(
       `SELECT delivery_id, task_id FROM webhook_delivery_log
-       WHERE endpoint_id = ? AND created_at >= ? AND status <> 'succeeded' ORDER BY created_at LIMIT ?`,
+       WHERE endpoint_id = ? AND created_at >= ? AND status = 'failed' ORDER BY created_at, delivery_id LIMIT ?`,
       endpointId,
       since,
       limit,
     )
     .toArray();
+  const counts = sql
+    .exec<{ failed: number; pending: number }>(
+      `SELECT COALESCE(SUM(status = 'failed'), 0) AS failed, COALESCE(SUM(status = 'pending'), 0) AS pending
+       FROM webhook_delivery_log WHERE endpoint_id = ? AND created_at >= ?`,
+      endpointId,
+      since,
+    )
+    .one();
+  return { failed, failed_total: counts.failed, pending: counts.pending };
 }

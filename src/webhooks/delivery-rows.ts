@@ -163,6 +163,27 @@ export function rearm(sql: SqlStorage, deliveryId: string, nowMs: number): boole
   return true;
 }
 
+/** What a recover did to one delivery: queued it, or found its retry already scheduled or under way. */
+export type RequeueOutcome = "queued" | "pending" | "succeeded";
+
+/**
+ * A recover: a failed endpoint delivery is due again at `atMs` (its attempts go on counting). One
+ * still pending (a retry scheduled, or an attempt under way) is left as it is, so a recover
+ * repeated never sends it twice; null: no such endpoint delivery here.
+ */
+export function requeue(sql: SqlStorage, deliveryId: string, atMs: number): RequeueOutcome | null {
+  const row = deliveryRow(sql, deliveryId);
+  if (row?.target !== "endpoint") return null;
+  if (row.status === "pending" || row.status === "delivering") return "pending";
+  if (row.status === "succeeded") return "succeeded";
+  sql.exec(
+    "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, finished_at = NULL WHERE delivery_id = ?",
+    atMs,
+    deliveryId,
+  );
+  return "queued";
+}
+
 export function dueDeliveries(sql: SqlStorage, nowMs: number): DeliveryRow[] {
   return sql
     .exec<DeliveryRow & Record<string, string | number | null>>(

@@ -112,7 +112,16 @@ describe("POST /v1/webhook-endpoints/{id}/recover", () => {
     await call(`/v1/webhook-endpoints/${ep.endpoint_id}`, { key: t.api_key, method: "PATCH", body: { enabled: true } });
     const res = await recover(t, ep.endpoint_id, since);
     expect(res.status, res.text).toBe(200);
-    expect(res.json).toEqual({ object: "webhook_recovery", endpoint_id: ep.endpoint_id, since, deliveries: 1, has_more: false });
+    expect(res.json).toEqual({
+      object: "webhook_recovery",
+      endpoint_id: ep.endpoint_id,
+      since,
+      deliveries: 1,
+      skipped_pending: 0,
+      left_out: 0,
+      limited_by: null,
+      has_more: false,
+    });
     await runDurableObjectAlarm(taskStub(id));
     await logOf(t, id, (r) => r[0].status === "succeeded");
     const got = await received(h.name);

@@ -372,7 +372,7 @@ export class MediaClient {
       /** A new secret (in this answer only); the previous one keeps signing beside it for `overlap_seconds`. */
       rotateSecret: (endpointId: string, body: BodyOf<"rotateWebhookEndpointSecret"> = {}, options: RequestOptions = {}) =>
         this.request("rotateWebhookEndpointSecret", { ...options, path: { endpoint_id: endpointId }, body }),
-      /** Sends again every delivery to the endpoint since `since` that did not succeed. */
+      /** Sends again every delivery to the endpoint since `since` that failed (those still pending are left alone); spends the hourly budgets of sends by hand. */
       recover: (endpointId: string, since: string | Date, options: RequestOptions = {}) =>
         this.request("createWebhookEndpointRecovery", {
           ...options,

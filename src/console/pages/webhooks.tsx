@@ -533,7 +533,13 @@ export function register(app: Hono<ConsoleEnv>) {
       const r = await recoverEndpoint(c.env, tenantOf(c), c.req.param("id"), postedSince(c), by(c));
       return redirectWithFlash(c, endpointPath(c), {
         kind: "ok",
-        text: `${r.deliveries} deliveries since ${when(r.since)} are being sent again${r.has_more ? " (the first 1,000; recover again for more)" : ""}.`,
+        text:
+          `${r.deliveries} deliveries since ${when(r.since)} are being sent again` +
+          (r.skipped_pending > 0 ? `; ${r.skipped_pending} already waiting for a retry were left as they are` : "") +
+          (r.has_more
+            ? `; ${r.left_out} more ${r.limited_by === "per_call" ? "(recover again for them)" : "once the hour's budget allows"}`
+            : "") +
+          ".",
       });
     }),
   );

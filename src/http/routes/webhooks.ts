@@ -201,7 +201,8 @@ webhookRoutes.openapi(
     path: "/v1/webhook-endpoints/{endpoint_id}/recover",
     operationId: "createWebhookEndpointRecovery",
     tags,
-    summary: "Send again every delivery to the endpoint since a time (at most 7 days back) that did not succeed",
+    summary:
+      "Send again every delivery to the endpoint since a time (at most 7 days back) that failed; those still pending are skipped",
     security,
     "x-lifecycle": "preview",
     middleware: [requireKey("webhooks:manage")] as const,

@@ -147,7 +147,7 @@ export const RecoverInput = z
   .object({
     since: z.string().max(64).openapi({
       description:
-        "ISO 8601 date-time, at most 7 days ago: every delivery to the endpoint since then that did not succeed is sent again",
+        "ISO 8601 date-time, at most 7 days ago: every delivery to the endpoint since then that failed is sent again (those still pending are left alone)",
       example: "2026-01-01T00:00:00Z",
     }),
   })
@@ -158,8 +158,19 @@ export const WebhookRecovery = z
     object: z.literal("webhook_recovery"),
     endpoint_id: z.string(),
     since: z.string(),
-    deliveries: z.number().int().openapi({ description: "How many deliveries are sent again (at most 1000 per call)" }),
-    has_more: z.boolean().openapi({ description: "True when the cap was reached: recover again from the last one's time" }),
+    deliveries: z.number().int().openapi({ description: "How many failed deliveries are queued again (at most 100 per call)" }),
+    skipped_pending: z.number().int().openapi({
+      description: "Deliveries left alone because a retry is already scheduled or under way (never queued twice)",
+    }),
+    left_out: z.number().int().openapi({
+      description: "Failed deliveries this call did not queue: past the 100 per call or the budgets of sends by hand",
+    }),
+    limited_by: z.enum(["per_call", "endpoint_budget", "tenant_budget"]).nullable().openapi({
+      description: "What left deliveries out: the cap per call, the endpoint's hourly budget or the tenant's; null when none",
+    }),
+    has_more: z.boolean().openapi({
+      description: "True when deliveries were left out: recover again (after the budget's Retry-After when a budget limited)",
+    }),
   })
   .openapi("WebhookRecovery");
 

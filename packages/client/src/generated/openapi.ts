@@ -1151,7 +1151,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send again every delivery to the endpoint since a time (at most 7 days back) that did not succeed */
+        /** Send again every delivery to the endpoint since a time (at most 7 days back) that failed; those still pending are skipped */
         post: operations["createWebhookEndpointRecovery"];
         delete?: never;
         options?: never;
@@ -3216,9 +3216,18 @@ export interface components {
             object: "webhook_recovery";
             endpoint_id: string;
             since: string;
-            /** @description How many deliveries are sent again (at most 1000 per call) */
+            /** @description How many failed deliveries are queued again (at most 100 per call) */
             deliveries: number;
-            /** @description True when the cap was reached: recover again from the last one's time */
+            /** @description Deliveries left alone because a retry is already scheduled or under way (never queued twice) */
+            skipped_pending: number;
+            /** @description Failed deliveries this call did not queue: past the 100 per call or the budgets of sends by hand */
+            left_out: number;
+            /**
+             * @description What left deliveries out: the cap per call, the endpoint's hourly budget or the tenant's; null when none
+             * @enum {string|null}
+             */
+            limited_by: "per_call" | "endpoint_budget" | "tenant_budget" | null;
+            /** @description True when deliveries were left out: recover again (after the budget's Retry-After when a budget limited) */
             has_more: boolean;
         };
         ProviderKey: {
@@ -8717,7 +8726,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description ISO 8601 date-time, at most 7 days ago: every delivery to the endpoint since then that did not succeed is sent again
+                     * @description ISO 8601 date-time, at most 7 days ago: every delivery to the endpoint since then that failed is sent again (those still pending are left alone)
                      * @example 2026-01-01T00:00:00Z
                      */
                     since: string;

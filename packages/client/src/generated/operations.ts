@@ -647,7 +647,7 @@ export const OPERATIONS = {
     method: "POST",
     path: "/v1/webhook-endpoints/{endpoint_id}/recover",
     tag: "Webhooks",
-    summary: "Send again every delivery to the endpoint since a time (at most 7 days back) that did not succeed",
+    summary: "Send again every delivery to the endpoint since a time (at most 7 days back) that failed; those still pending are skipped",
     capability: null,
     auth: "apiKey",
     idempotencyKey: false,
