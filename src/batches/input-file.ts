@@ -11,6 +11,8 @@ import type { TaskScope } from "../tasks/scope";
 import { type BatchItemInput, MAX_FILE_ITEMS } from "./admit-batch";
 
 export const MAX_INPUT_FILE_BYTES = 100 * 1024 * 1024;
+/** One line, one item: its body is kept in one row of the batch object, whose rows hold at most 2 MB. */
+export const MAX_LINE_BYTES = 1024 * 1024;
 const MAX_LISTED = 100;
 
 export async function readInputFile(env: Env, scope: TaskScope, fileId: string): Promise<BatchItemInput[]> {
