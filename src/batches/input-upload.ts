@@ -95,7 +95,7 @@ export async function storeJsonLines(
     }
   };
 
-  let part = new Uint8Array(PART_BYTES);
+  const part = new Uint8Array(PART_BYTES);
   let filled = 0;
   let total = 0;
   let multipart: R2MultipartUpload | null = null;
@@ -106,8 +106,8 @@ export async function storeJsonLines(
       await retention.before_store(id);
       multipart = await bucket.createMultipartUpload(artifactKey(id), options);
     }
+    // Sent once the call returns: the same buffer takes the next part, so a file of any size holds one part.
     parts.push(await multipart.uploadPart(parts.length + 1, part));
-    part = new Uint8Array(PART_BYTES);
     filled = 0;
   };
 
