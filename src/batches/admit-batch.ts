@@ -19,8 +19,9 @@ import type { NewItem } from "./batch-object";
 import type { BatchEnvelope } from "./batch-record";
 import { batchIndexName, batchObjectName } from "./names";
 
-/** Items written to the batch object per call. */
+/** Items written to the batch object per call, and the most of their bodies one call carries. */
 const CHUNK = 500;
+const CHUNK_BYTES = 4 * 1024 * 1024;
 /** Errors listed in a refusal; `details.invalid_items` counts them all. */
 const MAX_LISTED_ERRORS = 100;
 export const MAX_INLINE_ITEMS = 1000;
@@ -36,9 +37,26 @@ export interface BatchItemInput {
   place: ItemPlace;
 }
 
+/**
+ * A batch's items, read again each time admission asks (to validate them all, then to write them):
+ * an input file of 100 MiB is streamed twice rather than held (src/batches/input-file.ts).
+ */
+export interface ItemSource {
+  read(): AsyncIterable<BatchItemInput>;
+}
+
+/** Items already in hand (inline in the request). */
+export function itemsInHand(items: BatchItemInput[]): ItemSource {
+  return {
+    async *read() {
+      yield* items;
+    },
+  };
+}
+
 export interface BatchRequest {
   operation: Capability;
-  items: BatchItemInput[];
+  items: ItemSource;
   max_credits?: string;
   concurrency?: number;
   callback_url?: string;
@@ -122,10 +140,13 @@ export async function admitBatch(
   const bundle = await loadCatalog(ctx.env.CATALOG);
   const providers = liveProviders(ctx.env, ctx.caller.mode);
   const errors: { place: ItemPlace; entries: FieldError[] }[] = [];
-  const items: NewItem[] = [];
+  // What the first reading keeps of each item: its estimate (by seq) and its custom_id, no body.
+  const estimates: string[] = [];
   const seenIds = new Map<string, ItemPlace>();
   let total = ZERO;
-  for (const [seq, item] of req.items.entries()) {
+  let count = 0;
+  for await (const item of req.items.read()) {
+    count++;
     const fail = (entries: FieldError[]) => errors.push({ place: item.place, entries });
     const id = item.custom_id;
     if (typeof id !== "string" || id.length < 1 || id.length > 64) {
@@ -151,14 +172,14 @@ export async function admitBatch(
     try {
       const parsed = validate(spec, body);
       const priced = await priceRequest(ctx, spec, parsed, body as Record<string, unknown>, { bundle, providers });
-      items.push({ seq, custom_id: id, body: JSON.stringify(body), estimate: priced.estimate });
+      estimates.push(priced.estimate);
       total = total.plus(priced.estimate);
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
       fail(itemErrors(item.place, e));
     }
   }
-  if (errors.length > 0) throw invalidItems(errors, req.items.length);
+  if (errors.length > 0) throw invalidItems(errors, count);
 
   const b = {
     tenant_id: ctx.caller.tenant_id,
@@ -176,14 +197,36 @@ export async function admitBatch(
   };
   const begun = await stub.begin(b);
   if (begun === "conflict") throw idempotencyConflict();
-  if (begun === "new") for (let i = 0; i < items.length; i += CHUNK) await stub.addItems(items.slice(i, i + CHUNK));
-  const envelope = await stub.seal(items.length);
+  if (begun === "new") await writeItems(req.items, estimates, (chunk) => stub.addItems(chunk));
+  const envelope = await stub.seal(estimates.length);
   if (!envelope) throw new Error("batch vanished while being admitted");
   await ctx.env.BATCHES.getByName(batchIndexName(ctx.caller.tenant_id, ctx.caller.mode)).indexBatch(
     envelope.batch_id,
     envelope.created_at,
   );
   return { envelope: envelope as BatchEnvelope, replayed: begun === "replay" };
+}
+
+/** The second reading: every item (all valid now) to the batch object, in chunks of CHUNK items or CHUNK_BYTES. */
+async function writeItems(source: ItemSource, estimates: string[], add: (chunk: NewItem[]) => Promise<void>): Promise<void> {
+  let chunk: NewItem[] = [];
+  let bytes = 0;
+  let seq = 0;
+  for await (const item of source.read()) {
+    const estimate = estimates[seq];
+    if (estimate === undefined) throw new Error("the batch's items changed between their validation and their writing");
+    const body = JSON.stringify(item.body);
+    chunk.push({ seq, custom_id: item.custom_id as string, body, estimate });
+    bytes += body.length;
+    seq++;
+    if (chunk.length >= CHUNK || bytes >= CHUNK_BYTES) {
+      await add(chunk);
+      chunk = [];
+      bytes = 0;
+    }
+  }
+  if (chunk.length > 0) await add(chunk);
+  if (seq !== estimates.length) throw new Error("the batch's items changed between their validation and their writing");
 }
 
 function invalidItems(errors: { place: ItemPlace; entries: FieldError[] }[], total: number): ApiError {

@@ -7,8 +7,10 @@ import { ApiError } from "../errors/api-error";
 import { ERROR_CODES } from "../errors/codes";
 import { dec, fmt } from "../lib/decimal";
 import { policyFrom } from "../lib/url-policy";
+import { artifactKey } from "../media/artifacts";
 import { outputUrlExpiry, signOutputUrl } from "../media/signed-outputs";
 import { OPERATIONS } from "../operations";
+import { DEFAULT_RETENTION_DAYS, expiryAfter } from "../retention/days";
 import { migratedSql } from "../storage/migrations";
 import { admitOperation } from "../tasks/admit";
 import type { Envelope } from "../tasks/record";
@@ -48,6 +50,13 @@ const DEFAULT_PAUSE_MS = 5_000;
 /** How long the batch starts nothing after an item ended rate-limited by its upstream, without a Retry-After. */
 export const RATE_LIMIT_PAUSE_MS = 10_000;
 const RATE_LIMITED = new Set(["model_rate_limited", "rate_limited"]);
+
+/** Whether the output file's retention is over and its bytes not yet deleted. */
+function outputDue(b: BatchRow, nowMs: number): boolean {
+  return (
+    b.output_file_id !== null && b.output_expires_at !== null && !b.output_expired_at && Date.parse(b.output_expires_at) <= nowMs
+  );
+}
 
 /** The pause an item's end asks of the whole batch: its upstream's Retry-After when the error carries one. */
 function rateLimitPause(end: ItemEnd): number | null {
@@ -121,20 +130,39 @@ export class BatchObject extends DurableObject<Env> {
     };
   }
 
-  private counts(): BatchCounts {
-    const counts: BatchCounts = { total: 0, queued: 0, running: 0, succeeded: 0, failed: 0, canceled: 0 };
-    for (const r of this.sql.exec<{ status: ItemStatus; n: number }>("SELECT status, COUNT(*) AS n FROM items GROUP BY status")) {
-      counts[r.status] = r.n;
-      counts.total += r.n;
-    }
-    return counts;
+  /** The running totals on the batch row: a step never counts the items (a batch of 10,000 costs what one of 100 does). */
+  private counts(b: BatchRow | null = this.row()): BatchCounts {
+    return {
+      total: b?.n_total ?? 0,
+      queued: b?.n_queued ?? 0,
+      running: b?.n_running ?? 0,
+      succeeded: b?.n_succeeded ?? 0,
+      failed: b?.n_failed ?? 0,
+      canceled: b?.n_canceled ?? 0,
+    };
+  }
+
+  /**
+   * Moves `n` items from one status to another in the totals (`from` null: new items). Called in
+   * the same transaction as the items' own change, so the totals always equal the rows.
+   */
+  private tally(from: ItemStatus | null, to: ItemStatus, n = 1): void {
+    if (n === 0) return;
+    const out = from ? `n_${from} = n_${from} - ?` : "n_total = n_total + ?";
+    this.sql.exec(`UPDATE batch SET ${out}, n_${to} = n_${to} + ? WHERE id = 1`, n, n);
+  }
+
+  /** Rows changed by the statement just run. */
+  private changes(): number {
+    return this.sql.exec<{ n: number }>("SELECT changes() AS n").one().n;
   }
 
   private async present(b: BatchRow): Promise<BatchEnvelope> {
-    const url = b.output_file_id
-      ? await signOutputUrl(this.env, b.origin, b.output_file_id, outputUrlExpiry(Date.now())).catch(() => null)
+    const live = b.output_file_id && !b.output_expired_at && !outputDue(b, Date.now());
+    const url = live
+      ? await signOutputUrl(this.env, b.origin, b.output_file_id as string, outputUrlExpiry(Date.now())).catch(() => null)
       : null;
-    return batchEnvelope(b, this.counts(), url);
+    return batchEnvelope(b, this.counts(b), url);
   }
 
   private visible(scope: TaskScope): BatchRow | null {
@@ -184,6 +212,7 @@ export class BatchObject extends DurableObject<Env> {
   /** Items by their place in the batch: a retried admission writes the same rows again, which changes nothing. */
   addItems(items: NewItem[]): void {
     this.ctx.storage.transactionSync(() => {
+      let added = 0;
       for (const i of items) {
         this.sql.exec(
           "INSERT OR IGNORE INTO items (seq, custom_id, body, estimate, status, reserved, refunded) VALUES (?, ?, ?, ?, 'queued', '0', '0')",
@@ -192,7 +221,9 @@ export class BatchObject extends DurableObject<Env> {
           i.body,
           i.estimate,
         );
+        added += this.changes();
       }
+      this.tally(null, "queued", added);
     });
   }
 
@@ -268,7 +299,7 @@ export class BatchObject extends DurableObject<Env> {
 
   private recordEnd(taskId: string, end: ItemEnd): boolean {
     const item = this.sql
-      .exec<{ seq: number; status: string; reserved: string }>(
+      .exec<{ seq: number; status: ItemStatus; reserved: string }>(
         "SELECT seq, status, reserved FROM items WHERE task_id = ?",
         taskId,
       )
@@ -286,6 +317,7 @@ export class BatchObject extends DurableObject<Env> {
         new Date().toISOString(),
         item.seq,
       );
+      this.tally(item.status, end.status);
       // The hold counted at the start becomes what the task held, and its refund is counted.
       const charged = dec(b.charged_credits).minus(item.reserved).plus(end.reserved);
       const refunded = dec(b.refunded_credits).plus(end.refunded);
@@ -340,6 +372,7 @@ export class BatchObject extends DurableObject<Env> {
       JSON.stringify(error),
       new Date().toISOString(),
     );
+    this.tally("queued", "canceled", this.changes());
   }
 
   // ---------------------------------------------------------------- pacing
@@ -356,8 +389,18 @@ export class BatchObject extends DurableObject<Env> {
       if (c.queued === 0 && c.running === 0) await this.finish(b);
     }
     b = this.row() as BatchRow;
-    if (b.status === "completed" || b.status === "canceled") await this.deliver(b);
+    if (b.status === "completed" || b.status === "canceled") {
+      await this.deliver(b);
+      if (outputDue(b, Date.now())) await this.expireOutput(b);
+    }
     await this.scheduleNext();
+  }
+
+  /** The output file's retention is over: its bytes are deleted; the envelope keeps its id and end, with no URL. */
+  private async expireOutput(b: BatchRow): Promise<void> {
+    // A failed delete leaves the row as it was, so the next alarm tries again.
+    await this.env.ARTIFACTS.delete(artifactKey(b.output_file_id as string));
+    this.sql.exec("UPDATE batch SET output_expired_at = ? WHERE id = 1", new Date().toISOString());
   }
 
   /** Reads the tasks of running items whose push is late: an ended one is recorded; one never made is queued again. */
@@ -395,6 +438,7 @@ export class BatchObject extends DurableObject<Env> {
         "UPDATE items SET status = 'queued', task_id = NULL, reserved = '0', started_at = NULL WHERE seq = ?",
         item.seq,
       );
+      this.tally("running", "queued");
       this.sql.exec("UPDATE batch SET charged_credits = ? WHERE id = 1", fmt(dec(b.charged_credits).minus(item.reserved)));
     });
   }
@@ -417,16 +461,19 @@ export class BatchObject extends DurableObject<Env> {
         .toArray()[0];
       if (!next) break;
       if (b.max_credits !== null && spent().plus(next.estimate).gt(b.max_credits)) {
-        this.sql.exec(
-          "UPDATE items SET status = 'canceled', error = ?, ended_at = ? WHERE seq = ?",
-          JSON.stringify({
-            code: "canceled",
-            message: `Starting this item (up to ${next.estimate} credits) would take the batch past its max_credits (${b.max_credits}).`,
-            details: { reason: "batch_budget_exhausted", estimate_credits: next.estimate, max_credits: b.max_credits },
-          }),
-          nowIso,
-          next.seq,
-        );
+        this.ctx.storage.transactionSync(() => {
+          this.sql.exec(
+            "UPDATE items SET status = 'canceled', error = ?, ended_at = ? WHERE seq = ?",
+            JSON.stringify({
+              code: "canceled",
+              message: `Starting this item (up to ${next.estimate} credits) would take the batch past its max_credits (${b.max_credits}).`,
+              details: { reason: "batch_budget_exhausted", estimate_credits: next.estimate, max_credits: b.max_credits },
+            }),
+            nowIso,
+            next.seq,
+          );
+          this.tally("queued", "canceled");
+        });
         continue;
       }
       const key = await itemIdempotencyKey(b.idempotency_key, next.custom_id);
@@ -441,6 +488,7 @@ export class BatchObject extends DurableObject<Env> {
           nowIso,
           next.seq,
         );
+        this.tally("queued", "running");
         this.sql.exec(
           `UPDATE batch SET charged_credits = ?, status = CASE status WHEN 'queued' THEN 'running' ELSE status END,
             started_at = COALESCE(started_at, ?) WHERE id = 1`,
@@ -520,13 +568,17 @@ export class BatchObject extends DurableObject<Env> {
    * the first), then the status, the `batch.completed` event and the callback's state in one write.
    */
   private async finish(b: BatchRow): Promise<void> {
-    const fileId = await writeOutputFile(this.env, b, this.sql);
+    // Kept as a task's outputs are: the tenant's retention from when it is stored, then deleted by this object's alarm.
+    const days = (await accountFor(this.env, b.tenant_id).get())?.output_retention_days ?? DEFAULT_RETENTION_DAYS;
+    const expiresAt = expiryAfter(Date.now(), days);
+    const fileId = await writeOutputFile(this.env, b, this.sql, expiresAt);
     const now = new Date().toISOString();
     const done: BatchRow = {
       ...b,
       status: b.cancel_requested_at ? "canceled" : "completed",
       completed_at: now,
       output_file_id: fileId,
+      output_expires_at: expiresAt,
       callback_state: b.callback
         ? {
             ...b.callback,
@@ -543,10 +595,11 @@ export class BatchObject extends DurableObject<Env> {
     const envelope = await this.present(done);
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(
-        "UPDATE batch SET status = ?, completed_at = ?, output_file_id = ?, callback_state = ? WHERE id = 1",
+        "UPDATE batch SET status = ?, completed_at = ?, output_file_id = ?, output_expires_at = ?, callback_state = ? WHERE id = 1",
         done.status,
         now,
         fileId,
+        expiresAt,
         done.callback_state ? JSON.stringify(done.callback_state) : null,
       );
       recordEvent(this.sql, "batch.completed", now, envelope);
@@ -647,6 +700,7 @@ export class BatchObject extends DurableObject<Env> {
       if (c.running > 0) times.push(Math.max(now + 1000, b.next_check_at ?? now + CHECK_AFTER_MS));
     } else {
       if (b.callback_state?.status === "pending") times.push(b.callback_state.next_attempt_at ?? now);
+      if (b.output_expires_at && !b.output_expired_at) times.push(Date.parse(b.output_expires_at));
       const hooks = nextWebhookAt(this.sql, now);
       if (hooks !== null) times.push(hooks);
     }

@@ -49,6 +49,16 @@ export interface BatchRow {
   completed_at: string | null;
   cancel_requested_at: string | null;
   output_file_id: string | null;
+  /** When the tenant's retention deletes the output file (ISO 8601), set with it. */
+  output_expires_at: string | null;
+  /** When the batch's alarm deleted it. */
+  output_expired_at: string | null;
+  n_total: number;
+  n_queued: number;
+  n_running: number;
+  n_succeeded: number;
+  n_failed: number;
+  n_canceled: number;
 }
 
 export interface BatchCounts {
@@ -110,7 +120,13 @@ export function batchEnvelope(b: BatchRow, counts: BatchCounts, outputFileUrl: s
     started_at: b.started_at,
     completed_at: b.completed_at,
     cancel_requested_at: b.cancel_requested_at,
-    ...(b.output_file_id ? { output_file_id: b.output_file_id, output_file_url: outputFileUrl } : {}),
+    ...(b.output_file_id
+      ? {
+          output_file_id: b.output_file_id,
+          output_file_url: outputFileUrl,
+          output_file_expires_at: b.output_expires_at,
+        }
+      : {}),
     links: { self, items: `${self}/items`, cancel: `${self}/cancel` },
   };
 }

@@ -7,6 +7,8 @@
 import type { Migration } from "../storage/migrations";
 import { WEBHOOK_TABLES_SQL } from "../webhooks/delivery-rows";
 
+const COUNT_COLUMNS = ["n_total", "n_queued", "n_running", "n_succeeded", "n_failed", "n_canceled"] as const;
+
 export const BATCH_MIGRATIONS: Migration[] = [
   {
     version: 1,
@@ -30,6 +32,26 @@ export const BATCH_MIGRATIONS: Migration[] = [
         CREATE TABLE batch_index (batch_id TEXT PRIMARY KEY, created_at TEXT NOT NULL);
         CREATE INDEX batch_index_newest ON batch_index (created_at DESC, batch_id DESC);
         ${WEBHOOK_TABLES_SQL}
+      `);
+    },
+  },
+  {
+    version: 2,
+    name: "running item counts; the output file's expiry",
+    up(sql) {
+      // Kept in step with each item's status (in the same write), so no step counts the items;
+      // an object made before counts its rows here, once.
+      for (const c of COUNT_COLUMNS) sql.exec(`ALTER TABLE batch ADD COLUMN ${c} INTEGER NOT NULL DEFAULT 0`);
+      sql.exec("ALTER TABLE batch ADD COLUMN output_expires_at TEXT");
+      sql.exec("ALTER TABLE batch ADD COLUMN output_expired_at TEXT");
+      sql.exec(`
+        UPDATE batch SET
+          n_total = (SELECT COUNT(*) FROM items),
+          n_queued = (SELECT COUNT(*) FROM items WHERE status = 'queued'),
+          n_running = (SELECT COUNT(*) FROM items WHERE status = 'running'),
+          n_succeeded = (SELECT COUNT(*) FROM items WHERE status = 'succeeded'),
+          n_failed = (SELECT COUNT(*) FROM items WHERE status = 'failed'),
+          n_canceled = (SELECT COUNT(*) FROM items WHERE status = 'canceled')
       `);
     },
   },

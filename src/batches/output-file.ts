@@ -10,7 +10,7 @@ import type { BatchRow } from "./batch-record";
 /** Rows read per query: a batch of 10,000 items is read in pieces, never all at once. */
 const PAGE = 500;
 
-export async function writeOutputFile(env: Env, b: BatchRow, sql: SqlStorage): Promise<string> {
+export async function writeOutputFile(env: Env, b: BatchRow, sql: SqlStorage, expiresAt: string): Promise<string> {
   const parts: string[] = [];
   let after = -1;
   for (;;) {
@@ -43,7 +43,8 @@ export async function writeOutputFile(env: Env, b: BatchRow, sql: SqlStorage): P
   // Owned as a task's output is: the tenant, and the key mode that reads it (src/tasks/artifact-scope.ts).
   await env.ARTIFACTS.put(artifactKey(id), new TextEncoder().encode(parts.join("")), {
     httpMetadata: { contentType: "application/jsonl" },
-    customMetadata: { tenant_id: b.tenant_id, task_id: b.batch_id, mode: b.mode },
+    // Every read refuses it from `expires_at` on, before the batch's alarm deletes it (src/retention).
+    customMetadata: { tenant_id: b.tenant_id, task_id: b.batch_id, mode: b.mode, expires_at: expiresAt },
   });
   return id;
 }

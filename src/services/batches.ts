@@ -5,9 +5,9 @@
  */
 import { type AuditBy, audited } from "../accounts/service";
 import { recordAudit } from "../audit/audit";
-import { admitBatch, type BatchItemInput, type BatchRequest, type ValidateBody } from "../batches/admit-batch";
+import { admitBatch, type BatchRequest, itemsInHand, type ValidateBody } from "../batches/admit-batch";
 import type { BatchEnvelope, BatchItemView, ItemStatus } from "../batches/batch-record";
-import { readInputFile } from "../batches/input-file";
+import { inputFileItems } from "../batches/input-file";
 import { batchIndexName, batchStubOf } from "../batches/names";
 import type { Capability } from "../catalog/schema";
 import type { Env } from "../env";
@@ -35,9 +35,10 @@ export async function createBatch(
   validate: ValidateBody,
 ): Promise<{ envelope: BatchEnvelope; replayed: boolean }> {
   const { items, input_file_id, ...rest } = body;
-  let inputs: BatchItemInput[];
-  if (items) inputs = items.map((i, index) => ({ custom_id: i.custom_id, body: i.body, place: { kind: "inline", index } }));
-  else inputs = await readInputFile(ctx.env, { tenant_id: ctx.caller.tenant_id, mode: ctx.caller.mode }, input_file_id as string);
+  // A file's items are streamed from R2 on each reading, never held whole.
+  const inputs = items
+    ? itemsInHand(items.map((i, index) => ({ custom_id: i.custom_id, body: i.body, place: { kind: "inline", index } })))
+    : await inputFileItems(ctx.env, { tenant_id: ctx.caller.tenant_id, mode: ctx.caller.mode }, input_file_id as string);
   const req: BatchRequest = { ...rest, items: inputs, raw: body as unknown as Record<string, unknown> };
   return admitBatch(ctx, req, validate);
 }

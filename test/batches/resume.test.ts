@@ -17,6 +17,9 @@ const batchStub = (id: string) => env.BATCHES.get(env.BATCHES.idFromString(id.sl
 async function markRunning(batchId: string, seq: number, taskId: string) {
   await runInDurableObject(batchStub(batchId), async (_o, state) => {
     const sql = state.storage.sql;
+    const was = sql.exec<{ status: string }>("SELECT status FROM items WHERE seq = ?", seq).one().status;
+    // The running totals move with the row, as the object's own start moves them.
+    if (was !== "running") sql.exec(`UPDATE batch SET n_${was} = n_${was} - 1, n_running = n_running + 1 WHERE id = 1`);
     sql.exec(
       "UPDATE items SET status = 'running', task_id = ?, started_at = ? WHERE seq = ?",
       taskId,

@@ -77,7 +77,15 @@ export const BatchEnvelopeSchema = z
     completed_at: z.string().nullable(),
     cancel_requested_at: z.string().nullable(),
     output_file_id: z.string().optional().openapi({ description: "When ended: the JSON lines of results, in item order" }),
-    output_file_url: z.string().nullable().optional().openapi({ description: "A signed download URL of the output file" }),
+    output_file_url: z
+      .string()
+      .nullable()
+      .optional()
+      .openapi({ description: "A signed download URL of the output file; null once the file has expired" }),
+    output_file_expires_at: z.string().nullable().optional().openapi({
+      description:
+        "When the output file is deleted: the tenant's output_retention_days from when it was written (null for a file written before files expired)",
+    }),
     links: z.object({ self: z.string(), items: z.string(), cancel: z.string() }),
   })
   .openapi("Batch");

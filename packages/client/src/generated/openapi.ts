@@ -2912,8 +2912,10 @@ export interface components {
             cancel_requested_at: string | null;
             /** @description When ended: the JSON lines of results, in item order */
             output_file_id?: string;
-            /** @description A signed download URL of the output file */
+            /** @description A signed download URL of the output file; null once the file has expired */
             output_file_url?: string | null;
+            /** @description When the output file is deleted: the tenant's output_retention_days from when it was written (null for a file written before files expired) */
+            output_file_expires_at?: string | null;
             links: {
                 self: string;
                 items: string;
