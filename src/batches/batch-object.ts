@@ -560,6 +560,7 @@ export class BatchObject extends DurableObject<Env> {
     await runTaskWebhooks({
       // The delivery log names the batch as the holder of its deliveries (src/services/webhooks.ts).
       task_id: b.batch_id,
+      mode: b.mode,
       sql: this.sql,
       account: accountFor(this.env, b.tenant_id),
       policy: policyFrom(this.env),
