@@ -89,6 +89,7 @@ import {
   requeue,
 } from "../webhooks/delivery-rows";
 import {
+  accountEventMode,
   countEndpoints,
   disableFailing,
   type EndpointChange,
@@ -581,10 +582,10 @@ export class AccountObject extends DurableObject<Env> {
     { ok: true; endpoint: WebhookEndpointRecord; secret: string } | { ok: false; code: "tenant_not_found" | "too_many" }
   > {
     if (!this.tenantRow()) return { ok: false, code: "tenant_not_found" };
-    if (countEndpoints(this.sql) >= MAX_ENDPOINTS) return { ok: false, code: "too_many" };
+    if (countEndpoints(this.sql, input.mode) >= MAX_ENDPOINTS) return { ok: false, code: "too_many" };
     const secret = newSigningSecret();
     const sealed = await seal(this.env.STORAGE_ENCRYPTION_KEY, secret, input.endpoint_id);
-    if (countEndpoints(this.sql) >= MAX_ENDPOINTS) return { ok: false, code: "too_many" };
+    if (countEndpoints(this.sql, input.mode) >= MAX_ENDPOINTS) return { ok: false, code: "too_many" };
     const now = new Date().toISOString();
     this.ctx.storage.transactionSync(() => {
       insertEndpoint(this.sql, input, sealed, now);
@@ -593,9 +594,9 @@ export class AccountObject extends DurableObject<Env> {
     return { ok: true, endpoint: endpointRow(this.sql, input.endpoint_id) as WebhookEndpointRecord, secret };
   }
 
-  /** The tenant's endpoints (deleted ones left out), oldest first, without their secrets. */
-  webhookEndpoints(): WebhookEndpointRecord[] {
-    return endpointRows(this.sql);
+  /** The tenant's endpoints of `mode` (both when absent; deleted ones left out), oldest first, without their secrets. */
+  webhookEndpoints(mode?: KeyMode): WebhookEndpointRecord[] {
+    return endpointRows(this.sql, mode);
   }
 
   webhookEndpoint(endpointId: string): WebhookEndpointRecord | null {
@@ -612,9 +613,9 @@ export class AccountObject extends DurableObject<Env> {
     return endpointRow(this.sql, endpointId);
   }
 
-  /** The endpoints subscribed to an event of `type` (enabled or not), as a task object fans it out. */
-  webhookTargets(type: EventType): { endpoint_id: string; enabled: boolean }[] {
-    return subscribedEndpoints(this.sql, type);
+  /** The endpoints of a task's mode subscribed to an event of `type` (enabled or not), as its object fans it out. */
+  webhookTargets(type: EventType, mode: KeyMode = "live"): { endpoint_id: string; enabled: boolean }[] {
+    return subscribedEndpoints(this.sql, type, mode);
   }
 
   /** An endpoint's failed deliveries since `since`, oldest first (what a recover sends again), and its pending ones' count. */
@@ -709,9 +710,11 @@ export class AccountObject extends DurableObject<Env> {
     const encryptionKey = this.env.STORAGE_ENCRYPTION_KEY;
     await runTaskWebhooks({
       task_id: null,
+      mode: "live",
+      eventMode: (event) => accountEventMode(sql, event.data),
       sql,
       account: {
-        webhookTargets: (type) => subscribedEndpoints(sql, type),
+        webhookTargets: (type, mode) => subscribedEndpoints(sql, type, mode),
         webhookEndpointForDelivery: (id) => endpointForDelivery(sql, encryptionKey, id),
         logWebhookDeliveries: (rows) => this.logWebhookDeliveries(rows),
       },
@@ -767,6 +770,8 @@ export class AccountObject extends DurableObject<Env> {
     // The log shows it pending at once, so the next recover goes on to the deliveries after it.
     await reportDeliveries({
       task_id: null,
+      // A recovered delivery is an endpoint's: the log keeps the endpoint's mode whatever this says.
+      mode: "live",
       sql: this.sql,
       account: {
         webhookTargets: () => [],

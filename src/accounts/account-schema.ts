@@ -209,5 +209,17 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
         sql.exec(SEND_BUDGET_TABLE_SQL);
       },
     },
+    {
+      version: 19,
+      name: "webhook_endpoints.mode, webhook_delivery_log.mode (each key mode has its own endpoints and deliveries)",
+      up(sql) {
+        addColumnIfMissing(sql, "webhook_endpoints", "mode", "TEXT NOT NULL DEFAULT 'live'");
+        addColumnIfMissing(sql, "webhook_delivery_log", "mode", "TEXT NOT NULL DEFAULT 'live'");
+        // Every endpoint so far is live, and so is every delivery to one; a callback is its task's.
+        sql.exec(`UPDATE webhook_delivery_log SET mode = 'test'
+          WHERE endpoint_id IS NULL AND task_id IN (SELECT task_id FROM tasks WHERE mode = 'test')`);
+        sql.exec("CREATE INDEX webhook_delivery_log_by_mode ON webhook_delivery_log (mode, created_at DESC, delivery_id DESC)");
+      },
+    },
   ];
 }

@@ -615,6 +615,7 @@ export class BatchObject extends DurableObject<Env> {
     await runTaskWebhooks({
       // The delivery log names the batch as the holder of its deliveries (src/services/webhooks.ts).
       task_id: b.batch_id,
+      mode: b.mode,
       sql: this.sql,
       account: accountFor(this.env, b.tenant_id),
       policy: policyFrom(this.env),
@@ -679,7 +680,7 @@ export class BatchObject extends DurableObject<Env> {
     const outcome = requeue(this.sql, deliveryId, atMs);
     if (outcome !== "queued") return outcome;
     const b = this.row() as BatchRow;
-    await reportDeliveries({ task_id: b.batch_id, sql: this.sql, account: accountFor(this.env, b.tenant_id) });
+    await reportDeliveries({ task_id: b.batch_id, mode: b.mode, sql: this.sql, account: accountFor(this.env, b.tenant_id) });
     await this.scheduleNext();
     return outcome;
   }

@@ -12,11 +12,14 @@ import { applyAttempt, type DeliveryState, pendingItems, planItems } from "./del
 export type RedeliverResult =
   | { kind: "ok"; delivery: DeliveryState }
   | { kind: "not_succeeded" }
+  | { kind: "test_mode" }
   | { kind: "no_destination" }
   | { kind: "unknown_destination"; destination_id: string };
 
 export async function redeliverOutputs(env: Env, rec: TaskRecord, requested: string | null): Promise<RedeliverResult> {
   if (rec.status !== "succeeded" || !Array.isArray(rec.output?.artifacts)) return { kind: "not_succeeded" };
+  // Destinations are live resources: a test task's outputs stay in the platform's storage.
+  if (rec.mode === "test") return { kind: "test_mode" };
   const account = accountFor(env, rec.tenant_id);
   const id = requested ?? rec.delivery?.destination_id ?? (await account.storageDestination(null))?.destination_id ?? null;
   if (id === null) return { kind: "no_destination" };

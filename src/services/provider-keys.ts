@@ -2,6 +2,7 @@
  * A tenant's own provider keys (`providers:manage`): add or replace (checked with the provider
  * first), list, remove. The key is sealed here, before it travels to the tenant's AccountObject,
  * and no answer, log line or audit entry carries more of it than its last four characters.
+ * Live only: a test-mode key reaches none of them, reads included (src/services/mode-scope.ts).
  */
 import { type AuditBy, accountFor, audited } from "../accounts/service";
 import { loadCatalog } from "../catalog/store";
@@ -13,6 +14,7 @@ import type { ProviderKeyMode, ProviderKeyRecord } from "../provider-keys/rows";
 import { safeProviderMessage } from "../providers/messages";
 import { adapterFor, adapterNames } from "../providers/registry";
 import { type ProviderAdapter, ProviderError } from "../providers/types";
+import { type ModeScope, requireLive } from "./mode-scope";
 
 export interface ProviderKeyInput {
   /** Absent: the stored key is kept and only its mode, models and failover change. */
@@ -90,7 +92,9 @@ async function verify(env: Env, adapter: ProviderAdapter, apiKey: string, baseUr
   }
 }
 
-export async function putProviderKey(env: Env, tenantId: string, provider: string, input: ProviderKeyInput, by: AuditBy) {
+export async function putProviderKey(env: Env, scope: ModeScope, provider: string, input: ProviderKeyInput, by: AuditBy) {
+  requireLive(scope.mode, "provider_keys");
+  const tenantId = scope.tenant_id;
   const adapter = adapterOr404(provider);
   if (input.api_key === undefined) return changeRouting(env, tenantId, provider, input, by);
   const apiKey = input.api_key.trim();
@@ -131,12 +135,15 @@ async function changeRouting(env: Env, tenantId: string, provider: string, input
   return providerKeyView(record);
 }
 
-export async function listProviderKeys(env: Env, tenantId: string) {
-  const keys = await accountFor(env, tenantId).providerKeys();
+export async function listProviderKeys(env: Env, scope: ModeScope) {
+  requireLive(scope.mode, "provider_keys");
+  const keys = await accountFor(env, scope.tenant_id).providerKeys();
   return { object: "list" as const, data: keys.map(providerKeyView), has_more: false as const };
 }
 
-export async function deleteProviderKey(env: Env, tenantId: string, provider: string, by: AuditBy) {
+export async function deleteProviderKey(env: Env, scope: ModeScope, provider: string, by: AuditBy) {
+  requireLive(scope.mode, "provider_keys");
+  const tenantId = scope.tenant_id;
   adapterOr404(provider);
   const removed = await accountFor(env, tenantId).deleteProviderKey(provider, audited(by, "provider_key.delete", provider));
   if (!removed) throw new ApiError("not_found", `No ${provider} key is set for this tenant.`);

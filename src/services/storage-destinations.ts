@@ -2,6 +2,8 @@
  * Storage destinations of a tenant: its own S3-compatible buckets that task outputs are delivered
  * to. Create (verified by writing and deleting a probe object, the key pair sealed), list, make
  * default, delete. The REST routes (`storage:manage`) and the console's settings page call these.
+ * Live only: a test-mode key reaches none of them, reads included, and test tasks never deliver to
+ * one (src/services/mode-scope.ts).
  */
 import { type AuditBy, accountFor, audited } from "../accounts/service";
 import { recordAudit } from "../audit/audit";
@@ -14,6 +16,7 @@ import { newId, randomToken } from "../lib/ids";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import type { TaskScope } from "../tasks/scope";
 import { taskStub } from "../tasks/task-stub";
+import { type ModeScope, requireLive } from "./mode-scope";
 
 export interface NewDestinationInput {
   endpoint: string;
@@ -82,7 +85,9 @@ async function verify(target: S3Target, prefix: string): Promise<void> {
   if (!deleted.ok) throw probeRefused("delete", deleted);
 }
 
-export async function createDestination(env: Env, tenantId: string, input: NewDestinationInput, by: AuditBy) {
+export async function createDestination(env: Env, scope: ModeScope, input: NewDestinationInput, by: AuditBy) {
+  requireLive(scope.mode, "storage_destinations");
+  const tenantId = scope.tenant_id;
   const endpoint = checkedEndpoint(env, input.endpoint);
   const prefix = (input.prefix ?? "").replace(/^\/+|\/+$/g, "");
   const target: S3Target = {
@@ -113,19 +118,22 @@ function tooMany(): ApiError {
   });
 }
 
-export async function listDestinations(env: Env, tenantId: string) {
-  const list = await accountFor(env, tenantId).storageDestinations();
+export async function listDestinations(env: Env, scope: ModeScope) {
+  requireLive(scope.mode, "storage_destinations");
+  const list = await accountFor(env, scope.tenant_id).storageDestinations();
   return { object: "list" as const, data: list.map(destinationView), has_more: false as const };
 }
 
-export async function getDestination(env: Env, tenantId: string, id: string) {
-  const d = await accountFor(env, tenantId).storageDestination(id);
+export async function getDestination(env: Env, scope: ModeScope, id: string) {
+  requireLive(scope.mode, "storage_destinations");
+  const d = await accountFor(env, scope.tenant_id).storageDestination(id);
   if (!d) throw notFound(id);
   return destinationView(d);
 }
 
-export async function setDefaultDestination(env: Env, tenantId: string, id: string, isDefault: boolean, by: AuditBy) {
-  const d = await accountFor(env, tenantId).setDefaultStorageDestination(
+export async function setDefaultDestination(env: Env, scope: ModeScope, id: string, isDefault: boolean, by: AuditBy) {
+  requireLive(scope.mode, "storage_destinations");
+  const d = await accountFor(env, scope.tenant_id).setDefaultStorageDestination(
     id,
     isDefault,
     audited(by, "storage_destination.update", id, { default: isDefault }),
@@ -134,8 +142,9 @@ export async function setDefaultDestination(env: Env, tenantId: string, id: stri
   return destinationView(d);
 }
 
-export async function deleteDestination(env: Env, tenantId: string, id: string, by: AuditBy) {
-  const d = await accountFor(env, tenantId).deleteStorageDestination(id, audited(by, "storage_destination.delete", id));
+export async function deleteDestination(env: Env, scope: ModeScope, id: string, by: AuditBy) {
+  requireLive(scope.mode, "storage_destinations");
+  const d = await accountFor(env, scope.tenant_id).deleteStorageDestination(id, audited(by, "storage_destination.delete", id));
   if (!d) throw notFound(id);
   return { object: "storage_destination" as const, destination_id: id, deleted: true as const };
 }
@@ -145,6 +154,7 @@ export async function deleteDestination(env: Env, tenantId: string, id: string, 
  * after one more attempt. 409 unless the task succeeded; 422 when there is no destination to use.
  */
 export async function redeliverTask(env: Env, taskId: string, scope: TaskScope, destinationId: string | null, by: AuditBy) {
+  requireLive(scope.mode, "storage_destinations");
   const result = await taskStub(env, taskId).redeliver(scope, destinationId);
   switch (result.kind) {
     case "not_found":
@@ -152,6 +162,10 @@ export async function redeliverTask(env: Env, taskId: string, scope: TaskScope, 
     case "not_succeeded":
       throw new ApiError("conflict", "Only a succeeded task's outputs can be delivered.", {
         details: { reason: "task_not_succeeded", task_id: taskId },
+      });
+    case "test_mode":
+      throw new ApiError("conflict", "A test-mode task's outputs are never delivered to a storage destination.", {
+        details: { reason: "test_mode_task", task_id: taskId },
       });
     case "no_destination":
       throw new ApiError("invalid_request", "The task has no storage destination and the tenant no default: name one.", {

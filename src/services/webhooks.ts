@@ -1,7 +1,9 @@
 /**
  * Webhook endpoints of a tenant: create (the secret shown once), list, read, change, delete. The
- * REST routes (`webhooks:manage`) call these, and so will the console; the caller's tenant is the
- * only one reached, so another tenant's endpoint is as unknown as one that does not exist.
+ * REST routes (`webhooks:manage`) call these, and so does the console; the caller's tenant is the
+ * only one reached, so another tenant's endpoint is as unknown as one that does not exist. So is
+ * another key mode's endpoint or delivery (src/services/mode-scope.ts): each takes the caller's
+ * scope, a key's mode or a console session's both.
  */
 import { type AuditBy, accountFor, audited, rateHeaders } from "../accounts/service";
 import { batchStubOf } from "../batches/names";
@@ -22,6 +24,7 @@ import {
   type SendGrant,
   type SendKind,
 } from "../webhooks/send-budget";
+import { type ModeScope, modeOfNew, modeVisible } from "./mode-scope";
 
 export interface NewEndpointInput {
   url: string;
@@ -62,12 +65,14 @@ function subscriptions(events: string[]): Subscription[] {
   return (events.includes("*") ? ["*"] : events) as Subscription[];
 }
 
-export async function createEndpoint(env: Env, tenantId: string, input: NewEndpointInput, by: AuditBy) {
+export async function createEndpoint(env: Env, scope: ModeScope, input: NewEndpointInput, by: AuditBy) {
+  const tenantId = scope.tenant_id;
   const url = checkedUrl(env, input.url);
   const endpointId = newId("we");
   const result = await accountFor(env, tenantId).createWebhookEndpoint(
     {
       endpoint_id: endpointId,
+      mode: modeOfNew(scope),
       url,
       description: input.description ?? null,
       events: subscriptions(input.events),
@@ -77,25 +82,33 @@ export async function createEndpoint(env: Env, tenantId: string, input: NewEndpo
   );
   if (result.ok) return { ...endpointView(result.endpoint), secret: result.secret };
   if (result.code === "too_many") {
-    throw new ApiError("conflict", `A tenant has at most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`, {
+    throw new ApiError("conflict", `A tenant has at most ${MAX_ENDPOINTS} webhook endpoints per key mode; delete one first.`, {
       details: { reason: "endpoint_limit", limit: MAX_ENDPOINTS },
     });
   }
   throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
 }
 
-export async function listEndpoints(env: Env, tenantId: string) {
-  const endpoints = await accountFor(env, tenantId).webhookEndpoints();
+export async function listEndpoints(env: Env, scope: ModeScope) {
+  const endpoints = await accountFor(env, scope.tenant_id).webhookEndpoints(scope.mode === "both" ? undefined : scope.mode);
   return { object: "list" as const, data: endpoints.map(endpointView), has_more: false as const };
 }
 
-export async function getEndpoint(env: Env, tenantId: string, endpointId: string) {
-  const endpoint = await accountFor(env, tenantId).webhookEndpoint(endpointId);
+/** The endpoint if it is within the caller's scope: another mode's is as unknown as none (404). */
+async function ownEndpoint(env: Env, scope: ModeScope, endpointId: string) {
+  const endpoint = await accountFor(env, scope.tenant_id).webhookEndpoint(endpointId);
+  return endpoint && modeVisible(scope, endpoint.mode) ? endpoint : null;
+}
+
+export async function getEndpoint(env: Env, scope: ModeScope, endpointId: string) {
+  const endpoint = await ownEndpoint(env, scope, endpointId);
   if (!endpoint) throw notFound(endpointId);
   return endpointView(endpoint);
 }
 
-export async function updateEndpoint(env: Env, tenantId: string, endpointId: string, input: EndpointChangeInput, by: AuditBy) {
+export async function updateEndpoint(env: Env, scope: ModeScope, endpointId: string, input: EndpointChangeInput, by: AuditBy) {
+  if (!(await ownEndpoint(env, scope, endpointId))) throw notFound(endpointId);
+  const tenantId = scope.tenant_id;
   const change = {
     ...(input.url !== undefined ? { url: checkedUrl(env, input.url) } : {}),
     ...(input.events !== undefined ? { events: subscriptions(input.events) } : {}),
@@ -111,7 +124,9 @@ export async function updateEndpoint(env: Env, tenantId: string, endpointId: str
   return endpointView(endpoint);
 }
 
-export async function deleteEndpoint(env: Env, tenantId: string, endpointId: string, by: AuditBy) {
+export async function deleteEndpoint(env: Env, scope: ModeScope, endpointId: string, by: AuditBy) {
+  if (!(await ownEndpoint(env, scope, endpointId))) throw notFound(endpointId);
+  const tenantId = scope.tenant_id;
   const endpoint = await accountFor(env, tenantId).deleteWebhookEndpoint(
     endpointId,
     audited(by, "webhook_endpoint.delete", endpointId),
@@ -120,7 +135,7 @@ export async function deleteEndpoint(env: Env, tenantId: string, endpointId: str
   return { object: "webhook_endpoint" as const, endpoint_id: endpointId, deleted: true as const };
 }
 
-function deliveryView(d: LoggedDelivery) {
+function deliveryView({ mode: _, ...d }: LoggedDelivery) {
   return { object: "webhook_delivery" as const, ...d };
 }
 
@@ -132,8 +147,9 @@ export interface DeliveryListInput {
   cursor?: string;
 }
 
-/** `GET /v1/webhook-deliveries`: the tenant's deliveries, callbacks included, newest first. */
-export async function listDeliveries(env: Env, tenantId: string, q: DeliveryListInput) {
+/** `GET /v1/webhook-deliveries`: the deliveries of the caller's mode, callbacks included, newest first. */
+export async function listDeliveries(env: Env, scope: ModeScope, q: DeliveryListInput) {
+  const tenantId = scope.tenant_id;
   const tag = await cursorTag("webhook-delivery-cursor", tenantId);
   let after: { created_at: string; delivery_id: string } | undefined;
   if (q.cursor) {
@@ -142,6 +158,7 @@ export async function listDeliveries(env: Env, tenantId: string, q: DeliveryList
   }
   const page = await accountFor(env, tenantId).webhookDeliveryLog({
     limit: q.limit,
+    ...(scope.mode !== "both" ? { mode: scope.mode } : {}),
     ...(q.endpoint_id !== undefined ? { endpoint_id: q.endpoint_id } : {}),
     ...(q.task_id !== undefined ? { task_id: q.task_id } : {}),
     ...(q.status !== undefined ? { status: q.status } : {}),
@@ -188,23 +205,25 @@ function detailView(logged: LoggedDelivery, d: TaskDelivery) {
   };
 }
 
-async function loggedOr404(env: Env, tenantId: string, deliveryId: string): Promise<LoggedDelivery> {
-  const logged = await accountFor(env, tenantId).webhookDeliveryLogged(deliveryId);
-  if (!logged) throw new ApiError("not_found", `Webhook delivery ${deliveryId} does not exist.`);
+async function loggedOr404(env: Env, scope: ModeScope, deliveryId: string): Promise<LoggedDelivery> {
+  const logged = await accountFor(env, scope.tenant_id).webhookDeliveryLogged(deliveryId);
+  if (!logged || !modeVisible(scope, logged.mode))
+    throw new ApiError("not_found", `Webhook delivery ${deliveryId} does not exist.`);
   return logged;
 }
 
 /** One delivery with every attempt, read from the task object that made them. */
-export async function getDelivery(env: Env, tenantId: string, deliveryId: string) {
-  const logged = await loggedOr404(env, tenantId, deliveryId);
+export async function getDelivery(env: Env, scope: ModeScope, deliveryId: string) {
+  const tenantId = scope.tenant_id;
+  const logged = await loggedOr404(env, scope, deliveryId);
   const d = await holderOf(env, tenantId, logged.task_id).webhookDelivery(deliveryId);
   if (!d) throw new ApiError("not_found", `Webhook delivery ${deliveryId} does not exist.`);
   return detailView(logged, d);
 }
 
 /** 409 unless the endpoint can be sent to: deleted or disabled, nothing would go out. */
-async function sendableEndpoint(env: Env, tenantId: string, endpointId: string, missing: "not_found" | "conflict") {
-  const endpoint = await accountFor(env, tenantId).webhookEndpoint(endpointId);
+async function sendableEndpoint(env: Env, scope: ModeScope, endpointId: string, missing: "not_found" | "conflict") {
+  const endpoint = await ownEndpoint(env, scope, endpointId);
   if (!endpoint) {
     if (missing === "not_found") throw notFound(endpointId);
     throw new ApiError("conflict", `Webhook endpoint ${endpointId} was deleted: nothing can be sent to it.`, {
@@ -253,9 +272,10 @@ async function takeSends(
 }
 
 /** `POST /v1/webhook-deliveries/{id}/resend`: one more attempt now, same `webhook-id`; answers the delivery after it. */
-export async function resendDelivery(env: Env, tenantId: string, deliveryId: string, by: AuditBy) {
-  const logged = await loggedOr404(env, tenantId, deliveryId);
-  if (logged.endpoint_id !== null) await sendableEndpoint(env, tenantId, logged.endpoint_id, "conflict");
+export async function resendDelivery(env: Env, scope: ModeScope, deliveryId: string, by: AuditBy) {
+  const tenantId = scope.tenant_id;
+  const logged = await loggedOr404(env, scope, deliveryId);
+  if (logged.endpoint_id !== null) await sendableEndpoint(env, scope, logged.endpoint_id, "conflict");
   const account = accountFor(env, tenantId);
   const grant = await takeSends(
     env,
@@ -282,7 +302,8 @@ export const RECOVER_WINDOW_MS = 7 * 24 * 3600 * 1000;
  * twice. At most RECOVER_PER_CALL per call and what the budgets allow; the rest is counted in
  * `left_out`. Queued deliveries are due PACING_MS apart, after any recover still under way.
  */
-export async function recoverEndpoint(env: Env, tenantId: string, endpointId: string, since: string, by: AuditBy) {
+export async function recoverEndpoint(env: Env, scope: ModeScope, endpointId: string, since: string, by: AuditBy) {
+  const tenantId = scope.tenant_id;
   const sinceMs = Date.parse(since);
   const now = Date.now();
   if (Number.isNaN(sinceMs) || sinceMs > now || sinceMs < now - RECOVER_WINDOW_MS) {
@@ -292,7 +313,7 @@ export async function recoverEndpoint(env: Env, tenantId: string, endpointId: st
       details: { errors: [{ loc: ["body", "since"], reason }] },
     });
   }
-  await sendableEndpoint(env, tenantId, endpointId, "not_found");
+  await sendableEndpoint(env, scope, endpointId, "not_found");
   const sinceIso = new Date(sinceMs).toISOString();
   const account = accountFor(env, tenantId);
   const found = await account.webhookDeliveriesToRecover(endpointId, sinceIso, RECOVER_PER_CALL);
@@ -362,11 +383,13 @@ export const DEFAULT_OVERLAP_SECONDS = 86_400;
 /** `POST /v1/webhook-endpoints/{id}/rotate-secret`: the new secret, shown once; both sign during the overlap. */
 export async function rotateEndpointSecret(
   env: Env,
-  tenantId: string,
+  scope: ModeScope,
   endpointId: string,
   overlapSeconds: number = DEFAULT_OVERLAP_SECONDS,
   by: AuditBy,
 ) {
+  if (!(await ownEndpoint(env, scope, endpointId))) throw notFound(endpointId);
+  const tenantId = scope.tenant_id;
   const result = await accountFor(env, tenantId).rotateWebhookSecret(
     endpointId,
     overlapSeconds * 1000,
@@ -380,8 +403,9 @@ export async function rotateEndpointSecret(
  * "Send test event": a `webhook.test` event to one endpoint, attempted at once; answers the
  * delivery with that attempt (a failure retries on the schedule, as any event does).
  */
-export async function sendTestEvent(env: Env, tenantId: string, endpointId: string, by: AuditBy) {
-  await sendableEndpoint(env, tenantId, endpointId, "not_found");
+export async function sendTestEvent(env: Env, scope: ModeScope, endpointId: string, by: AuditBy) {
+  const tenantId = scope.tenant_id;
+  await sendableEndpoint(env, scope, endpointId, "not_found");
   const grant = await takeSends(
     env,
     tenantId,
@@ -393,5 +417,5 @@ export async function sendTestEvent(env: Env, tenantId: string, endpointId: stri
     await accountFor(env, tenantId).settleWebhookSends(grant.grant_id, 0, null);
     throw notFound(endpointId);
   }
-  return getDelivery(env, tenantId, sent.delivery_id);
+  return getDelivery(env, scope, sent.delivery_id);
 }

@@ -383,7 +383,7 @@ export async function admitOperation<B extends CommonFields>(
   const callback = await checkCallback(ctx, body);
   const retention = await retentionOf(ctx, body, () => stub.replay(hash, ctx.caller.mode));
   if ("replay" in retention) return outcome(retention.replay);
-  const outputDestinationPlan = await outputDestination(ctx.env, ctx.caller.tenant_id, body.output_destination_id);
+  const outputDestinationPlan = await outputDestination(ctx.env, ctx.caller, body.output_destination_id);
   const providers = liveProviders(ctx.env, ctx.caller.mode);
   const [bundle, keys, health] = await Promise.all([
     loadCatalog(ctx.env.CATALOG),

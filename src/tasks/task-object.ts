@@ -127,7 +127,13 @@ export class TaskObject extends DurableObject<Env> {
     const outcome = requeue(this.store.sql, deliveryId, atMs);
     if (outcome !== "queued") return outcome;
     const rec = this.store.load();
-    if (rec) await reportDeliveries({ task_id: this.taskId, sql: this.store.sql, account: accountFor(this.env, rec.tenant_id) });
+    if (rec)
+      await reportDeliveries({
+        task_id: this.taskId,
+        mode: rec.mode ?? "live",
+        sql: this.store.sql,
+        account: accountFor(this.env, rec.tenant_id),
+      });
     await this.runner.scheduleNext();
     return outcome;
   }

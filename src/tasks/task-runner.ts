@@ -479,7 +479,12 @@ export class TaskRunner {
             ? { status: "failed", error: after.last_error, at }
             : { status: "pending", error: after.last_error ?? "", nextAt: after.next_attempt_at ?? Date.now() },
       );
-      await reportDeliveries({ task_id: rec.task_id, sql: this.store.sql, account: accountFor(this.env, rec.tenant_id) });
+      await reportDeliveries({
+        task_id: rec.task_id,
+        mode: rec.mode ?? "live",
+        sql: this.store.sql,
+        account: accountFor(this.env, rec.tenant_id),
+      });
     }
   }
 
@@ -487,6 +492,8 @@ export class TaskRunner {
   private async deliverWebhooks(rec: TaskRecord): Promise<void> {
     await runTaskWebhooks({
       task_id: rec.task_id,
+      // A test task's events go to test-mode endpoints only (src/services/mode-scope.ts).
+      mode: rec.mode ?? "live",
       sql: this.store.sql,
       account: accountFor(this.env, rec.tenant_id),
       policy: policyFrom(this.env),

@@ -3,7 +3,10 @@
  * task's callback), written when the delivery is made and again when it ends, so the log is
  * listed and filtered in one place while every attempt stays in the task object that made it.
  * Retries touch only the task object: the account takes two writes per delivery, not one per attempt.
+ * Each row has a key mode (`mode`, schema version 18): its endpoint's, or a callback's task's.
  */
+import type { KeyMode } from "../accounts/api-keys";
+
 export const DELIVERY_LOG_TABLE_SQL = `
   CREATE TABLE webhook_delivery_log (
     delivery_id TEXT PRIMARY KEY, task_id TEXT, target TEXT NOT NULL, endpoint_id TEXT,
@@ -21,6 +24,8 @@ export interface LoggedDelivery {
   delivery_id: string;
   /** The task object holding the delivery; null: the account's own (an `endpoint.disabled` event). */
   task_id: string | null;
+  /** Whose it is: a delivery to an endpoint has the endpoint's mode, a callback its task's. */
+  mode: KeyMode;
   target: DeliveryTarget;
   endpoint_id: string | null;
   event_id: string;
@@ -30,16 +35,21 @@ export interface LoggedDelivery {
   finished_at: string | null;
 }
 
-/** Written again with the same id only moves its status and end (idempotent: a task object may report twice). */
+/**
+ * Written again with the same id only moves its status and end (idempotent: a task object may report
+ * twice). A delivery to an endpoint takes the endpoint's mode, whatever the reporter said.
+ */
 export function logDeliveries(sql: SqlStorage, rows: LoggedDelivery[]): void {
   for (const r of rows) {
     sql.exec(
       `INSERT INTO webhook_delivery_log
-         (delivery_id, task_id, target, endpoint_id, event_id, event_type, status, created_at, finished_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         (delivery_id, task_id, mode, target, endpoint_id, event_id, event_type, status, created_at, finished_at)
+       VALUES (?, ?, COALESCE((SELECT mode FROM webhook_endpoints WHERE endpoint_id = ?), ?), ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (delivery_id) DO UPDATE SET status = excluded.status, finished_at = excluded.finished_at`,
       r.delivery_id,
       r.task_id,
+      r.endpoint_id,
+      r.mode,
       r.target,
       r.endpoint_id,
       r.event_id,
@@ -53,6 +63,8 @@ export function logDeliveries(sql: SqlStorage, rows: LoggedDelivery[]): void {
 
 export interface DeliveryLogQuery {
   limit: number;
+  /** Absent: both modes (a console session). */
+  mode?: KeyMode;
   endpoint_id?: string;
   task_id?: string;
   status?: LoggedStatus;
@@ -63,7 +75,7 @@ export interface DeliveryLogQuery {
 export function deliveryLogPage(sql: SqlStorage, q: DeliveryLogQuery): { rows: LoggedDelivery[]; has_more: boolean } {
   const where: string[] = [];
   const args: (string | number)[] = [];
-  for (const column of ["endpoint_id", "task_id", "status"] as const) {
+  for (const column of ["mode", "endpoint_id", "task_id", "status"] as const) {
     const value = q[column];
     if (value === undefined) continue;
     where.push(`${column} = ?`);

@@ -302,7 +302,7 @@ function loggedStatus(status: DeliveryStatus): LoggedStatus {
 }
 
 /** Deliveries whose state the tenant's log does not know yet (made, or ended, since the last report). */
-export function unreported(sql: SqlStorage): Omit<LoggedDelivery, "task_id">[] {
+export function unreported(sql: SqlStorage): Omit<LoggedDelivery, "task_id" | "mode">[] {
   return sql
     .exec<DeliveryRow & { event_type: string } & Record<string, string | number | null>>(
       `SELECT d.*, e.type AS event_type FROM webhook_deliveries d JOIN webhook_events e ON e.event_id = d.event_id

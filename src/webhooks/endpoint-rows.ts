@@ -2,7 +2,10 @@
  * The `webhook_endpoints` rows of an AccountObject: where the tenant wants its events, which
  * events, and the endpoint's signing secret, sealed at rest (bound to the endpoint id). A deleted
  * endpoint keeps its row (`deleted_at`), so the deliveries that named it still say where they went.
+ * Each endpoint has a key mode (`mode`, added by schema version 18): it receives the events of its
+ * own mode's tasks only (src/services/mode-scope.ts).
  */
+import type { KeyMode } from "../accounts/api-keys";
 import { unseal } from "../lib/sealed";
 import { type EventType, type Subscription, subscribes } from "./event-types";
 
@@ -15,11 +18,13 @@ export const WEBHOOK_ENDPOINTS_TABLE_SQL = `
   CREATE INDEX webhook_endpoints_by_created ON webhook_endpoints (created_at, endpoint_id) WHERE deleted_at IS NULL;
 `;
 
-/** A tenant's endpoints (not deleted) at most: each event fans out to every one of them. */
+/** A tenant's endpoints (not deleted) of one mode at most: each event fans out to its mode's. */
 export const MAX_ENDPOINTS = 20;
 
 export interface WebhookEndpointRecord {
   endpoint_id: string;
+  /** The mode of the key that made it (a console session makes live ones); its events are that mode's. */
+  mode: KeyMode;
   url: string;
   description: string | null;
   events: Subscription[];
@@ -38,6 +43,7 @@ export interface WebhookEndpointRecord {
 
 type Row = {
   endpoint_id: string;
+  mode: KeyMode;
   url: string;
   description: string | null;
   events: string;
@@ -51,7 +57,7 @@ type Row = {
 };
 
 const COLUMNS =
-  "endpoint_id, url, description, events, enabled, disabled_reason, failing_since, rotated_at, previous_until, created_at, updated_at";
+  "endpoint_id, mode, url, description, events, enabled, disabled_reason, failing_since, rotated_at, previous_until, created_at, updated_at";
 
 function overlapping(previousUntil: string | null, nowMs: number): boolean {
   return previousUntil !== null && Date.parse(previousUntil) > nowMs;
@@ -60,6 +66,7 @@ function overlapping(previousUntil: string | null, nowMs: number): boolean {
 function record(r: Row, nowMs = Date.now()): WebhookEndpointRecord {
   return {
     endpoint_id: r.endpoint_id,
+    mode: r.mode,
     url: r.url,
     description: r.description,
     events: JSON.parse(r.events) as Subscription[],
@@ -80,20 +87,27 @@ export function endpointRow(sql: SqlStorage, endpointId: string): WebhookEndpoin
   return r ? record(r) : null;
 }
 
-/** Oldest first: the order they were made in. */
-export function endpointRows(sql: SqlStorage): WebhookEndpointRecord[] {
-  return sql
-    .exec<Row>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE deleted_at IS NULL ORDER BY created_at, endpoint_id`)
-    .toArray()
-    .map(record);
+/** Oldest first: the order they were made in; of one mode, or both when `mode` is absent. */
+export function endpointRows(sql: SqlStorage, mode?: KeyMode): WebhookEndpointRecord[] {
+  const rows =
+    mode === undefined
+      ? sql.exec<Row>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE deleted_at IS NULL ORDER BY created_at, endpoint_id`)
+      : sql.exec<Row>(
+          `SELECT ${COLUMNS} FROM webhook_endpoints WHERE deleted_at IS NULL AND mode = ? ORDER BY created_at, endpoint_id`,
+          mode,
+        );
+  return rows.toArray().map(record);
 }
 
-export function countEndpoints(sql: SqlStorage): number {
-  return sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE deleted_at IS NULL").one().n;
+/** Counted per mode: test-mode endpoints never take the room of live ones. */
+export function countEndpoints(sql: SqlStorage, mode: KeyMode): number {
+  return sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_endpoints WHERE deleted_at IS NULL AND mode = ?", mode).one()
+    .n;
 }
 
 export interface NewEndpoint {
   endpoint_id: string;
+  mode: KeyMode;
   url: string;
   description: string | null;
   events: Subscription[];
@@ -102,9 +116,10 @@ export interface NewEndpoint {
 
 export function insertEndpoint(sql: SqlStorage, e: NewEndpoint, sealedSecret: string, now: string): void {
   sql.exec(
-    `INSERT INTO webhook_endpoints (endpoint_id, url, description, events, enabled, secret_sealed, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO webhook_endpoints (endpoint_id, mode, url, description, events, enabled, secret_sealed, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     e.endpoint_id,
+    e.mode,
     e.url,
     e.description,
     JSON.stringify(e.events),
@@ -146,11 +161,29 @@ export function markEndpointDeleted(sql: SqlStorage, endpointId: string, now: st
   );
 }
 
-/** The endpoints subscribed to `type`: who an event of that type goes to (if enabled). */
-export function subscribedEndpoints(sql: SqlStorage, type: EventType): { endpoint_id: string; enabled: boolean }[] {
-  return endpointRows(sql)
+/** The endpoints of `mode` subscribed to `type`: who an event of that type, of a task of that mode, goes to (if enabled). */
+export function subscribedEndpoints(
+  sql: SqlStorage,
+  type: EventType,
+  mode: KeyMode,
+): { endpoint_id: string; enabled: boolean }[] {
+  return endpointRows(sql, mode)
     .filter((e) => subscribes(e.events, type))
     .map((e) => ({ endpoint_id: e.endpoint_id, enabled: e.enabled }));
+}
+
+/**
+ * The mode of one of the account's own events, from its data: an endpoint's event is its
+ * endpoint's, a key's threshold its key's (test keys are charged nothing, so theirs never come).
+ */
+export function accountEventMode(sql: SqlStorage, data: string | null | undefined): KeyMode {
+  const d = (data ? JSON.parse(data) : null) as { mode?: KeyMode; key_id?: string } | null;
+  if (d?.mode) return d.mode;
+  if (d?.key_id) {
+    const key = sql.exec<{ mode: KeyMode }>("SELECT mode FROM api_keys WHERE key_id = ?", d.key_id).toArray()[0];
+    if (key) return key.mode;
+  }
+  return "live";
 }
 
 /** What a delivery needs: where, whether it may send, and the secrets to sign with (newest first). */

@@ -3,6 +3,7 @@
  * event out to the endpoints subscribed to it (asked of the tenant's account), then make every
  * attempt that is due, on the schedule of callbacks (now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
  */
+import type { KeyMode } from "../accounts/api-keys";
 import { RETRY_SCHEDULE_MS } from "../callbacks/delivery";
 import type { UrlPolicy } from "../lib/url-policy";
 import type { LoggedDelivery } from "./delivery-log";
@@ -28,6 +29,7 @@ import { sendWebhook } from "./send";
 export interface WebhookAccount {
   webhookTargets(
     type: EventType,
+    mode: KeyMode,
   ): Promise<{ endpoint_id: string; enabled: boolean }[]> | { endpoint_id: string; enabled: boolean }[];
   webhookEndpointForDelivery(endpointId: string): Promise<{ url: string; enabled: boolean; secrets: string[] } | null>;
   logWebhookDeliveries(rows: LoggedDelivery[]): Promise<unknown> | unknown;
@@ -36,6 +38,10 @@ export interface WebhookAccount {
 export interface TaskWebhookContext {
   /** The task object that holds the deliveries; null: the account itself. */
   task_id: string | null;
+  /** The holder's key mode: its events go to that mode's endpoints only, its callbacks are logged under it. */
+  mode: KeyMode;
+  /** The account's own events are each of their endpoint's mode; absent: every event is of `mode`. */
+  eventMode?: (event: WebhookEvent) => KeyMode;
   sql: SqlStorage;
   account: WebhookAccount;
   policy: UrlPolicy;
@@ -57,7 +63,7 @@ export async function runTaskWebhooks(w: TaskWebhookContext): Promise<void> {
   resumeInterrupted(w.sql, w.now(), w.inFlight);
   for (const event of unfannedEvents(w.sql)) {
     // A test event names its one endpoint when it is recorded; it is never fanned out here.
-    const endpoints = event.type === TEST_EVENT ? [] : await w.account.webhookTargets(event.type);
+    const endpoints = event.type === TEST_EVENT ? [] : await w.account.webhookTargets(event.type, w.eventMode?.(event) ?? w.mode);
     const targets = await Promise.all(
       endpoints.map(async (e) => ({ ...e, delivery_id: await deliveryIdFor(event.event_id, e.endpoint_id) })),
     );
@@ -77,11 +83,11 @@ export async function runTaskWebhooks(w: TaskWebhookContext): Promise<void> {
 }
 
 /** Tells the tenant's log of the deliveries made or ended since the last report (retried by the alarm). */
-export async function reportDeliveries(w: Pick<TaskWebhookContext, "task_id" | "sql" | "account">): Promise<void> {
+export async function reportDeliveries(w: Pick<TaskWebhookContext, "task_id" | "mode" | "sql" | "account">): Promise<void> {
   const rows = unreported(w.sql);
   if (rows.length === 0) return;
   try {
-    await w.account.logWebhookDeliveries(rows.map((r) => ({ ...r, task_id: w.task_id })));
+    await w.account.logWebhookDeliveries(rows.map((r) => ({ ...r, task_id: w.task_id, mode: w.mode })));
   } catch {
     return;
   }

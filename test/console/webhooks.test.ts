@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listAudit } from "../../src/audit/audit";
-import { BASE } from "../helpers/api";
+import { admin, BASE, call, expectError } from "../helpers/api";
 import { type Browser, freshEmail, inviteAndSignIn, signIn, tenantWithOwner } from "../helpers/console";
 
 const SECRET = /value="(whsec_[A-Za-z0-9+/=]+)"/;
@@ -170,6 +170,25 @@ describe("the webhooks page", () => {
     const old = await submit(developer, `/console/webhooks/endpoints/${id}/recover`, { since: "2020-01-01T00:00" });
     expect(old.posted.status).toBe(422);
     expect(old.posted.text).toContain("since must be within the last 7 days.");
+  });
+
+  it("adds live endpoints, and shows both modes' endpoints with their mode", async () => {
+    const { id: liveId } = await addEndpoint(developer, `${env.RECEIVER_URL}/hook/ok/${name()}`, ["*"]);
+    const k = await admin(`/admin/v1/tenants/${tenant.tenant_id}/api-keys`, { permissions: ["webhooks:manage"], mode: "test" });
+    expect(k.status, k.text).toBe(201);
+    const made = await call("/v1/webhook-endpoints", {
+      key: k.json.api_key,
+      body: { url: `${env.RECEIVER_URL}/hook/ok/${name()}`, events: ["*"] },
+    });
+    expect(made.json.mode).toBe("test");
+    const testId = made.json.endpoint_id;
+    const page = await developer.get("/console/webhooks");
+    const modeOf = (id: string) =>
+      new RegExp(`data-endpoint-id="${id}"[\\s\\S]*?</td>\\s*<td>(live|test)</td>`).exec(page.text)?.[1];
+    expect(modeOf(liveId)).toBe("live");
+    expect(modeOf(testId)).toBe("test");
+    // The test key does not see the endpoint the console added.
+    expectError(await call(`/v1/webhook-endpoints/${liveId}`, { key: k.json.api_key }), 404, "not_found");
   });
 
   it("a viewer sees endpoints and deliveries but no forms, and its posts are refused", async () => {

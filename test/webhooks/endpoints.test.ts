@@ -33,6 +33,7 @@ describe("POST /v1/webhook-endpoints", () => {
     expect(res.json).toEqual({
       object: "webhook_endpoint",
       endpoint_id: expect.stringMatching(/^we_/),
+      mode: "live",
       url: URL_A,
       description: "orders",
       events: ["task.succeeded", "task.failed"],

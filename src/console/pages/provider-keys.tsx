@@ -15,6 +15,7 @@ import {
   type ProviderKeyInput,
   putProviderKey,
 } from "../../services/provider-keys";
+import { tenantScope } from "../../tasks/scope";
 import { acting } from "../acting";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
@@ -49,7 +50,7 @@ function ModeSelect(props: { id: string; selected: ProviderKeyMode }) {
 
 async function providerKeysPage(c: Context<ConsoleEnv>, flash?: Flash, status: ContentfulStatusCode = 200) {
   const member = c.get("member");
-  const keys = (await listProviderKeys(c.env, member.tenant_id)).data;
+  const keys = (await listProviderKeys(c.env, tenantScope(member.tenant_id))).data;
   return render(
     c,
     <Layout title="Provider keys" member={member} active="provider-keys" flash={flash}>
@@ -177,7 +178,7 @@ export function register(app: Hono<ConsoleEnv>) {
       const base = formField(c, "base_url")?.trim();
       const key = await putProviderKey(
         c.env,
-        c.get("member").tenant_id,
+        tenantScope(c.get("member").tenant_id),
         provider,
         { api_key: formField(c, "api_key") ?? "", ...(base ? { base_url: base } : {}), ...routingOf(c) },
         auditFields(acting(c)),
@@ -192,7 +193,13 @@ export function register(app: Hono<ConsoleEnv>) {
   app.post("/provider-keys/:provider/mode", requireRole("providers:manage"), async (c) =>
     showingRefusals(c, providerKeysPage, async () => {
       const provider = c.req.param("provider");
-      const key = await putProviderKey(c.env, c.get("member").tenant_id, provider, routingOf(c), auditFields(acting(c)));
+      const key = await putProviderKey(
+        c.env,
+        tenantScope(c.get("member").tenant_id),
+        provider,
+        routingOf(c),
+        auditFields(acting(c)),
+      );
       return redirectWithFlash(c, PATH, { kind: "ok", text: `The ${provider} key is now used as ${key.mode}.` });
     }),
   );
@@ -200,7 +207,7 @@ export function register(app: Hono<ConsoleEnv>) {
   app.post("/provider-keys/:provider/remove", requireRole("providers:manage"), async (c) =>
     showingRefusals(c, providerKeysPage, async () => {
       const provider = c.req.param("provider");
-      await deleteProviderKey(c.env, c.get("member").tenant_id, provider, auditFields(acting(c)));
+      await deleteProviderKey(c.env, tenantScope(c.get("member").tenant_id), provider, auditFields(acting(c)));
       return redirectWithFlash(c, PATH, {
         kind: "ok",
         text: `The ${provider} key was removed: your tasks use the platform's routes for ${provider} again.`,

@@ -14,6 +14,7 @@ import {
   listDestinations,
   setDefaultDestination,
 } from "../../services/storage-destinations";
+import { tenantScope } from "../../tasks/scope";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
@@ -32,7 +33,7 @@ const PAGE = "/console/storage";
 
 async function storagePage(c: Context<ConsoleEnv>, flash?: Flash, status: ContentfulStatusCode = 200) {
   const member = c.get("member");
-  const { data } = await listDestinations(c.env, member.tenant_id);
+  const { data } = await listDestinations(c.env, tenantScope(member.tenant_id));
   const field = (name: string) => (status === 200 ? "" : (formField(c, name) ?? ""));
   return render(
     c,
@@ -152,7 +153,7 @@ export function register(app: Hono<ConsoleEnv>) {
         },
         "/v1/storage-destinations",
       );
-      const d = await createDestination(c.env, c.get("member").tenant_id, input, actorOf(c));
+      const d = await createDestination(c.env, tenantScope(c.get("member").tenant_id), input, actorOf(c));
       return redirectWithFlash(c, PAGE, { kind: "ok", text: `Destination ${d.destination_id} verified and added.` });
     }),
   );
@@ -160,9 +161,9 @@ export function register(app: Hono<ConsoleEnv>) {
   app.post("/storage/:id/default", requireRole("storage:manage"), async (c) =>
     showingRefusals(c, storagePage, async () => {
       const id = c.req.param("id");
-      const { data } = await listDestinations(c.env, c.get("member").tenant_id);
+      const { data } = await listDestinations(c.env, tenantScope(c.get("member").tenant_id));
       const isDefault = !data.find((d) => d.destination_id === id)?.default;
-      await setDefaultDestination(c.env, c.get("member").tenant_id, id, isDefault, actorOf(c));
+      await setDefaultDestination(c.env, tenantScope(c.get("member").tenant_id), id, isDefault, actorOf(c));
       return redirectWithFlash(c, PAGE, {
         kind: "ok",
         text: isDefault ? `${id} is now the default destination.` : `${id} is no longer the default destination.`,
@@ -173,7 +174,7 @@ export function register(app: Hono<ConsoleEnv>) {
   app.post("/storage/:id/delete", requireRole("storage:manage"), async (c) =>
     showingRefusals(c, storagePage, async () => {
       const id = c.req.param("id");
-      await deleteDestination(c.env, c.get("member").tenant_id, id, actorOf(c));
+      await deleteDestination(c.env, tenantScope(c.get("member").tenant_id), id, actorOf(c));
       return redirectWithFlash(c, PAGE, { kind: "ok", text: `Destination ${id} was deleted: nothing more is delivered to it.` });
     }),
   );

@@ -24,6 +24,7 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from "../../services/webhooks";
+import { tenantScope } from "../../tasks/scope";
 import type { LoggedStatus } from "../../webhooks/delivery-log";
 import { SUBSCRIPTIONS } from "../../webhooks/event-types";
 import { acting } from "../acting";
@@ -46,7 +47,8 @@ const STATUSES: readonly LoggedStatus[] = ["pending", "succeeded", "failed"];
 const OVERLAP_LABELS: Record<Grace, string> = { ...GRACE_LABELS, none: "none (old secret stops now)" };
 
 const by = (c: Context<ConsoleEnv>) => auditFields(acting(c));
-const tenantOf = (c: Context<ConsoleEnv>) => c.get("member").tenant_id;
+// Members act for the tenant as a whole: they see both modes' endpoints and deliveries, and make live endpoints.
+const scopeOf = (c: Context<ConsoleEnv>) => tenantScope(c.get("member").tenant_id);
 const mayManage = (c: Context<ConsoleEnv>) => can(c.get("member").role, "webhooks:manage");
 
 /** The event types ticked in a form; none is refused naming the field. */
@@ -90,7 +92,7 @@ async function DeliveryLog(props: { c: Context<ConsoleEnv>; endpointId?: string 
   const status = c.req.query("status");
   const filter = STATUSES.includes(status as LoggedStatus) ? (status as LoggedStatus) : undefined;
   const cursor = c.req.query("cursor");
-  const page = await listDeliveries(c.env, tenantOf(c), {
+  const page = await listDeliveries(c.env, scopeOf(c), {
     limit: 25,
     ...(props.endpointId ? { endpoint_id: props.endpointId } : {}),
     ...(filter ? { status: filter } : {}),
@@ -161,7 +163,7 @@ async function DeliveryLog(props: { c: Context<ConsoleEnv>; endpointId?: string 
 
 async function webhooksPage(c: Context<ConsoleEnv>, flash?: Flash, status: ContentfulStatusCode = 200) {
   const member = c.get("member");
-  const endpoints = (await listEndpoints(c.env, member.tenant_id)).data;
+  const endpoints = (await listEndpoints(c.env, tenantScope(member.tenant_id))).data;
   const manage = mayManage(c);
   return render(
     c,
@@ -169,14 +171,15 @@ async function webhooksPage(c: Context<ConsoleEnv>, flash?: Flash, status: Conte
       <p class="muted">
         Endpoints receive the tenant's events, signed per Standard Webhooks with the endpoint's secret (<code>webhook-id</code>,{" "}
         <code>webhook-timestamp</code>, <code>webhook-signature</code>). A failed delivery is retried after 5 s, 5 min, 30 min, 2
-        h, 5 h, 10 h and 10 h; an endpoint that fails for 5 days is disabled.
+        h, 5 h, 10 h and 10 h; an endpoint that fails for 5 days is disabled. An endpoint receives the events of its mode's tasks
+        only: those added here are live; test-mode keys add test ones.
       </p>
       {endpoints.length === 0 ? (
         <p class="muted">No endpoints yet.</p>
       ) : (
         <div class="table-scroll">
           <table>
-            <TableHead columns={["Endpoint", "URL", "Events", "State", "Created"]} />
+            <TableHead columns={["Endpoint", "Mode", "URL", "Events", "State", "Created"]} />
             <tbody>
               {endpoints.map((e) => (
                 <tr data-endpoint-id={e.endpoint_id} data-enabled={String(e.enabled)}>
@@ -186,6 +189,7 @@ async function webhooksPage(c: Context<ConsoleEnv>, flash?: Flash, status: Conte
                     </a>
                     {e.description ? <div class="muted">{e.description}</div> : null}
                   </td>
+                  <td>{e.mode}</td>
                   <td>
                     <code>{e.url}</code>
                   </td>
@@ -227,7 +231,7 @@ async function webhooksPage(c: Context<ConsoleEnv>, flash?: Flash, status: Conte
 
 async function endpointPage(c: Context<ConsoleEnv>, flash?: Flash, status: ContentfulStatusCode = 200) {
   const member = c.get("member");
-  const e = await getEndpoint(c.env, member.tenant_id, c.req.param("id") as string);
+  const e = await getEndpoint(c.env, tenantScope(member.tenant_id), c.req.param("id") as string);
   const manage = mayManage(c);
   const base = `${HOME}/endpoints/${e.endpoint_id}`;
   const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 16);
@@ -319,7 +323,7 @@ async function endpointPage(c: Context<ConsoleEnv>, flash?: Flash, status: Conte
 
 async function deliveryPage(c: Context<ConsoleEnv>, flash?: Flash, status: ContentfulStatusCode = 200) {
   const member = c.get("member");
-  const d = await getDelivery(c.env, member.tenant_id, c.req.param("id") as string);
+  const d = await getDelivery(c.env, tenantScope(member.tenant_id), c.req.param("id") as string);
   return render(
     c,
     <Layout title={`Delivery ${d.delivery_id}`} member={member} active="webhooks" flash={flash}>
@@ -459,7 +463,7 @@ export function register(app: Hono<ConsoleEnv>) {
       const description = formField(c, "description")?.trim();
       const e = await createEndpoint(
         c.env,
-        tenantOf(c),
+        scopeOf(c),
         { url: formField(c, "url") ?? "", events, ...(description ? { description } : {}) },
         by(c),
       );
@@ -479,7 +483,7 @@ export function register(app: Hono<ConsoleEnv>) {
       const description = formField(c, "description")?.trim();
       await updateEndpoint(
         c.env,
-        tenantOf(c),
+        scopeOf(c),
         c.req.param("id"),
         { url: formField(c, "url") ?? "", events: postedEvents(c), description: description || null },
         by(c),
@@ -491,7 +495,7 @@ export function register(app: Hono<ConsoleEnv>) {
   for (const enabled of [true, false]) {
     app.post(`/webhooks/endpoints/:id/${enabled ? "enable" : "disable"}`, manage, async (c) =>
       showingRefusals(c, endpointPage, async () => {
-        await updateEndpoint(c.env, tenantOf(c), c.req.param("id"), { enabled }, by(c));
+        await updateEndpoint(c.env, scopeOf(c), c.req.param("id"), { enabled }, by(c));
         const text = enabled
           ? "Endpoint enabled: new events are delivered to it. Recover what it missed while disabled below."
           : "Endpoint disabled: nothing is delivered to it until it is enabled again.";
@@ -502,7 +506,7 @@ export function register(app: Hono<ConsoleEnv>) {
 
   app.post("/webhooks/endpoints/:id/test", manage, async (c) =>
     showingRefusals(c, endpointPage, async () => {
-      const d = await sendTestEvent(c.env, tenantOf(c), c.req.param("id"), by(c));
+      const d = await sendTestEvent(c.env, scopeOf(c), c.req.param("id"), by(c));
       const a = d.attempts[d.attempts.length - 1];
       const outcome = d.status === "succeeded" ? "succeeded" : `failed (${a?.error ?? d.last_error ?? "no answer"})`;
       return redirectWithFlash(c, `${HOME}/deliveries/${d.delivery_id}`, {
@@ -516,7 +520,7 @@ export function register(app: Hono<ConsoleEnv>) {
     showingRefusals(c, endpointPage, async () => {
       const overlap = postedGrace(c, "overlap", "24h");
       if (!(await claimForm(c))) return c.redirect(SECRET_PATH, 303);
-      const e = await rotateEndpointSecret(c.env, tenantOf(c), c.req.param("id"), GRACE_PERIODS[overlap] / 1000, by(c));
+      const e = await rotateEndpointSecret(c.env, scopeOf(c), c.req.param("id"), GRACE_PERIODS[overlap] / 1000, by(c));
       await stashSecret(c, SECRET_PATH, {
         kind: "rotated",
         endpoint_id: e.endpoint_id,
@@ -530,7 +534,7 @@ export function register(app: Hono<ConsoleEnv>) {
 
   app.post("/webhooks/endpoints/:id/recover", manage, async (c) =>
     showingRefusals(c, endpointPage, async () => {
-      const r = await recoverEndpoint(c.env, tenantOf(c), c.req.param("id"), postedSince(c), by(c));
+      const r = await recoverEndpoint(c.env, scopeOf(c), c.req.param("id"), postedSince(c), by(c));
       return redirectWithFlash(c, endpointPath(c), {
         kind: "ok",
         text:
@@ -546,14 +550,14 @@ export function register(app: Hono<ConsoleEnv>) {
 
   app.post("/webhooks/endpoints/:id/delete", manage, async (c) =>
     showingRefusals(c, endpointPage, async () => {
-      await deleteEndpoint(c.env, tenantOf(c), c.req.param("id"), by(c));
+      await deleteEndpoint(c.env, scopeOf(c), c.req.param("id"), by(c));
       return redirectWithFlash(c, HOME, { kind: "ok", text: `Endpoint ${c.req.param("id")} was deleted.` });
     }),
   );
 
   app.post("/webhooks/deliveries/:id/resend", manage, async (c) =>
     showingRefusals(c, deliveryPage, async () => {
-      const d = await resendDelivery(c.env, tenantOf(c), c.req.param("id"), by(c));
+      const d = await resendDelivery(c.env, scopeOf(c), c.req.param("id"), by(c));
       return redirectWithFlash(c, `${HOME}/deliveries/${d.delivery_id}`, {
         kind: d.status === "failed" || d.status === "pending" ? "error" : "ok",
         text: `Sent again: the delivery is ${d.status}.`,

@@ -4,6 +4,7 @@ import { DeletedProviderKey, ProviderKey, ProviderKeyInput, ProviderKeyList } fr
 import { requestFrom } from "../../services/contracts/request-from";
 import { deleteProviderKey, listProviderKeys, putProviderKey } from "../../services/provider-keys";
 import { callerAuditBy } from "../../services/tasks";
+import { keyScope } from "../../tasks/scope";
 import { requireKey } from "../auth";
 import { newRouter } from "../context";
 import { errorResponses } from "../schemas";
@@ -40,7 +41,7 @@ providerKeyRoutes.openapi(
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
-    return c.json(await putProviderKey(c.env, caller.tenant_id, c.req.valid("param").provider, c.req.valid("json"), by), 200);
+    return c.json(await putProviderKey(c.env, keyScope(caller), c.req.valid("param").provider, c.req.valid("json"), by), 200);
   },
 );
 
@@ -56,7 +57,7 @@ providerKeyRoutes.openapi(
     middleware: [requireKey("providers:manage")] as const,
     responses: { 200: json(ProviderKeyList, "The keys"), ...errorResponses(401, 403, 429) },
   }),
-  async (c) => c.json(await listProviderKeys(c.env, c.get("caller").tenant_id), 200),
+  async (c) => c.json(await listProviderKeys(c.env, keyScope(c.get("caller"))), 200),
 );
 
 providerKeyRoutes.openapi(
@@ -75,6 +76,6 @@ providerKeyRoutes.openapi(
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
-    return c.json(await deleteProviderKey(c.env, caller.tenant_id, c.req.valid("param").provider, by), 200);
+    return c.json(await deleteProviderKey(c.env, keyScope(caller), c.req.valid("param").provider, by), 200);
   },
 );

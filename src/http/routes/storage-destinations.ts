@@ -59,7 +59,7 @@ storageDestinationRoutes.openapi(
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
-    return c.json(await createDestination(c.env, caller.tenant_id, c.req.valid("json"), by), 201);
+    return c.json(await createDestination(c.env, keyScope(caller), c.req.valid("json"), by), 201);
   },
 );
 
@@ -75,7 +75,7 @@ storageDestinationRoutes.openapi(
     middleware: [requireKey("storage:manage")] as const,
     responses: { 200: json(StorageDestinationList, "The destinations"), ...errorResponses(401, 403, 429) },
   }),
-  async (c) => c.json(await listDestinations(c.env, c.get("caller").tenant_id), 200),
+  async (c) => c.json(await listDestinations(c.env, keyScope(c.get("caller"))), 200),
 );
 
 storageDestinationRoutes.openapi(
@@ -91,7 +91,7 @@ storageDestinationRoutes.openapi(
     request: { params: DestinationPath },
     responses: { 200: json(StorageDestination, "The destination"), ...errorResponses(401, 403, 404, 429) },
   }),
-  async (c) => c.json(await getDestination(c.env, c.get("caller").tenant_id, c.req.valid("param").destination_id), 200),
+  async (c) => c.json(await getDestination(c.env, keyScope(c.get("caller")), c.req.valid("param").destination_id), 200),
 );
 
 storageDestinationRoutes.openapi(
@@ -111,7 +111,7 @@ storageDestinationRoutes.openapi(
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
     const id = c.req.valid("param").destination_id;
-    return c.json(await setDefaultDestination(c.env, caller.tenant_id, id, c.req.valid("json").default, by), 200);
+    return c.json(await setDefaultDestination(c.env, keyScope(caller), id, c.req.valid("json").default, by), 200);
   },
 );
 
@@ -131,7 +131,7 @@ storageDestinationRoutes.openapi(
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
-    return c.json(await deleteDestination(c.env, caller.tenant_id, c.req.valid("param").destination_id, by), 200);
+    return c.json(await deleteDestination(c.env, keyScope(caller), c.req.valid("param").destination_id, by), 200);
   },
 );
 

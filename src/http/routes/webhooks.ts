@@ -32,6 +32,7 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from "../../services/webhooks";
+import { keyScope } from "../../tasks/scope";
 import { requireKey } from "../auth";
 import { newRouter } from "../context";
 import { errorResponses } from "../schemas";
@@ -66,7 +67,7 @@ webhookRoutes.openapi(
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
-    return c.json(await createEndpoint(c.env, caller.tenant_id, c.req.valid("json"), by), 201);
+    return c.json(await createEndpoint(c.env, keyScope(caller), c.req.valid("json"), by), 201);
   },
 );
 
@@ -82,7 +83,7 @@ webhookRoutes.openapi(
     middleware: [requireKey("webhooks:manage")] as const,
     responses: { 200: json(WebhookEndpointList, "The endpoints"), ...errorResponses(401, 403, 429) },
   }),
-  async (c) => c.json(await listEndpoints(c.env, c.get("caller").tenant_id), 200),
+  async (c) => c.json(await listEndpoints(c.env, keyScope(c.get("caller"))), 200),
 );
 
 webhookRoutes.openapi(
@@ -98,7 +99,7 @@ webhookRoutes.openapi(
     request: { params: EndpointPath },
     responses: { 200: json(WebhookEndpoint, "The endpoint"), ...errorResponses(401, 403, 404, 429) },
   }),
-  async (c) => c.json(await getEndpoint(c.env, c.get("caller").tenant_id, c.req.valid("param").endpoint_id), 200),
+  async (c) => c.json(await getEndpoint(c.env, keyScope(c.get("caller")), c.req.valid("param").endpoint_id), 200),
 );
 
 webhookRoutes.openapi(
@@ -117,7 +118,7 @@ webhookRoutes.openapi(
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
-    return c.json(await updateEndpoint(c.env, caller.tenant_id, c.req.valid("param").endpoint_id, c.req.valid("json"), by), 200);
+    return c.json(await updateEndpoint(c.env, keyScope(caller), c.req.valid("param").endpoint_id, c.req.valid("json"), by), 200);
   },
 );
 
@@ -137,7 +138,7 @@ webhookRoutes.openapi(
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
-    return c.json(await deleteEndpoint(c.env, caller.tenant_id, c.req.valid("param").endpoint_id, by), 200);
+    return c.json(await deleteEndpoint(c.env, keyScope(caller), c.req.valid("param").endpoint_id, by), 200);
   },
 );
 
@@ -156,7 +157,7 @@ webhookRoutes.openapi(
     request: { query: DeliveryListQuery },
     responses: { 200: json(WebhookDeliveryPage, "A page of deliveries"), ...errorResponses(400, 401, 403, 422, 429) },
   }),
-  async (c) => c.json(await listDeliveries(c.env, c.get("caller").tenant_id, c.req.valid("query")), 200),
+  async (c) => c.json(await listDeliveries(c.env, keyScope(c.get("caller")), c.req.valid("query")), 200),
 );
 
 webhookRoutes.openapi(
@@ -172,7 +173,7 @@ webhookRoutes.openapi(
     request: { params: DeliveryPath },
     responses: { 200: json(WebhookDeliveryDetail, "The delivery and its attempts"), ...errorResponses(401, 403, 404, 429) },
   }),
-  async (c) => c.json(await getDelivery(c.env, c.get("caller").tenant_id, c.req.valid("param").delivery_id), 200),
+  async (c) => c.json(await getDelivery(c.env, keyScope(c.get("caller")), c.req.valid("param").delivery_id), 200),
 );
 
 webhookRoutes.openapi(
@@ -191,7 +192,7 @@ webhookRoutes.openapi(
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
-    return c.json(await resendDelivery(c.env, caller.tenant_id, c.req.valid("param").delivery_id, by), 200);
+    return c.json(await resendDelivery(c.env, keyScope(caller), c.req.valid("param").delivery_id, by), 200);
   },
 );
 
@@ -213,7 +214,7 @@ webhookRoutes.openapi(
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
     const { endpoint_id } = c.req.valid("param");
-    return c.json(await recoverEndpoint(c.env, caller.tenant_id, endpoint_id, c.req.valid("json").since, by), 200);
+    return c.json(await recoverEndpoint(c.env, keyScope(caller), endpoint_id, c.req.valid("json").since, by), 200);
   },
 );
 
@@ -241,7 +242,7 @@ webhookRoutes.openapi(
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
     const { endpoint_id } = c.req.valid("param");
     const overlap = c.req.valid("json")?.overlap_seconds;
-    return c.json(await rotateEndpointSecret(c.env, caller.tenant_id, endpoint_id, overlap, by), 200);
+    return c.json(await rotateEndpointSecret(c.env, keyScope(caller), endpoint_id, overlap, by), 200);
   },
 );
 
@@ -264,6 +265,6 @@ webhookRoutes.openapi(
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
-    return c.json(await sendTestEvent(c.env, caller.tenant_id, c.req.valid("param").endpoint_id, by), 200);
+    return c.json(await sendTestEvent(c.env, keyScope(caller), c.req.valid("param").endpoint_id, by), 200);
   },
 );

@@ -45,6 +45,10 @@ export const WebhookEndpoint = z
   .object({
     object: z.literal("webhook_endpoint"),
     endpoint_id: z.string(),
+    mode: z.enum(["live", "test"]).openapi({
+      description:
+        "The mode of the key that made it (the console makes live ones). It receives the events of its own mode's tasks only, and only keys of its mode see it.",
+    }),
     url: z.string(),
     description: z.string().nullable(),
     events: z.array(z.string()),

@@ -3132,6 +3132,11 @@ export interface components {
             /** @enum {string} */
             object: "webhook_endpoint";
             endpoint_id: string;
+            /**
+             * @description The mode of the key that made it (the console makes live ones). It receives the events of its own mode's tasks only, and only keys of its mode see it.
+             * @enum {string}
+             */
+            mode: "live" | "test";
             url: string;
             description: string | null;
             events: string[];
