@@ -11,7 +11,7 @@ import { accountFor } from "../../src/accounts/service";
 import { unsealProviderKey } from "../../src/provider-keys/credential";
 import { call, expectError, newTenant } from "../helpers/api";
 import { fakeRequests } from "../providers/harness";
-import { addKey, fakeUrl, manager, putKey, revokeAtProvider, tenantAuth, tenantKey } from "./helpers";
+import { addKey, fakeUrl, manager, putKey, revokeAtProvider, storedRoutes, tenantAuth, tenantKey } from "./helpers";
 
 async function auditOf(tenantId: string): Promise<any[]> {
   const page = (await env.ACCOUNTS.getByName(tenantId).audit({ limit: 50 })) as unknown as { entries: any[] };
@@ -98,6 +98,40 @@ describe("PUT /v1/provider-keys/{provider}", () => {
     // A key kie does not know is still refused.
     const bad = await putKey(t, "kie", { api_key: "kie-unknown-key-0123456789", base_url: fakeUrl("kie"), mode: "prefer" });
     expect(expectError(bad, 422, "invalid_request", "/api_key").details).toMatchObject({ provider_status: 401 });
+  });
+
+  it("checks Ark (BytePlus, Volcengine), MiniMax and Luma keys on a documented authenticated read", async () => {
+    const t = await manager();
+    for (const provider of ["byteplus", "volcengine", "minimax", "luma"]) {
+      const api_key = tenantKey(provider);
+      const ok = await putKey(t, provider, { api_key, base_url: fakeUrl(provider), mode: "prefer" });
+      expect(ok.status, `${provider}: ${JSON.stringify(ok.json)}`).toBe(200);
+      expect(ok.json, provider).toMatchObject({ status: "active", status_reason: null });
+      const bad = await putKey(t, provider, { api_key: `${provider}-unknown-key-0123456789`, base_url: fakeUrl(provider), mode: "prefer" });
+      const e = expectError(bad, 422, "invalid_request", "/api_key");
+      expect(e.details, provider).toMatchObject({ reason: "provider_key_rejected", provider, provider_status: 401 });
+    }
+    const luma = (await fakeRequests("luma", "key-check")).filter((r) => r.authorization?.startsWith("Bearer tenant-luma-"));
+    expect(luma.map((r) => r.path)).toContain("/files?limit=1");
+    const minimax = (await fakeRequests("minimax", "key-check")).filter((r) => r.authorization?.startsWith("Bearer tenant-minimax-"));
+    expect(minimax.map((r) => r.path)).toContain("/v1/models");
+  });
+
+  it("stores a key no call can check as unchecked, never active, and routes on it", async () => {
+    const t = await manager();
+    const res = await putKey(t, "dashscope", { api_key: tenantKey("dashscope"), base_url: fakeUrl("dashscope"), mode: "prefer" });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json).toMatchObject({ status: "unchecked", status_reason: expect.stringContaining("no call to check"), warnings: [] });
+    const list = await call("/v1/provider-keys", { key: t.api_key });
+    expect(list.json.data).toMatchObject([{ provider: "dashscope", status: "unchecked" }]);
+    // Unchecked is not invalid: a task's routes put the tenant's key first.
+    const created = await call("/v1/videos/text-to-video", {
+      key: t.api_key,
+      body: { model: "wan-2.7", prompt: "A lighthouse at dawn", duration: 5, aspect_ratio: "16:9", resolution: "720p" },
+      headers: { "Idempotency-Key": `unchecked-${crypto.randomUUID()}` },
+    });
+    expect(created.status, JSON.stringify(created.json)).toBe(202);
+    expect((await storedRoutes(created.json.task_id))[0]).toBe("dashscope:tenant");
   });
 
   it("refuses a key the provider rejects with 422, naming the provider's answer, and stores nothing", async () => {
