@@ -75,6 +75,17 @@ describe("PUT /v1/provider-keys/{provider}", () => {
     expect((await call("/v1/provider-keys", { key: t.api_key })).json.data).toEqual([]);
   });
 
+  it("a host that cannot be reached is 503, saying why in words, without the runtime's internal reference", async () => {
+    const t = await manager();
+    // HTTPS to the fake's plain-HTTP port: the TLS handshake fails (workerd says only "internal error").
+    const base_url = `https://127.0.0.1:${new URL(fakeUrl("fal")).port}`;
+    const res = await putKey(t, "fal", { api_key: tenantKey("fal"), base_url, mode: "prefer" });
+    const e = expectError(res, 503, "model_unavailable");
+    expect(e.message).toMatch(/^fal could not check the key now: fal could not be reached: no connection could be made/);
+    expect(e.message).not.toMatch(/internal error|reference/);
+    expect((await call("/v1/provider-keys", { key: t.api_key })).json.data).toEqual([]);
+  });
+
   it("stores a kie key whose account has no credit, active, with a warning saying so", async () => {
     const t = await manager();
     const api_key = tenantKey("kie");
