@@ -118,13 +118,19 @@ describe("PUT /v1/provider-keys/{provider}", () => {
       const ok = await putKey(t, provider, { api_key, base_url: fakeUrl(provider), mode: "prefer" });
       expect(ok.status, `${provider}: ${JSON.stringify(ok.json)}`).toBe(200);
       expect(ok.json, provider).toMatchObject({ status: "active", status_reason: null });
-      const bad = await putKey(t, provider, { api_key: `${provider}-unknown-key-0123456789`, base_url: fakeUrl(provider), mode: "prefer" });
+      const bad = await putKey(t, provider, {
+        api_key: `${provider}-unknown-key-0123456789`,
+        base_url: fakeUrl(provider),
+        mode: "prefer",
+      });
       const e = expectError(bad, 422, "invalid_request", "/api_key");
       expect(e.details, provider).toMatchObject({ reason: "provider_key_rejected", provider, provider_status: 401 });
     }
     const luma = (await fakeRequests("luma", "key-check")).filter((r) => r.authorization?.startsWith("Bearer tenant-luma-"));
     expect(luma.map((r) => r.path)).toContain("/files?limit=1");
-    const minimax = (await fakeRequests("minimax", "key-check")).filter((r) => r.authorization?.startsWith("Bearer tenant-minimax-"));
+    const minimax = (await fakeRequests("minimax", "key-check")).filter((r) =>
+      r.authorization?.startsWith("Bearer tenant-minimax-"),
+    );
     expect(minimax.map((r) => r.path)).toContain("/v1/models");
   });
 
@@ -132,7 +138,11 @@ describe("PUT /v1/provider-keys/{provider}", () => {
     const t = await manager();
     const res = await putKey(t, "dashscope", { api_key: tenantKey("dashscope"), base_url: fakeUrl("dashscope"), mode: "prefer" });
     expect(res.status, JSON.stringify(res.json)).toBe(200);
-    expect(res.json).toMatchObject({ status: "unchecked", status_reason: expect.stringContaining("no call to check"), warnings: [] });
+    expect(res.json).toMatchObject({
+      status: "unchecked",
+      status_reason: expect.stringContaining("no call to check"),
+      warnings: [],
+    });
     const list = await call("/v1/provider-keys", { key: t.api_key });
     expect(list.json.data).toMatchObject([{ provider: "dashscope", status: "unchecked" }]);
     // Unchecked is not invalid: a task's routes put the tenant's key first.
