@@ -27,7 +27,7 @@ export function keysFor(model: string, keys: readonly ProviderKeyPlan[]): Provid
 
 /** The providers live for a caller: the deployment's, and those the tenant holds an active key for (a new set). */
 export function withTenantProviders(platform: ReadonlySet<string>, keys: readonly ProviderKeyPlan[]): Set<string> {
-  return new Set([...platform, ...keys.filter((k) => k.status === "active").map((k) => k.provider)]);
+  return new Set([...platform, ...keys.filter((k) => k.status !== "invalid").map((k) => k.provider)]);
 }
 
 /**
@@ -54,7 +54,7 @@ export function orderWithTenantKeys(
     model.routes
       .filter((r) => {
         const k = applicable.get(r.provider);
-        return k?.mode === mode && k.status === "active" && routeServes(r, capability);
+        return k?.mode === mode && k.status !== "invalid" && routeServes(r, capability);
       })
       .map((r) => {
         const pricing = r.pricing?.[capability];

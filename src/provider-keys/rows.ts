@@ -13,8 +13,12 @@ export const PROVIDER_KEYS_TABLE_SQL = `
 
 export type ProviderKeyMode = "prefer" | "fallback" | "only";
 export const PROVIDER_KEY_MODES: readonly ProviderKeyMode[] = ["prefer", "fallback", "only"];
-/** `active`: used for the tenant's tasks; `invalid`: the provider refused it on a task (401, 403, quota). */
-export type ProviderKeyStatus = "active" | "invalid";
+/**
+ * `active`: checked with the provider and used for the tenant's tasks; `unchecked`: used too, but the
+ * provider documents no call to check it with (the first task tells); `invalid`: the provider
+ * refused it on a task (401, 403, quota), so it serves nothing.
+ */
+export type ProviderKeyStatus = "active" | "unchecked" | "invalid";
 
 /** What every read shows: never the key, only its last four characters. */
 export interface ProviderKeyRecord {
@@ -27,7 +31,7 @@ export interface ProviderKeyRecord {
   base_url: string | null;
   last4: string;
   status: ProviderKeyStatus;
-  /** Why it became invalid (the provider's answer, made safe); null while active. */
+  /** Why it is invalid (the provider's answer, made safe), why it is unchecked, or what its check warned of. */
   status_reason: string | null;
   created_at: string;
   updated_at: string;
@@ -98,16 +102,20 @@ export interface ProviderKeyWrite {
   mode: ProviderKeyMode;
   models: string[] | null;
   failover: boolean;
+  /** How the provider's check went: `active`, or `unchecked` where it documents no such check. */
+  status: "active" | "unchecked";
+  status_reason: string | null;
 }
 
-/** Adds or replaces the tenant's key for the provider: a checked key starts active again. */
+/** Adds or replaces the tenant's key for the provider: a new key serves again, as its check found it. */
 export function putProviderKey(sql: SqlStorage, k: ProviderKeyWrite, now: string): void {
   sql.exec(
-    `INSERT INTO provider_keys (provider, key_sealed, last_four, base_url, mode, models, failover, status, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)
+    `INSERT INTO provider_keys (provider, key_sealed, last_four, base_url, mode, models, failover, status, status_reason, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (provider) DO UPDATE SET key_sealed = excluded.key_sealed, last_four = excluded.last_four,
        base_url = excluded.base_url, mode = excluded.mode, models = excluded.models, failover = excluded.failover,
-       status = 'active', status_reason = NULL, invalid_mailed_at = NULL, updated_at = excluded.updated_at`,
+       status = excluded.status, status_reason = excluded.status_reason, invalid_mailed_at = NULL,
+       updated_at = excluded.updated_at`,
     k.provider,
     k.key_sealed,
     k.last4,
@@ -115,6 +123,8 @@ export function putProviderKey(sql: SqlStorage, k: ProviderKeyWrite, now: string
     k.mode,
     k.models === null ? null : JSON.stringify(k.models),
     k.failover ? 1 : 0,
+    k.status,
+    k.status_reason,
     now,
     now,
   );
@@ -141,11 +151,11 @@ export function deleteProviderKey(sql: SqlStorage, provider: string): void {
   sql.exec("DELETE FROM provider_keys WHERE provider = ?", provider);
 }
 
-/** The sealed key and its host, for a task of the tenant on that provider's route; null when gone or invalid. */
+/** The sealed key and its host, for a task of the tenant on that provider's route; null when gone or invalid (an unchecked key serves). */
 export function sealedCredential(sql: SqlStorage, provider: string): { key_sealed: string; base_url: string | null } | null {
   const r = sql
     .exec<{ key_sealed: string; base_url: string | null }>(
-      "SELECT key_sealed, base_url FROM provider_keys WHERE provider = ? AND status = 'active'",
+      "SELECT key_sealed, base_url FROM provider_keys WHERE provider = ? AND status != 'invalid'",
       provider,
     )
     .toArray()[0];

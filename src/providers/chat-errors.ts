@@ -1,5 +1,6 @@
 /** Upstream failures in the public vocabulary. The upstream's wording is kept, made safe to show. */
 import { ApiError } from "../errors/api-error";
+import { networkFailure } from "./delivery";
 
 const CONTEXT_LENGTH = /context[ _-]?length|context[ _-]?window|maximum context|too many tokens|prompt is too long/i;
 /**
@@ -92,6 +93,7 @@ export function timedOut(seconds: number): ApiError {
   return new ApiError("model_timeout", `The model sent nothing for ${seconds} s.`);
 }
 
-export function unreachable(reason: string): ApiError {
-  return new ApiError("model_unavailable", `The model could not be reached: ${safeMessage(reason)}`);
+/** A fetch that threw: its cause in plain words (never the runtime's internal reference). */
+export function unreachable(e: unknown): ApiError {
+  return new ApiError("model_unavailable", `The model could not be reached: ${safeMessage(networkFailure(e).cause)}`);
 }

@@ -6,6 +6,7 @@
  */
 import type { ErrorCode } from "../errors/codes";
 import type { ProviderConfig } from "./config";
+import { networkFailure } from "./delivery";
 import { safeProviderMessage } from "./messages";
 import { ProviderError } from "./types";
 
@@ -127,13 +128,21 @@ export async function call(config: ProviderConfig, auth: Record<string, string>,
     } catch (e) {
       if (e instanceof ProviderError) throw e;
       const timedOut = e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
-      failure = new ProviderError(
-        timedOut ? "model_timeout" : "model_request_failed",
-        timedOut
-          ? `${config.name} did not answer within ${Math.round(timeoutMs / 1000)} s.`
-          : `${config.name} could not be reached: ${safeProviderMessage(e instanceof Error ? e.message : String(e), secrets, 300)}`,
-        { retryable: true, accepted: "unknown" },
-      );
+      if (timedOut) {
+        failure = new ProviderError("model_timeout", `${config.name} did not answer within ${Math.round(timeoutMs / 1000)} s.`, {
+          retryable: true,
+          accepted: "unknown",
+        });
+      } else {
+        // A request that never left is refused like an HTTP error; one that may have gone is not (delivery.ts).
+        const lost = networkFailure(e);
+        const sent = lost.delivery === "maybe_sent";
+        failure = new ProviderError(
+          sent ? "model_request_failed" : "model_unavailable",
+          `${config.name} could not be reached: ${safeProviderMessage(lost.cause, secrets, 300)}`,
+          { retryable: true, accepted: sent ? "unknown" : "no" },
+        );
+      }
     }
     if (!failure.retryable || attempt >= retries) throw failure;
     const wait = failure.retryAfterMs ?? 250 * 2 ** attempt + Math.floor(Math.random() * 100);

@@ -128,10 +128,16 @@ export interface ProviderAdapter {
   verifyWebhook?(request: Request, body: Uint8Array, config: ProviderConfig): Promise<{ job_id: string } | null>;
   /**
    * Checks a credential (a tenant's own key) with the provider's cheapest authenticated call, a
-   * model list where one exists: resolves when accepted, throws the provider's ProviderError when
-   * not. Adapters whose provider documents no such call leave it out (the key is then stored unchecked).
+   * model list where one exists: resolves when accepted (with a warning when the key is valid but
+   * cannot serve yet, as an account without credit), throws the provider's ProviderError when not.
+   * Adapters whose provider documents no such call leave it out (the key is then stored `unchecked`).
    */
-  verifyKey?(config: ProviderConfig): Promise<void>;
+  verifyKey?(config: ProviderConfig): Promise<KeyCheck | undefined> | Promise<void>;
+}
+
+/** What a key check found besides "accepted": something the tenant should know (no credit left). */
+export interface KeyCheck {
+  warning?: { code: string; message: string };
 }
 
 /**

@@ -69,11 +69,27 @@ async function checkedModels(env: Env, provider: string, models: string[]): Prom
   return [...new Set(models)];
 }
 
-/** The provider's cheapest authenticated call with the key: a refusal is the caller's 422, no answer a 503. */
-async function verify(env: Env, adapter: ProviderAdapter, apiKey: string, baseUrl: string | null): Promise<void> {
-  if (!adapter.verifyKey) return;
+interface Checked {
+  status: "active" | "unchecked";
+  status_reason: string | null;
+  warnings: { code: string; message: string; field: string }[];
+}
+
+/**
+ * The provider's cheapest authenticated call with the key: a refusal is the caller's 422, no answer
+ * a 503. A provider without such a call leaves the key `unchecked`, never shown as checked.
+ */
+async function verify(env: Env, adapter: ProviderAdapter, apiKey: string, baseUrl: string | null): Promise<Checked> {
+  if (!adapter.verifyKey) {
+    const reason = `${adapter.name} documents no call to check a key with; the first task on it tells.`;
+    return { status: "unchecked", status_reason: reason, warnings: [] };
+  }
   try {
-    await adapter.verifyKey(tenantConfig(env, adapter, { api_key: apiKey, base_url: baseUrl }));
+    const found = await adapter.verifyKey(tenantConfig(env, adapter, { api_key: apiKey, base_url: baseUrl }));
+    const warning = found?.warning;
+    if (!warning) return { status: "active", status_reason: null, warnings: [] };
+    const message = safeProviderMessage(warning.message, [apiKey], 600);
+    return { status: "active", status_reason: message, warnings: [{ code: warning.code, message, field: "/api_key" }] };
   } catch (e) {
     const pe = e instanceof ProviderError ? e : null;
     const said = safeProviderMessage(e instanceof Error ? e.message : String(e), [apiKey], 600);
@@ -101,7 +117,7 @@ export async function putProviderKey(env: Env, scope: ModeScope, provider: strin
   if (apiKey.length < 8) throw invalid("/api_key", "too short", "api_key is too short to be a provider key.");
   const baseUrl = input.base_url ? checkedBaseUrl(env, input.base_url) : null;
   const models = input.models && input.models.length > 0 ? await checkedModels(env, provider, input.models) : null;
-  await verify(env, adapter, apiKey, baseUrl);
+  const checked = await verify(env, adapter, apiKey, baseUrl);
   const sealed = await sealProviderKey(env, tenantId, provider, apiKey);
   const record = await accountFor(env, tenantId).putProviderKey(
     {
@@ -112,11 +128,13 @@ export async function putProviderKey(env: Env, scope: ModeScope, provider: strin
       mode: input.mode,
       models,
       failover: input.failover ?? true,
+      status: checked.status,
+      status_reason: checked.status_reason,
     },
     audited(by, "provider_key.put", provider, { mode: input.mode, models, failover: input.failover ?? true, base_url: baseUrl }),
   );
   if (!record) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
-  return providerKeyView(record);
+  return { ...providerKeyView(record), warnings: checked.warnings };
 }
 
 /** A PUT without `api_key`: the stored key keeps its secret, host and status; its routing changes. */

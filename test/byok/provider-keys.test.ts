@@ -11,7 +11,7 @@ import { accountFor } from "../../src/accounts/service";
 import { unsealProviderKey } from "../../src/provider-keys/credential";
 import { call, expectError, newTenant } from "../helpers/api";
 import { fakeRequests } from "../providers/harness";
-import { addKey, fakeUrl, manager, putKey, tenantAuth, tenantKey } from "./helpers";
+import { addKey, fakeUrl, manager, putKey, revokeAtProvider, storedRoutes, tenantAuth, tenantKey } from "./helpers";
 
 async function auditOf(tenantId: string): Promise<any[]> {
   const page = (await env.ACCOUNTS.getByName(tenantId).audit({ limit: 50 })) as unknown as { entries: any[] };
@@ -37,6 +37,7 @@ describe("PUT /v1/provider-keys/{provider}", () => {
       created_at: expect.any(String),
       updated_at: res.json.created_at,
       last_used_at: null,
+      warnings: [],
     });
     expect(JSON.stringify(res.json)).not.toContain(api_key);
     // The check went to the provider with the tenant's key, not the platform's.
@@ -46,7 +47,9 @@ describe("PUT /v1/provider-keys/{provider}", () => {
 
     const list = await call("/v1/provider-keys", { key: t.api_key });
     expect(list.status).toBe(200);
-    expect(list.json).toEqual({ object: "list", data: [res.json], has_more: false });
+    // The check's warnings are the PUT's answer only.
+    const { warnings: _, ...stored } = res.json;
+    expect(list.json).toEqual({ object: "list", data: [stored], has_more: false });
     expect(list.text).not.toContain(api_key);
   });
 
@@ -55,9 +58,101 @@ describe("PUT /v1/provider-keys/{provider}", () => {
     const api_key = await addKey(t, "fal", { mode: "fallback", models: ["flux-2-pro"] });
     const checks = (await fakeRequests("fal", "key-check")).filter((r) => r.authorization === tenantAuth("fal", api_key));
     expect(checks).toHaveLength(1);
-    expect(checks[0]?.path).toBe("/v1/models?limit=1");
+    expect(checks[0]?.path).toBe("/v1/models/pricing?endpoint_id=fal-ai%2Fflux-2-pro");
     const list = await call("/v1/provider-keys", { key: t.api_key });
     expect(list.json.data).toMatchObject([{ provider: "fal", mode: "fallback", models: ["flux-2-pro"], status: "active" }]);
+  });
+
+  it("refuses a key fal does not know, on a read fal documents as needing one (its model list serves anyone)", async () => {
+    const t = await manager();
+    const api_key = "fal-unknown-key-0123456789";
+    // The model list answers such a key as anonymous, so it proves nothing.
+    const anonymous = await fetch(`${fakeUrl("fal")}/v1/models?limit=1`, { headers: { Authorization: `Key ${api_key}` } });
+    expect(anonymous.status).toBe(200);
+    const res = await putKey(t, "fal", { api_key, base_url: fakeUrl("fal"), mode: "prefer" });
+    const e = expectError(res, 422, "invalid_request", "/api_key");
+    expect(e.details).toMatchObject({ reason: "provider_key_rejected", provider: "fal", provider_status: 401 });
+    expect((await call("/v1/provider-keys", { key: t.api_key })).json.data).toEqual([]);
+  });
+
+  it("a host that cannot be reached is 503, saying why in words, without the runtime's internal reference", async () => {
+    const t = await manager();
+    // HTTPS to the fake's plain-HTTP port: the TLS handshake fails (workerd says only "internal error").
+    const base_url = `https://127.0.0.1:${new URL(fakeUrl("fal")).port}`;
+    const res = await putKey(t, "fal", { api_key: tenantKey("fal"), base_url, mode: "prefer" });
+    const e = expectError(res, 503, "model_unavailable");
+    expect(e.message).toMatch(/^fal could not check the key now: fal could not be reached: no connection could be made/);
+    expect(e.message).not.toMatch(/internal error|reference/);
+    expect((await call("/v1/provider-keys", { key: t.api_key })).json.data).toEqual([]);
+  });
+
+  it("stores a kie key whose account has no credit, active, with a warning saying so", async () => {
+    const t = await manager();
+    const api_key = tenantKey("kie");
+    await revokeAtProvider("kie", api_key, "quota");
+    const res = await putKey(t, "kie", { api_key, base_url: fakeUrl("kie"), mode: "prefer" });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json).toMatchObject({
+      status: "active",
+      status_reason: expect.stringContaining("no credit"),
+      warnings: [{ code: "provider_key_no_credit", field: "/api_key", message: expect.stringContaining("no credit") }],
+    });
+    expect(res.text).not.toContain(api_key);
+    // The list keeps what the check found.
+    const list = await call("/v1/provider-keys", { key: t.api_key });
+    expect(list.json.data).toMatchObject([
+      { provider: "kie", status: "active", status_reason: expect.stringContaining("no credit") },
+    ]);
+    // A key with credit: no warning.
+    const funded = await putKey(t, "kie", { api_key: tenantKey("kie"), base_url: fakeUrl("kie"), mode: "prefer" });
+    expect(funded.json).toMatchObject({ status: "active", status_reason: null, warnings: [] });
+    // A key kie does not know is still refused.
+    const bad = await putKey(t, "kie", { api_key: "kie-unknown-key-0123456789", base_url: fakeUrl("kie"), mode: "prefer" });
+    expect(expectError(bad, 422, "invalid_request", "/api_key").details).toMatchObject({ provider_status: 401 });
+  });
+
+  it("checks Ark (BytePlus, Volcengine), MiniMax and Luma keys on a documented authenticated read", async () => {
+    const t = await manager();
+    for (const provider of ["byteplus", "volcengine", "minimax", "luma"]) {
+      const api_key = tenantKey(provider);
+      const ok = await putKey(t, provider, { api_key, base_url: fakeUrl(provider), mode: "prefer" });
+      expect(ok.status, `${provider}: ${JSON.stringify(ok.json)}`).toBe(200);
+      expect(ok.json, provider).toMatchObject({ status: "active", status_reason: null });
+      const bad = await putKey(t, provider, {
+        api_key: `${provider}-unknown-key-0123456789`,
+        base_url: fakeUrl(provider),
+        mode: "prefer",
+      });
+      const e = expectError(bad, 422, "invalid_request", "/api_key");
+      expect(e.details, provider).toMatchObject({ reason: "provider_key_rejected", provider, provider_status: 401 });
+    }
+    const luma = (await fakeRequests("luma", "key-check")).filter((r) => r.authorization?.startsWith("Bearer tenant-luma-"));
+    expect(luma.map((r) => r.path)).toContain("/files?limit=1");
+    const minimax = (await fakeRequests("minimax", "key-check")).filter((r) =>
+      r.authorization?.startsWith("Bearer tenant-minimax-"),
+    );
+    expect(minimax.map((r) => r.path)).toContain("/v1/models");
+  });
+
+  it("stores a key no call can check as unchecked, never active, and routes on it", async () => {
+    const t = await manager();
+    const res = await putKey(t, "dashscope", { api_key: tenantKey("dashscope"), base_url: fakeUrl("dashscope"), mode: "prefer" });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+    expect(res.json).toMatchObject({
+      status: "unchecked",
+      status_reason: expect.stringContaining("no call to check"),
+      warnings: [],
+    });
+    const list = await call("/v1/provider-keys", { key: t.api_key });
+    expect(list.json.data).toMatchObject([{ provider: "dashscope", status: "unchecked" }]);
+    // Unchecked is not invalid: a task's routes put the tenant's key first.
+    const created = await call("/v1/videos/text-to-video", {
+      key: t.api_key,
+      body: { model: "wan-2.7", prompt: "A lighthouse at dawn", duration: 5, aspect_ratio: "16:9", resolution: "720p" },
+      headers: { "Idempotency-Key": `unchecked-${crypto.randomUUID()}` },
+    });
+    expect(created.status, JSON.stringify(created.json)).toBe(202);
+    expect((await storedRoutes(created.json.task_id))[0]).toBe("dashscope:tenant");
   });
 
   it("refuses a key the provider rejects with 422, naming the provider's answer, and stores nothing", async () => {

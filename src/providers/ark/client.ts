@@ -7,7 +7,7 @@
  */
 import type { ErrorCode } from "../../errors/codes";
 import type { ProviderConfig } from "../config";
-import { type CallOptions, call, type Described } from "../http";
+import { type CallOptions, call, type Described, verifyWithRead } from "../http";
 import { safeProviderMessage } from "../messages";
 
 export function authHeaders(config: ProviderConfig): Record<string, string> {
@@ -130,4 +130,13 @@ export function describeArk(status: number, text: string): Described {
 /** One Ark call through the shared client. */
 export function arkCall(config: ProviderConfig, opts: CallOptions): Promise<Response> {
   return call(config, authHeaders(config), { describe: describeArk, ...opts });
+}
+
+/**
+ * The cheapest authenticated read: one row of the account's generation tasks (`GET
+ * /contents/generations/tasks?page_num=1&page_size=1`, volcengine.com/docs/82379/1521675; BytePlus
+ * ModelArk documents the same list). A key Ark does not know is 401 AuthenticationError.
+ */
+export async function verifyKey(config: ProviderConfig): Promise<void> {
+  await verifyWithRead(config, authHeaders(config), "/contents/generations/tasks?page_num=1&page_size=1", describeArk);
 }

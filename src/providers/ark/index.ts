@@ -21,6 +21,7 @@ import { isCapability, type ProviderJob } from "../jobs";
 import { stagedPoll } from "../staging";
 import type { ProviderAdapter, ProviderHandle } from "../types";
 import { ProviderError } from "../types";
+import { verifyKey } from "./client";
 import { imageResult, submitImages } from "./images";
 import { findStaged, readStaged } from "./staging";
 import { pollResult } from "./status";
@@ -44,6 +45,7 @@ export function arkAdapter(name: string, defaultBaseUrl: string): ProviderAdapte
   return {
     name,
     defaultBaseUrl,
+    verifyKey,
     capabilities: [...IMAGE, ...VIDEO],
 
     async submit(job, ctx) {

@@ -124,14 +124,20 @@ export function describeFal(status: number, text: string, headers: Headers): Des
   return advice === undefined ? { message: said } : { message: said, retryable: advice };
 }
 
-/** fal's platform API, beside the queue host: its model list is the cheapest call that reads the key. */
+/** fal's platform API, beside the queue host. */
 export const FAL_API_URL = "https://api.fal.ai";
 
 /**
- * The key checked against the platform API's model list (`GET /v1/models`). A deployment that
- * points fal at another host (a proxy) is asked there, on the same path.
+ * The key checked against the platform API's unit prices (`GET /v1/models/pricing?endpoint_id=`),
+ * documented "Authentication: Required": a key fal does not know is refused. Its model list
+ * (`GET /v1/models`) would not do, being "Authentication: Optional": a bad key is served as
+ * anonymous. A deployment that points fal at another host (a proxy) is asked there, on the same path.
  */
 export async function verifyKey(config: ProviderConfig): Promise<void> {
   const base = config.baseUrl === FAL_QUEUE_URL ? FAL_API_URL : config.baseUrl;
-  await verifyWithRead(config, authHeaders(config), `${base}/v1/models?limit=1`, describeFal);
+  const path = `${base}/v1/models/pricing?endpoint_id=${encodeURIComponent(KEY_CHECK_ENDPOINT)}`;
+  await verifyWithRead(config, authHeaders(config), path, describeFal);
 }
+
+/** Any public endpoint will do for the price read; this one is in the catalog. */
+const KEY_CHECK_ENDPOINT = "fal-ai/flux-2-pro";

@@ -450,7 +450,7 @@ export function googleChat(config: ProviderConfig): ChatUpstream {
     } catch (e) {
       if (signal.aborted) throw signal.reason;
       if (timeout.signal.aborted) throw timedOut(timeoutMs / 1000);
-      throw unreachable(e instanceof Error ? e.message : String(e));
+      throw unreachable(e);
     } finally {
       clearTimeout(timer);
     }

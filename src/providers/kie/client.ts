@@ -11,7 +11,7 @@ import type { ErrorCode } from "../../errors/codes";
 import type { ProviderConfig } from "../config";
 import { type Described, verifyWithRead } from "../http";
 import { safeProviderMessage } from "../messages";
-import { ProviderError } from "../types";
+import { type KeyCheck, ProviderError } from "../types";
 
 export const KIE_BASE_URL = "https://api.kie.ai";
 
@@ -129,18 +129,40 @@ export function envelopeFailure(
   });
 }
 
+/** A valid key whose account has no credit: stored, with this said (its tasks are refused until a top-up). */
+function noCredit(config: ProviderConfig, said: string): KeyCheck {
+  return {
+    warning: {
+      code: "provider_key_no_credit",
+      message: `${config.name} accepted the key, but its account has no credit left (${said}): tasks on it are refused until it is topped up.`,
+    },
+  };
+}
+
 /**
- * The cheapest authenticated call: the account's remaining credits (`GET /api/v1/chat/credit`).
- * kie may answer HTTP 200 with its own `code` (401: the key is not valid), so the body decides too.
+ * The cheapest authenticated call: the account's remaining credits (`GET /api/v1/chat/credit`,
+ * answered `{code: 200, msg, data: <credits>}`). kie may answer HTTP 200 with its own `code` (401:
+ * the key is not valid), so the body decides too. Its 402 ("insufficient credits") comes after the
+ * key was accepted: the key is valid, the account empty.
  */
-export async function verifyKey(config: ProviderConfig): Promise<void> {
-  const res = await verifyWithRead(config, authHeaders(config), "/api/v1/chat/credit", describeKie);
-  const body = (await res.json().catch(() => null)) as { code?: unknown; msg?: unknown } | null;
-  if (body && typeof body.code === "number" && body.code !== 200) {
-    const said = safeWording(config, typeof body.msg === "string" ? body.msg : `code ${body.code}`);
-    throw new ProviderError("model_unavailable", `${config.name} answered ${body.code}: ${said}`, {
-      status: body.code,
-      keyFault: body.code === 401 || body.code === 402 || body.code === 403,
+export async function verifyKey(config: ProviderConfig): Promise<KeyCheck | undefined> {
+  let res: Response;
+  try {
+    res = await verifyWithRead(config, authHeaders(config), "/api/v1/chat/credit", describeKie);
+  } catch (e) {
+    if (e instanceof ProviderError && e.upstreamStatus === 402) return noCredit(config, "code 402");
+    throw e;
+  }
+  const body = (await res.json().catch(() => null)) as { code?: unknown; msg?: unknown; data?: unknown } | null;
+  const code = codeOf(body);
+  if (code === 402) return noCredit(config, safeWording(config, messageOf(body, "code 402"), 200));
+  if (code !== undefined && code !== 200) {
+    const said = safeWording(config, messageOf(body, `code ${code}`));
+    throw new ProviderError("model_unavailable", `${config.name} answered ${code}: ${said}`, {
+      status: code,
+      keyFault: code === 401 || code === 403,
     });
   }
+  if (typeof body?.data === "number" && body.data <= 0) return noCredit(config, `a balance of ${body.data}`);
+  return undefined;
 }

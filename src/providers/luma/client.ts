@@ -7,7 +7,7 @@
  * rejected combination or unreadable media, 429 rate limited (Retry-After), 502/503 retry.
  */
 import type { ProviderConfig } from "../config";
-import { type CallOptions, call, type Described } from "../http";
+import { type CallOptions, call, type Described, verifyWithRead } from "../http";
 import { safeProviderMessage } from "../messages";
 
 export const LUMA_BASE_URL = "https://agents.lumalabs.ai/v1";
@@ -50,4 +50,13 @@ export function describeLuma(status: number, text: string): Described {
 
 export function lumaCall(config: ProviderConfig, opts: CallOptions): Promise<Response> {
   return call(config, authHeaders(config), { describe: describeLuma, ...opts });
+}
+
+/**
+ * The cheapest authenticated read: one file of the account's namespace (`GET /files?limit=1`,
+ * answered `{data, has_more, next_cursor}`; Luma's Agents SDK, `files.list`). A key Luma does not
+ * know is 401.
+ */
+export async function verifyKey(config: ProviderConfig): Promise<void> {
+  await verifyWithRead(config, authHeaders(config), "/files?limit=1", describeLuma);
 }

@@ -8,7 +8,7 @@
 import { isCapability, type VideoCapability } from "../jobs";
 import type { ProviderAdapter, ProviderHandle, ProviderResult } from "../types";
 import { ProviderError } from "../types";
-import { LUMA_BASE_URL } from "./client";
+import { LUMA_BASE_URL, verifyKey } from "./client";
 import { createGeneration, generationBody, readGeneration, videoUrl } from "./generations";
 import { failureOf, pollResult } from "./status";
 
@@ -21,6 +21,7 @@ function videoJob(job: Parameters<ProviderAdapter["submit"]>[0]) {
 
 export const lumaAdapter: ProviderAdapter = {
   name: "luma",
+  verifyKey,
   defaultBaseUrl: LUMA_BASE_URL,
   capabilities: VIDEO,
 

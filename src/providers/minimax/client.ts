@@ -21,7 +21,7 @@
  */
 import type { ErrorCode } from "../../errors/codes";
 import type { ProviderConfig } from "../config";
-import { type CallOptions, call, type Described, genericDescribe, retryAfterMs } from "../http";
+import { type CallOptions, call, type Described, genericDescribe, retryAfterMs, verifyWithRead } from "../http";
 import { safeProviderMessage } from "../messages";
 import { ProviderError } from "../types";
 
@@ -130,4 +130,23 @@ export function fromHex(hex: string): Uint8Array | null {
   const out = new Uint8Array(hex.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
   return out;
+}
+
+/** MiniMax's codes for a key it does not accept (the error-code table: 1004 auth failed, 2049 invalid key). */
+const KEY_REFUSED = new Set([1004, 2049]);
+
+/**
+ * The cheapest authenticated read: the model list (`GET /v1/models`, platform.minimax.io "List
+ * Models", Bearer). MiniMax may refuse a key as an HTTP 200 whose `base_resp` says 1004 or 2049:
+ * that is a refusal of the key like a 401.
+ */
+export async function verifyKey(config: ProviderConfig): Promise<void> {
+  const res = await verifyWithRead(config, authHeaders(config), "/v1/models", describeMiniMax);
+  const base = baseRespOf(await res.json().catch(() => null));
+  if (!base || base.status_code === 0) return;
+  const refused = KEY_REFUSED.has(base.status_code);
+  throw new ProviderError(refused ? "model_unavailable" : codeForStatusCode(base.status_code).code, wordingOf(config, base), {
+    retryable: !refused,
+    ...(refused ? { status: 401, keyFault: true } : {}),
+  });
 }

@@ -14,6 +14,7 @@
 import { isCapability, type ProviderJob } from "../jobs";
 import type { ProviderAdapter, ProviderHandle } from "../types";
 import { ProviderError } from "../types";
+import { verifyKey } from "./client";
 import { musicResult, submitMusic } from "./music";
 import { speechResult, submitSpeech } from "./speech";
 import { findStaged } from "./sync";
@@ -32,6 +33,7 @@ function unsupported(job: ProviderJob): ProviderError {
 
 export const minimaxAdapter: ProviderAdapter = {
   name: "minimax",
+  verifyKey,
   defaultBaseUrl: MINIMAX_BASE_URL,
   capabilities: [...VIDEO, "text_to_music", "text_to_speech"],
 

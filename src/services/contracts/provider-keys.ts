@@ -32,13 +32,23 @@ export const ProviderKey = z
     failover: z.boolean(),
     base_url: z.string().nullable(),
     last4: z.string().openapi({ description: "The key's last four characters" }),
-    status: z.enum(["active", "invalid"]).openapi({
-      description: "`invalid`: the provider refused it on a task (401, 403, quota); tasks no longer use it until it is replaced",
+    status: z.enum(["active", "unchecked", "invalid"]).openapi({
+      description:
+        "`active`: the provider accepted it when it was put; `unchecked`: stored and used, but the provider documents no call to check a key with (the first task tells); `invalid`: the provider refused it on a task (401, 403, quota); tasks no longer use it until it is replaced",
     }),
-    status_reason: z.string().nullable(),
+    status_reason: z.string().nullable().openapi({
+      description: "Why it is invalid or unchecked, or what its check warned of (an account without credit); null otherwise",
+    }),
     created_at: z.string(),
     updated_at: z.string(),
     last_used_at: z.string().nullable().openapi({ description: "When a task last called the provider with it" }),
+    warnings: z
+      .array(z.object({ code: z.string(), message: z.string(), field: z.string() }))
+      .optional()
+      .openapi({
+        description:
+          "On the answer to a PUT with `api_key` only: what the provider's check found besides accepting the key, e.g. `provider_key_no_credit` (a valid key whose account has no credit: tasks on it are refused until it is topped up)",
+      }),
   })
   .openapi("ProviderKey");
 

@@ -465,13 +465,28 @@ export async function start(options: FalFakeOptions = {}): Promise<RunningFake> 
       return;
     }
 
-    if (req.method === "GET" && url.pathname === "/v1/models") {
-      // The platform API's model search (docs "Platform APIs", /v1/models): the cheapest call that reads the key.
+    if (req.method === "GET" && url.pathname === "/v1/models/pricing") {
+      // The platform API's unit prices (docs "Platform APIs", /v1/models/pricing): "Authentication: Required".
       log.record("key-check", req, "list", null);
       if (!server.keys.accepts(provider, keyOf(req))) {
         json(res, 401, { error: { type: "authorization_error", message: "Invalid API key" } });
         return;
       }
+      const ids = url.searchParams.getAll("endpoint_id").flatMap((v) => v.split(","));
+      json(res, 200, {
+        prices: ids
+          .filter((id) => ENDPOINTS[id])
+          .map((endpoint_id) => ({ endpoint_id, unit_price: 0.03, unit: "megapixels", currency: "USD" })),
+        next_cursor: null,
+        has_more: false,
+      });
+      return;
+    }
+
+    if (req.method === "GET" && url.pathname === "/v1/models") {
+      // The platform API's model search (docs "Platform APIs", /v1/models): "Authentication: Optional",
+      // so a key fal does not know is not refused: the caller is served as anonymous.
+      log.record("key-check", req, "list", null);
       json(res, 200, {
         models: Object.keys(ENDPOINTS)
           .slice(0, Number(url.searchParams.get("limit") ?? 50))

@@ -29,6 +29,9 @@
  *   slow            PENDING until the test gives up (Kie has no cancel)
  *   no_credits      (this fake only) every submission: HTTP 200 with code 402 "insufficient credits"
  * Auth: `Authorization: Bearer fakeKey("kie")`, else HTTP 401 with code 401. Control: GET /_fake/requests?tag=.
+ * The account's credit (docs.kie.ai Common API "Get Remaining Credits", `GET /api/v1/chat/credit`):
+ * `{code: 200, msg: "success", data: <credits>}` for a key the KeyRing accepts (kit.ts), code 402
+ * "insufficient credits" for one whose account ran out (revoked `as=quota`), else HTTP 401 code 401.
  */
 import { randomUUID } from "node:crypto";
 import { buildFixtures } from "../../media/fixtures";
@@ -208,6 +211,18 @@ export async function start(): Promise<RunningFake> {
     const task = isRecord ? tasks.get(url.searchParams.get("taskId") ?? "") : undefined;
     const kind: RequestKind = isSubmit ? "submit" : isRecord ? "status" : "other";
     log.record(task?.tag ?? tagOf(text), req, kind, body);
+
+    if (req.method === "GET" && url.pathname === "/api/v1/chat/credit") {
+      const key = req.headers.authorization?.replace(/^Bearer /, "");
+      if (!server.keys.accepts(provider, key)) {
+        json(res, 401, { code: 401, msg: "You do not have access permissions", data: null });
+      } else if (server.keys.exhausted(key)) {
+        json(res, 200, { code: 402, msg: "Insufficient credits", data: null });
+      } else {
+        json(res, 200, { code: 200, msg: "success", data: 100 });
+      }
+      return;
+    }
 
     if (req.headers.authorization !== `Bearer ${fakeKey("kie")}`) {
       json(res, 401, { code: 401, msg: "You do not have access permissions", data: null });

@@ -20,13 +20,15 @@
  *   unknown_status  `pending_review` (not a documented state) on the first two reads, then as usual
  *   malformed       a completed generation with an empty `output`, every time
  *   slow            queued for ever (the API has no cancel)
- * Auth: `Authorization: Bearer fakeKey("luma")`, else 401. Control: GET /_fake/requests?tag=.
+ * The key check reads the account's files (the SDK's `files.list`, `GET /files?limit=` → `{data,
+ * has_more, next_cursor}`); this fake holds none.
+ * Auth: `Authorization: Bearer <key>` for a key the KeyRing accepts (kit.ts: the platform's and
+ * tenants' own), else 401. Control: GET /_fake/requests?tag=.
  */
 import { randomUUID } from "node:crypto";
 import { isoFile } from "../../media/fixtures";
 import {
   FakeServer,
-  fakeKey,
   json,
   lifeStage,
   type RequestKind,
@@ -160,7 +162,7 @@ export async function start(): Promise<RunningFake> {
   return server.listen(async (req, res, url) => {
     const path = url.pathname.replace(/^\/v1(?=\/)/, "");
     const raw = await readBody(req);
-    const auth = req.headers.authorization;
+    const authorized = server.keys.accepts(provider, req.headers.authorization?.replace(/^Bearer /, ""));
     const record = (tag: string, kind: RequestKind, body: unknown) => log.record(tag, req, kind, body);
 
     if (path === "/generations" && req.method === "POST") {
@@ -174,7 +176,7 @@ export async function start(): Promise<RunningFake> {
       const text = typeof body.prompt === "string" ? body.prompt : "";
       const tag = tagOf(text);
       record(tag, "submit", body);
-      if (auth !== `Bearer ${fakeKey("luma")}`) return json(res, 401, { detail: "Invalid or missing API key" });
+      if (!authorized) return json(res, 401, { detail: "Invalid or missing API key" });
       const scenarios = scenariosOf(text, provider);
       const n = server.submission(tag);
       if (scenarios.has("submit_429") && n === 1)
@@ -199,12 +201,18 @@ export async function start(): Promise<RunningFake> {
       return json(res, 201, { id: g.id, created_at: g.created_at, model: "ray-3.2", type: "video", state: "queued" });
     }
 
+    if (path === "/files" && req.method === "GET") {
+      record("key-check", "list", null);
+      if (!authorized) return json(res, 401, { detail: "Invalid or missing API key" });
+      return json(res, 200, { data: [], has_more: false, next_cursor: null });
+    }
+
     const m = /^\/generations\/([^/]+)$/.exec(path);
     if (m) {
       const g = generations.get(decodeURIComponent(m[1] as string));
       const tag = g?.tag ?? "untagged";
       record(tag, req.method === "GET" ? "status" : req.method === "DELETE" ? "cancel" : "other", null);
-      if (auth !== `Bearer ${fakeKey("luma")}`) return json(res, 401, { detail: "Invalid or missing API key" });
+      if (!authorized) return json(res, 401, { detail: "Invalid or missing API key" });
       if (req.method !== "GET") return json(res, 405, { detail: "Method Not Allowed" });
       if (!g) return json(res, 404, { detail: "Generation not found" });
       g.reads++;

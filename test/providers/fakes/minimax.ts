@@ -7,6 +7,8 @@
  *   POST /v1/video_generation                → {task_id, base_resp}
  *   GET  /v1/query/video_generation?task_id= → {task_id, status: Preparing|Queueing|Processing|Success|Fail, file_id, base_resp}
  *   GET  /v1/files/retrieve?file_id=         → {file: {file_id, bytes, created_at, filename, purpose, download_url}, base_resp}
+ *   GET  /v1/models                          → {object: "list", data: [{id, object: "model", created, owned_by}]} ("List
+ *                                              Models", OpenAI-compatible): the key check, for any key the KeyRing accepts
  * Auth is `Authorization: Bearer <key>`. Errors come as HTTP 200 with `base_resp.status_code != 0`
  * (1002 rate limit, 1004 auth, 1008 balance, 1024 internal, 1026 input / 1027 output sensitive,
  * 2013 invalid parameters); `down` is an HTTP 503 from the gateway in front. MiniMax documents no
@@ -187,6 +189,18 @@ export async function start() {
 
   return server.listen(async (req, res, url) => {
     const raw = await readBody(req);
+    if (req.method === "GET" && url.pathname === "/v1/models") {
+      record("key-check", req, "list", null);
+      if (!server.keys.accepts(provider, req.headers.authorization?.replace(/^Bearer /, ""))) {
+        fail(res, 1004, "login fail: Please carry the API secret key in the 'Authorization' field of the request header");
+        return;
+      }
+      json(res, 200, {
+        object: "list",
+        data: [{ id: "MiniMax-M2.7", object: "model", created: 1773799200, owned_by: "minimax" }],
+      });
+      return;
+    }
     if (req.headers.authorization !== `Bearer ${fakeKey(provider)}`) {
       fail(res, 1004, "login fail: Please carry the API secret key in the 'Authorization' field of the request header");
       return;

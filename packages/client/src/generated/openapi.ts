@@ -3249,15 +3249,22 @@ export interface components {
             /** @description The key's last four characters */
             last4: string;
             /**
-             * @description `invalid`: the provider refused it on a task (401, 403, quota); tasks no longer use it until it is replaced
+             * @description `active`: the provider accepted it when it was put; `unchecked`: stored and used, but the provider documents no call to check a key with (the first task tells); `invalid`: the provider refused it on a task (401, 403, quota); tasks no longer use it until it is replaced
              * @enum {string}
              */
-            status: "active" | "invalid";
+            status: "active" | "unchecked" | "invalid";
+            /** @description Why it is invalid or unchecked, or what its check warned of (an account without credit); null otherwise */
             status_reason: string | null;
             created_at: string;
             updated_at: string;
             /** @description When a task last called the provider with it */
             last_used_at: string | null;
+            /** @description On the answer to a PUT with `api_key` only: what the provider's check found besides accepting the key, e.g. `provider_key_no_credit` (a valid key whose account has no credit: tasks on it are refused until it is topped up) */
+            warnings?: {
+                code: string;
+                message: string;
+                field: string;
+            }[];
         };
         ProviderKeyList: {
             /** @enum {string} */

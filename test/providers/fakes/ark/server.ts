@@ -42,7 +42,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isoFile, jpeg } from "../../../media/fixtures";
-import { FakeServer, fakeKey, json, lifeStage, png, type RunningFake, readBody, type Scenario, scenariosOf, tagOf } from "../kit";
+import { FakeServer, json, lifeStage, png, type RunningFake, readBody, type Scenario, scenariosOf, tagOf } from "../kit";
 
 /** A status the documentation does not list. */
 export const UNLISTED_STATUS = "pending";
@@ -242,7 +242,8 @@ export async function startArk(provider: string): Promise<RunningFake> {
   const tasks = new Map<string, FakeTask>();
   const ordered: FakeTask[] = [];
   let seq = 0;
-  const authorized = (req: IncomingMessage) => req.headers.authorization === `Bearer ${fakeKey(provider)}`;
+  // The platform's key, and a tenant's own keys (kit.ts KeyRing) until revoked.
+  const authorized = (req: IncomingMessage) => server.keys.accepts(provider, req.headers.authorization?.replace(/^Bearer /, ""));
   const unauthenticated = (res: ServerResponse) =>
     arkError(res, 401, "Unauthorized", "AuthenticationError", "The API key or AK/SK in the request is missing or invalid.");
 
