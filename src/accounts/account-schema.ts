@@ -15,6 +15,7 @@ import { addColumnIfMissing, type Migration } from "../storage/migrations";
 import { DELIVERY_LOG_TABLE_SQL } from "../webhooks/delivery-log";
 import { WEBHOOK_TABLES_SQL } from "../webhooks/delivery-rows";
 import { WEBHOOK_ENDPOINTS_TABLE_SQL } from "../webhooks/endpoint-rows";
+import { backfillFamilies, KEY_FAMILY_SPEND_TABLE_SQL } from "./key-family";
 import { KEY_ALERTS_TABLE_SQL, KEY_SPEND_TABLE_SQL } from "./key-spend";
 import { QUOTES_TABLE_SQL } from "./quote-rows";
 import { backfillUsage, USAGE_TABLE_SQL } from "./usage";
@@ -199,6 +200,21 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
       name: "storage_destinations (the tenant's S3-compatible buckets for outputs, each one's sealed key pair)",
       up(sql) {
         sql.exec(STORAGE_DESTINATIONS_TABLE_SQL);
+      },
+    },
+    { version: 18, name: "(no change)", up() {} },
+    { version: 19, name: "(no change)", up() {} },
+    {
+      version: 20,
+      name: "api_keys.lineage, api_keys.ancestors, key_family_spend (a key's limit bounds what it and the keys it made spend)",
+      up(sql) {
+        sql.exec(`
+          ALTER TABLE api_keys ADD COLUMN lineage TEXT;
+          ALTER TABLE api_keys ADD COLUMN ancestors TEXT;
+          CREATE INDEX api_keys_by_lineage ON api_keys (lineage, created_at);
+          ${KEY_FAMILY_SPEND_TABLE_SQL}
+        `);
+        backfillFamilies(sql);
       },
     },
   ];
