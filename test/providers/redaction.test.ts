@@ -7,6 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { fromUpstreamStatus, safeMessage } from "../../src/providers/chat-errors";
 import { redactSecrets, safeProviderMessage } from "../../src/providers/messages";
+import { redactingAdapter } from "../../src/providers/redacting";
+import { type ProviderAdapter, ProviderError } from "../../src/providers/types";
 
 // Characters that every encoding changes: + / = and a space-free run of letters and digits.
 const KEY = "sk_live_Ab3+x/Yz9=Qw7Er5Ty2Ui8Op4As6Df1Gh0";
@@ -90,5 +92,36 @@ describe("the media and chat messages use it", () => {
     );
     expect(e.message).not.toContain(encodeURIComponent(KEY));
     expect(leaks(e.message, encodeURIComponent(KEY))).toEqual([]);
+  });
+});
+
+describe("the task runner's adapter", () => {
+  it("cuts the route's key out of every failure and status an adapter lets through, whatever the adapter did", async () => {
+    const raw = {
+      name: "leaky",
+      submit: async () => {
+        throw new ProviderError("model_request_failed", `401: bad key ${encodeURIComponent(KEY)}`);
+      },
+      poll: async () => ({
+        state: "failed" as const,
+        error: { code: "model_request_failed" as const, message: `as ${b64(`u:${KEY}`)}` },
+      }),
+      fetchResult: async () => {
+        throw new Error(`GET https://x.test/out?k=${KEY.slice(5, 30)} failed`);
+      },
+      cancel: async () => "canceled" as const,
+    } as unknown as ProviderAdapter;
+    const adapter = redactingAdapter(raw, [KEY]);
+    const job = {} as never;
+    const ctx = {} as never;
+    const submitted = await adapter.submit(job, ctx).catch((e: unknown) => e);
+    expect(submitted).toBeInstanceOf(ProviderError);
+    expect((submitted as ProviderError).message).toBe("401: bad key [redacted]");
+    const polled = await adapter.poll({} as never, job, ctx);
+    expect(polled).toEqual({ state: "failed", error: { code: "model_request_failed", message: "as [redacted]" } });
+    const fetched = (await adapter.fetchResult({} as never, job, ctx).catch((e: unknown) => e)) as Error;
+    expect(fetched.message).toBe("GET https://x.test/out?k=[redacted] failed");
+    expect(await adapter.cancel({} as never, job, ctx)).toBe("canceled");
+    expect(adapter.name).toBe("leaky");
   });
 });
