@@ -124,6 +124,7 @@ import {
   bumpFamilySpend,
   type FamilyStanding,
   familyChain,
+  familyHasCreditLimit,
   familyRefusal,
   familySpend,
   familySpendMismatches,
@@ -491,7 +492,7 @@ export class AccountObject extends DurableObject<Env> {
       expires_at: row.expires_at === null ? null : Date.parse(row.expires_at),
       safety_policy: readSafetyPolicy(this.sql),
       limits: row.limits ? (JSON.parse(row.limits) as KeyLimits) : null,
-      held: limitedStandings(this.sql, familyChain(this.sql, keyId), Date.now()).length > 0,
+      held: familyHasCreditLimit(this.sql, keyId),
       output_retention_days: tenant.output_retention_days,
     };
   }
