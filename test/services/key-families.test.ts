@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_ACTIVE_KEYS, MAX_FAMILY_DEPTH } from "../../src/accounts/key-family";
 import { dec, fmt, sum } from "../../src/lib/decimal";
 import { admin, call, expectError, newTenant, type TestTenant } from "../helpers/api";
+import { freshEmail, signIn, tenantWithOwner } from "../helpers/console";
 import { createImage, expectLedgerBalanced as ledgerBalanced, waitFor } from "../helpers/tasks";
 
 const QUEUED = { prompt: "wait in line", metadata: { sandbox_fault: "stay_queued" } };
@@ -244,6 +245,18 @@ describe("how many keys a tenant holds", () => {
     });
     expect((await call("/v1/keys", { key: t.api_key, body: {} })).status).toBe(201);
     expectError(await call("/v1/keys", { key: t.api_key, body: {} }), 409, "conflict");
+  });
+
+  it("the console's keys page refuses one more the same way", async () => {
+    const email = freshEmail("key-cap");
+    const tenant = await tenantWithOwner(email);
+    const browser = await signIn(email);
+    await fillKeys(tenant.tenant_id, MAX_ACTIVE_KEYS);
+    const keys = await browser.get("/console/keys");
+    const token = /action="\/console\/keys"[\s\S]*?name="_form" value="([0-9A-Za-z]{22})"/.exec(keys.text)?.[1] as string;
+    const posted = await browser.post("/console/keys", { name: "one too many", permissions: "catalog:read", _form: token });
+    expect(posted.status).toBe(409);
+    expect(posted.text).toContain(`already has ${MAX_ACTIVE_KEYS} active keys`);
   });
 
   it(`keys made by keys are at most ${MAX_FAMILY_DEPTH} generations below the first`, async () => {
