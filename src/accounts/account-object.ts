@@ -123,14 +123,27 @@ import {
   updateApiKey,
 } from "./api-key-rows";
 import type { KeyMode, Permission } from "./api-keys";
+import {
+  activeKeyCount,
+  bumpFamilySpend,
+  type FamilyStanding,
+  familyChain,
+  familyHasCreditLimit,
+  familyRefusal,
+  familySpend,
+  familySpendMismatches,
+  familyStanding,
+  limitedStandings,
+  lineageKeyId,
+  MAX_ACTIVE_KEYS,
+  MAX_FAMILY_DEPTH,
+} from "./key-family";
 import type { KeyLimits } from "./key-limits";
 import {
   bumpKeySpend,
   type KeyStanding,
   keyLimits,
-  keySpend,
   keySpendMismatches,
-  keyStanding,
   markMailed,
   type PendingAlert,
   recordCrossings,
@@ -195,6 +208,8 @@ export type KeyResolution =
       safety_policy?: SafetyPolicy;
       /** The key's limits (src/accounts/key-limits.ts), cached with it: allowlists apply without a round trip. */
       limits?: KeyLimits | null;
+      /** The key or a key that made it has a credit limit: every charge of the key is held before it is spent. */
+      held?: boolean;
       /** The tenant's retention in days, cached with the key. */
       output_retention_days?: number;
     }
@@ -318,11 +333,19 @@ export class AccountObject extends DurableObject<Env> {
     return { grant, balance: this.balance() };
   }
 
-  addApiKey(input: NewApiKey, audit?: AuditInput): ApiKeyRecord | null {
+  /**
+   * Stores a new key, made by `parent_key_id` when a managing key made it (the new key joins its
+   * family). Refused, in the same synchronous method as the count, at MAX_ACTIVE_KEYS keys, or
+   * below MAX_FAMILY_DEPTH generations of keys made by keys.
+   */
+  addApiKey(input: NewApiKey, audit?: AuditInput, parentKeyId?: string): ApiKeyRecord | KeyIssueRefusal | null {
     if (!this.tenantRow()) return null;
     const now = new Date().toISOString();
+    if (activeKeyCount(this.sql, now) >= MAX_ACTIVE_KEYS) return { ok: false, code: "too_many_keys", max: MAX_ACTIVE_KEYS };
+    const ancestors = parentKeyId ? familyChain(this.sql, parentKeyId) : [];
+    if (ancestors.length > MAX_FAMILY_DEPTH) return { ok: false, code: "family_too_deep", max: MAX_FAMILY_DEPTH };
     this.ctx.storage.transactionSync(() => {
-      insertApiKey(this.sql, input, now);
+      insertApiKey(this.sql, { ...input, ancestors }, now);
       if (audit) appendAudit(this.sql, audit, now);
     });
     return apiKeyRow(this.sql, input.key_id);
@@ -353,16 +376,29 @@ export class AccountObject extends DurableObject<Env> {
     return this.apiKey(keyId);
   }
 
-  /** A key's limits and what it spent and holds in its current period (null: no such key). */
+  /**
+   * A key's limits and what its family (the key and the keys it made) spent and holds in its
+   * current period; `remaining` is the least any limit of its chain leaves (null: no such key).
+   */
   keyStanding(keyId: string): KeyStanding | null {
     if (!this.apiKey(keyId)) return null;
-    return keyStanding(this.sql, keyId, Date.now());
+    return this.standingOf(keyId, Date.now());
   }
 
   /** The standing of several keys at once (the console's list). */
   keyStandings(keyIds: string[]): Record<string, KeyStanding> {
     const now = Date.now();
-    return Object.fromEntries(keyIds.map((id) => [id, keyStanding(this.sql, id, now)]));
+    return Object.fromEntries(keyIds.map((id) => [id, this.standingOf(id, now)]));
+  }
+
+  private standingOf(keyId: string, nowMs: number): KeyStanding {
+    const chain = familyChain(this.sql, keyId);
+    const own = familyStanding(this.sql, chain[0] ?? keyId, nowMs, keyLimits(this.sql, keyId));
+    let remaining = own.remaining;
+    for (const s of limitedStandings(this.sql, chain.slice(1), nowMs)) {
+      if (s.remaining !== null && (remaining === null || dec(s.remaining).lt(remaining))) remaining = s.remaining;
+    }
+    return { limits: own.limits, window: own.window, spend: own.spend, remaining };
   }
 
   revokeApiKey(keyId: string, audit?: AuditInput): ApiKeyRecord | null {
@@ -396,10 +432,21 @@ export class AccountObject extends DurableObject<Env> {
     if (old.region !== next.region || old.mode !== next.mode) return { ok: false, code: "not_found" };
     const now = new Date(opts.now_ms).toISOString();
     const expiresAt = new Date(opts.now_ms + opts.grace_ms).toISOString();
+    // The new key continues the old one's family: its lineage (so its spend in the period, and
+    // that of the keys the old one made, still count against the limit) and its ancestors.
+    const [lineage, ...ancestors] = familyChain(this.sql, keyId);
     this.ctx.storage.transactionSync(() => {
       insertApiKey(
         this.sql,
-        { ...next, permissions: old.permissions, name: old.name, created_by: opts.created_by, limits: old.limits },
+        {
+          ...next,
+          permissions: old.permissions,
+          name: old.name,
+          created_by: opts.created_by,
+          limits: old.limits,
+          ...(lineage ? { lineage } : {}),
+          ancestors,
+        },
         now,
       );
       this.sql.exec("UPDATE api_keys SET expires_at = ?, replaced_by = ? WHERE key_id = ?", expiresAt, next.key_id, keyId);
@@ -449,6 +496,7 @@ export class AccountObject extends DurableObject<Env> {
       expires_at: row.expires_at === null ? null : Date.parse(row.expires_at),
       safety_policy: readSafetyPolicy(this.sql),
       limits: row.limits ? (JSON.parse(row.limits) as KeyLimits) : null,
+      held: familyHasCreditLimit(this.sql, keyId),
       output_retention_days: tenant.output_retention_days,
     };
   }
@@ -1166,22 +1214,21 @@ export class AccountObject extends DurableObject<Env> {
     if (tenant?.status !== "active") return { ok: false, code: "tenant_disabled", balance: this.balance(), required: amount };
     const balance = dec(this.balance());
     if (balance.lt(amount)) return { ok: false, code: "insufficient_balance", balance: fmt(balance), required: fmt(dec(amount)) };
-    // The key's limit, read in the same synchronous method as the hold below: nothing can come between.
-    // A key without a credit limit costs one primary-key read here.
+    // The limits of the key and of every key that made it, read in the same synchronous method as
+    // the hold below: nothing can come between. Each lineage without a credit limit costs one read.
     const nowMs = Date.now();
-    const limits = opts.key_id ? keyLimits(this.sql, opts.key_id) : null;
-    if (opts.key_id && limits?.credits !== undefined) {
-      const standing = keyStanding(this.sql, opts.key_id, nowMs, limits);
-      if (standing.remaining !== null && dec(standing.remaining).lt(amount)) {
-        return {
-          ok: false,
-          code: "key_spend_limit",
-          balance: fmt(balance),
-          required: fmt(dec(amount)),
-          remaining: standing.remaining,
-          resets_at: standing.window.resets_at,
-        };
-      }
+    const chain = opts.key_id ? familyChain(this.sql, opts.key_id) : [];
+    const over = familyRefusal(this.sql, chain, amount, nowMs);
+    if (over) {
+      return {
+        ok: false,
+        code: "key_spend_limit",
+        balance: fmt(balance),
+        required: fmt(dec(amount)),
+        remaining: over.remaining as string,
+        resets_at: over.window.resets_at,
+        ...(over.lineage !== chain[0] ? { limited_by: lineageKeyId(this.sql, over.lineage) } : {}),
+      };
     }
     // The same instant as the check: the hold counts in the period it was checked against.
     const now = new Date(nowMs).toISOString();
@@ -1194,7 +1241,10 @@ export class AccountObject extends DurableObject<Env> {
         leaseUntil,
         opts.key_id ?? null,
       );
-      if (opts.key_id) bumpKeySpend(this.sql, opts.key_id, now, dec(amount), dec(0));
+      if (opts.key_id) {
+        bumpKeySpend(this.sql, opts.key_id, now, dec(amount), dec(0));
+        bumpFamilySpend(this.sql, chain, now, dec(amount), dec(0));
+      }
       const t = this.totals();
       this.setTotals({ ...t, reserved: fmt(dec(t.reserved).plus(amount)) });
       if (opts.index) this.insertIndex(opts.index, false);
@@ -1299,7 +1349,9 @@ export class AccountObject extends DurableObject<Env> {
         reservationId,
       )
       .toArray()[0];
-    if (row?.key_id) bumpKeySpend(this.sql, row.key_id, row.created_at, reserved, captured);
+    if (!row?.key_id) return;
+    bumpKeySpend(this.sql, row.key_id, row.created_at, reserved, captured);
+    bumpFamilySpend(this.sql, familyChain(this.sql, row.key_id), row.created_at, reserved, captured);
   }
 
   private alertsOf(reservationId: string, at: string): { record(): void } | null {
@@ -1309,14 +1361,34 @@ export class AccountObject extends DurableObject<Env> {
     return row?.key_id ? this.alertsFor(row.key_id, at) : null;
   }
 
+  /** The alerts a settlement of the key's may raise: one per limited lineage of its chain, each on its family's spend. */
   private alertsFor(keyId: string, at: string): { record(): void } | null {
-    const limits = keyLimits(this.sql, keyId);
-    if (limits?.credits === undefined) return null;
-    const before = keyStanding(this.sql, keyId, Date.parse(at), limits);
+    const recorders = limitedStandings(this.sql, familyChain(this.sql, keyId), Date.parse(at)).map((s) =>
+      this.alertsOfLineage(s, at),
+    );
+    if (recorders.length === 0) return null;
     return {
       record: () => {
-        const after = keySpend(this.sql, keyId, before.window);
-        for (const threshold of recordCrossings(this.sql, keyId, limits, before.window, before.spend.spent, after.spent, at)) {
+        for (const r of recorders) r.record();
+      },
+    };
+  }
+
+  private alertsOfLineage(before: FamilyStanding, at: string): { record(): void } {
+    const limits = before.limits as KeyLimits;
+    return {
+      record: () => {
+        const keyId = lineageKeyId(this.sql, before.lineage);
+        const after = familySpend(this.sql, before.lineage, before.window);
+        for (const threshold of recordCrossings(
+          this.sql,
+          before.lineage,
+          limits,
+          before.window,
+          before.spend.spent,
+          after.spent,
+          at,
+        )) {
           appendAudit(
             this.sql,
             {
@@ -1365,7 +1437,8 @@ export class AccountObject extends DurableObject<Env> {
     const owners = readMembers(this.sql).filter((m) => m.role === "owner" && m.status === "active");
     const send = async () => {
       for (const a of pending) {
-        const key = apiKeyRow(this.sql, a.key_id);
+        // Alerts are recorded per lineage: the key that now stands for it is named.
+        const key = apiKeyRow(this.sql, lineageKeyId(this.sql, a.key_id));
         const name = key?.name ? `"${key.name}" (${a.key_id})` : a.key_id;
         const limits = key?.limits;
         const per = limits?.period === "total" ? "in total" : `per ${limits?.period ?? "period"}`;
@@ -1425,14 +1498,17 @@ export class AccountObject extends DurableObject<Env> {
     const nowMs = Date.now();
     const at = new Date(nowMs).toISOString();
     const settlements: Settlement[] = [];
-    // Per key of the batch: what its credit limit leaves (null: none), and its alerts to record.
-    const keys = new Map<string, { remaining: Decimal | null; alerts: { record(): void } | null; spent: Decimal }>();
+    // Per key of the batch: its chain, what it charged and its alerts to record; per limited
+    // lineage of those chains: what its limit leaves, shared by every key of its family.
+    const keys = new Map<string, { chain: string[]; alerts: { record(): void } | null; spent: Decimal }>();
+    const left = new Map<string, Decimal>();
     const keyOf = (keyId: string) => {
       let k = keys.get(keyId);
       if (!k) {
-        const limits = keyLimits(this.sql, keyId);
-        const remaining = limits?.credits !== undefined ? keyStanding(this.sql, keyId, nowMs, limits).remaining : null;
-        k = { remaining: remaining === null ? null : dec(remaining), alerts: this.alertsFor(keyId, at), spent: dec(0) };
+        const chain = familyChain(this.sql, keyId);
+        for (const s of limitedStandings(this.sql, chain, nowMs))
+          if (!left.has(s.lineage) && s.remaining !== null) left.set(s.lineage, dec(s.remaining));
+        k = { chain, alerts: this.alertsFor(keyId, at), spent: dec(0) };
         keys.set(keyId, k);
       }
       return k;
@@ -1445,7 +1521,10 @@ export class AccountObject extends DurableObject<Env> {
       for (const { id, amount, usage, key_id: keyId } of items) {
         let kept = balance.lte(0) ? dec(0) : balance.lt(amount) ? balance : dec(amount);
         const key = keyId ? keyOf(keyId) : null;
-        if (key?.remaining && kept.gt(key.remaining)) kept = key.remaining;
+        for (const lineage of key?.chain ?? []) {
+          const room = left.get(lineage);
+          if (room && kept.gt(room)) kept = room;
+        }
         const keptText = fmt(kept);
         const written = this.sql.exec(
           "INSERT INTO reservations (task_id, amount, status, captured_amount, created_at, settled_at, key_id) VALUES (?, ?, 'captured', ?, ?, ?, ?) ON CONFLICT (task_id) DO NOTHING",
@@ -1465,7 +1544,10 @@ export class AccountObject extends DurableObject<Env> {
         captured = captured.plus(kept);
         if (key) {
           key.spent = key.spent.plus(kept);
-          if (key.remaining) key.remaining = key.remaining.minus(kept);
+          for (const lineage of key.chain) {
+            const room = left.get(lineage);
+            if (room) left.set(lineage, room.minus(kept));
+          }
         }
         if (usage) usages.push({ id, credits: kept, note: usage });
         settlements.push({ task_id: id, status: "captured", reserved: keptText, captured: keptText, refunded: "0" });
@@ -1473,9 +1555,13 @@ export class AccountObject extends DurableObject<Env> {
       this.setTotals({ ...t, captured: fmt(captured) });
       recordUsageBatch(this.sql, at, usages);
       for (const [keyId, key] of keys) {
-        if (key.spent.gt(0)) bumpKeySpend(this.sql, keyId, at, dec(0), key.spent);
-        key.alerts?.record();
+        if (key.spent.gt(0)) {
+          bumpKeySpend(this.sql, keyId, at, dec(0), key.spent);
+          bumpFamilySpend(this.sql, key.chain, at, dec(0), key.spent);
+        }
       }
+      // After every key's figures moved: a family's alert reads all of them.
+      for (const key of keys.values()) key.alerts?.record();
     });
     if ([...keys.values()].some((k) => k.alerts)) this.mailAlerts();
     return { settlements, balance: this.balance() };
@@ -1548,8 +1634,8 @@ export class AccountObject extends DurableObject<Env> {
       },
       reservations: rows.length,
       open_reservations: rows.filter((r) => r.status === "open").length,
-      /** Keys whose running figures (`key_spend`) differ from their reservation rows: none, always. */
-      key_spend_mismatches: keySpendMismatches(this.sql),
+      /** Keys (`key_spend`) and families (`key_family_spend`) whose running figures differ from their reservation rows: none, always. */
+      key_spend_mismatches: [...keySpendMismatches(this.sql), ...familySpendMismatches(this.sql)],
     };
   }
 
@@ -1628,7 +1714,12 @@ export type ReserveRefusal =
       remaining: string;
       /** When its period resets; null for a `total` limit. */
       resets_at: string | null;
+      /** The key that made this one (or its ancestor) whose limit, over its whole family, refused the hold. */
+      limited_by?: string;
     };
+
+/** A new key refused: the tenant holds MAX_ACTIVE_KEYS keys, or the managing key's family is MAX_FAMILY_DEPTH deep. */
+export type KeyIssueRefusal = { ok: false; code: "too_many_keys" | "family_too_deep"; max: number };
 
 /** How long an unconfirmed hold waits for its task object when that object cannot answer. */
 const LEASE_RETRY_MS = 30_000;

@@ -16,6 +16,7 @@ import { DELIVERY_LOG_TABLE_SQL } from "../webhooks/delivery-log";
 import { WEBHOOK_TABLES_SQL } from "../webhooks/delivery-rows";
 import { WEBHOOK_ENDPOINTS_TABLE_SQL } from "../webhooks/endpoint-rows";
 import { SEND_BUDGET_TABLE_SQL } from "../webhooks/send-budget";
+import { backfillFamilies, KEY_FAMILY_SPEND_TABLE_SQL } from "./key-family";
 import { KEY_ALERTS_TABLE_SQL, KEY_SPEND_TABLE_SQL } from "./key-spend";
 import { QUOTES_TABLE_SQL } from "./quote-rows";
 import { backfillUsage, USAGE_TABLE_SQL } from "./usage";
@@ -219,6 +220,19 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
         sql.exec(`UPDATE webhook_delivery_log SET mode = 'test'
           WHERE endpoint_id IS NULL AND task_id IN (SELECT task_id FROM tasks WHERE mode = 'test')`);
         sql.exec("CREATE INDEX webhook_delivery_log_by_mode ON webhook_delivery_log (mode, created_at DESC, delivery_id DESC)");
+      },
+    },
+    {
+      version: 20,
+      name: "api_keys.lineage, api_keys.ancestors, key_family_spend (a key's limit bounds what it and the keys it made spend)",
+      up(sql) {
+        sql.exec(`
+          ALTER TABLE api_keys ADD COLUMN lineage TEXT;
+          ALTER TABLE api_keys ADD COLUMN ancestors TEXT;
+          CREATE INDEX api_keys_by_lineage ON api_keys (lineage, created_at);
+          ${KEY_FAMILY_SPEND_TABLE_SQL}
+        `);
+        backfillFamilies(sql);
       },
     },
   ];

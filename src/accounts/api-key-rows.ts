@@ -101,6 +101,10 @@ export interface NewApiKey {
   prefix: string | null;
   created_by: string | null;
   limits?: KeyLimits | null;
+  /** Whose limit the key's spend counts under: its own id, or a rotated key's lineage (src/accounts/key-family.ts). */
+  lineage?: string;
+  /** The lineages of the key that made it and of that key's ancestors, nearest first. */
+  ancestors?: string[];
 }
 
 /** What a list shows of a key: its fixed part and 4 of its 43 random characters (24 of 256 bits). */
@@ -110,8 +114,8 @@ export function keyPrefix(apiKey: string): string {
 
 export function insertApiKey(sql: SqlStorage, k: NewApiKey, createdAt: string): void {
   sql.exec(
-    `INSERT INTO api_keys (key_id, key_hash, region, mode, permissions, status, created_at, name, prefix, created_by, limits)
-     VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?)`,
+    `INSERT INTO api_keys (key_id, key_hash, region, mode, permissions, status, created_at, name, prefix, created_by, limits, lineage, ancestors)
+     VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?)`,
     k.key_id,
     k.key_hash,
     k.region,
@@ -122,6 +126,8 @@ export function insertApiKey(sql: SqlStorage, k: NewApiKey, createdAt: string): 
     k.prefix,
     k.created_by,
     k.limits ? JSON.stringify(k.limits) : null,
+    k.lineage ?? k.key_id,
+    JSON.stringify(k.ancestors ?? []),
   );
 }
 

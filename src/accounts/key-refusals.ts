@@ -2,17 +2,22 @@
 import { ApiError } from "../errors/api-error";
 import { allowsCapability, allowsModel, type KeyLimits } from "./key-limits";
 
-/** 402 `insufficient_balance` with `details.reason: "key_spend_limit"`: the key's period has too little left. */
-export function keySpendLimitError(required: string, remaining: string, resetsAt: string | null): ApiError {
+/**
+ * 402 `insufficient_balance` with `details.reason: "key_spend_limit"`: the key's period has too
+ * little left, or (`limitedBy`) that of a key that made it, whose limit bounds its whole family.
+ */
+export function keySpendLimitError(required: string, remaining: string, resetsAt: string | null, limitedBy?: string): ApiError {
+  const whose = limitedBy ? `the key ${limitedBy} that made this key leaves its keys` : "this key may spend";
   return new ApiError(
     "insufficient_balance",
-    `This request may cost up to ${required} credits; this key may spend ${remaining} more ${resetsAt ? `until ${resetsAt}` : "in total"}.`,
+    `This request may cost up to ${required} credits; ${whose} ${remaining} more ${resetsAt ? `until ${resetsAt}` : "in total"}.`,
     {
       details: {
         reason: "key_spend_limit",
         required_credits: required,
         remaining_credits: remaining,
         resets_at: resetsAt,
+        ...(limitedBy ? { limited_by_key_id: limitedBy } : {}),
       },
     },
   );

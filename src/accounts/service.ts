@@ -9,7 +9,7 @@ import { ApiError } from "../errors/api-error";
 import { newId } from "../lib/ids";
 import { type Acting, auditFields, authorize } from "../people/principal";
 import type { SafetyPolicy } from "../safety/policy";
-import type { AccountObject, ApiKeyRecord, KeyResolution, RateState } from "./account-object";
+import type { AccountObject, ApiKeyRecord, KeyIssueRefusal, KeyResolution, RateState } from "./account-object";
 import { newTenantId } from "./account-object";
 import { keyPrefix } from "./api-key-rows";
 import { generateApiKey, hashApiKey, type KeyMode, type Permission, parseApiKey } from "./api-keys";
@@ -88,6 +88,8 @@ export async function issueApiKey(
     limits?: KeyLimits | null;
     /** A managing API key acting (`POST /v1/keys`): the caller checked what it may hand out. */
     by?: AuditBy;
+    /** The managing key that makes this one: the new key joins its family (src/accounts/key-family.ts). */
+    parent_key_id?: string;
   } = {},
 ): Promise<{ record: ApiKeyRecord; api_key: string }> {
   const acting = opts.acting ?? OPERATOR;
@@ -108,9 +110,27 @@ export async function issueApiKey(
       limits: opts.limits ?? null,
     },
     audited(by, "api_key.create", keyId, { name: opts.name ?? null, mode, permissions, limits: opts.limits ?? null }),
+    opts.parent_key_id,
   );
   if (!record) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  if ("ok" in record) throw keyIssueRefused(record);
   return { record, api_key: apiKey };
+}
+
+/** 409 `conflict` for a key the tenant may not add now (docs/spend-controls.md, "How many keys"). */
+function keyIssueRefused(r: KeyIssueRefusal): ApiError {
+  if (r.code === "too_many_keys") {
+    return new ApiError("conflict", `This tenant already has ${r.max} active keys, the most it may hold; revoke one first.`, {
+      details: { reason: "too_many_keys", max_active_keys: r.max, action: "revoke_unused_keys" },
+    });
+  }
+  return new ApiError(
+    "conflict",
+    `Keys made by keys may be at most ${r.max} generations deep; make this key from a key higher up.`,
+    {
+      details: { reason: "family_too_deep", max_depth: r.max, action: "use_a_higher_key" },
+    },
+  );
 }
 
 export async function tenantOfPointer(env: Env, name: string): Promise<string | null> {
@@ -185,6 +205,8 @@ export interface Caller {
   safety_policy?: SafetyPolicy;
   /** The key's limits, as cached with it (at most MAX_AGE_MS old elsewhere; its credit limit is read fresh by the ledger). */
   limits?: KeyLimits | null;
+  /** The key or a key that made it has a credit limit (as cached): its chat calls are held before they go upstream. */
+  held?: boolean;
   /** The tenant's output retention in days, as cached with the key; absent: read from the account. */
   output_retention_days?: number;
 }
@@ -260,6 +282,7 @@ export async function authenticate(
     rate,
     ...(resolved.safety_policy ? { safety_policy: resolved.safety_policy } : {}),
     limits: resolved.limits ?? null,
+    ...(resolved.held ? { held: true } : {}),
     ...(resolved.output_retention_days !== undefined ? { output_retention_days: resolved.output_retention_days } : {}),
   };
 }

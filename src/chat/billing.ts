@@ -146,7 +146,8 @@ async function chargeAsFarAsBalance(
 
 function refusal(result: ReserveRefusal): ApiError {
   if (result.code === "tenant_disabled") return new ApiError("tenant_disabled", "The tenant of this key is disabled.");
-  if (result.code === "key_spend_limit") return keySpendLimitError(result.required, result.remaining, result.resets_at);
+  if (result.code === "key_spend_limit")
+    return keySpendLimitError(result.required, result.remaining, result.resets_at, result.limited_by);
   return new ApiError(
     "insufficient_balance",
     `This request may cost up to ${result.required} credits; the balance is ${result.balance}.`,

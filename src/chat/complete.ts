@@ -32,6 +32,8 @@ export interface ChatCall {
   /** The calling key and its limits: its lists choose the model, its credit limit holds every call. */
   keyId?: string;
   limits?: KeyLimits | null;
+  /** The key's family has a credit limit (a key that made it may have one when the key has none). */
+  held?: boolean;
   requestId: string;
   waitUntil(promise: Promise<unknown>): void;
   /**
@@ -129,7 +131,7 @@ export async function chatCompletion(
     mode: call.mode,
     model: selection.model.model,
     ...(call.keyId ? { key_id: call.keyId } : {}),
-    limited: hasCreditLimit(call.limits),
+    limited: call.held === true || hasCreditLimit(call.limits),
   });
   const includeUsage = stream && body.stream_options?.include_usage === true;
   const relay = new ChatRelay(`chatcmpl-${randomToken(16)}`, selection.model.model, promptTokens, includeUsage);

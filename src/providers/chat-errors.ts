@@ -1,6 +1,7 @@
 /** Upstream failures in the public vocabulary. The upstream's wording is kept, made safe to show. */
 import { ApiError } from "../errors/api-error";
 import { networkFailure } from "./delivery";
+import { redactSecrets } from "./messages";
 
 const CONTEXT_LENGTH = /context[ _-]?length|context[ _-]?window|maximum context|too many tokens|prompt is too long/i;
 /**
@@ -14,8 +15,7 @@ const SAFETY_WORDING =
 
 /** Control characters out, anything that looks like a credential or a signed URL redacted, bounded length. */
 export function safeMessage(text: string, secret?: string): string {
-  let s = text;
-  if (secret) s = s.split(secret).join("[redacted]");
+  let s = redactSecrets(text, [secret]);
   s = s
     // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point
     .replace(/[\u0000-\u001f\u007f]+/g, " ")

@@ -144,6 +144,7 @@ export async function createKeyByKey(env: Env, caller: Caller, input: NewKeyInpu
     name: input.name ?? null,
     limits,
     by,
+    parent_key_id: caller.key_id,
   });
   return issuedView(record, api_key);
 }

@@ -604,7 +604,8 @@ function outcome(result: CreateResult): { envelope: Envelope; replayed: boolean 
       throw refusalError(result.error);
     case "refused":
       if (result.code === "tenant_disabled") throw new ApiError("tenant_disabled", "The tenant of this key is disabled.");
-      if (result.code === "key_spend_limit") throw keySpendLimitError(result.required, result.remaining, result.resets_at);
+      if (result.code === "key_spend_limit")
+        throw keySpendLimitError(result.required, result.remaining, result.resets_at, result.limited_by);
       throw new ApiError(
         "insufficient_balance",
         `This task needs ${result.required} credits; the balance is ${result.balance}.`,

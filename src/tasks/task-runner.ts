@@ -21,6 +21,7 @@ import { configForTask } from "../provider-keys/credential";
 import { providerContext } from "../providers/context";
 import type { JobInput } from "../providers/jobs";
 import { providerMessage } from "../providers/messages";
+import { redactingAdapter } from "../providers/redacting";
 import { adapterFor } from "../providers/registry";
 import { type ProviderAdapter, type ProviderContext, ProviderError, type ProviderJob } from "../providers/types";
 import { expiryAfter } from "../retention/days";
@@ -199,13 +200,15 @@ export class TaskRunner {
         if (await this.deliverStep(rec)) return;
         continue;
       }
-      const adapter = adapterFor(rec.route.provider);
-      const config = adapter ? await configForTask(this.env, adapter, rec) : null;
-      if (!adapter || !config) {
+      const raw = adapterFor(rec.route.provider);
+      const config = raw ? await configForTask(this.env, raw, rec) : null;
+      if (!raw || !config) {
         // The provider's credential was removed after admission: another route may still serve.
         await this.apply(providerMissing(rec, now));
         continue;
       }
+      // The key the route sends (the platform's, or the tenant's own) never reaches what the steps write.
+      const adapter = redactingAdapter(raw, [config.apiKey]);
       const ctx = providerContext(this.env, adapter, config, rec);
       const wait =
         rec.step === "submit"
@@ -347,13 +350,14 @@ export class TaskRunner {
    * stored and the task succeeds, charged its usage) or did not (`model_timeout`, refunded).
    */
   private async finalRead(rec: TaskRecord): Promise<void> {
-    const adapter = adapterFor(rec.route.provider);
-    const config = adapter ? await configForTask(this.env, adapter, rec) : null;
+    const raw = adapterFor(rec.route.provider);
+    const config = raw ? await configForTask(this.env, raw, rec) : null;
     const handle = rec.provider_handle;
-    if (!adapter || !config || !handle || rec.step === "submit") {
+    if (!raw || !config || !handle || rec.step === "submit") {
       await this.apply(deadlineMissed(rec, { cancel: null, last: "no job accepted by the provider" }));
       return;
     }
+    const adapter = redactingAdapter(raw, [config.apiKey]);
     const ctx = providerContext(this.env, adapter, config, rec);
     const job = this.job(rec);
     let cancel: DeadlineCancel = null;

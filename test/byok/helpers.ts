@@ -39,7 +39,11 @@ export async function addKey(t: TestTenant, provider: string, body: Record<strin
 }
 
 /** The provider refuses the key from now on, as when its holder revokes it there (or its account runs out of quota). */
-export async function revokeAtProvider(provider: string, key: string, as: "revoked" | "quota" = "revoked"): Promise<void> {
+export async function revokeAtProvider(
+  provider: string,
+  key: string,
+  as: "revoked" | "quota" | "echo" = "revoked",
+): Promise<void> {
   const res = await fetch(`${fakeUrl(provider)}/_fake/revoke-key?key=${encodeURIComponent(key)}&as=${as}`, { method: "POST" });
   expect(res.status).toBe(200);
 }

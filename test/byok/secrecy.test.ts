@@ -68,3 +68,40 @@ describe("a tenant's provider key stays secret", () => {
     expect(audit).toContain("provider_key.put");
   });
 });
+
+describe("a provider key quoted back encoded", () => {
+  it("is redacted from the task, its events and the logs in every form the upstream used", async () => {
+    const k = await admin("/admin/v1/tenants", { name: "echo tenant", credits: "1000" });
+    const key = await admin(`/admin/v1/tenants/${k.json.tenant_id}/api-keys`, {
+      permissions: ["tasks:read", "tasks:write", "providers:manage"],
+    });
+    const t = { tenant_id: k.json.tenant_id as string, api_key: key.json.api_key as string, key_id: key.json.key_id as string };
+    // Characters each encoding changes, so that every form differs from the key itself.
+    const secret = `${tenantKey("fal")}+/Zq=9`;
+    expect((await putKey(t, "fal", { api_key: secret, base_url: fakeUrl("fal"), mode: "only" })).status).toBe(200);
+    await revokeAtProvider("fal", secret, "echo");
+    const bad = await createImageTask(t, "flux-2-pro", newTag("byok-secret-echo"));
+    const failed = (await follow(t, bad.task_id)).task;
+    expect(failed.error.details.reason).toBe("provider_key_rejected");
+    // The upstream's words reach the envelope, with the key cut out of them.
+    expect(failed.error.message).toContain("[redacted]");
+    const texts = [
+      JSON.stringify(failed),
+      (await call(`/v1/tasks/${bad.task_id}/events`, { key: t.api_key })).text,
+      (await call("/v1/tasks", { key: t.api_key })).text,
+      ...printed,
+    ];
+    const forms = [
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams({ k: secret }).toString().slice(2),
+      btoa(`api:${secret}`),
+      btoa(secret).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""),
+      JSON.stringify(secret).slice(1, -1).replace(/\//g, "\\/"),
+    ];
+    // Any 8 characters in a row of the key's own part ("tenant-fal-" is every tenant's).
+    const own = secret.slice("tenant-fal-".length);
+    for (let i = 0; i + 8 <= own.length; i++) forms.push(own.slice(i, i + 8));
+    for (const text of texts) for (const form of forms) expect(text, form).not.toContain(form);
+  });
+});

@@ -74,6 +74,7 @@ function chatCall(env: Env, caller: Caller, requestId: string, ctx: Pick<Executi
     mode: caller.mode,
     keyId: caller.key_id,
     limits: caller.limits ?? null,
+    held: caller.held === true,
     requestId,
     waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p),
     review: (bundle: CatalogBundle, reviewed: ChatCompletionRequest) => reviewChat(env, caller, requestId, reviewed, bundle),

@@ -518,7 +518,7 @@ export async function start(options: FalFakeOptions = {}): Promise<RunningFake> 
     log.record(tag, req, kind, body);
 
     if (!server.keys.accepts(provider, keyOf(req))) {
-      json(res, 401, { detail: "Authentication is required to access this application." });
+      json(res, 401, { detail: server.keys.echo(keyOf(req)) ?? "Authentication is required to access this application." });
       return;
     }
 

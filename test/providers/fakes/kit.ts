@@ -100,21 +100,32 @@ export class RequestLog {
  * account holder revoking a key at the provider would.
  */
 export class KeyRing {
-  /** Revoked keys, and keys whose account ran out of credit (`?as=quota`: accepted, but every call refused). */
-  private readonly revoked = new Map<string, "revoked" | "quota">();
+  /**
+   * Revoked keys, keys whose account ran out of credit (`?as=quota`: accepted, but every call
+   * refused), and revoked keys the refusal quotes back encoded (`?as=echo`), as some upstreams do.
+   */
+  private readonly revoked = new Map<string, "revoked" | "quota" | "echo">();
   accepts(provider: string, key: string | undefined | null): boolean {
-    if (!key || this.revoked.get(key) === "revoked") return false;
+    if (!key || this.revoked.get(key) === "revoked" || this.revoked.get(key) === "echo") return false;
     return key === fakeKey(provider) || key.startsWith(`tenant-${provider}-`);
   }
   /** A valid key whose account has no quota left. */
   exhausted(key: string | undefined | null): boolean {
     return !!key && this.revoked.get(key) === "quota";
   }
-  /** Serves POST /_fake/revoke-key?key=…[&as=quota]; returns true when it answered. */
+  /** A refused key the refusal quotes back: URL-encoded, in a `Basic` credential, base64url and JSON-escaped. */
+  echo(key: string | undefined | null): string | null {
+    if (!key || this.revoked.get(key) !== "echo") return null;
+    const basic = Buffer.from(`api:${key}`).toString("base64");
+    const url = Buffer.from(key).toString("base64url");
+    return `bad key ${encodeURIComponent(key)} (sent as Basic ${basic}, id ${url}, json ${JSON.stringify(key).slice(1, -1).replace(/\//g, "\\/")}, form ${new URLSearchParams({ k: key }).toString().slice(2)}, starts ${key.slice(0, 9)}…)`;
+  }
+  /** Serves POST /_fake/revoke-key?key=…[&as=quota|echo]; returns true when it answered. */
   serve(req: IncomingMessage, res: ServerResponse): boolean {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     if (req.method !== "POST" || url.pathname !== "/_fake/revoke-key") return false;
-    this.revoked.set(url.searchParams.get("key") ?? "", url.searchParams.get("as") === "quota" ? "quota" : "revoked");
+    const as = url.searchParams.get("as");
+    this.revoked.set(url.searchParams.get("key") ?? "", as === "quota" ? "quota" : as === "echo" ? "echo" : "revoked");
     json(res, 200, { revoked: true });
     return true;
   }
