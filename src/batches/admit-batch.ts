@@ -10,6 +10,7 @@ import { ApiError, type FieldError } from "../errors/api-error";
 import { dec, fmt, ZERO } from "../lib/decimal";
 import { toJsonPointer } from "../lib/json-pointer";
 import { publicBaseUrl } from "../lib/public-url";
+import { clause } from "../lib/sentence";
 import { OPERATIONS } from "../operations";
 import type { OperationSpec } from "../operations/types";
 import { liveProviders } from "../providers/routing";
@@ -193,7 +194,7 @@ function invalidItems(errors: { place: ItemPlace; entries: FieldError[] }[], tot
   const n = errors.length;
   return new ApiError(
     "invalid_request",
-    `${n} of ${total} items ${n === 1 ? "is" : "are"} invalid, so the batch was not started; ${whereOf(first.place)}: ${firstEntry.reason}.`,
+    `${n} of ${total} items ${n === 1 ? "is" : "are"} invalid, so the batch was not started; ${whereOf(first.place)}: ${clause(firstEntry.reason)}.`,
     {
       param: firstEntry.param,
       details: { errors: listed, invalid_items: n, ...(first.place.kind === "line" ? { line: first.place.line } : {}) },

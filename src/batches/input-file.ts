@@ -5,6 +5,7 @@
  */
 import type { Env } from "../env";
 import { ApiError, type FieldError } from "../errors/api-error";
+import { clause } from "../lib/sentence";
 import { artifactKey } from "../media/artifacts";
 import { artifactInScope } from "../tasks/artifact-scope";
 import type { TaskScope } from "../tasks/scope";
@@ -68,7 +69,7 @@ export async function readInputFile(env: Env, scope: TaskScope, fileId: string):
     const first = errors[0] as FieldError & { line: number };
     throw new ApiError(
       "invalid_request",
-      `${errors.length} lines of the input file are invalid; line ${first.line}: ${first.reason}.`,
+      `${errors.length} lines of the input file are invalid; line ${first.line}: ${clause(first.reason)}.`,
       {
         param: "/input_file_id",
         details: { errors: errors.slice(0, MAX_LISTED), invalid_items: errors.length, line: first.line },
