@@ -8,7 +8,7 @@ import type { Capability } from "../catalog/schema";
 import { loadCatalog } from "../catalog/store";
 import { ApiError, type FieldError } from "../errors/api-error";
 import { dec, fmt, ZERO } from "../lib/decimal";
-import { toJsonPointer } from "../lib/json-pointer";
+import { fromJsonPointer, toJsonPointer } from "../lib/json-pointer";
 import { publicBaseUrl } from "../lib/public-url";
 import { clause } from "../lib/sentence";
 import { OPERATIONS } from "../operations";
@@ -71,10 +71,7 @@ function itemErrors(place: ItemPlace, e: ApiError): FieldError[] {
       ? listed.map((f) => ({ path: f.loc[0] === "body" ? f.loc.slice(1) : f.loc, reason: f.reason }))
       : [
           {
-            path: (e.param ?? "")
-              .split("/")
-              .slice(1)
-              .map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~")),
+            path: fromJsonPointer(e.param ?? ""),
             reason: e.message,
           },
         ];
