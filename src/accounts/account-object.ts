@@ -104,7 +104,8 @@ import {
   type WebhookEndpointRecord,
 } from "../webhooks/endpoint-rows";
 import type { EventType } from "../webhooks/event-types";
-import { runTaskWebhooks } from "../webhooks/task-deliveries";
+import { reportDeliveries, runTaskWebhooks, type WebhookAccount } from "../webhooks/task-deliveries";
+import { TEST_ANSWER_WAIT_MS, waitAtMost } from "../webhooks/test-wait";
 import { accountMigrations } from "./account-schema";
 import {
   type ApiKeyRecord,
@@ -696,17 +697,22 @@ export class AccountObject extends DurableObject<Env> {
 
   /** The account's own events (`endpoint.disabled`): fanned out and attempted like a task's, by this object's alarm. */
   private readonly webhooksInFlight = new Set<string>();
-  private async runWebhooks(): Promise<void> {
+  private webhookAccount(): WebhookAccount {
     const sql = this.sql;
     const encryptionKey = this.env.STORAGE_ENCRYPTION_KEY;
+    return {
+      webhookTargets: (type) => subscribedEndpoints(sql, type),
+      webhookEndpointForDelivery: (id) => endpointForDelivery(sql, encryptionKey, id),
+      logWebhookDeliveries: (rows) => this.logWebhookDeliveries(rows),
+    };
+  }
+
+  private async runWebhooks(): Promise<void> {
+    const sql = this.sql;
     await runTaskWebhooks({
       task_id: null,
       sql,
-      account: {
-        webhookTargets: (type) => subscribedEndpoints(sql, type),
-        webhookEndpointForDelivery: (id) => endpointForDelivery(sql, encryptionKey, id),
-        logWebhookDeliveries: (rows) => this.logWebhookDeliveries(rows),
-      },
+      account: this.webhookAccount(),
       policy: policyFrom(this.env),
       data: async () => null,
       now: () => Date.now(),
@@ -715,8 +721,9 @@ export class AccountObject extends DurableObject<Env> {
   }
 
   /**
-   * A `webhook.test` event to one endpoint, attempted now; answers its delivery after the attempt
-   * (null: no such endpoint). Retried on the schedule like any event if the attempt fails.
+   * A `webhook.test` event to one endpoint, attempted now; answers its delivery after the attempt,
+   * or as it stands after TEST_ANSWER_WAIT_MS while the attempt goes on (null: no such endpoint).
+   * Retried on the schedule like any event if the attempt fails.
    */
   async sendTestWebhook(endpointId: string, audit?: AuditInput): Promise<{ delivery_id: string } | null> {
     const endpoint = endpointRow(this.sql, endpointId);
@@ -732,7 +739,10 @@ export class AccountObject extends DurableObject<Env> {
       });
       if (audit) appendAudit(this.sql, audit, new Date(nowMs).toISOString());
     });
-    await this.runWebhooks();
+    // A receiver slower than the wait: the attempt goes on, its delivery is logged pending now and follows.
+    if (!(await waitAtMost(this.runWebhooks(), TEST_ANSWER_WAIT_MS))) {
+      await reportDeliveries({ task_id: null, sql: this.sql, account: this.webhookAccount() });
+    }
     const next = nextWebhookAt(this.sql, Date.now());
     if (next != null) this.wakeAt(next);
     return { delivery_id: deliveryId };
