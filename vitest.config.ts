@@ -22,6 +22,19 @@ const specErrorRows = existsSync(specPath)
     }))
   : [];
 
+// The spec's limits table (the "## Limits" section), so that a test can send each limit's values.
+const specLimitRows = existsSync(specPath)
+  ? [
+      ...(
+        readFileSync(specPath, "utf8")
+          .split(/^## Limits$/m)[1]
+          ?.split(/^## /m)[0] ?? ""
+      ).matchAll(/^\| ([^|]+?) \| ([^|]+?) \| ([^|]+?) \|$/gm),
+    ]
+      .map((m) => ({ limit: m[1] as string, value: m[2] as string, applies_to: m[3] as string }))
+      .filter((r) => r.limit !== "Limit" && !/^-+$/.test(r.limit))
+  : [];
+
 // The storage documentation, so that a test can hold each object's live schema to its page.
 const storageDocsDir = new URL("./docs/storage/", import.meta.url).pathname;
 const storageDocs = Object.fromEntries(
@@ -69,6 +82,7 @@ function worker(environment?: string, providers = false) {
       bindings: {
         TEST_CATALOG: JSON.stringify(catalogFiles),
         SPEC_ERROR_TABLE: JSON.stringify(specErrorRows),
+        SPEC_LIMITS_TABLE: JSON.stringify(specLimitRows),
         STORAGE_DOCS: JSON.stringify(storageDocs),
         ADMIN_TOKEN: "test-admin-token-0123456789abcdef",
         // A region keeps its own as a secret; the tests of every project use this one.

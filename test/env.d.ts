@@ -6,6 +6,8 @@ declare namespace Cloudflare {
     TEST_CATALOG: string;
     /** The spec's error table rows, when the spec is beside the checkout; "[]" otherwise. */
     SPEC_ERROR_TABLE: string;
+    /** The spec's limits table rows ({limit, value, applies_to}), when the spec is beside the checkout; "[]" otherwise. */
+    SPEC_LIMITS_TABLE: string;
     /** docs/storage/*.md by file name. */
     STORAGE_DOCS: string;
     /** The callback receiver started by test/global-setup.ts. */

@@ -108,7 +108,8 @@ import {
 } from "../webhooks/endpoint-rows";
 import type { EventType } from "../webhooks/event-types";
 import { type SendGrant, settleSends, takeSends } from "../webhooks/send-budget";
-import { reportDeliveries, runTaskWebhooks } from "../webhooks/task-deliveries";
+import { reportDeliveries, runTaskWebhooks, type WebhookAccount } from "../webhooks/task-deliveries";
+import { TEST_ANSWER_WAIT_MS, waitAtMost } from "../webhooks/test-wait";
 import { accountMigrations } from "./account-schema";
 import {
   type ApiKeyRecord,
@@ -753,19 +754,24 @@ export class AccountObject extends DurableObject<Env> {
 
   /** The account's own events (`endpoint.disabled`): fanned out and attempted like a task's, by this object's alarm. */
   private readonly webhooksInFlight = new Set<string>();
-  private async runWebhooks(): Promise<void> {
+  private webhookAccount(): WebhookAccount {
     const sql = this.sql;
     const encryptionKey = this.env.STORAGE_ENCRYPTION_KEY;
+    return {
+      webhookTargets: (type, mode) => subscribedEndpoints(sql, type, mode),
+      webhookEndpointForDelivery: (id) => endpointForDelivery(sql, encryptionKey, id),
+      logWebhookDeliveries: (rows) => this.logWebhookDeliveries(rows),
+    };
+  }
+
+  private async runWebhooks(): Promise<void> {
+    const sql = this.sql;
     await runTaskWebhooks({
       task_id: null,
       mode: "live",
       eventMode: (event) => accountEventMode(sql, event.data),
       sql,
-      account: {
-        webhookTargets: (type, mode) => subscribedEndpoints(sql, type, mode),
-        webhookEndpointForDelivery: (id) => endpointForDelivery(sql, encryptionKey, id),
-        logWebhookDeliveries: (rows) => this.logWebhookDeliveries(rows),
-      },
+      account: this.webhookAccount(),
       policy: policyFrom(this.env),
       data: async () => null,
       now: () => Date.now(),
@@ -774,8 +780,9 @@ export class AccountObject extends DurableObject<Env> {
   }
 
   /**
-   * A `webhook.test` event to one endpoint, attempted now; answers its delivery after the attempt
-   * (null: no such endpoint). Retried on the schedule like any event if the attempt fails.
+   * A `webhook.test` event to one endpoint, attempted now; answers its delivery after the attempt,
+   * or as it stands after TEST_ANSWER_WAIT_MS while the attempt goes on (null: no such endpoint).
+   * Retried on the schedule like any event if the attempt fails.
    */
   async sendTestWebhook(endpointId: string, audit?: AuditInput): Promise<{ delivery_id: string } | null> {
     const endpoint = endpointRow(this.sql, endpointId);
@@ -791,7 +798,10 @@ export class AccountObject extends DurableObject<Env> {
       });
       if (audit) appendAudit(this.sql, audit, new Date(nowMs).toISOString());
     });
-    await this.runWebhooks();
+    // A receiver slower than the wait: the attempt goes on, its delivery is logged pending now and follows.
+    if (!(await waitAtMost(this.runWebhooks(), TEST_ANSWER_WAIT_MS))) {
+      await reportDeliveries({ task_id: null, mode: "live", sql: this.sql, account: this.webhookAccount() });
+    }
     const next = nextWebhookAt(this.sql, Date.now());
     if (next != null) this.wakeAt(next);
     return { delivery_id: deliveryId };

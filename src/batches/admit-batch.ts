@@ -8,8 +8,9 @@ import type { Capability } from "../catalog/schema";
 import { loadCatalog } from "../catalog/store";
 import { ApiError, type FieldError } from "../errors/api-error";
 import { dec, fmt, ZERO } from "../lib/decimal";
-import { toJsonPointer } from "../lib/json-pointer";
+import { fromJsonPointer, toJsonPointer } from "../lib/json-pointer";
 import { publicBaseUrl } from "../lib/public-url";
+import { clause } from "../lib/sentence";
 import { OPERATIONS } from "../operations";
 import type { OperationSpec } from "../operations/types";
 import { liveProviders } from "../providers/routing";
@@ -88,10 +89,7 @@ function itemErrors(place: ItemPlace, e: ApiError): FieldError[] {
       ? listed.map((f) => ({ path: f.loc[0] === "body" ? f.loc.slice(1) : f.loc, reason: f.reason }))
       : [
           {
-            path: (e.param ?? "")
-              .split("/")
-              .slice(1)
-              .map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~")),
+            path: fromJsonPointer(e.param ?? ""),
             reason: e.message,
           },
         ];
@@ -236,7 +234,7 @@ function invalidItems(errors: { place: ItemPlace; entries: FieldError[] }[], tot
   const n = errors.length;
   return new ApiError(
     "invalid_request",
-    `${n} of ${total} items ${n === 1 ? "is" : "are"} invalid, so the batch was not started; ${whereOf(first.place)}: ${firstEntry.reason}.`,
+    `${n} of ${total} items ${n === 1 ? "is" : "are"} invalid, so the batch was not started; ${whereOf(first.place)}: ${clause(firstEntry.reason)}.`,
     {
       param: firstEntry.param,
       details: { errors: listed, invalid_items: n, ...(first.place.kind === "line" ? { line: first.place.line } : {}) },

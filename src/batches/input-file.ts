@@ -6,6 +6,7 @@
 import type { Env } from "../env";
 import { ApiError, type FieldError } from "../errors/api-error";
 import { linesOf, utf8Length } from "../lib/lines";
+import { clause } from "../lib/sentence";
 import { artifactKey } from "../media/artifacts";
 import { artifactInScope } from "../tasks/artifact-scope";
 import type { TaskScope } from "../tasks/scope";
@@ -118,7 +119,7 @@ async function* fileItems(bytes: ReadableStream<Uint8Array>): AsyncGenerator<Bat
     const first = errors[0] as FieldError & { line: number };
     throw new ApiError(
       "invalid_request",
-      `${errors.length} lines of the input file are invalid; line ${first.line}: ${first.reason}.`,
+      `${errors.length} lines of the input file are invalid; line ${first.line}: ${clause(first.reason)}.`,
       {
         param: "/input_file_id",
         details: { errors: errors.slice(0, MAX_LISTED), invalid_items: errors.length, line: first.line },

@@ -13,6 +13,7 @@ import {
   CapabilityFile,
   ModelFile,
   type ModelFile as ModelFileT,
+  ProviderDomainsFile,
   type VoiceFile,
   VoicesFile,
 } from "./schema";
@@ -62,6 +63,7 @@ export function buildCatalog(files: CatalogFiles, builtAt = new Date().toISOStri
   const voices: VoiceFile[] = [];
   const voiceFiles = new Map<string, string>();
   let safetyTerms: SafetyTermEntry[] | undefined;
+  const providerDomains = new Map<string, string[]>();
 
   for (const file of Object.keys(files).sort()) {
     const text = files[file] as string;
@@ -84,11 +86,20 @@ export function buildCatalog(files: CatalogFiles, builtAt = new Date().toISOStri
         voiceFiles.set(v.voice_id, file);
         voices.push(v);
       });
+    } else if (dir === "providers") {
+      const entry = parseFile(file, text, ProviderDomainsFile);
+      if (entry.provider !== base) throw new CatalogLoadError(file, "/provider", `must equal the file name '${base}'`);
+      if (!Object.hasOwn(PROVIDERS, base)) throw new CatalogLoadError(file, "/provider", `no adapter for provider '${base}'`);
+      providerDomains.set(base, entry.domains);
     } else if (dir === "safety") {
       if (base !== "builtin-terms") throw new CatalogLoadError(file, "", "unknown safety file (expected builtin-terms.json)");
       safetyTerms = parseFile(file, text, SafetyTermsFile).entries;
     } else {
-      throw new CatalogLoadError(file, "", "unknown catalog folder (expected capabilities/, models/, voices/ or safety/)");
+      throw new CatalogLoadError(
+        file,
+        "",
+        "unknown catalog folder (expected capabilities/, models/, voices/, providers/ or safety/)",
+      );
     }
   }
 
@@ -98,6 +109,7 @@ export function buildCatalog(files: CatalogFiles, builtAt = new Date().toISOStri
   for (const model of Object.values(models)) {
     checkRoutes(model);
     checkPrices(model);
+    checkFirstPartySources(model, providerDomains);
     checkDeprecation(model, models, Date.parse(builtAt));
     model.interfaces.forEach((card, i) => {
       const file = `models/${model.model}.json`;
@@ -253,6 +265,87 @@ function checkPrices(model: ModelFileT): void {
         }
       }
     });
+  });
+}
+
+/**
+ * The hosts of the addresses a source text cites: `https://host…`, or a bare `host/path`
+ * (sources often write `api-docs.deepseek.com/quick_start/pricing`). A bare name with no path
+ * (`notes/models.md`, a file) is not an address.
+ */
+export function citedHosts(text: string): string[] {
+  const hosts = new Set<string>();
+  for (const m of text.matchAll(/\bhttps?:\/\/((?:[a-z0-9-]+\.)+[a-z]{2,})/gi)) hosts.add((m[1] as string).toLowerCase());
+  for (const m of text.matchAll(/(?<![\w./@:-])((?:[a-z0-9-]+\.)+[a-z]{2,})\/\S/gi)) hosts.add((m[1] as string).toLowerCase());
+  return [...hosts];
+}
+
+const onDomain = (host: string, domains: readonly string[]) => domains.some((d) => host === d || host.endsWith(`.${d}`));
+
+/**
+ * A price marked `first_party` is the list price of the provider that serves the route billing
+ * it (the maker's own API, or its own cloud: BytePlus for ByteDance), so its source must cite a
+ * page on that provider's own domains (catalog-data/providers/). A card's price is judged by the
+ * model's `source`, a route's own price by the route's `source` (else the model's), a schedule
+ * step by its own `source`; every direct route billing the price is judged. A host (fal,
+ * Replicate, a relay) bills its own price, which is a reseller's.
+ */
+function checkFirstPartySources(model: ModelFileT, providerDomains: ReadonlyMap<string, string[]>): void {
+  const file = `models/${model.model}.json`;
+  const judge = (provider: string, where: string, capability: string, source: string) => {
+    if (RESELLING_PROVIDERS.has(provider)) {
+      throw new CatalogLoadError(
+        file,
+        `${where}/source_kind`,
+        `'${provider}' is a host: the price it bills for ${capability} is a reseller's, not first_party`,
+      );
+    }
+    const domains = providerDomains.get(provider);
+    if (!domains) {
+      throw new CatalogLoadError(
+        file,
+        `${where}/source_kind`,
+        `a first_party price billed by '${provider}' needs that provider's own domains in providers/${provider}.json`,
+      );
+    }
+    const hosts = citedHosts(source);
+    if (!hosts.some((h) => onDomain(h, domains))) {
+      throw new CatalogLoadError(
+        file,
+        `${where}/source_kind`,
+        `the first_party price of ${capability} on '${provider}' cites no page on ${provider}'s own domains (${domains.join(", ")}); its source cites ${hosts.length ? hosts.join(", ") : "no address"}: cite the provider's own page, or mark the price reseller (with estimate_reason on a direct route)`,
+      );
+    }
+  };
+  const priced = (pricing: ModelFileT["interfaces"][number]["pricing"], at: string, source: string) => [
+    { where: at, kind: pricing.source_kind, source },
+    ...(pricing.schedule ?? []).map((step, k) => ({ where: `${at}/schedule/${k}`, kind: step.source_kind, source: step.source })),
+  ];
+  model.interfaces.forEach((card, i) => {
+    const serving = model.routes
+      .map((route, r) => ({ route, r }))
+      .filter(
+        ({ route }) =>
+          route.provider !== "sandbox" &&
+          serves(route.provider, card.capability) &&
+          (!route.capabilities || route.capabilities.includes(card.capability)),
+      );
+    // The card's price, judged for each route that bills it (a route without a price of its own).
+    const billing = serving.filter(({ route }) => !route.pricing?.[card.capability]);
+    for (const price of priced(card.pricing, `/interfaces/${i}/pricing`, model.source)) {
+      if (price.kind !== "first_party") continue;
+      for (const { route } of billing) {
+        if (RESELLING_PROVIDERS.has(route.provider)) continue; // a host billing the maker's list price as its own
+        judge(route.provider, price.where, card.capability, price.source);
+      }
+    }
+    for (const { route, r } of serving) {
+      const own = route.pricing?.[card.capability];
+      if (!own) continue;
+      for (const price of priced(own, `/routes/${r}/pricing/${card.capability}`, route.source ?? model.source)) {
+        if (price.kind === "first_party") judge(route.provider, price.where, card.capability, price.source);
+      }
+    }
   });
 }
 

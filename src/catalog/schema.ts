@@ -385,3 +385,21 @@ export const VoiceFile = z
   .strict();
 export type VoiceFile = z.infer<typeof VoiceFile>;
 export const VoicesFile = z.array(VoiceFile).min(1);
+
+/**
+ * A provider's own web domains (catalog-data/providers/<provider>.json): a price marked
+ * `first_party` must cite a page on one of them (or a subdomain), so a price read off a
+ * reseller's page cannot pass as the provider's own.
+ */
+export const ProviderDomainsFile = z
+  .object({
+    provider: z.string().regex(/^[a-z][a-z0-9-]*$/),
+    domains: z
+      .array(z.string().regex(/^(?:[a-z0-9-]+\.)+[a-z]{2,}$/, "a lowercase host name such as openai.com (no scheme or path)"))
+      .min(1),
+    /** Where the domains are shown to be the provider's own (its site, its API's base URL). */
+    source: z.string().min(1),
+    checked_at: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD"),
+  })
+  .strict();
+export type ProviderDomainsFile = z.infer<typeof ProviderDomainsFile>;

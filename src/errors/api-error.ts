@@ -1,3 +1,4 @@
+import { endOnce } from "../lib/sentence";
 import { ERROR_CODES, type ErrorCode, type ErrorType } from "./codes";
 
 /** One entry of `details.errors`: where the failure is and why. */
@@ -34,7 +35,7 @@ export class ApiError extends Error {
   readonly headers?: Record<string, string>;
 
   constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
-    super(message);
+    super(endOnce(message));
     this.name = "ApiError";
     this.code = code;
     this.param = options.param;

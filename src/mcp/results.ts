@@ -4,6 +4,7 @@
  * URLs, which any client can fetch without a key until they expire.
  */
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/server";
+import { clause } from "../lib/sentence";
 import type { Envelope } from "../tasks/record";
 import type { StoredOutput } from "../tasks/task-object";
 
@@ -58,7 +59,7 @@ export function taskSummary(envelope: Envelope): string {
     case "queued":
     case "running": {
       const p = envelope.progress;
-      return `${what} is ${envelope.status}: ${p.percent}%, ${p.message}. Call wait_for_task with this task_id to wait for it (up to 30 s a call), or get_task to check on it.`;
+      return `${what} is ${envelope.status}: ${p.percent}%, ${clause(p.message)}. Call wait_for_task with this task_id to wait for it (up to 30 s a call), or get_task to check on it.`;
     }
     case "succeeded": {
       const n = linked(envelope).length;

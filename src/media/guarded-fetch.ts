@@ -5,6 +5,7 @@
  * oversized response costs at most `maxBytes` of memory.
  */
 import { ApiError } from "../errors/api-error";
+import { fromJsonPointer } from "../lib/json-pointer";
 import { readAtMost, TooLarge } from "../lib/streams";
 import { checkOutsideUrl, type UrlPolicy } from "../lib/url-policy";
 
@@ -30,11 +31,7 @@ const DEFAULT_MAX_REDIRECTS = 5;
 
 /** `/images/0/url` → `["body", "images", 0, "url"]`, the `loc` convention of validation errors. */
 function locOf(param: string): (string | number)[] {
-  const tokens = param
-    .split("/")
-    .slice(1)
-    .map((t) => t.replaceAll("~1", "/").replaceAll("~0", "~"));
-  return ["body", ...tokens.map((t) => (/^(0|[1-9]\d*)$/.test(t) ? Number(t) : t))];
+  return ["body", ...fromJsonPointer(param)];
 }
 
 function refused(param: string, reason: string): ApiError {

@@ -6,6 +6,7 @@
  * `invalid_media`.
  */
 import { ApiError } from "../errors/api-error";
+import { clause } from "../lib/sentence";
 
 export interface ProbedMedia {
   kind: "image" | "video" | "audio";
@@ -966,7 +967,8 @@ export function probeMedia(data: Uint8Array, param: string): ProbedMedia {
   try {
     facts = format.probe(data);
   } catch (e) {
-    if (e instanceof Unsupported) throw new ApiError("unsupported_media_type", `Unsupported media: ${e.message}.`, { param });
+    if (e instanceof Unsupported)
+      throw new ApiError("unsupported_media_type", `Unsupported media: ${clause(e.message)}.`, { param });
     // Anything else a parser could raise on hostile bytes is still malformed media, never a 500.
     const why = e instanceof Malformed ? e.message : "could not be parsed";
     throw new ApiError("invalid_media", `The ${format.name} media is malformed: ${why}.`, { param });

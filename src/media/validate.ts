@@ -11,6 +11,7 @@
  * The probe (src/media/probe.ts) has already walked every container to its end.
  */
 import { ApiError } from "../errors/api-error";
+import { clause } from "../lib/sentence";
 import { crc32 } from "./png";
 import { mpegAudioStart, mpegFrameLength, type ProbedMedia } from "./probe";
 
@@ -240,6 +241,6 @@ export async function validateMedia(data: Uint8Array, facts: ProbedMedia, param:
     else if (facts.mime === "audio/mpeg") validateMp3(data);
   } catch (e) {
     if (!(e instanceof Invalid)) throw e;
-    throw new ApiError("invalid_media", `The ${facts.mime} media is malformed: ${e.message}.`, { param });
+    throw new ApiError("invalid_media", `The ${facts.mime} media is malformed: ${clause(e.message)}.`, { param });
   }
 }

@@ -8,6 +8,7 @@ import { type AuditBy, accountFor, audited } from "../accounts/service";
 import { loadCatalog } from "../catalog/store";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { fromJsonPointer } from "../lib/json-pointer";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import { sealProviderKey, tenantConfig } from "../provider-keys/credential";
 import type { ProviderKeyMode, ProviderKeyRecord } from "../provider-keys/rows";
@@ -45,7 +46,7 @@ function adapterOr404(provider: string): ProviderAdapter {
 }
 
 function invalid(param: string, reason: string, message: string, details: Record<string, unknown> = {}): ApiError {
-  const loc = ["body", ...param.split("/").filter(Boolean)];
+  const loc = ["body", ...fromJsonPointer(param)];
   return new ApiError("invalid_request", message, { param, details: { errors: [{ loc, reason }], ...details } });
 }
 

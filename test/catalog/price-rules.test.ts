@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { buildCatalog, type CatalogFiles, catalogWarnings, STALE_AFTER_DAYS } from "../../src/catalog/build";
+import { buildCatalog, type CatalogFiles, catalogWarnings, citedHosts, STALE_AFTER_DAYS } from "../../src/catalog/build";
 import { pricedMeters, pricingAt } from "../../src/catalog/pricing";
 import type { InterfaceFile } from "../../src/catalog/schema";
 import { cardView, modelDetail } from "../../src/catalog/views";
@@ -41,7 +41,7 @@ describe("whose price it is", () => {
   it("judges a route's own price where it has one", () => {
     const e = refusal(
       edited("gemini-nano-banana-2.1", (m) => {
-        m.routes[0].pricing.image_edit.source_kind = "reseller";
+        delete m.routes[0].pricing.image_edit.estimate_reason;
       }),
     );
     expect(e.field).toBe("/routes/0/pricing/image_edit/source_kind");
@@ -52,6 +52,92 @@ describe("whose price it is", () => {
     expect(pixverse?.routes.map((r) => r.provider)).toEqual(["fal", "sandbox"]);
     expect(pixverse?.interfaces[0]?.pricing).toMatchObject({ source_kind: "reseller" });
     expect(pixverse?.interfaces[0]?.pricing.estimate_reason).toBeUndefined();
+  });
+});
+
+describe("a first-party price cites the provider's own page", () => {
+  const lunaSource = (m: any) => m.source as string;
+  const withoutFile = (name: string): CatalogFiles => {
+    const { [name]: _gone, ...rest } = files;
+    return rest;
+  };
+
+  it("refuses first_party when the source cites only a reseller's page", () => {
+    const e = refusal(
+      edited("gpt-6-luna", (m) => {
+        m.source = lunaSource(m).replace(
+          "developers.openai.com/api/docs/models/gpt-6-luna",
+          "https://docs.venice.ai/models/gpt-6-luna",
+        );
+      }),
+    );
+    expect(e.file).toBe("models/gpt-6-luna.json");
+    expect(e.field).toBe("/interfaces/0/pricing/source_kind");
+    expect(e.message).toContain("cites no page on openai's own domains (openai.com)");
+    expect(e.message).toContain("its source cites docs.venice.ai");
+    expect(e.message).toContain("mark the price reseller");
+  });
+
+  it("refuses first_party when the source cites no address at all", () => {
+    const e = refusal(edited("gpt-6-luna", (m) => (m.source = "OpenAI's model page (prices per 1M tokens).")));
+    expect(e.message).toContain("its source cites no address");
+  });
+
+  it("counts a subdomain of the provider's own domain, never a look-alike", () => {
+    const cite = (url: string) => edited("gpt-6-luna", (m) => (m.source = `Prices from ${url} (checked 2026-12-02).`));
+    expect(() => buildCatalog(cite("https://platform.openai.com/docs/pricing"))).not.toThrow();
+    expect(refusal(cite("https://openai.com.prices.example/gpt-6-luna")).message).toContain("openai.com.prices.example");
+    expect(refusal(cite("https://notopenai.com/gpt-6-luna")).message).toContain("cites no page on openai's own domains");
+  });
+
+  it("judges a route's own first_party price by the route's source", () => {
+    const firstParty = (source: string) =>
+      edited("gemini-nano-banana-2.1", (m) => {
+        for (const price of Object.values(m.routes[0].pricing) as any[]) {
+          price.source_kind = "first_party";
+          delete price.estimate_reason;
+        }
+        m.routes[0].source = source;
+      });
+    const e = refusal(firstParty("LiteLLM's day-0 note, https://docs.litellm.ai/blog/nano-banana-2-1"));
+    expect(e.field).toBe("/routes/0/pricing/text_to_image/source_kind");
+    expect(e.message).toContain("google's own domains");
+    expect(() => buildCatalog(firstParty("Google's price page https://ai.google.dev/gemini-api/docs/pricing"))).not.toThrow();
+  });
+
+  it("a host's route bills a reseller's price, never first_party", () => {
+    const e = refusal(
+      edited("flux-2-pro", (m) => {
+        const fal = m.routes.findIndex((r: any) => r.provider === "fal");
+        m.routes[fal].pricing = {
+          text_to_image: { ...m.interfaces[0].pricing, source_kind: "first_party", estimate_reason: undefined },
+        };
+        m.routes[fal].source = "https://fal.ai/models/fal-ai/flux-2-pro";
+      }),
+    );
+    expect(e.message).toContain("'fal' is a host");
+  });
+
+  it("a provider billing a first_party price needs its own domains recorded", () => {
+    const e = refusal(withoutFile("providers/openai.json"));
+    expect(e.message).toContain("needs that provider's own domains in providers/openai.json");
+  });
+
+  it("checks the domains file itself", () => {
+    const file = JSON.parse(files["providers/openai.json"] as string);
+    const edit = (change: object) => ({ ...files, "providers/openai.json": JSON.stringify({ ...file, ...change }) });
+    expect(refusal(edit({ provider: "anthropic" })).field).toBe("/provider");
+    expect(refusal(edit({ domains: ["https://openai.com"] })).field).toBe("/domains/0");
+    expect(refusal(edit({ checked_at: undefined })).field).toBe("/checked_at");
+    expect(
+      refusal({ ...files, "providers/midjourney.json": JSON.stringify({ ...file, provider: "midjourney" }) }).message,
+    ).toContain("no adapter for provider 'midjourney'");
+  });
+
+  it("reads addresses with or without a scheme, and file names are not addresses", () => {
+    expect(citedHosts("DeepSeek's page (api-docs.deepseek.com/quick_start/pricing, checked)")).toEqual(["api-docs.deepseek.com"]);
+    expect(citedHosts("see https://Docs.BytePlus.com/en/docs/x and notes/models.md §1.4")).toEqual(["docs.byteplus.com"]);
+    expect(citedHosts("notes/models.md §6 and provider-protocols.md; $1.50/1M tokens")).toEqual([]);
   });
 });
 
@@ -103,7 +189,8 @@ describe("price schedules", () => {
     const card = cardView(ctx, model, model.interfaces[0]!, "capability").pricing as Record<string, unknown>;
     expect(card.schedule).toBeDefined();
     const seedream = modelDetail(ctx, bundle.models["seedream-4.5"]!).interfaces[0]!.pricing as Record<string, unknown>;
-    expect(seedream).toMatchObject({ source_kind: "reseller", estimate_reason: expect.stringContaining("BytePlus") });
+    expect(seedream).toMatchObject({ source_kind: "first_party" });
+    expect(seedream.estimate_reason).toBeUndefined();
   });
 
   it("refuses steps out of date order", () => {

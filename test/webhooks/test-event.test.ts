@@ -1,6 +1,6 @@
 /**
  * "Send test event": a `webhook.test` event to one endpoint, attempted at once and answered with
- * its delivery; a spend alert of a limited key as a `key.spend_threshold` event; and the 15 s
+ * its delivery (as it stands after at most 5 s, when the receiver is slower); a spend alert of a limited key as a `key.spend_threshold` event; and the 15 s
  * answer limit of every attempt.
  */
 import { runInDurableObject } from "cloudflare:test";
@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { AccountObject } from "../../src/accounts/account-object";
 import { policyFrom } from "../../src/lib/url-policy";
 import { sendWebhook, TIMEOUT_MS } from "../../src/webhooks/send";
+import { TEST_ANSWER_WAIT_MS } from "../../src/webhooks/test-wait";
 import { admin, call, expectError, newTenant, type TestTenant } from "../helpers/api";
 
 let n = 0;
@@ -79,6 +80,29 @@ describe("POST /v1/webhook-endpoints/{id}/test", () => {
     const next = Date.parse(res.json.next_attempt_at);
     expect(next).toBeGreaterThanOrEqual(before + 5000);
     expect(next).toBeLessThan(Date.now() + 5000 + 100);
+  });
+
+  it("a receiver that does not answer: the call answers the delivery still pending, and its log shows the outcome", async () => {
+    const t = await webhookTenant();
+    const who = name();
+    // Answers 200 only after 8 s: later than the call waits, within the attempt's own 15 s.
+    const e = await endpoint(t, `${env.RECEIVER_URL}/hook/hang/${who}?ms=${TEST_ANSWER_WAIT_MS + 3000}`);
+    const res = await call(`/v1/webhook-endpoints/${e.endpoint_id}/test`, { key: t.api_key, method: "POST" });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({ object: "webhook_delivery", event_type: "webhook.test", status: "pending" });
+    expect(res.json.attempts).toEqual([]);
+    // The receiver has the request and has not answered it yet: the attempt goes on.
+    expect(await received(who)).toHaveLength(1);
+    const read = () => call(`/v1/webhook-deliveries/${res.json.delivery_id}`, { key: t.api_key });
+    let delivery = await read();
+    for (let i = 0; i < 300 && delivery.json.status === "pending"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      delivery = await read();
+    }
+    expect(delivery.json).toMatchObject({ status: "succeeded", attempt_count: 1 });
+    expect(delivery.json.attempts).toEqual([
+      expect.objectContaining({ http_status: 200, error: null, response_excerpt: "late" }),
+    ]);
   });
 
   it("refuses a disabled endpoint (409), an unknown one (404) and a key without webhooks:manage (403)", async () => {

@@ -11,6 +11,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { isJsonLines, storeJsonLines } from "../../batches/input-upload";
 import { loadCatalog } from "../../catalog/store";
 import { ApiError } from "../../errors/api-error";
+import { fromJsonPointer } from "../../lib/json-pointer";
 import { publicBaseUrl } from "../../lib/public-url";
 import { readAtMost, TooLarge } from "../../lib/streams";
 import { largestImageInputPixels } from "../../media/image-pixel-bound";
@@ -55,7 +56,7 @@ const binary = { type: "string" as const, format: "binary" };
 function multipartFault(param: string, reason: string): ApiError {
   return new ApiError("invalid_request", `The upload was refused: ${reason}.`, {
     param,
-    details: { errors: [{ loc: ["body", ...param.split("/").slice(1)], reason }] },
+    details: { errors: [{ loc: ["body", ...fromJsonPointer(param)], reason }] },
   });
 }
 

@@ -252,13 +252,17 @@ webhookRoutes.openapi(
     path: "/v1/webhook-endpoints/{endpoint_id}/test",
     operationId: "createWebhookEndpointTest",
     tags,
-    summary: "Send a `webhook.test` event to the endpoint now; answers its delivery with that attempt",
+    summary:
+      "Send a `webhook.test` event to the endpoint now; answers its delivery with that attempt, or still pending after 5 s (the attempt goes on; the delivery shows its outcome)",
     security,
     "x-lifecycle": "preview",
     middleware: [requireKey("webhooks:manage")] as const,
     request: { params: EndpointPath },
     responses: {
-      200: json(WebhookDeliveryDetail, "The test event's delivery and its attempt"),
+      200: json(
+        WebhookDeliveryDetail,
+        "The test event's delivery: with its attempt, or pending when the receiver is slower than 5 s",
+      ),
       ...errorResponses(401, 403, 404, 409, 429),
     },
   }),

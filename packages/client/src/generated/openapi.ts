@@ -1185,7 +1185,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a `webhook.test` event to the endpoint now; answers its delivery with that attempt */
+        /** Send a `webhook.test` event to the endpoint now; answers its delivery with that attempt, or still pending after 5 s (the attempt goes on; the delivery shows its outcome) */
         post: operations["createWebhookEndpointTest"];
         delete?: never;
         options?: never;
@@ -2740,7 +2740,7 @@ export interface components {
              */
             format?: "mp3" | "wav" | "flac" | "opus" | "aac" | "pcm";
             sample_rate?: number;
-            /** @description Default 1; each model's card gives its range */
+            /** @description 0.5 to 2, default 1; a model's card may narrow it */
             speed?: number;
             /** @description Default 1 */
             volume?: number;
@@ -8916,7 +8916,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The test event's delivery and its attempt */
+            /** @description The test event's delivery: with its attempt, or pending when the receiver is slower than 5 s */
             200: {
                 headers: {
                     [name: string]: unknown;

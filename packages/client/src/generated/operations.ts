@@ -660,7 +660,7 @@ export const OPERATIONS = {
     method: "POST",
     path: "/v1/webhook-endpoints/{endpoint_id}/test",
     tag: "Webhooks",
-    summary: "Send a `webhook.test` event to the endpoint now; answers its delivery with that attempt",
+    summary: "Send a `webhook.test` event to the endpoint now; answers its delivery with that attempt, or still pending after 5 s (the attempt goes on; the delivery shows its outcome)",
     capability: null,
     auth: "apiKey",
     idempotencyKey: false,
