@@ -4,7 +4,7 @@
  * estimate, then the task object (which reserves credits and commits).
  */
 import type { KeyMode } from "../accounts/api-keys";
-import { allowsModel } from "../accounts/key-limits";
+import { allowsModel, type KeyLimits } from "../accounts/key-limits";
 import { checkCapabilityAllowed, checkModelAllowed, keySpendLimitError } from "../accounts/key-refusals";
 import type { QuoteRecord } from "../accounts/quote-rows";
 import { accountFor, type Caller } from "../accounts/service";
@@ -165,12 +165,20 @@ async function resolveMedia(ctx: AdmissionContext, refs: MediaRef[], images?: Fe
 
 /**
  * The model to validate against: as sent; `auto` when omitted. Prompt enhancement ignores the
- * field (compatibility only) and always runs on the service's enhancer, validated as concrete.
+ * field (compatibility only) and runs on the service's enhancer, validated as concrete: the first
+ * live one the key's model list allows. With none allowed it is `auto`, which passes over each
+ * enhancer as `not_allowed_for_key` (422 no_eligible_model), as `auto` does for any capability.
  */
-function modelFor(spec: OperationSpec, raw: Record<string, unknown>, bundle: CatalogBundle, providers: Set<string>): string {
+function modelFor(
+  spec: OperationSpec,
+  raw: Record<string, unknown>,
+  bundle: CatalogBundle,
+  providers: Set<string>,
+  limits: KeyLimits | null | undefined,
+): string {
   if (spec.capability === "video_prompt_enhance") {
-    const live = interfacesOf({ bundle, providers }, spec.capability).find(({ model, card }) =>
-      isSelectable(model, card, providers),
+    const live = interfacesOf({ bundle, providers }, spec.capability).find(
+      ({ model, card }) => isSelectable(model, card, providers) && allowsModel(limits, model.model),
     );
     return live?.model.model ?? "auto";
   }
@@ -282,7 +290,7 @@ export async function priceRequest<B extends CommonFields>(
     { bundle, providers },
     {
       capability: spec.capability,
-      model: opts.model ?? modelFor(spec, raw, bundle, providers),
+      model: opts.model ?? modelFor(spec, raw, bundle, providers, ctx.caller.limits),
       prompt: spec.prompt?.(body),
       controls: controlValues(spec, spec.normalize ? spec.normalize(raw) : raw),
       canvas: spec.canvas?.(body),
