@@ -12,6 +12,7 @@
  * tests show that the bytes, not the declared type, decide):
  *   GET  /media/<fixture>           a fixture of test/media/fixtures.ts, e.g. /media/png
  *   GET  /media/image/<w>x<h>       a PNG of that size (test/helpers/media-fixtures.ts)
+ *   GET  /media/jpeg-header/<w>x<h> a JPEG declaring that size, with a few bytes of scan (up to 99999 a side)
  *   GET  /media/video/<seconds>     a 1280×720 MP4 of that length
  *   GET  /media/redirect?to=<url>   302 to <url> (relative or absolute)
  *   GET  /media/redirect-private    302 to http://10.0.0.1/x
@@ -24,7 +25,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { TestProject } from "vitest/node";
 import { mp4, png } from "./helpers/media-fixtures";
-import { buildFixtures } from "./media/fixtures";
+import { buildFixtures, jpeg } from "./media/fixtures";
 
 interface Delivery {
   path: string;
@@ -73,6 +74,8 @@ const sized = new Map<string, Promise<Uint8Array>>();
 function sizedMedia(name: string, arg: string): Promise<Uint8Array> | undefined {
   const dims = /^(\d{1,4})x(\d{1,4})$/.exec(arg);
   const seconds = /^\d{1,3}(\.\d+)?$/.test(arg) ? Number(arg) : undefined;
+  const declared = /^(\d{1,5})x(\d{1,5})$/.exec(arg);
+  if (name === "jpeg-header" && declared) return Promise.resolve(jpeg(Number(declared[1]), Number(declared[2])));
   if (name === "image" && dims) {
     if (!sized.has(`i${arg}`)) sized.set(`i${arg}`, png(Number(dims[1]), Number(dims[2])));
     return sized.get(`i${arg}`);

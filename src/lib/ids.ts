@@ -22,7 +22,7 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomToken(16)}`;
 }
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+export const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** Base62 of `bytes` random bytes, fixed width so every secret has the same length. */
 export function randomBase62(bytes: number): string {

@@ -3,9 +3,12 @@
  * card accepts, from its `edge_pixels` maximum within its aspect-ratio bounds. An upload over it
  * is refused from its header, before its image data is inflated or stored: no card could take it.
  * A card that states no edge limit adds nothing; it is held to the caps of src/media/uploads.ts.
+ * The same bound holds for a task's inputs however they come (a URL, a data URI, an artifact),
+ * checked from the probed dimensions before the image data is inflated to validate it.
  */
 import type { CatalogBundle } from "../catalog/build";
 import { isOffered } from "../catalog/views";
+import { ApiError } from "../errors/api-error";
 
 const ratio = (text: string) => {
   const [a, b] = text.split(":").map(Number) as [number, number | undefined];
@@ -41,4 +44,18 @@ export function largestImageInputPixels(bundle: CatalogBundle): number | undefin
   }
   bounds.set(bundle, largest);
   return largest;
+}
+
+/** `422 media_too_large` at `param` for an image of more than `max` pixels; nothing when no bound. */
+export function checkImagePixels(
+  size: { width?: number; height?: number } | undefined,
+  max: number | undefined,
+  param: string,
+): void {
+  if (max === undefined || !size?.width || !size.height || size.width * size.height <= max) return;
+  throw new ApiError(
+    "media_too_large",
+    `The image is ${size.width}×${size.height} (${size.width * size.height} pixels); no model accepts an image over ${max} pixels.`,
+    { param, details: { kind: "image", max_pixels: max, width: size.width, height: size.height } },
+  );
 }

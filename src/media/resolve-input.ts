@@ -12,6 +12,7 @@ import type { TaskScope } from "../tasks/scope";
 import { artifactKey } from "./artifacts";
 import { decodeDataUri } from "./data-uri";
 import { guardedFetch } from "./guarded-fetch";
+import { checkImagePixels } from "./image-pixel-bound";
 import { type OwnArtifactRef, ownArtifactOf } from "./own-urls";
 import { type ProbedMedia, probeMedia } from "./probe";
 import { verifyOutputUrl } from "./signed-outputs";
@@ -52,11 +53,15 @@ export interface ResolveOptions {
   /** The cap for an input already in the service's storage (an upload or an output); `maxBytes` unless told. */
   artifactMaxBytes?: number;
   maxEncodedLength?: number;
+  /** The most pixels an image input may have (src/media/image-pixel-bound.ts); no bound when undefined. */
+  maxImagePixels?: number;
 }
 
 /** Fetches or decodes an input, identifies it, and checks that a decoder could read it. */
 export async function resolveMediaInput(input: MediaInputT, opts: ResolveOptions): Promise<ResolvedMedia> {
   const resolved = await readMediaInput(input, opts);
+  // From the probed header, before validation inflates the image: whatever the transport.
+  if (resolved.probe.kind === "image") checkImagePixels(resolved.probe, opts.maxImagePixels, opts.param);
   await validateMedia(resolved.data, resolved.probe, opts.param);
   return resolved;
 }

@@ -12,6 +12,7 @@
  */
 import { ApiError } from "../errors/api-error";
 import { artifactKey } from "./artifacts";
+import { checkImagePixels } from "./image-pixel-bound";
 import { otherTypeOf } from "./other-types";
 import { imageSizeFromHeader, kindOfLeadingBytes, probeMedia } from "./probe";
 import { validateMedia } from "./validate";
@@ -75,13 +76,7 @@ function tooLarge(kind: MediaKind, param: string, received?: number): ApiError {
  * image that takes gigabytes to decode, and no input of that size would be taken anywhere.
  */
 function checkPixels(size: { width?: number; height?: number } | undefined, limits: UploadLimits, param: string): void {
-  const max = limits.maxImagePixels;
-  if (max === undefined || !size?.width || !size.height || size.width * size.height <= max) return;
-  throw new ApiError(
-    "media_too_large",
-    `The image is ${size.width}×${size.height} (${size.width * size.height} pixels); no model accepts an image over ${max} pixels.`,
-    { param, details: { kind: "image", max_pixels: max, width: size.width, height: size.height } },
-  );
+  checkImagePixels(size, limits.maxImagePixels, param);
 }
 
 function bodyFault(param: string, reason: string): ApiError {

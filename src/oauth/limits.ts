@@ -22,6 +22,10 @@ export async function takeOAuthLimit(
 ): Promise<{ allowed: true } | { allowed: false; retry_after: number }> {
   const { windowMs, limit } = LIMITS[kind];
   const window = Math.floor(now / windowMs);
-  const { allowed } = await env.RATE_COUNTERS.getByName(`oauth-${kind}:${who}`).takeStored(window, limit);
+  const { allowed } = await env.RATE_COUNTERS.getByName(`oauth-${kind}:${who}`).takeStored(
+    window,
+    limit,
+    (window + 1) * windowMs,
+  );
   return allowed ? { allowed } : { allowed, retry_after: Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000)) };
 }

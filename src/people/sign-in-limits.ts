@@ -11,7 +11,11 @@ import { CODE_MAX_ATTEMPTS, CODE_REQUEST_WINDOW_MS, CODE_REQUESTS_PER_EMAIL, COD
 
 async function take(env: Env, name: string, windowMs: number, limit: number, now: number) {
   const window = Math.floor(now / windowMs);
-  const { allowed, total } = await env.RATE_COUNTERS.getByName(`sign-in:${name}`).takeStored(window, limit);
+  const { allowed, total } = await env.RATE_COUNTERS.getByName(`sign-in:${name}`).takeStored(
+    window,
+    limit,
+    (window + 1) * windowMs,
+  );
   const retryAfter = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000));
   return { allowed, total, retryAfter };
 }

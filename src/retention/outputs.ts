@@ -5,8 +5,13 @@
  * gone yet. The task object's alarm deletes them at that time (docs/storage/r2-artifacts.md says
  * why the alarm and not a bucket rule); `DELETE /v1/tasks/{id}/outputs` deletes them sooner. The
  * envelope then keeps each artifact, with `expired: true` and no URL.
+ *
+ * Outputs stored for a task that then did not succeed (a later output failed to download, a cancel
+ * or the deadline won meanwhile) are in no envelope, so no expiry would find them: each write is
+ * noted first in the record (`stored_outputs`), and once the outcome is decided every noted id the
+ * output does not list is deleted at once, rather than at an `expires_at` nothing would act on.
  */
-import type { OutputRetention, TaskRecord } from "../tasks/record";
+import { type OutputRetention, type TaskRecord, TERMINAL } from "../tasks/record";
 
 const LISTS = ["images", "artifacts"] as const;
 
@@ -64,4 +69,16 @@ export function markExpired(rec: TaskRecord, nowMs: number): TaskRecord {
 export function objectExpired(head: { customMetadata?: Record<string, string> } | null, nowMs: number): boolean {
   const at = head?.customMetadata?.expires_at;
   return at !== undefined && Date.parse(at) <= nowMs;
+}
+
+/** Whether the task's outcome is decided: nothing more will be stored for it or listed in its output. */
+function decided(rec: TaskRecord): boolean {
+  return rec.pending_outcome !== null || TERMINAL.has(rec.status);
+}
+
+/** Outputs stored for the task that its decided outcome does not list (of `ids`, or of all it noted): to delete. */
+export function unlistedOutputs(rec: TaskRecord, ids: readonly string[] = rec.stored_outputs ?? []): string[] {
+  if (ids.length === 0 || !decided(rec)) return [];
+  const listed = new Set(outputArtifactIds(rec.output));
+  return [...new Set(ids)].filter((id) => !listed.has(id));
 }

@@ -8,10 +8,13 @@ import { QUOTE_TTL_MS, type QuoteLine, type QuoteRecord } from "../accounts/quot
 import { accountFor } from "../accounts/service";
 import { loadCatalog } from "../catalog/store";
 import { ApiError } from "../errors/api-error";
+import { healthView } from "../health/snapshot";
 import { dec, fmt } from "../lib/decimal";
 import { newId } from "../lib/ids";
 import { OPERATIONS } from "../operations";
 import type { OperationSpec } from "../operations/types";
+import { BYOK_FEE_METER } from "../provider-keys/fee";
+import { tenantKeyPlans } from "../provider-keys/routing";
 import { liveProviders } from "../providers/routing";
 import { type AdmissionContext, type CommonFields, checkCallback, priceRequest } from "../tasks/admit";
 import { requestHash } from "../tasks/idempotency";
@@ -63,12 +66,18 @@ export async function createQuote(
   }
   const admission = { ...ctx, idempotencyKey: undefined };
   await checkCallback(admission, body);
-  const priced = await priceRequest(admission, spec, body, raw, {
-    bundle: await loadCatalog(ctx.env.CATALOG),
-    providers: liveProviders(ctx.env, ctx.caller.mode),
-  });
+  // The create's own inputs to its route choice: the tenant's provider keys and route health, so
+  // the quote prices the route the create would take (or refuses as it would), never another.
+  const providers = liveProviders(ctx.env, ctx.caller.mode);
+  const [bundle, keys, health] = await Promise.all([
+    loadCatalog(ctx.env.CATALOG),
+    tenantKeyPlans(ctx.env, ctx.caller),
+    healthView(ctx.env, providers),
+  ]);
+  const priced = await priceRequest(admission, spec, body, raw, { bundle, providers, keys, health });
   const meters = priced.meters[priced.dearest] ?? [];
-  const lines: QuoteLine[] = meters.map((m) => {
+  const route = priced.routes[priced.dearest];
+  const cardLines: QuoteLine[] = meters.map((m) => {
     const quantity = priced.quantities[m.usage_key] ?? 0;
     return {
       meter: m.meter,
@@ -78,6 +87,8 @@ export async function createQuote(
       credits: fmt(dec(m.unit_credits).times(String(quantity))),
     };
   });
+  // On the tenant's own key the card's meters are not billed, only the fee on them: as the task's usage lines.
+  const lines = route?.key === "tenant" ? tenantKeyQuoteLines(cardLines, route.fee_percent ?? "0") : cardLines;
   const now = Date.now();
   const record: QuoteRecord = {
     quote_id: newId("quo"),
@@ -93,4 +104,23 @@ export async function createQuote(
     used_at: null,
   };
   return quoteView(await accountFor(ctx.env, ctx.caller.tenant_id).saveQuote(record));
+}
+
+/**
+ * A quote's lines on a tenant's route: each meter at its card price (the unit prices a create may
+ * not exceed) with nothing billed, then the fee, `quantity` being the card price it is a share of.
+ */
+function tenantKeyQuoteLines(lines: QuoteLine[], feePercent: string): QuoteLine[] {
+  const cardPrice = lines.reduce((acc, l) => acc.plus(l.credits), dec(0));
+  const share = dec(feePercent).div(100);
+  return [
+    ...lines.map((l) => ({ ...l, credits: "0" })),
+    {
+      meter: BYOK_FEE_METER,
+      quantity: fmt(cardPrice),
+      unit: "credits",
+      unit_credits: fmt(share),
+      credits: fmt(cardPrice.times(share)),
+    },
+  ];
 }

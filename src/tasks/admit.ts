@@ -4,7 +4,7 @@
  * estimate, then the task object (which reserves credits and commits).
  */
 import type { KeyMode } from "../accounts/api-keys";
-import { allowsModel } from "../accounts/key-limits";
+import { allowsModel, type KeyLimits } from "../accounts/key-limits";
 import { checkCapabilityAllowed, checkModelAllowed, keySpendLimitError } from "../accounts/key-refusals";
 import type { QuoteRecord } from "../accounts/quote-rows";
 import { accountFor, type Caller } from "../accounts/service";
@@ -26,6 +26,7 @@ import { dec, fmt } from "../lib/decimal";
 import { flatten, getPath } from "../lib/paths";
 import { publicBaseUrl } from "../lib/public-url";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
+import { largestImageInputPixels } from "../media/image-pixel-bound";
 import { resolveMediaInput } from "../media/resolve-input";
 import { UPLOAD_CAP_BYTES } from "../media/uploads";
 import type { MediaRef, OperationContext, OperationSpec, StoredMedia } from "../operations/types";
@@ -121,7 +122,12 @@ export async function checkCallback(ctx: AdmissionContext, body: CommonFields): 
 }
 
 /** Fetches and probes every media input once, and keeps its bytes where the provider can read them. */
-async function resolveMedia(ctx: AdmissionContext, refs: MediaRef[], images?: FetchedImages): Promise<StoredMedia[]> {
+async function resolveMedia(
+  ctx: AdmissionContext,
+  refs: MediaRef[],
+  maxImagePixels: number | undefined,
+  images?: FetchedImages,
+): Promise<StoredMedia[]> {
   return Promise.all(
     refs.map(async (ref) => {
       const resolved = await resolveMediaInput(ref.input, {
@@ -131,6 +137,7 @@ async function resolveMedia(ctx: AdmissionContext, refs: MediaRef[], images?: Fe
         // Caps before any card is consulted (cards then apply their own limits).
         maxBytes: UPLOAD_CAP_BYTES[ref.kind],
         artifactMaxBytes: UPLOAD_CAP_BYTES[ref.kind],
+        ...(maxImagePixels !== undefined ? { maxImagePixels } : {}),
       });
       if (resolved.probe.kind !== ref.kind) {
         throw new ApiError("unsupported_media_type", `Expected ${ref.kind} media at ${ref.param}, got ${resolved.probe.mime}.`, {
@@ -165,12 +172,20 @@ async function resolveMedia(ctx: AdmissionContext, refs: MediaRef[], images?: Fe
 
 /**
  * The model to validate against: as sent; `auto` when omitted. Prompt enhancement ignores the
- * field (compatibility only) and always runs on the service's enhancer, validated as concrete.
+ * field (compatibility only) and runs on the service's enhancer, validated as concrete: the first
+ * live one the key's model list allows. With none allowed it is `auto`, which passes over each
+ * enhancer as `not_allowed_for_key` (422 no_eligible_model), as `auto` does for any capability.
  */
-function modelFor(spec: OperationSpec, raw: Record<string, unknown>, bundle: CatalogBundle, providers: Set<string>): string {
+function modelFor(
+  spec: OperationSpec,
+  raw: Record<string, unknown>,
+  bundle: CatalogBundle,
+  providers: Set<string>,
+  limits: KeyLimits | null | undefined,
+): string {
   if (spec.capability === "video_prompt_enhance") {
-    const live = interfacesOf({ bundle, providers }, spec.capability).find(({ model, card }) =>
-      isSelectable(model, card, providers),
+    const live = interfacesOf({ bundle, providers }, spec.capability).find(
+      ({ model, card }) => isSelectable(model, card, providers) && allowsModel(limits, model.model),
     );
     return live?.model.model ?? "auto";
   }
@@ -243,7 +258,7 @@ export async function priceRequest<B extends CommonFields>(
     if (!found) throw new ApiError("voice_not_found", `Voice '${voiceId}' does not exist.`, { param: "/voice" });
     voice = { voice_id: found.voice_id, compatible_models: found.compatible_models, ...(found.sample ? { sample: true } : {}) };
   }
-  const media = await resolveMedia(ctx, spec.media?.(body) ?? [], opts.images);
+  const media = await resolveMedia(ctx, spec.media?.(body) ?? [], largestImageInputPixels(bundle), opts.images);
   const cap = body.max_credits;
   // Only routes that can deliver the resolved output format serve (and fail over); selection refused the rest.
   const producingRoutes = (selection: Selection) =>
@@ -282,7 +297,7 @@ export async function priceRequest<B extends CommonFields>(
     { bundle, providers },
     {
       capability: spec.capability,
-      model: opts.model ?? modelFor(spec, raw, bundle, providers),
+      model: opts.model ?? modelFor(spec, raw, bundle, providers, ctx.caller.limits),
       prompt: spec.prompt?.(body),
       controls: controlValues(spec, spec.normalize ? spec.normalize(raw) : raw),
       canvas: spec.canvas?.(body),

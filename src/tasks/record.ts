@@ -206,6 +206,11 @@ export interface TaskRecord
   retention: OutputRetention | null;
   /** The outputs' delivery to a storage destination; null when none (record version 7). */
   delivery: DeliveryState | null;
+  /**
+   * Artifact ids of outputs written to R2 for this task, noted before each write: those the output
+   * does not list once the outcome is decided are deleted then (src/retention/outputs.ts). Absent: none.
+   */
+  stored_outputs?: string[];
 }
 
 /** A task's retention: its days, when its outputs expire (once stored) and when they were deleted. */

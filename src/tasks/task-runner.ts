@@ -15,7 +15,7 @@ import { flushOutcomes } from "../health/reporter";
 import { healthView, mayUseRoute } from "../health/snapshot";
 import { pollError, stepOutcomes, submitAccepted, submitRefused } from "../health/task-outcomes";
 import { policyFrom } from "../lib/url-policy";
-import { artifactKey } from "../media/artifacts";
+import { artifactId, artifactKey } from "../media/artifacts";
 import { OutputUrlSigner } from "../media/signed-outputs";
 import { configForTask } from "../provider-keys/credential";
 import { providerContext } from "../providers/context";
@@ -23,9 +23,15 @@ import type { JobInput } from "../providers/jobs";
 import { providerMessage } from "../providers/messages";
 import { redactingAdapter } from "../providers/redacting";
 import { adapterFor } from "../providers/registry";
-import { type ProviderAdapter, type ProviderContext, ProviderError, type ProviderJob } from "../providers/types";
+import {
+  type ProviderAdapter,
+  type ProviderContext,
+  ProviderError,
+  type ProviderJob,
+  type ProviderOutput,
+} from "../providers/types";
 import { expiryAfter } from "../retention/days";
-import { expiredView, markExpired, outputArtifactIds, outputsDueAt, outputsExpired } from "../retention/outputs";
+import { expiredView, markExpired, outputArtifactIds, outputsDueAt, outputsExpired, unlistedOutputs } from "../retention/outputs";
 import {
   callbackAttemptBegun,
   deliveryIdFor,
@@ -136,6 +142,34 @@ export class TaskRunner {
     return marked;
   }
 
+  /**
+   * Notes the artifact ids of `outputs` in the record before any is written (a crash mid-write
+   * leaves them noted). Null when the task moved on meanwhile: then nothing is stored at all.
+   */
+  private async noteStoring(rec: TaskRecord, outputs: readonly ProviderOutput[]): Promise<TaskRecord | null> {
+    const ids = await Promise.all(outputs.map((o) => artifactId(rec.task_id, o.index, o.kind)));
+    if (!this.stillCurrent(rec)) return null;
+    const fresh = this.store.load() as TaskRecord;
+    const noted = { ...fresh, stored_outputs: [...new Set([...(fresh.stored_outputs ?? []), ...ids])] };
+    this.store.save(noted);
+    return noted;
+  }
+
+  /**
+   * Deletes the outputs stored for the task that its decided outcome does not list (of `ids`, or
+   * all it noted), then forgets them. Nothing while the outcome is open: a retry rewrites the same keys.
+   */
+  async dropUnlistedOutputs(ids?: readonly string[]): Promise<void> {
+    const rec = this.store.load();
+    const drop = rec ? unlistedOutputs(rec, ids) : [];
+    if (drop.length === 0) return;
+    await this.env.ARTIFACTS.delete(drop.map(artifactKey));
+    const fresh = this.store.load() as TaskRecord;
+    const gone = new Set(drop);
+    this.store.save({ ...fresh, stored_outputs: (fresh.stored_outputs ?? []).filter((id) => !gone.has(id)) });
+    this.store.event("unlisted_outputs_deleted", { count: drop.length });
+  }
+
   job(rec: TaskRecord): ProviderJob {
     const { inputs = [], ...request } = rec.request as { inputs?: JobInput[] } & Record<string, unknown>;
     return {
@@ -178,6 +212,8 @@ export class TaskRunner {
       if (!rec) return;
       const now = Date.now();
       if (TERMINAL.has(rec.status)) {
+        // Left by a crash after settlement: outputs stored for a task that did not list them.
+        if (unlistedOutputs(rec).length > 0) await this.dropUnlistedOutputs();
         const due = outputsDueAt(rec);
         const current = due !== null && due <= now ? await this.deleteOutputs() : rec;
         await Promise.all([
@@ -314,21 +350,31 @@ export class TaskRunner {
     if (notDue(rec, ctx.now)) return true;
     const begun = beginFetch(rec);
     await this.apply(begun);
-    const fetching = begun.rec;
-    const job = this.job(fetching);
-    const requested = asked(adapter, job, ctx);
+    let fetching = begun.rec;
+    let storing: string[] = [];
+    const requested = asked(adapter, this.job(fetching), ctx);
     try {
-      const result = await adapter.fetchResult(fetching.provider_handle!, job, ctx);
+      const result = await adapter.fetchResult(fetching.provider_handle!, this.job(fetching), ctx);
+      const noted = await this.noteStoring(fetching, result.outputs);
+      if (!noted) return false;
+      fetching = noted;
+      storing = noted.stored_outputs ?? [];
       const files: StoredOutput[] = [];
       const expiresAt = fetching.retention ? expiryAfter(Date.now(), fetching.retention.days) : null;
       for (const out of result.outputs) files.push(await storeOutput(this.env, fetching, out, expiresAt));
       const planned = await withDefaultDestination(this.env, fetching);
-      const stored = outputsStored(planned, { files, result, current: this.stillCurrent(fetching) });
+      const current = this.stillCurrent(fetching);
+      const stored = outputsStored(planned, { files, result, current });
       stepOutcomes(fetching, stored.rec, Date.now(), requested);
       await this.apply(stored);
+      // A cancel (or the deadline) won while they were written, perhaps after its own deletion ran.
+      if (!current) await this.dropUnlistedOutputs(storing);
     } catch (e) {
       await this.noteKeyFault(fetching, e);
-      if (!this.stillCurrent(fetching)) return false;
+      if (!this.stillCurrent(fetching)) {
+        await this.dropUnlistedOutputs(storing);
+        return false;
+      }
       const failed = fetchFailed(fetching, e, Date.now());
       stepOutcomes(fetching, failed.rec, Date.now(), requested);
       return this.apply(failed);
@@ -371,13 +417,18 @@ export class TaskRunner {
       const polled = rec.step === "fetch" ? ({ state: "succeeded" } as const) : await adapter.poll(handle, job, ctx);
       if (polled.state === "succeeded") {
         const result = await adapter.fetchResult(handle, job, ctx);
+        const noted = await this.noteStoring(rec, result.outputs);
+        if (!noted) return;
+        rec = noted;
         const files: StoredOutput[] = [];
         const expiresAt = rec.retention ? expiryAfter(Date.now(), rec.retention.days) : null;
         for (const out of result.outputs) files.push(await storeOutput(this.env, rec, out, expiresAt));
         const planned = await withDefaultDestination(this.env, rec);
-        const stored = outputsStored(planned, { files, result, current: this.stillCurrent(rec) });
+        const current = this.stillCurrent(rec);
+        const stored = outputsStored(planned, { files, result, current });
         stepOutcomes(rec, stored.rec, Date.now(), asked(adapter, job, ctx));
         await this.apply(stored);
+        if (!current) await this.dropUnlistedOutputs(rec.stored_outputs);
         return;
       }
       last = polled.state === "failed" ? `the job failed: ${providerMessage(polled.error.message)}` : `the job ${polled.state}`;
@@ -424,6 +475,7 @@ export class TaskRunner {
         ? await account.capture(rec.reservation_id, rec.usage.credits, taskUsageNote(rec, outcome.status))
         : await account.release(rec.reservation_id, taskUsageNote(rec, outcome.status));
     await this.apply(settled(rec, settlement, Date.now()));
+    await this.dropUnlistedOutputs();
   }
 
   private async deliverCallbackIfDue(rec: TaskRecord, now: number): Promise<void> {
@@ -519,7 +571,9 @@ export class TaskRunner {
     const now = Date.now();
     const task = nextAlarm(rec, now);
     const hooks = TERMINAL.has(rec.status) ? nextWebhookAt(this.store.sql, now) : null;
-    const next = [task, hooks, outputsDueAt(rec)].filter((at) => at !== null);
+    // Unlisted outputs a crash left after settlement: deleted at once.
+    const unlisted = TERMINAL.has(rec.status) && unlistedOutputs(rec).length > 0 ? now : null;
+    const next = [task, hooks, outputsDueAt(rec), unlisted].filter((at) => at !== null);
     await this.store.setAlarm(next.length > 0 ? Math.min(...next) : null);
   }
 }

@@ -7,6 +7,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { consoleApp } from "../../src/console/app";
 import { FORM_MAX_BYTES, formCap } from "../../src/console/form-body";
+import { newFormToken } from "../../src/console/form-once";
 import { BASE } from "../helpers/api";
 import { type Browser, freshEmail, signIn, tenantWithOwner } from "../helpers/console";
 
@@ -129,7 +130,7 @@ describe("malformed bodies on every console form", () => {
     form.set("_csrf", signedIn.csrf as string);
     form.set("name", "");
     form.set("permissions", "chat");
-    form.set("_form", "A".repeat(22));
+    form.set("_form", newFormToken());
     const res = await signedIn.request("/console/keys", { method: "POST", body: form, headers: { Origin: BASE } });
     // Read and checked like the urlencoded form: the empty name is the refusal, not the body.
     expect(res.status).toBe(422);

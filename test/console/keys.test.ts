@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listAudit } from "../../src/audit/audit";
+import { newFormToken } from "../../src/console/form-once";
 import { call, expectError } from "../helpers/api";
 import { type Browser, freshEmail, inviteAndSignIn, signIn, tenantWithOwner } from "../helpers/console";
 
@@ -30,11 +31,7 @@ beforeAll(async () => {
 const createToken = (html: string) => /action="\/console\/keys"[\s\S]*?name="_form" value="([0-9A-Za-z]{22})"/.exec(html)?.[1];
 
 /** A new once-only form token, as a freshly rendered row form carries. */
-const freshToken = () =>
-  Array.from(
-    crypto.getRandomValues(new Uint8Array(22)),
-    (b) => "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[b % 62],
-  ).join("");
+const freshToken = () => newFormToken();
 
 /** Posts `form` as `who`; a 303 is followed, as a browser does. Returns the response, the page landed on and its key. */
 async function submit(who: Browser, path: string, form: URLSearchParams) {

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { accountFor } from "../../src/accounts/service";
 import { listAudit } from "../../src/audit/audit";
 import { signatureHeaders } from "../../src/callbacks/signing";
+import { newFormToken } from "../../src/console/form-once";
 import { type Browser, freshEmail, inviteAndSignIn, signIn, tenantWithOwner } from "../helpers/console";
 
 const SECRET = /value="(whsec_[A-Za-z0-9+/=]+)"/;
@@ -22,11 +23,7 @@ beforeAll(async () => {
 });
 
 const formToken = (html: string) => /name="_form" value="([0-9A-Za-z]{22})"/.exec(html)?.[1];
-const freshToken = () =>
-  Array.from(
-    crypto.getRandomValues(new Uint8Array(22)),
-    (b) => "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[b % 62],
-  ).join("");
+const freshToken = () => newFormToken();
 
 /** Posts a form as `who` and follows a 303, as a browser does. */
 async function submit(who: Browser, path: string, fields: Record<string, string>) {

@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import { listAudit } from "../../src/audit/audit";
+import { newFormToken } from "../../src/console/form-once";
 import { admin, BASE, call, expectError } from "../helpers/api";
 import { type Browser, freshEmail, inviteAndSignIn, signIn, tenantWithOwner } from "../helpers/console";
 
@@ -18,11 +19,7 @@ let n = 0;
 const name = () => `cw${Date.now()}-${++n}`;
 const received = async (who: string): Promise<{ headers: Record<string, string>; body: string }[]> =>
   (await fetch(`${env.RECEIVER_URL}/deliveries/${who}`)).json();
-const freshToken = () =>
-  Array.from(
-    crypto.getRandomValues(new Uint8Array(22)),
-    (b) => "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[b % 62],
-  ).join("");
+const freshToken = () => newFormToken();
 
 beforeAll(async () => {
   const ownerEmail = freshEmail("owner");

@@ -175,6 +175,33 @@ describe("a key's model and capability lists", () => {
     expect(reasons).toEqual(new Set(["not_allowed_for_key"]));
   });
 
+  it("prompt enhancement runs only on an enhancer the key's list allows", async () => {
+    const t = await newTenant();
+    const enhance = (k: TestTenant, body: Record<string, unknown> = {}) =>
+      call("/v1/videos/prompts/enhance", {
+        key: k.api_key,
+        headers: { "Idempotency-Key": crypto.randomUUID() },
+        body: { prompt: "a slow pan over a harbour at dawn", target_model: "seedance-2.0", ...body },
+      });
+    // Nothing of the list enhances: passed over as auto passes over any model the key may not use.
+    const imagesOnly = await limitedKey(t, { models: ["flux-2-pro"] });
+    const refused = await enhance(imagesOnly);
+    expectError(refused, 422, "no_eligible_model");
+    expect(refused.json.error.details.candidate_failures).toEqual([
+      expect.objectContaining({ model: "video-prompt-enhancer", code: "not_allowed_for_key" }),
+    ]);
+    // Naming the enhancer outside the list is the concrete model's refusal.
+    const named = await enhance(imagesOnly, { model: "video-prompt-enhancer" });
+    expectError(named, 403, "forbidden", "/model");
+    expect(named.json.error.details.reason).toBe("model_not_allowed");
+    // A list that holds the enhancer is served by it.
+    const withEnhancer = await limitedKey(t, { models: ["flux-2-pro", "video-prompt-enhancer"] });
+    const served = await enhance(withEnhancer);
+    expect(served.status, JSON.stringify(served.json)).toBe(202);
+    expect(served.json.resolved_model).toBe("video-prompt-enhancer");
+    await expectLedgerBalanced(t.tenant_id);
+  });
+
   it("a capability outside: 403 capability_not_allowed, chat included", async () => {
     const t = await newTenant();
     const k = await limitedKey(t, { capabilities: ["text_to_image"] });

@@ -16,6 +16,7 @@
  *   safety_input    the request ends at once; its result is 422 `content_policy_violation`
  *   safety_output   images come back with `has_nsfw_concepts: [true]` (image endpoints only)
  *   expiring_output each output URL serves once, then 404
+ *   partial_output  the last image URL of a result answers 404 from the start (image endpoints)
  *   unknown_status  the status is "PENDING_RUNNER" (not in the docs) twice, then as usual
  *   malformed       the result answers 200 without its documented `images` / `video`
  *   slow            stays IN_QUEUE until canceled
@@ -340,7 +341,10 @@ export async function start(options: FalFakeOptions = {}): Promise<RunningFake> 
       const count = typeof job.input.num_images === "number" ? job.input.num_images : 1;
       const images = Array.from({ length: count }, (_, i) => {
         const bytes = png(width, height, i);
-        const fileUrl = files.add(bytes, "image/png", { once, tag: job.tag, ext: "png" });
+        const added = files.add(bytes, "image/png", { once, tag: job.tag, ext: "png" });
+        // A file id the store never held: 404 from the first download.
+        const gone = job.scenarios.has("partial_output") && i === count - 1;
+        const fileUrl = gone ? added.replace("/_files/", "/_files/gone-") : added;
         return { url: fileUrl, content_type: "image/png", file_name: `${i}.png`, file_size: bytes.length, width, height };
       });
       const flagged = job.scenarios.has("safety_output");

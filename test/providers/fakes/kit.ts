@@ -24,6 +24,8 @@ export const SCENARIOS = [
   "safety_output",
   /** Each output URL answers once; afterwards it is gone (as signed upstream URLs expire). */
   "expiring_output",
+  /** The last output URL of a result answers 404 from the start: the others download, that one never. */
+  "partial_output",
   /** The status answer carries a status the documentation does not list, twice, then goes on as "ok". */
   "unknown_status",
   /** The status or result answer is malformed (not JSON, or without the documented fields), every time. */
