@@ -570,13 +570,16 @@ export function check(history: HistoryRecord[]): CheckResult {
   );
 
   // ------------------------------------------------------------------ endpoint events
-  // Every terminal task of a tenant with a webhook endpoint: its event arrived (accepted), typed
+  // Every terminal live task of a tenant with a (live) webhook endpoint: its event arrived (accepted), typed
   // by its final status, signed with the endpoint's secret, under one webhook-id across retries
   // and crashes; no event reached a tenant for a task of another.
   const withEndpoint = new Set(meta.endpoint_tenants ?? []);
   const eventsByTask = new Map<string, EventRecord[]>();
   for (const e of events) eventsByTask.set(e.task_id ?? "?", [...(eventsByTask.get(e.task_id ?? "?") ?? []), e]);
-  const eventDue = tasks.filter((t) => withEndpoint.has(t.tenant) && ["succeeded", "failed", "canceled"].includes(t.status));
+  // The endpoints are made with live keys: a test-mode task's event goes to test-mode endpoints only.
+  const eventDue = tasks.filter(
+    (t) => withEndpoint.has(t.tenant) && t.mode !== "test" && ["succeeded", "failed", "canceled"].includes(t.status),
+  );
   const eventMissing = eventDue.filter((t) => !(eventsByTask.get(t.task_id) ?? []).some((e) => e.answered < 300 && !e.aborted));
   failSome(
     "events",
@@ -609,6 +612,11 @@ export function check(history: HistoryRecord[]): CheckResult {
           !withEndpoint.has(e.tenant) || (e.task_id && tenantOfTask.has(e.task_id) && tenantOfTask.get(e.task_id) !== e.tenant),
       )
       .map((e) => `${e.task_id} at ${e.tenant}`),
+  );
+  failSome(
+    "events",
+    "events of a test-mode task at a live endpoint (key modes never cross)",
+    events.filter((e) => e.task_id && taskById.get(e.task_id)?.mode === "test").map((e) => `${e.task_id} at ${e.tenant}`),
   );
   if (withEndpoint.size > 0 && eventDue.length === 0) fail("coverage", "no terminal task of a tenant with a webhook endpoint");
   const eventsRetried = [...eventsByTask].filter(([, es]) => es.some((e) => e.answered >= 300)).length;

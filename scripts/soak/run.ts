@@ -128,6 +128,7 @@ async function settleEvents(file: string): Promise<void> {
       (r) =>
         r.type === "task" &&
         withEndpoint.has(r.tenant) &&
+        r.mode !== "test" &&
         ["succeeded", "failed", "canceled"].includes(r.status) &&
         !accepted.has(r.task_id),
     );
