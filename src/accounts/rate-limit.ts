@@ -12,7 +12,14 @@
  * SYNC_INTERVAL_MS of their traffic). A counter object that restarts forgets its windows: the
  * limit is a guard against runaway clients, not a quota.
  */
-import type { RateState } from "./account-object";
+
+/** The caller's rate-limit window, reported in `X-RateLimit-*` headers. */
+export interface RateState {
+  limit: number;
+  remaining: number;
+  /** Seconds until the window resets. */
+  reset: number;
+}
 
 export const RATE_WINDOW_MS = 60_000;
 export const SYNC_INTERVAL_MS = 1_000;

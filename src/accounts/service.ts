@@ -9,15 +9,18 @@ import { ApiError } from "../errors/api-error";
 import { newId } from "../lib/ids";
 import { type Acting, auditFields, authorize } from "../people/principal";
 import type { SafetyPolicy } from "../safety/policy";
-import type { AccountObject, ApiKeyRecord, KeyIssueRefusal, KeyResolution, RateState } from "./account-object";
-import { newTenantId } from "./account-object";
+import type { AccountObject } from "./account-object";
+import type { ApiKeyRecord } from "./api-key-rows";
 import { keyPrefix } from "./api-key-rows";
+import type { KeyIssueRefusal, KeyResolution } from "./api-key-store";
 import { generateApiKey, hashApiKey, type KeyMode, type Permission, parseApiKey } from "./api-keys";
 import { directoryFor } from "./directory-object";
 import { KeyCache, usable } from "./key-cache";
 import type { KeyLimits } from "./key-limits";
 import { rateCounterFor } from "./rate-counter-object";
+import type { RateState } from "./rate-limit";
 import { RATE_WINDOW_MS, RateLimiter } from "./rate-limit";
+import { newTenantId } from "./tenant-row";
 
 const TENANT_ID = /^ten_[0-9a-z]{26}$/;
 

@@ -13,9 +13,10 @@
  * most BALANCE_VIEW_MS old (docs/scaling.md). A call whose isolate dies is not charged, as a hold
  * given back by its lease would not be.
  */
-import type { ReserveRefusal } from "../accounts/account-object";
+
 import type { KeyMode } from "../accounts/api-keys";
 import { keySpendLimitError } from "../accounts/key-refusals";
+import type { ReserveRefusal } from "../accounts/ledger-store";
 import { accountFor } from "../accounts/service";
 import { CHAT_CAPABILITY, type UsageCounters, type UsageNote } from "../accounts/usage";
 import type { Env } from "../env";

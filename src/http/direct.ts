@@ -5,8 +5,9 @@
  * answers: the request id, the key and its permission, the error envelope, the rate headers, and
  * the drain of a body refused before its end.
  */
-import type { RateState } from "../accounts/account-object";
+
 import type { Permission } from "../accounts/api-keys";
+import type { RateState } from "../accounts/rate-limit";
 import { authenticate, type Caller, rateHeaders } from "../accounts/service";
 import type { Env } from "../env";
 import { requirePermission } from "./auth";

@@ -1,6 +1,7 @@
 /** A new tenant with its first owner (`POST /admin/v1/tenants` with `owner_email`). */
-import { newTenantId, type TenantView } from "../accounts/account-object";
+
 import { accountFor } from "../accounts/service";
+import { newTenantId, type TenantView } from "../accounts/tenant-row";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { normaliseEmail } from "./email";

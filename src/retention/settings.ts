@@ -4,9 +4,10 @@
  * resolution, so every isolate applies a change within the key cache's bound (5 s); this isolate
  * at once.
  */
-import type { TenantView } from "../accounts/account-object";
+
 import type { Caller } from "../accounts/service";
 import { accountFor, forgetCachedTenant, tenantAccount } from "../accounts/service";
+import type { TenantView } from "../accounts/tenant-row";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { type Acting, auditFields, authorize } from "../people/principal";

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import type { ReserveRefusal } from "../accounts/account-object";
 import type { KeyMode } from "../accounts/api-keys";
+import type { ReserveRefusal } from "../accounts/ledger-store";
 import { accountFor } from "../accounts/service";
 import { type RedeliverResult, redeliverOutputs } from "../destinations/redeliver";
 import type { Env } from "../env";

@@ -7,7 +7,8 @@
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { AccountObject, KeyResolution } from "../../src/accounts/account-object";
+import type { AccountObject } from "../../src/accounts/account-object";
+import type { KeyResolution } from "../../src/accounts/api-key-store";
 import { KeyCache, MAX_AGE_MS, usable } from "../../src/accounts/key-cache";
 import { GRACE_PERIODS, GRACES, rotateApiKey } from "../../src/accounts/key-rotation";
 import { accountFor, revokeApiKey } from "../../src/accounts/service";
