@@ -4,7 +4,7 @@
  * shortest `deadline_seconds` a create may set. Durations measured per route may replace them later.
  */
 import { z } from "zod";
-import { deadlineSeconds } from "../tasks/deadlines";
+import { deadlineSeconds } from "./default-deadlines";
 import type { Capability } from "./schema";
 
 /** No job counts as stalled before this long without progress, whatever its card says. */
