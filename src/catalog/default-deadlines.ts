@@ -1,4 +1,4 @@
-import type { Capability } from "./schema";
+import type { Capability } from "./capability";
 
 // Kept in catalog/ so that a card's timing can be checked against it without the catalog reaching into tasks/.
 
