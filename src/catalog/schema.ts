@@ -3,26 +3,10 @@
  * catalog is built, so a bad card fails the load with the file and the field it is about.
  */
 import { z } from "zod";
+import { Capability } from "./capability";
 import { minimumWithinDefault, Timing } from "./timing";
 
-export const CAPABILITIES = [
-  "chat_completion",
-  "text_to_image",
-  "image_to_image",
-  "image_edit",
-  "image_to_text",
-  "video_prompt_enhance",
-  "text_to_video",
-  "image_to_video",
-  "reference_to_video",
-  "frames_to_video",
-  "video_extend",
-  "video_to_text",
-  "text_to_music",
-  "text_to_speech",
-] as const;
-export const Capability = z.enum(CAPABILITIES);
-export type Capability = z.infer<typeof Capability>;
+export { CAPABILITIES, Capability } from "./capability";
 
 const decimal = z.string().regex(/^\d+(\.\d{1,9})?$/, "must be a non-negative decimal string with at most 9 decimals");
 const ratio = z.string().regex(/^\d+(\.\d+)?(:\d+(\.\d+)?)?$/, "must be a ratio such as 16:9 or 0.5");

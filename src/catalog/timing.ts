@@ -4,8 +4,8 @@
  * shortest `deadline_seconds` a create may set. Durations measured per route may replace them later.
  */
 import { z } from "zod";
-import { deadlineSeconds } from "../tasks/deadlines";
-import type { Capability } from "./schema";
+import type { Capability } from "./capability";
+import { deadlineSeconds } from "./default-deadlines";
 
 /** No job counts as stalled before this long without progress, whatever its card says. */
 export const STALL_FLOOR_SECONDS = 60;

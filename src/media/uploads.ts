@@ -6,7 +6,7 @@
  * kind's size cap, so a declared length over it is refused before the body is read, and an image
  * whose header declares more pixels than any card accepts is refused there too; the body is
  * then read under that cap. The whole file is probed and validated exactly as admission does an
- * input (src/media/probe.ts, src/media/validate.ts): both walk the whole container, and an MP4's
+ * input (src/media/probe/, src/media/validate.ts): both walk the whole container, and an MP4's
  * movie box may be its last bytes, so the file is held in memory once, and written to R2 in one
  * `put` only after it has passed. A refused or broken upload therefore never leaves an object.
  */

@@ -8,7 +8,7 @@
  * - JPEG: a frame header, Huffman tables where the coding needs them, and a scan.
  * - MP4/MOV: media data (mdat, or fragments) and, unfragmented, sample tables for every track.
  * - WAV: audio data in whole sample frames; MP3: two consecutive frames.
- * The probe (src/media/probe.ts) has already walked every container to its end.
+ * The probe (src/media/probe/) has already walked every container to its end.
  */
 import { ApiError } from "../errors/api-error";
 import { clause } from "../lib/sentence";

@@ -24,7 +24,7 @@ import {
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../bench/lib/local-server.ts";
-import { probeMedia } from "../../src/media/probe.ts";
+import { probeMedia } from "../../src/media/probe/index.ts";
 import { type Browser, type ConsoleServer, chromiumPath, launchBrowser, signInCode, startConsoleServer } from "./harness.ts";
 
 const OWNER = "grace@example.com";

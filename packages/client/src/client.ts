@@ -11,7 +11,7 @@ import { type DownloadResult, downloadArtifact, type SavedFile } from "./downloa
 import { MediaApiError, MediaTimeoutError } from "./errors.js";
 import { OPERATIONS, type OperationId } from "./generated/operations.js";
 import { type CallSpec, type ClientOptions, type RequestOptions, Transport } from "./transport.js";
-import type { ArtifactRef, BodyOf, PathOf, QueryOf, ResultOf, TaskEnvelope, TaskEvent } from "./types.js";
+import type { ArtifactRef, BodyOf, ConditionalTask, PathOf, QueryOf, ResultOf, TaskEnvelope, TaskEvent } from "./types.js";
 import { createFromFile, createUpload, type UploadData, type UploadOptions } from "./uploads.js";
 import { type EventsOptions, taskEvents, type WaitOptions, waitForTask } from "./wait.js";
 
@@ -22,18 +22,12 @@ export interface CreateOptions extends RequestOptions {
   preferWaitSeconds?: number;
 }
 
+export type { ConditionalTask } from "./types.js";
+
 export interface GetTaskOptions extends RequestOptions {
   preferWaitSeconds?: number;
   /** `If-None-Match`: when the task has not changed the result is `null` (304). */
   etag?: string;
-}
-
-export interface ConditionalTask {
-  /** Null when the task is unchanged since the ETag sent (304). */
-  task: TaskEnvelope | null;
-  etag: string | undefined;
-  /** The server held the read (`Preference-Applied: wait`). */
-  waited: boolean;
 }
 
 type TaskRef = string | { task_id: string };

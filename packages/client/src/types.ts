@@ -45,6 +45,15 @@ export interface ArtifactRef {
 }
 
 /** What the events stream says about a task while it moves. */
+/** A conditional read of a task (`If-None-Match`, `Prefer: wait`). */
+export interface ConditionalTask {
+  /** Null when the task is unchanged since the ETag sent (304). */
+  task: TaskEnvelope | null;
+  etag: string | undefined;
+  /** The server held the read (`Preference-Applied: wait`). */
+  waited: boolean;
+}
+
 export type TaskUpdate = Pick<TaskEnvelope, "task_id" | "status" | "progress">;
 
 export type TaskEvent =

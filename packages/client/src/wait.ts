@@ -5,11 +5,24 @@
  * or keeps dropping it: `Prefer: wait` lets the server hold each read until the task changes,
  * and `If-None-Match` makes an unchanged read cost nothing.
  */
-import type { MediaClient } from "./client.js";
 import { MediaApiError, MediaConnectionError, MediaTimeoutError } from "./errors.js";
 import { parseEventStream, StreamIdleError } from "./sse.js";
 import type { Transport } from "./transport.js";
-import { isTerminal, type TaskEnvelope, type TaskEvent, type TaskUpdate } from "./types.js";
+import { type ConditionalTask, isTerminal, type TaskEnvelope, type TaskEvent, type TaskUpdate } from "./types.js";
+
+/**
+ * What following a task needs of the client: conditional reads of the task and the transport's
+ * sleep. Declared here, so that this file does not import the client that imports it.
+ */
+export interface TaskReader {
+  tasks: {
+    getIfChanged(
+      taskId: string,
+      options: { signal: AbortSignal; timeoutMs: number; preferWaitSeconds?: number; etag?: string },
+    ): Promise<ConditionalTask>;
+  };
+  transport: Pick<Transport, "sleep">;
+}
 
 export interface EventsOptions {
   /** Resume after this event id (sent as Last-Event-ID). */
@@ -131,7 +144,7 @@ function changed(a: TaskUpdate | undefined, b: TaskUpdate): boolean {
 }
 
 export async function waitForTask(
-  client: MediaClient,
+  client: TaskReader,
   transport: Transport,
   task: string | { task_id: string; status?: string },
   options: WaitOptions = {},
@@ -180,7 +193,7 @@ export async function waitForTask(
 }
 
 async function poll(
-  client: MediaClient,
+  client: TaskReader,
   taskId: string,
   report: (u: TaskUpdate) => void,
   signal: AbortSignal,

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, type LocalServer, startLocalServer } from "../../../bench/lib/local-server.ts";
-import { probeMedia } from "../../../src/media/probe.ts";
+import { probeMedia } from "../../../src/media/probe/index.ts";
 import { PLACEHOLDER, quickStart } from "./readme.js";
 
 const root = new URL("../../../", import.meta.url).pathname;

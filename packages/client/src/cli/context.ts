@@ -2,8 +2,18 @@
 import type { MediaClient } from "../client.js";
 import { OPERATIONS, type OperationId } from "../generated/operations.js";
 import type { OperationRow } from "../operation-row.js";
+import type { FetchLike } from "../transport.js";
 import { type Options, UsageError } from "./args.js";
-import type { CliIo } from "./main.js";
+import type { Io } from "./tasks.js";
+
+export interface CliIo extends Io {
+  env: Record<string, string | undefined>;
+  fetch?: FetchLike;
+  /** Interrupts (Ctrl-C): the command stops following a task and says how to resume. */
+  interrupt?: AbortSignal;
+  /** Asks the person at the terminal a yes/no question; absent when nobody can answer (not a terminal). */
+  confirm?: (question: string) => Promise<boolean>;
+}
 
 export interface Ctx {
   io: CliIo;
@@ -32,4 +42,8 @@ export function query(ctx: Ctx, id: OperationId): Record<string, string> {
     if (v !== undefined) out[q] = v;
   }
   return out;
+}
+
+export function requireKeyNotice(): void {
+  throw new UsageError("no API key: set MEDIA_API_KEY (npm start prints the local one) or pass --api-key");
 }
