@@ -5,10 +5,11 @@ import { ApiError } from "../errors/api-error";
 import { mcpRoutes } from "../mcp/endpoint";
 import { oauthRoutes } from "../oauth/routes";
 import { type AppEnv, newRouter } from "./context";
+import { declare } from "./declare";
 import { mountDocs } from "./docs";
 import { errorHeaders, toApiError } from "./error-response";
-import { boundedBody, jsonBody, MAX_BODY_BYTES } from "./json-body";
-import { requestId } from "./request-id";
+import { boundedBody, MAX_BODY_BYTES } from "./json-body";
+import { requestId, requestIdOf } from "./request-id";
 import { accountRoutes } from "./routes/account";
 import { adminRoutes } from "./routes/admin";
 import { adminPeopleRoutes } from "./routes/admin-people";
@@ -31,69 +32,97 @@ import { uploadRoutes } from "./routes/uploads";
 import { upstreamRoutes } from "./routes/upstream";
 import { voicePreviewRoutes } from "./routes/voice-previews";
 import { webhookRoutes } from "./routes/webhooks";
-import { drainUnreadBody } from "./unread-body";
+import { drainRequest, drainUnreadBody } from "./unread-body";
 
 function respondWithError(c: Context<AppEnv>, error: ApiError) {
   return c.json({ error: error.toBody(c.get("requestId") ?? "unknown") }, error.status as 400, errorHeaders(error));
 }
 
-/** What every app of the Worker shares: the body and request-id middleware, and the error vocabulary. */
-function withCommon(app: ReturnType<typeof newRouter>, routes: (app: ReturnType<typeof newRouter>) => void) {
-  // First, so that any answer given before a body's end waits for the rest to be discarded.
-  app.use("*", drainUnreadBody);
-  app.use("*", requestId);
-  app.use("/v1/*", jsonBody);
-  app.use("/admin/*", jsonBody);
-  routes(app);
-  app.notFound((c) =>
-    respondWithError(c, new ApiError("not_found", `No route for ${c.req.method} ${new URL(c.req.url).pathname}.`)),
+/**
+ * What is served outside the declared API: the console's pages, MCP, OAuth, provider and payment
+ * webhooks, signed input URLs, voice previews and the documentation. Only these go through the
+ * middleware below; a declared route runs its own pipeline (src/http/pipeline.ts), alone.
+ */
+const PAGES = ["/console", "/console/*"];
+const OTHER = [
+  "/mcp",
+  "/oauth/*",
+  "/.well-known/*",
+  "/webhooks/*",
+  "/inputs/*",
+  "/voices/*",
+  "/docs",
+  "/docs/*",
+  "/openapi.json",
+  FAVICON_PATH,
+];
+
+/** The whole HTTP surface: every API route is declared once, with its schemas (src/http/declare.ts). */
+export function createApp() {
+  const app = newRouter();
+  // Every other body (webhooks, MCP, OAuth) is read under the same cap, once. The console reads its
+  // forms itself, under each form's own cap, and refuses them as pages (src/console/form-body.ts).
+  const otherBodies = boundedBody(MAX_BODY_BYTES);
+  for (const path of [...PAGES, ...OTHER]) {
+    // First, so that any answer given before a body's end waits for the rest to be discarded.
+    app.use(path, drainUnreadBody);
+    app.use(path, requestId);
+  }
+  for (const path of OTHER) app.use(path, otherBodies);
+
+  declare(
+    app,
+    {
+      method: "get",
+      path: "/healthz",
+      hide: true,
+      summary: "Liveness for load balancers and the local start script; no auth, no storage",
+      responses: { 200: { description: "Alive" } },
+    },
+    (c) => Response.json(health(c.env)),
   );
+  app.get(FAVICON_PATH, favicon);
+  app.route("/", catalogRoutes);
+  app.route("/", statusRoutes);
+  app.route("/", adminRoutes);
+  app.route("/", adminPeopleRoutes);
+  app.route("/", adminSafetyRoutes);
+  app.route("/", adminSettingsRoutes);
+  app.route("/", operationRoutes);
+  app.route("/", quoteRoutes);
+  app.route("/", taskRoutes);
+  app.route("/", taskOutputRoutes);
+  app.route("/", batchRoutes);
+  app.route("/", uploadRoutes);
+  app.route("/", accountRoutes);
+  app.route("/", keyRoutes);
+  app.route("/", webhookRoutes);
+  app.route("/", providerKeyRoutes);
+  app.route("/", storageDestinationRoutes);
+  app.route("/", fileRoutes);
+  app.route("/", chatRoutes);
+  app.route("/", upstreamRoutes);
+  app.route("/", voicePreviewRoutes);
+  app.route("/", paymentRoutes);
+  app.route("/", paymentWebhookRoutes);
+  mountDocs(app);
+  // The OAuth authorization server for MCP clients (src/oauth/): metadata, /oauth/*, in OAuth's wire format.
+  app.route("/", oauthRoutes);
+  // The MCP endpoint (src/mcp/): POST /mcp, tools over the same services as the routes above.
+  app.route("/", mcpRoutes);
+  // The tenant console: HTML pages with their own session, CSRF and error handling (src/console/).
+  app.route("/console", consoleApp);
+  app.notFound(async (c) => {
+    const id = c.get("requestId") ?? requestIdOf(c.req.header("X-Request-Id"));
+    c.set("requestId", id);
+    await drainRequest(c.req.raw);
+    const path = new URL(c.req.url).pathname;
+    const response = respondWithError(c, new ApiError("not_found", `No route for ${c.req.method} ${path}.`));
+    response.headers.set("X-Request-Id", id);
+    return response;
+  });
   app.onError((err, c) => respondWithError(c, toApiError(err, c.get("requestId"))));
   return app;
-}
-
-/** The whole HTTP surface: every route is declared once, with its schemas, under this app. */
-export function createApp() {
-  return withCommon(newRouter(), (app) => {
-    // Every other body (webhooks, MCP, OAuth) is read under the same cap, once. The console reads its
-    // forms itself, under each form's own cap, and refuses them as pages (src/console/form-body.ts).
-    const otherBodies = boundedBody(MAX_BODY_BYTES);
-    app.use("*", (c, next) => (/^\/(v1|admin|console)(\/|$)/.test(c.req.path) ? next() : otherBodies(c, next)));
-
-    // Liveness for load balancers and the local start script; no auth, no storage.
-    app.get("/healthz", (c) => c.json(health(c.env)));
-    app.get(FAVICON_PATH, favicon);
-    app.route("/", catalogRoutes);
-    app.route("/", statusRoutes);
-    app.route("/", adminRoutes);
-    app.route("/", adminPeopleRoutes);
-    app.route("/", adminSafetyRoutes);
-    app.route("/", adminSettingsRoutes);
-    app.route("/", operationRoutes);
-    app.route("/", quoteRoutes);
-    app.route("/", taskRoutes);
-    app.route("/", taskOutputRoutes);
-    app.route("/", batchRoutes);
-    app.route("/", uploadRoutes);
-    app.route("/", accountRoutes);
-    app.route("/", keyRoutes);
-    app.route("/", webhookRoutes);
-    app.route("/", providerKeyRoutes);
-    app.route("/", storageDestinationRoutes);
-    app.route("/", fileRoutes);
-    app.route("/", chatRoutes);
-    app.route("/", upstreamRoutes);
-    app.route("/", voicePreviewRoutes);
-    app.route("/", paymentRoutes);
-    app.route("/", paymentWebhookRoutes);
-    mountDocs(app);
-    // The OAuth authorization server for MCP clients (src/oauth/): metadata, /oauth/*, in OAuth's wire format.
-    app.route("/", oauthRoutes);
-    // The MCP endpoint (src/mcp/): POST /mcp, tools over the same services as the routes above.
-    app.route("/", mcpRoutes);
-    // The tenant console: HTML pages with their own session, CSRF and error handling (src/console/).
-    app.route("/console", consoleApp);
-  });
 }
 
 /** The liveness answer (`GET /healthz`). */

@@ -1,9 +1,9 @@
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { Permission } from "../accounts/api-keys";
-import { authenticate, type Caller, rateHeaders } from "../accounts/service";
+import type { Caller } from "../accounts/service";
+import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { timingSafeEqualStrings } from "../lib/crypto";
-import { requireIdempotencyKey } from "../tasks/idempotency";
 import type { AppEnv } from "./context";
 
 /** Adds headers to the response, copying it first when its headers are immutable (a proxied one). */
@@ -16,20 +16,6 @@ export function setHeaders(c: Context<AppEnv>, headers: Record<string, string>) 
   }
 }
 
-/**
- * API-key authentication plus the permission the route needs (null: any valid key, whatever its
- * permissions, e.g. to read its own balance). Runs before any validation.
- */
-export function requireKey(permission: Permission | null): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const caller = await authenticate(c.env, c.req.header("Authorization"), (p) => c.executionCtx.waitUntil(p));
-    requirePermission(caller, permission);
-    c.set("caller", caller);
-    await next();
-    if (caller.rate) setHeaders(c, rateHeaders(caller.rate));
-  };
-}
-
 /** 403 unless the caller's key holds `permission` (null: any valid key). */
 export function requirePermission(caller: Caller, permission: Permission | null): void {
   if (permission !== null && !caller.permissions.includes(permission)) {
@@ -39,19 +25,12 @@ export function requirePermission(caller: Caller, permission: Permission | null)
   }
 }
 
-/** Task-creating routes: the Idempotency-Key header is checked before the body. */
-export const requireIdempotencyHeader: MiddlewareHandler<AppEnv> = async (c, next) => {
-  requireIdempotencyKey(c.req.header("Idempotency-Key"));
-  await next();
-};
-
 /** The operator API: `Authorization: Bearer <ADMIN_TOKEN>`. */
-export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const expected = c.env.ADMIN_TOKEN;
-  const match = /^Bearer[ ]+(\S+)[ ]*$/i.exec(c.req.header("Authorization") ?? "");
+export function requireOperator(env: Pick<Env, "ADMIN_TOKEN">, authorization: string | null): void {
+  const expected = env.ADMIN_TOKEN;
+  const match = /^Bearer[ ]+(\S+)[ ]*$/i.exec(authorization ?? "");
   if (!match) throw new ApiError("unauthorized", "Send `Authorization: Bearer <ADMIN_TOKEN>`.");
   if (!expected || expected.length < 16 || !timingSafeEqualStrings(match[1] as string, expected)) {
     throw new ApiError("invalid_api_key", "The operator token is not valid.");
   }
-  await next();
-};
+}

@@ -5,10 +5,17 @@ import { ApiError } from "../errors/api-error";
 /** Framework refusals (content type, malformed body) in the spec's vocabulary. */
 function fromHttpException(err: HTTPException): ApiError {
   if (err.status === 404) return new ApiError("not_found", err.message || "Not found.");
-  const reason = err.status === 415 ? "the content type does not match what this route accepts (application/json)" : err.message;
-  return new ApiError("invalid_request", `The request was refused: ${reason}.`, {
-    details: { errors: [{ loc: err.status === 415 ? ["header", "content-type"] : ["body"], reason }] },
-  });
+  if (err.status === 415) return unsupportedMediaType();
+  return refused(err.message, ["body"]);
+}
+
+/** A body whose declared type is not the JSON the route accepts. */
+export function unsupportedMediaType(): ApiError {
+  return refused("the content type does not match what this route accepts (application/json)", ["header", "content-type"]);
+}
+
+function refused(reason: string, loc: string[]): ApiError {
+  return new ApiError("invalid_request", `The request was refused: ${reason}.`, { details: { errors: [{ loc, reason }] } });
 }
 
 /** The public error a failure is answered with; anything unexpected is logged and answered as internal_error. */

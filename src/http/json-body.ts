@@ -10,26 +10,6 @@ export const MAX_JSON_DEPTH = 64;
 const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
 /**
- * Routes whose body is a file, not JSON: their route reads it (after authentication, under its
- * own caps), so it is neither buffered nor parsed here.
- */
-export const RAW_BODY_PATHS = new Set(["/v1/uploads"]);
-
-/**
- * Reads and parses a JSON body once, before routing validators see it, so that a malformed
- * body, a wrong content type or an oversized body gets the spec's 422 rather than a bare 400.
- */
-export const jsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const method = c.req.method;
-  if (method !== "POST" && method !== "PUT" && method !== "PATCH") return next();
-  if (RAW_BODY_PATHS.has(c.req.path)) return next();
-  const body = await readJsonBody(c.req.raw);
-  if (body.empty) c.req.raw = withoutBody(c.req.raw);
-  setParsed(c, body.value);
-  return next();
-};
-
-/**
  * A request's JSON body, read once under MAX_BODY_BYTES: the spec's 422 (or 413) for a malformed,
  * mistyped, too deep or too large one. No body at all is an empty object whatever its declared
  * type (curl's `-d ''` says form, a bodiless fetch says nothing): routes whose body is optional
@@ -75,19 +55,6 @@ export async function readJsonBody(req: Request): Promise<{ value: unknown; empt
       details: { errors: [{ loc: ["body"], reason: e instanceof Error ? e.message : "malformed JSON" }] },
     });
   }
-}
-
-/** The same request with no body and no declared body type, so no validator asks about one. */
-function withoutBody(req: Request): Request {
-  const headers = new Headers(req.headers);
-  headers.delete("Content-Type");
-  headers.delete("Content-Length");
-  return new Request(req.url, { method: req.method, headers, signal: req.signal, ...(req.cf ? { cf: req.cf } : {}) });
-}
-
-function setParsed(c: Parameters<MiddlewareHandler<AppEnv>>[0], value: unknown) {
-  // The validators read the body through c.req.json(); hand them the value parsed here.
-  (c.req.bodyCache as { json?: Promise<unknown> }).json = Promise.resolve(value);
 }
 
 /**

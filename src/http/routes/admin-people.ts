@@ -1,5 +1,5 @@
 /** Operator routes for people and mail: a tenant's members, and the local outbox. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { getTenantOr404 } from "../../accounts/service";
 import { ApiError } from "../../errors/api-error";
@@ -7,8 +7,8 @@ import { outboxOf } from "../../mail/outbox";
 import { inviteMember, listMembers } from "../../people/members";
 import type { Acting } from "../../people/principal";
 import { ROLES } from "../../people/roles";
-import { requireAdmin } from "../auth";
 import { type AppEnv, newRouter } from "../context";
+import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 
 const security = [{ adminToken: [] }];
@@ -26,7 +26,6 @@ function operator(c: Context<AppEnv>): Acting {
 }
 
 export const adminPeopleRoutes = newRouter();
-adminPeopleRoutes.use("/admin/*", requireAdmin);
 
 const OutboxMessage = z
   .object({
@@ -38,8 +37,10 @@ const OutboxMessage = z
   })
   .openapi("OutboxMessage");
 
-adminPeopleRoutes.openapi(
-  createRoute({
+declare(
+  adminPeopleRoutes,
+  {
+    operator: true,
     method: "get",
     path: "/admin/v1/outbox",
     operationId: "adminListOutbox",
@@ -56,7 +57,7 @@ adminPeopleRoutes.openapi(
       200: json(z.object({ object: z.literal("list"), data: z.array(OutboxMessage) }), "The messages"),
       ...errorResponses(401, 404, 422),
     },
-  }),
+  },
   async (c) => {
     const outbox = c.env.EMAIL_OUTBOX === "true" ? outboxOf(c.env) : null;
     if (!outbox) {
@@ -81,8 +82,10 @@ const Member = z
   .openapi("TenantMember");
 const TenantId = z.object({ tenant_id: z.string().openapi({ example: "ten_0123456789abcdefghjkmnpqrs" }) });
 
-adminPeopleRoutes.openapi(
-  createRoute({
+declare(
+  adminPeopleRoutes,
+  {
+    operator: true,
     method: "get",
     path: "/admin/v1/tenants/{tenant_id}/members",
     operationId: "adminListTenantMembers",
@@ -94,7 +97,7 @@ adminPeopleRoutes.openapi(
       200: json(z.object({ object: z.literal("list"), data: z.array(Member) }), "The members"),
       ...errorResponses(401, 404),
     },
-  }),
+  },
   async (c) => {
     const { tenant_id } = c.req.valid("param");
     await getTenantOr404(c.env, tenant_id);
@@ -102,8 +105,10 @@ adminPeopleRoutes.openapi(
   },
 );
 
-adminPeopleRoutes.openapi(
-  createRoute({
+declare(
+  adminPeopleRoutes,
+  {
+    operator: true,
     method: "post",
     path: "/admin/v1/tenants/{tenant_id}/members",
     operationId: "adminCreateTenantMember",
@@ -127,7 +132,7 @@ adminPeopleRoutes.openapi(
       },
     },
     responses: { 201: json(Member, "The invitation"), ...errorResponses(401, 404, 409, 422, 502) },
-  }),
+  },
   async (c) => {
     const { tenant_id } = c.req.valid("param");
     return c.json(await inviteMember(c.env, tenant_id, c.req.valid("json"), operator(c)), 201);

@@ -1,12 +1,12 @@
 /** Operator routes for a tenant's content review policy (src/safety/policy.ts; README, Content safety). */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Acting } from "../../people/principal";
 import { CATEGORIES } from "../../safety/categories";
 import { BLOCK_THRESHOLD, SafetyPolicyInput } from "../../safety/policy";
 import { getSafetyPolicy, setSafetyPolicy } from "../../safety/tenant-policy";
-import { requireAdmin } from "../auth";
 import { type AppEnv, newRouter } from "../context";
+import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 
 const security = [{ adminToken: [] }];
@@ -38,10 +38,11 @@ function operator(c: Context<AppEnv>): Acting {
 }
 
 export const adminSafetyRoutes = newRouter();
-adminSafetyRoutes.use("/admin/*", requireAdmin);
 
-adminSafetyRoutes.openapi(
-  createRoute({
+declare(
+  adminSafetyRoutes,
+  {
+    operator: true,
     method: "get",
     path: "/admin/v1/tenants/{tenant_id}/safety",
     operationId: "adminGetTenantSafetyPolicy",
@@ -53,12 +54,14 @@ adminSafetyRoutes.openapi(
       200: { description: "The policy that applies", content: { "application/json": { schema: SafetyPolicy } } },
       ...errorResponses(401, 404),
     },
-  }),
+  },
   async (c) => c.json(await getSafetyPolicy(c.env, c.req.valid("param").tenant_id), 200),
 );
 
-adminSafetyRoutes.openapi(
-  createRoute({
+declare(
+  adminSafetyRoutes,
+  {
+    operator: true,
     method: "put",
     path: "/admin/v1/tenants/{tenant_id}/safety",
     operationId: "adminSetTenantSafetyPolicy",
@@ -70,7 +73,7 @@ adminSafetyRoutes.openapi(
       200: { description: "The policy now applied", content: { "application/json": { schema: SafetyPolicy } } },
       ...errorResponses(401, 404, 422),
     },
-  }),
+  },
   async (c) => {
     const policy = await setSafetyPolicy(c.env, c.req.valid("param").tenant_id, c.req.valid("json"), operator(c));
     return c.json(policy, 200);

@@ -1,11 +1,11 @@
 /** The operator's route for a tenant's settings: how long its outputs and uploads are kept (src/retention). */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Acting } from "../../people/principal";
 import { RETENTION_DESCRIPTION, RetentionDays } from "../../retention/days";
 import { setTenantSettings } from "../../retention/settings";
-import { requireAdmin } from "../auth";
 import { type AppEnv, newRouter } from "../context";
+import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 import { Tenant } from "./admin";
 
@@ -25,10 +25,11 @@ function operator(c: Context<AppEnv>): Acting {
 }
 
 export const adminSettingsRoutes = newRouter();
-adminSettingsRoutes.use("/admin/*", requireAdmin);
 
-adminSettingsRoutes.openapi(
-  createRoute({
+declare(
+  adminSettingsRoutes,
+  {
+    operator: true,
     method: "post",
     path: "/admin/v1/tenants/{tenant_id}/settings",
     operationId: "adminSetTenantSettings",
@@ -42,6 +43,6 @@ adminSettingsRoutes.openapi(
       200: { description: "The tenant", content: { "application/json": { schema: Tenant } } },
       ...errorResponses(401, 404, 422),
     },
-  }),
+  },
   async (c) => c.json(await setTenantSettings(c.env, c.req.valid("param").tenant_id, c.req.valid("json"), operator(c)), 200),
 );

@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { KEY_MODES, PERMISSIONS, REGION_PATTERN, WORK_PERMISSIONS } from "../../accounts/api-keys";
 import { GRACES, rotateApiKey } from "../../accounts/key-rotation";
@@ -18,8 +18,8 @@ import { createTenantWithOwner } from "../../people/tenants";
 import { RETENTION_DESCRIPTION } from "../../retention/days";
 import { IssuedKey, KeyLimitsInput, KeyRecord } from "../../services/contracts/keys";
 import { issuedView, limitsFrom, setKeyLimits } from "../../services/keys";
-import { requireAdmin } from "../auth";
 import { type AppEnv, newRouter } from "../context";
+import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 
 const security = [{ adminToken: [] }];
@@ -54,7 +54,6 @@ const body = <T extends z.ZodType>(schema: T) => ({ body: { required: true, cont
 const errors = errorResponses(401, 404, 422);
 
 export const adminRoutes = newRouter();
-adminRoutes.use("/admin/*", requireAdmin);
 
 /** The operator, as services and the audit log know it, with where the call came from. */
 function operator(c: Context<AppEnv>): Acting {
@@ -65,8 +64,10 @@ function operator(c: Context<AppEnv>): Acting {
   };
 }
 
-adminRoutes.openapi(
-  createRoute({
+declare(
+  adminRoutes,
+  {
+    operator: true,
     method: "post",
     path: "/admin/v1/tenants",
     operationId: "adminCreateTenant",
@@ -87,7 +88,7 @@ adminRoutes.openapi(
         .strict(),
     ),
     responses: { 201: json(Tenant, "The new tenant"), ...errors },
-  }),
+  },
   async (c) => {
     const input = c.req.valid("json");
     const tenant = input.owner_email
@@ -102,8 +103,10 @@ adminRoutes.openapi(
   },
 );
 
-adminRoutes.openapi(
-  createRoute({
+declare(
+  adminRoutes,
+  {
+    operator: true,
     method: "post",
     path: "/admin/v1/tenants/{tenant_id}/rate-limit",
     operationId: "adminSetTenantRateLimit",
@@ -112,7 +115,7 @@ adminRoutes.openapi(
     security,
     request: { params: TenantId, ...body(z.object({ rate_limit_per_minute: RateLimit }).strict()) },
     responses: { 200: json(Tenant, "The tenant"), ...errors },
-  }),
+  },
   async (c) => {
     const { tenant_id } = c.req.valid("param");
     const tenant = await tenantAccount(c.env, tenant_id).setRateLimit(c.req.valid("json").rate_limit_per_minute);
@@ -121,8 +124,10 @@ adminRoutes.openapi(
   },
 );
 
-adminRoutes.openapi(
-  createRoute({
+declare(
+  adminRoutes,
+  {
+    operator: true,
     method: "get",
     path: "/admin/v1/tenants/{tenant_id}",
     operationId: "adminGetTenant",
@@ -131,7 +136,7 @@ adminRoutes.openapi(
     security,
     request: { params: TenantId },
     responses: { 200: json(Tenant, "The tenant"), ...errors },
-  }),
+  },
   async (c) => c.json(await getTenantOr404(c.env, c.req.valid("param").tenant_id), 200),
 );
 
@@ -148,8 +153,10 @@ const Ledger = z
   })
   .openapi("Ledger");
 
-adminRoutes.openapi(
-  createRoute({
+declare(
+  adminRoutes,
+  {
+    operator: true,
     method: "get",
     path: "/admin/v1/tenants/{tenant_id}/ledger",
     operationId: "adminGetTenantLedger",
@@ -158,7 +165,7 @@ adminRoutes.openapi(
     security,
     request: { params: TenantId },
     responses: { 200: json(Ledger, "The ledger"), ...errors },
-  }),
+  },
   async (c) => {
     const { tenant_id } = c.req.valid("param");
     await getTenantOr404(c.env, tenant_id);
@@ -167,8 +174,10 @@ adminRoutes.openapi(
 );
 
 for (const action of ["disable", "enable"] as const) {
-  adminRoutes.openapi(
-    createRoute({
+  declare(
+    adminRoutes,
+    {
+      operator: true,
       method: "post",
       path: `/admin/v1/tenants/{tenant_id}/${action}`,
       operationId: action === "disable" ? "adminDisableTenant" : "adminEnableTenant",
@@ -177,7 +186,7 @@ for (const action of ["disable", "enable"] as const) {
       security,
       request: { params: TenantId },
       responses: { 200: json(Tenant, "The tenant"), ...errors },
-    }),
+    },
     async (c) => {
       const { tenant_id } = c.req.valid("param");
       const tenant = await tenantAccount(c.env, tenant_id).setStatus(action === "disable" ? "disabled" : "active");
@@ -194,8 +203,10 @@ const Grant = z
   })
   .openapi("CreditGrant");
 
-adminRoutes.openapi(
-  createRoute({
+declare(
+  adminRoutes,
+  {
+    operator: true,
     method: "post",
     path: "/admin/v1/tenants/{tenant_id}/credits",
     operationId: "adminGrantCredits",
@@ -220,7 +231,7 @@ adminRoutes.openapi(
       ),
     },
     responses: { 201: json(Grant, "The grant and the new balance"), ...errors },
-  }),
+  },
   async (c) => {
     const { tenant_id } = c.req.valid("param");
     const { amount, source } = c.req.valid("json");
@@ -232,8 +243,10 @@ adminRoutes.openapi(
 
 const KeyName = z.string().trim().min(1).max(100);
 
-adminRoutes.openapi(
-  createRoute({
+declare(
+  adminRoutes,
+  {
+    operator: true,
     method: "post",
     path: "/admin/v1/tenants/{tenant_id}/api-keys",
     operationId: "adminCreateApiKey",
@@ -260,7 +273,7 @@ adminRoutes.openapi(
       ),
     },
     responses: { 201: json(IssuedKey, "The key, shown once"), ...errors },
-  }),
+  },
   async (c) => {
     const { tenant_id } = c.req.valid("param");
     const input = c.req.valid("json");
@@ -282,8 +295,10 @@ adminRoutes.openapi(
   },
 );
 
-adminRoutes.openapi(
-  createRoute({
+declare(
+  adminRoutes,
+  {
+    operator: true,
     method: "post",
     path: "/admin/v1/api-keys/{key_id}/revoke",
     operationId: "adminRevokeApiKey",
@@ -292,7 +307,7 @@ adminRoutes.openapi(
     security,
     request: { params: z.object({ key_id: z.string() }) },
     responses: { 200: json(KeyRecord, "The revoked key"), ...errors },
-  }),
+  },
   async (c) => c.json(await revokeApiKey(c.env, c.req.valid("param").key_id, operator(c)), 200),
 );
 
@@ -303,8 +318,10 @@ const RotatedKey = z
   })
   .openapi("RotatedApiKey");
 
-adminRoutes.openapi(
-  createRoute({
+declare(
+  adminRoutes,
+  {
+    operator: true,
     method: "post",
     path: "/admin/v1/api-keys/{key_id}/rotate",
     operationId: "adminRotateApiKey",
@@ -329,7 +346,7 @@ adminRoutes.openapi(
       200: json(RotatedKey, "The old key (with its expiry) and the new key, shown once"),
       ...errorResponses(401, 404, 409, 422),
     },
-  }),
+  },
   async (c) => {
     const r = await rotateApiKey(c.env, c.req.valid("param").key_id, c.req.valid("json").grace, operator(c));
     const { record } = r;
@@ -343,8 +360,10 @@ adminRoutes.openapi(
   },
 );
 
-adminRoutes.openapi(
-  createRoute({
+declare(
+  adminRoutes,
+  {
+    operator: true,
     method: "post",
     path: "/admin/v1/api-keys/{key_id}/permissions",
     operationId: "adminSetApiKeyPermissions",
@@ -356,13 +375,15 @@ adminRoutes.openapi(
       ...body(z.object({ permissions: z.array(z.enum(PERMISSIONS)).max(PERMISSIONS.length) }).strict()),
     },
     responses: { 200: json(KeyRecord, "The key"), ...errors },
-  }),
+  },
   async (c) =>
     c.json(await setKeyPermissions(c.env, c.req.valid("param").key_id, [...new Set(c.req.valid("json").permissions)]), 200),
 );
 
-adminRoutes.openapi(
-  createRoute({
+declare(
+  adminRoutes,
+  {
+    operator: true,
     method: "post",
     path: "/admin/v1/api-keys/{key_id}/limits",
     operationId: "adminSetApiKeyLimits",
@@ -374,7 +395,7 @@ adminRoutes.openapi(
       ...body(z.object({ limits: KeyLimitsInput.nullable() }).strict()),
     },
     responses: { 200: json(KeyRecord, "The key"), ...errors },
-  }),
+  },
   async (c) => c.json(await setKeyLimits(c.env, c.req.valid("param").key_id, c.req.valid("json").limits, operator(c)), 200),
 );
 
@@ -396,8 +417,10 @@ const RotatedSigningKey = RetiredKey.extend({
   secret: z.string().openapi({ description: "The new secret (`whsec_…`), shown only in this response" }),
 }).openapi("RotatedCallbackSigningKey");
 
-adminRoutes.openapi(
-  createRoute({
+declare(
+  adminRoutes,
+  {
+    operator: true,
     method: "post",
     path: "/admin/v1/tenants/{tenant_id}/callback-signing-keys",
     operationId: "adminCreateCallbackSigningKey",
@@ -406,12 +429,14 @@ adminRoutes.openapi(
     security,
     request: { params: TenantId },
     responses: { 201: json(SigningKey, "The key and its secret"), ...errors },
-  }),
+  },
   async (c) => c.json(await createSigningKey(c.env, c.req.valid("param").tenant_id, operator(c)), 201),
 );
 
-adminRoutes.openapi(
-  createRoute({
+declare(
+  adminRoutes,
+  {
+    operator: true,
     method: "post",
     path: "/admin/v1/callback-signing-keys/{id}/retire",
     operationId: "adminRetireCallbackSigningKey",
@@ -420,12 +445,14 @@ adminRoutes.openapi(
     security,
     request: { params: z.object({ id: z.string() }) },
     responses: { 200: json(RetiredKey, "The retired key"), ...errors },
-  }),
+  },
   async (c) => c.json(await retireSigningKey(c.env, c.req.valid("param").id, operator(c)), 200),
 );
 
-adminRoutes.openapi(
-  createRoute({
+declare(
+  adminRoutes,
+  {
+    operator: true,
     method: "post",
     path: "/admin/v1/callback-signing-keys/{id}/rotate",
     operationId: "adminRotateCallbackSigningKey",
@@ -451,7 +478,7 @@ adminRoutes.openapi(
       },
     },
     responses: { 200: json(RotatedSigningKey, "The key and its new secret"), ...errors },
-  }),
+  },
   async (c) => {
     const overlap = (c.req.valid("json") as { overlap?: (typeof GRACES)[number] } | undefined)?.overlap ?? DEFAULT_OVERLAP;
     return c.json(await rotateSigningKey(c.env, c.req.valid("param").id, overlap, operator(c)), 200);

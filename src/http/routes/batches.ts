@@ -1,5 +1,5 @@
 /** Batches: `/v1/batches` — create, list, read, the items, cancel. The rules are in src/services/batches.ts. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { ItemStatus } from "../../batches/batch-record";
 import type { OperationSpec } from "../../operations/types";
 import { cancelBatch, createBatch, listBatches, listBatchItems, readBatch } from "../../services/batches";
@@ -15,8 +15,8 @@ import { IdempotencyKeyString } from "../../services/contracts/idempotency";
 import { requestFrom } from "../../services/contracts/request-from";
 import { callerAuditBy } from "../../services/tasks";
 import { keyScope } from "../../tasks/scope";
-import { requireIdempotencyHeader, requireKey } from "../auth";
 import { newRouter } from "../context";
+import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 import { validBody } from "../validation";
 import { taskContext } from "./task-shared";
@@ -37,8 +37,9 @@ type Batch = z.infer<typeof BatchEnvelopeSchema>;
 export const validateItemBody = (spec: OperationSpec, body: unknown) =>
   validBody(spec.schema, body, spec.path) as Record<string, unknown>;
 
-batchRoutes.openapi(
-  createRoute({
+declare(
+  batchRoutes,
+  {
     method: "post",
     path: "/v1/batches",
     operationId: "createBatch",
@@ -50,7 +51,8 @@ batchRoutes.openapi(
       "Items then run as ordinary tasks, at most `concurrency` at once, each under an Idempotency-Key derived from the batch's and its `custom_id`.",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:write"), requireIdempotencyHeader] as const,
+    permission: "tasks:write",
+    idempotent: true,
     request: {
       headers: z.object({
         "Idempotency-Key": IdempotencyKeyString.openapi({ description: "Required: a retry answers the same batch" }),
@@ -83,7 +85,7 @@ batchRoutes.openapi(
       202: envelope("The batch, queued"),
       ...errorResponses(400, 401, 403, 404, 409, 413, 422),
     },
-  }),
+  },
   async (c) => {
     const body = c.req.valid("json");
     const { envelope: batch } = await createBatch(taskContext(c), body, validateItemBody);
@@ -91,8 +93,9 @@ batchRoutes.openapi(
   },
 );
 
-batchRoutes.openapi(
-  createRoute({
+declare(
+  batchRoutes,
+  {
     method: "get",
     path: "/v1/batches",
     operationId: "listBatches",
@@ -100,21 +103,22 @@ batchRoutes.openapi(
     summary: "List the caller's batches, newest first",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:read")] as const,
+    permission: "tasks:read",
     request: { query: BatchListQuery },
     responses: {
       200: { description: "A page of batches", content: { "application/json": { schema: BatchPage } } },
       ...errorResponses(400, 401, 403, 422),
     },
-  }),
+  },
   async (c) => {
     const page = await listBatches(c.env, keyScope(c.get("caller")), c.req.valid("query"));
     return c.json({ ...page, data: page.data as Batch[] }, 200);
   },
 );
 
-batchRoutes.openapi(
-  createRoute({
+declare(
+  batchRoutes,
+  {
     method: "get",
     path: "/v1/batches/{batch_id}",
     operationId: "getBatch",
@@ -122,18 +126,19 @@ batchRoutes.openapi(
     summary: "Read a batch: its status, counts and billing",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:read")] as const,
+    permission: "tasks:read",
     request: { params: BatchPath },
     responses: { 200: envelope("The batch"), ...errorResponses(401, 403, 404) },
-  }),
+  },
   async (c) => {
     const { batch_id } = c.req.valid("param");
     return c.json((await readBatch(c.env, batch_id, keyScope(c.get("caller")))) as Batch, 200);
   },
 );
 
-batchRoutes.openapi(
-  createRoute({
+declare(
+  batchRoutes,
+  {
     method: "get",
     path: "/v1/batches/{batch_id}/items",
     operationId: "listBatchItems",
@@ -141,13 +146,13 @@ batchRoutes.openapi(
     summary: "A batch's items in order: custom_id, task, status, error",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:read")] as const,
+    permission: "tasks:read",
     request: { params: BatchPath, query: BatchItemsQuery },
     responses: {
       200: { description: "A page of items", content: { "application/json": { schema: BatchItemPage } } },
       ...errorResponses(400, 401, 403, 404, 422),
     },
-  }),
+  },
   async (c) => {
     const { batch_id } = c.req.valid("param");
     const q = c.req.valid("query");
@@ -159,8 +164,9 @@ batchRoutes.openapi(
   },
 );
 
-batchRoutes.openapi(
-  createRoute({
+declare(
+  batchRoutes,
+  {
     method: "post",
     path: "/v1/batches/{batch_id}/cancel",
     operationId: "cancelBatch",
@@ -168,10 +174,10 @@ batchRoutes.openapi(
     summary: "Cancel a batch: queued items end canceled, running tasks are asked to stop",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:write")] as const,
+    permission: "tasks:write",
     request: { params: BatchPath },
     responses: { 200: envelope("The batch after the request"), ...errorResponses(401, 403, 404) },
-  }),
+  },
   async (c) => {
     const { batch_id } = c.req.valid("param");
     const caller = c.get("caller");

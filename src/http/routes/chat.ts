@@ -1,32 +1,27 @@
-import { createRoute } from "@hono/zod-openapi";
 import type { Caller } from "../../accounts/service";
 import type { CatalogBundle } from "../../catalog/build";
 import { chatCompletion } from "../../chat/complete";
 import { ChatCompletion, ChatCompletionRequest, ChatCompletionStream } from "../../chat/schema";
 import type { Env } from "../../env";
 import { reviewChat } from "../../safety/chat";
-import { requireKey } from "../auth";
 import { newRouter } from "../context";
-import { answerDirectly } from "../direct";
-import { readJsonBody } from "../json-body";
+import { declare } from "../declare";
 import { errorResponses } from "../schemas";
-import { validBody } from "../validation";
-
-export const CHAT_PATH = "/v1/chat/completions";
 
 export const chatRoutes = newRouter();
 
-chatRoutes.openapi(
-  createRoute({
+declare(
+  chatRoutes,
+  {
     method: "post",
-    path: CHAT_PATH,
+    path: "/v1/chat/completions",
     operationId: "createChatCompletion",
     tags: ["Chat"],
     summary: "Chat completion (OpenAI-compatible; optionally streamed)",
     security: [{ bearerAuth: [] }],
     "x-lifecycle": "ga",
     "x-visibility": "internal",
-    middleware: [requireKey("chat")] as const,
+    permission: "chat",
     request: {
       body: {
         required: true,
@@ -58,7 +53,7 @@ chatRoutes.openapi(
       },
       ...errorResponses(400, 401, 402, 403, 422, 429, 500, 502, 503, 504),
     },
-  }),
+  },
   async (c) => {
     const body = c.req.valid("json");
     const raw = (await c.req.json()) as Record<string, unknown>;
@@ -79,18 +74,4 @@ function chatCall(env: Env, caller: Caller, requestId: string, ctx: Pick<Executi
     waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p),
     review: (bundle: CatalogBundle, reviewed: ChatCompletionRequest) => reviewChat(env, caller, requestId, reviewed, bundle),
   };
-}
-
-/**
- * `POST /v1/chat/completions` answered without the router (src/http/direct.ts): the steps of the
- * declaration above, in its order — the JSON body read under its caps, the key and its
- * permission, the schema, the completion — with the same answers and headers.
- */
-export function serveChat(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-  return answerDirectly(request, env, ctx, async (call) => {
-    const { value } = await readJsonBody(request);
-    const caller = await call.caller("chat");
-    const body = validBody(ChatCompletionRequest, value, CHAT_PATH);
-    return chatCompletion(chatCall(env, caller, call.requestId, ctx), body, value as Record<string, unknown>);
-  });
 }

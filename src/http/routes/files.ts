@@ -4,13 +4,14 @@
  * An altered, expired or deleted link answers the same 404 `artifact_not_found`, so the answer
  * tells nothing about which it was.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { ApiError } from "../../errors/api-error";
 import { artifactKey } from "../../media/artifacts";
 import { OUTPUT_URL_TTL_SECONDS, signedLinkQuery, verifyOutputUrl } from "../../media/signed-outputs";
 import { objectExpired } from "../../retention/outputs";
 import { artifactResponse } from "../artifact-response";
 import { newRouter } from "../context";
+import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 
 export const fileRoutes = newRouter();
@@ -20,8 +21,9 @@ const notFound = () =>
 
 const binary = { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } };
 
-fileRoutes.openapi(
-  createRoute({
+declare(
+  fileRoutes,
+  {
     method: "get",
     path: "/files/{artifact_id}",
     operationId: "downloadSignedArtifact",
@@ -45,7 +47,7 @@ fileRoutes.openapi(
       416: { description: "No byte of the artifact is in the requested range (`Content-Range: bytes */<size>`)" },
       ...errorResponses(404),
     },
-  }),
+  },
   async (c) => {
     const id = c.req.param("artifact_id");
     const now = Date.now();

@@ -2,14 +2,14 @@
  * Keys managed by the API (`keys:manage`): create, list, read, change, revoke; and any key's
  * own view (`GET /v1/key`). Each route calls src/services/keys.ts, which holds the rules.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { KEY_MODES, PERMISSIONS } from "../../accounts/api-keys";
 import { IssuedKey, KeyDetail, KeyLimitsInput, KeyListQuery, KeyPage, KeyRecord, OwnKey } from "../../services/contracts/keys";
 import { requestFrom } from "../../services/contracts/request-from";
 import { createKeyByKey, getKeyByKey, listKeysByKey, ownKey, patchKeyByKey, revokeKeyByKey } from "../../services/keys";
 import { callerAuditBy } from "../../services/tasks";
-import { requireKey } from "../auth";
 import { newRouter } from "../context";
+import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 
 const security = [{ bearerAuth: [] }];
@@ -23,8 +23,9 @@ const KeyName = z.string().trim().min(1).max(100);
 
 export const keyRoutes = newRouter();
 
-keyRoutes.openapi(
-  createRoute({
+declare(
+  keyRoutes,
+  {
     method: "get",
     path: "/v1/key",
     operationId: "getOwnKey",
@@ -33,14 +34,15 @@ keyRoutes.openapi(
     description: "Any valid key may read its own view, whatever its permissions.",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey(null)] as const,
+    permission: null,
     responses: { 200: json(OwnKey, "The calling key"), ...errorResponses(401, 403, 429) },
-  }),
+  },
   async (c) => c.json(await ownKey(c.env, c.get("caller")), 200),
 );
 
-keyRoutes.openapi(
-  createRoute({
+declare(
+  keyRoutes,
+  {
     method: "post",
     path: "/v1/keys",
     operationId: "createKey",
@@ -48,7 +50,7 @@ keyRoutes.openapi(
     summary: "Create a key (shown once), within the calling key's own permissions, mode and limits",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("keys:manage")] as const,
+    permission: "keys:manage",
     request: {
       ...body(
         z
@@ -70,15 +72,16 @@ keyRoutes.openapi(
       201: json(IssuedKey, "The key; `api_key` is shown only in this response"),
       ...errorResponses(400, 401, 403, 422, 429),
     },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     return c.json(await createKeyByKey(c.env, caller, c.req.valid("json"), callerAuditBy(caller, requestFrom(c.req.raw))), 201);
   },
 );
 
-keyRoutes.openapi(
-  createRoute({
+declare(
+  keyRoutes,
+  {
     method: "get",
     path: "/v1/keys",
     operationId: "listKeys",
@@ -86,15 +89,16 @@ keyRoutes.openapi(
     summary: "List the tenant's keys, newest first (a test key lists test keys); never their secrets",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("keys:manage")] as const,
+    permission: "keys:manage",
     request: { query: KeyListQuery },
     responses: { 200: json(KeyPage, "A page of keys"), ...errorResponses(400, 401, 403, 422, 429) },
-  }),
+  },
   async (c) => c.json(await listKeysByKey(c.env, c.get("caller"), c.req.valid("query")), 200),
 );
 
-keyRoutes.openapi(
-  createRoute({
+declare(
+  keyRoutes,
+  {
     method: "get",
     path: "/v1/keys/{key_id}",
     operationId: "getKey",
@@ -102,15 +106,16 @@ keyRoutes.openapi(
     summary: "Get a key with its spend in the current period",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("keys:manage")] as const,
+    permission: "keys:manage",
     request: { params: KeyPath },
     responses: { 200: json(KeyDetail, "The key"), ...errorResponses(401, 403, 404, 429) },
-  }),
+  },
   async (c) => c.json(await getKeyByKey(c.env, c.get("caller"), c.req.valid("param").key_id), 200),
 );
 
-keyRoutes.openapi(
-  createRoute({
+declare(
+  keyRoutes,
+  {
     method: "patch",
     path: "/v1/keys/{key_id}",
     operationId: "updateKey",
@@ -120,7 +125,7 @@ keyRoutes.openapi(
       "A credit limit binds the next admission at once; model and capability lists and `disabled` reach every isolate within seconds. A key may not change its own limits, nor give a key limits wider than its own.",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("keys:manage")] as const,
+    permission: "keys:manage",
     request: {
       params: KeyPath,
       ...body(
@@ -134,7 +139,7 @@ keyRoutes.openapi(
       ),
     },
     responses: { 200: json(KeyRecord, "The key"), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
@@ -142,8 +147,9 @@ keyRoutes.openapi(
   },
 );
 
-keyRoutes.openapi(
-  createRoute({
+declare(
+  keyRoutes,
+  {
     method: "delete",
     path: "/v1/keys/{key_id}",
     operationId: "revokeKey",
@@ -151,10 +157,10 @@ keyRoutes.openapi(
     summary: "Revoke a key (for good; effective everywhere within seconds)",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("keys:manage")] as const,
+    permission: "keys:manage",
     request: { params: KeyPath },
     responses: { 200: json(KeyRecord, "The revoked key"), ...errorResponses(401, 403, 404, 429) },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));

@@ -1,21 +1,16 @@
 /** Every task-creating operation, registered from its declaration in src/operations/. */
-import { createRoute, z } from "@hono/zod-openapi";
-import type { Env } from "../../env";
+import { z } from "@hono/zod-openapi";
 import { OPERATIONS } from "../../operations";
 import { IdempotencyKeyString } from "../../services/contracts/idempotency";
 import { TaskEnvelope } from "../../services/contracts/task-envelope";
 import { createTask, readAfterWait, requestSignal, taskStub } from "../../services/tasks";
 import type { AdmissionContext } from "../../tasks/admit";
-import { requireIdempotencyKey } from "../../tasks/idempotency";
 import { TERMINAL } from "../../tasks/record";
 import { keyScope } from "../../tasks/scope";
-import { requireIdempotencyHeader, requireKey } from "../auth";
 import { newRouter } from "../context";
-import { answerDirectly } from "../direct";
-import { readJsonBody } from "../json-body";
+import { declare } from "../declare";
 import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
 import { errorResponses } from "../schemas";
-import { validBody } from "../validation";
 import { taskContext } from "./task-shared";
 
 export const operationRoutes = newRouter();
@@ -24,8 +19,8 @@ export const operationRoutes = newRouter();
 type Operation = (typeof OPERATIONS)[number];
 
 /**
- * Documented as the server enforces it. `requireIdempotencyHeader` runs first and answers a
- * missing or malformed key with its own error, so this schema only describes the header.
+ * Documented as the server enforces it. The pipeline checks the key first (`idempotent`) and
+ * answers a missing or malformed one with its own error, so this schema only describes the header.
  */
 const IdempotencyKey = IdempotencyKeyString.openapi({
   description:
@@ -34,8 +29,9 @@ const IdempotencyKey = IdempotencyKeyString.openapi({
 });
 
 for (const spec of OPERATIONS) {
-  operationRoutes.openapi(
-    createRoute({
+  declare(
+    operationRoutes,
+    {
       method: "post",
       path: spec.path,
       operationId: spec.operationId,
@@ -45,7 +41,8 @@ for (const spec of OPERATIONS) {
       security: [{ bearerAuth: [] }],
       "x-lifecycle": "preview",
       "x-capability": spec.capability,
-      middleware: [requireKey("tasks:write"), requireIdempotencyHeader] as const,
+      permission: "tasks:write",
+      idempotent: true,
       request: {
         headers: z.object({
           "Idempotency-Key": IdempotencyKey,
@@ -62,7 +59,7 @@ for (const spec of OPERATIONS) {
         202: { description: "The task, queued", content: { "application/json": { schema: TaskEnvelope } } },
         ...errorResponses(400, 401, 402, 403, 404, 409, 413, 422, 503),
       },
-    }),
+    },
     async (c) => {
       const body = c.req.valid("json") as Record<string, unknown>;
       const raw = (await c.req.json()) as Record<string, unknown>;
@@ -72,7 +69,7 @@ for (const spec of OPERATIONS) {
   );
 }
 
-/** A create's answer, whichever way the request came: 202 with the envelope (after `Prefer: wait`, as it then is). */
+/** A create's answer: 202 with the envelope (after `Prefer: wait`, as it then is). */
 async function created(
   ctx: AdmissionContext,
   spec: Operation,
@@ -90,23 +87,4 @@ async function created(
     if (read) return new Response(read.body, { status: 202, headers: { ...headers, "Content-Type": "application/json" } });
   }
   return Response.json(result.envelope, { status: 202, headers });
-}
-
-/** The task-creating operations by their path, for src/index.ts. */
-export const OPERATION_PATHS: ReadonlyMap<string, Operation> = new Map(OPERATIONS.map((o) => [o.path, o]));
-
-/**
- * A task-creating `POST` answered without the router (src/http/direct.ts): the steps of its
- * declaration above, in its order — the JSON body read under its caps, the key and its
- * permission, the Idempotency-Key, the operation's schema — then the same admission and answer.
- */
-export function serveCreate(request: Request, env: Env, ctx: ExecutionContext, spec: Operation): Promise<Response> {
-  return answerDirectly(request, env, ctx, async (call) => {
-    const { value } = await readJsonBody(request);
-    const caller = await call.caller("tasks:write");
-    const idempotencyKey = requireIdempotencyKey(request.headers.get("Idempotency-Key") ?? undefined);
-    const body = validBody(spec.schema, value, spec.path) as Record<string, unknown>;
-    const admission: AdmissionContext = { env, caller, requestId: call.requestId, idempotencyKey };
-    return created(admission, spec, body, value as Record<string, unknown>, request);
-  });
 }

@@ -4,13 +4,13 @@
  * and `POST /webhooks/payments/stripe` takes Stripe's signed events (no API key: the signature is
  * the credential). Without a configured provider both answer 503 `payment_provider_unavailable`.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { Hono } from "hono";
 import { WebhookRejected } from "../../billing/payments/provider";
 import { applyPaymentWebhook, requirePayments, startCheckout } from "../../billing/payments/purchases";
 import { ApiError } from "../../errors/api-error";
-import { requireKey } from "../auth";
 import { type AppEnv, newRouter } from "../context";
+import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 
 const ReturnUrl = z
@@ -55,8 +55,9 @@ const Checkout = z
 
 export const paymentRoutes = newRouter();
 
-paymentRoutes.openapi(
-  createRoute({
+declare(
+  paymentRoutes,
+  {
     method: "post",
     path: "/v1/credits/checkout",
     operationId: "createCreditCheckout",
@@ -66,24 +67,21 @@ paymentRoutes.openapi(
       "Any live key may start a checkout for its tenant; the credits are granted when the provider's signed webhook confirms the payment, once per checkout. Test-mode keys cannot buy credits (403 `forbidden`). Without a configured payment provider: 503 `payment_provider_unavailable`.",
     security: [{ bearerAuth: [] }],
     "x-lifecycle": "preview",
-    middleware: [
-      requireKey(null),
-      async (c, next) => {
-        if (c.get("caller").mode === "test") {
-          throw new ApiError("forbidden", "Test-mode keys cannot buy credits: test requests are charged nothing.", {
-            details: { mode: "test" },
-          });
-        }
-        requirePayments(c.env);
-        await next();
-      },
-    ] as const,
+    permission: null,
+    guard: (c) => {
+      if (c.get("caller").mode === "test") {
+        throw new ApiError("forbidden", "Test-mode keys cannot buy credits: test requests are charged nothing.", {
+          details: { mode: "test" },
+        });
+      }
+      requirePayments(c.env);
+    },
     request: { body: { required: true, content: { "application/json": { schema: CheckoutBody } } } },
     responses: {
       201: { description: "The checkout: send the buyer to `url`", content: { "application/json": { schema: Checkout } } },
       ...errorResponses(400, 401, 403, 422, 429, 500, 503),
     },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const checkout = await startCheckout(c.env, caller.tenant_id, c.req.valid("json"), {

@@ -1,12 +1,12 @@
 /** A tenant's own provider keys (`providers:manage`). Each route calls src/services/provider-keys.ts. */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { DeletedProviderKey, ProviderKey, ProviderKeyInput, ProviderKeyList } from "../../services/contracts/provider-keys";
 import { requestFrom } from "../../services/contracts/request-from";
 import { deleteProviderKey, listProviderKeys, putProviderKey } from "../../services/provider-keys";
 import { callerAuditBy } from "../../services/tasks";
 import { keyScope } from "../../tasks/scope";
-import { requireKey } from "../auth";
 import { newRouter } from "../context";
+import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 
 const security = [{ bearerAuth: [] }];
@@ -19,8 +19,9 @@ const tags = ["Provider keys"];
 
 export const providerKeyRoutes = newRouter();
 
-providerKeyRoutes.openapi(
-  createRoute({
+declare(
+  providerKeyRoutes,
+  {
     method: "put",
     path: "/v1/provider-keys/{provider}",
     operationId: "setProviderKey",
@@ -28,7 +29,7 @@ providerKeyRoutes.openapi(
     summary: "Add or replace the tenant's own key for a provider (checked with the provider first)",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("providers:manage")] as const,
+    permission: "providers:manage",
     request: {
       params: ProviderPath,
       body: { required: true, content: { "application/json": { schema: ProviderKeyInput } } },
@@ -37,7 +38,7 @@ providerKeyRoutes.openapi(
       200: json(ProviderKey, "The key as stored: never the key, `last4` only"),
       ...errorResponses(400, 401, 403, 404, 422, 429, 503),
     },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
@@ -45,8 +46,9 @@ providerKeyRoutes.openapi(
   },
 );
 
-providerKeyRoutes.openapi(
-  createRoute({
+declare(
+  providerKeyRoutes,
+  {
     method: "get",
     path: "/v1/provider-keys",
     operationId: "listProviderKeys",
@@ -54,14 +56,15 @@ providerKeyRoutes.openapi(
     summary: "List the tenant's provider keys, by provider; never the keys",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("providers:manage")] as const,
+    permission: "providers:manage",
     responses: { 200: json(ProviderKeyList, "The keys"), ...errorResponses(401, 403, 429) },
-  }),
+  },
   async (c) => c.json(await listProviderKeys(c.env, keyScope(c.get("caller"))), 200),
 );
 
-providerKeyRoutes.openapi(
-  createRoute({
+declare(
+  providerKeyRoutes,
+  {
     method: "delete",
     path: "/v1/provider-keys/{provider}",
     operationId: "deleteProviderKey",
@@ -69,10 +72,10 @@ providerKeyRoutes.openapi(
     summary: "Remove the tenant's key for a provider: its tasks use the platform's routes again",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("providers:manage")] as const,
+    permission: "providers:manage",
     request: { params: ProviderPath },
     responses: { 200: json(DeletedProviderKey, "The key removed"), ...errorResponses(401, 403, 404, 429) },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));

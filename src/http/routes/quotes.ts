@@ -3,18 +3,18 @@
  * that carries its `quote_id` (docs/spend-controls.md). The quoted body is validated by the
  * operation's own schema, so a quote answers the create's errors with the create's params.
  */
-import { createRoute } from "@hono/zod-openapi";
 import { Quote, QuoteRequest } from "../../services/contracts/quote";
 import { createQuote, quotedOperation } from "../../services/quotes";
-import { requireKey } from "../auth";
 import { newRouter } from "../context";
+import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 import { validationError } from "../validation";
 
 export const quoteRoutes = newRouter();
 
-quoteRoutes.openapi(
-  createRoute({
+declare(
+  quoteRoutes,
+  {
     method: "post",
     path: "/v1/quotes",
     operationId: "createQuote",
@@ -24,13 +24,13 @@ quoteRoutes.openapi(
       "Runs the create's whole validation and model selection on `request` (the same errors, with the same `param`s as the create) and answers the most the task can cost, per meter. Nothing is reserved or started. A create of the same body with `quote_id` runs on the quoted `resolved_model` and is charged at most `credits`, even if prices rise meanwhile; a quote lives 15 minutes and serves one task.",
     security: [{ bearerAuth: [] }],
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:write")] as const,
+    permission: "tasks:write",
     request: { body: { required: true, content: { "application/json": { schema: QuoteRequest } } } },
     responses: {
       201: { description: "The quote", content: { "application/json": { schema: Quote } } },
       ...errorResponses(400, 401, 403, 404, 413, 422, 429, 503),
     },
-  }),
+  },
   async (c) => {
     const { operation, request } = c.req.valid("json");
     const spec = quotedOperation(operation);

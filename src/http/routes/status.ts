@@ -1,13 +1,14 @@
 /** `GET /v1/status`: route health for everyone, no key needed (src/health/status.ts). */
-import { createRoute } from "@hono/zod-openapi";
 import { ServiceStatus } from "../../services/contracts/status";
 import { serviceStatus } from "../../services/status";
 import { newRouter } from "../context";
+import { declare } from "../declare";
 
 export const statusRoutes = newRouter();
 
-statusRoutes.openapi(
-  createRoute({
+declare(
+  statusRoutes,
+  {
     method: "get",
     path: "/v1/status",
     operationId: "getStatus",
@@ -24,6 +25,6 @@ statusRoutes.openapi(
         content: { "application/json": { schema: ServiceStatus } },
       },
     },
-  }),
+  },
   async (c) => c.json(await serviceStatus(c.env), 200, { "Cache-Control": "public, max-age=10" }),
 );

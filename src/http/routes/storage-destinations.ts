@@ -2,7 +2,7 @@
  * Storage destinations (`storage:manage`): the tenant's own S3-compatible buckets that outputs are
  * delivered to. Each route calls src/services/storage-destinations.ts.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { requestFrom } from "../../services/contracts/request-from";
 import {
   DeletedStorageDestination,
@@ -23,8 +23,8 @@ import {
 } from "../../services/storage-destinations";
 import { callerAuditBy } from "../../services/tasks";
 import { keyScope } from "../../tasks/scope";
-import { requireKey } from "../auth";
 import { newRouter } from "../context";
+import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 
 const security = [{ bearerAuth: [] }];
@@ -40,8 +40,9 @@ const tags = ["Storage destinations"];
 
 export const storageDestinationRoutes = newRouter();
 
-storageDestinationRoutes.openapi(
-  createRoute({
+declare(
+  storageDestinationRoutes,
+  {
     method: "post",
     path: "/v1/storage-destinations",
     operationId: "createStorageDestination",
@@ -49,13 +50,13 @@ storageDestinationRoutes.openapi(
     summary: "Add an S3-compatible bucket for outputs, verified by writing and deleting a probe object",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("storage:manage")] as const,
+    permission: "storage:manage",
     request: body(NewDestinationInput),
     responses: {
       201: json(StorageDestination, "The destination; its key pair is never shown again (last 4 characters only)"),
       ...errorResponses(400, 401, 403, 409, 422, 429),
     },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
@@ -63,8 +64,9 @@ storageDestinationRoutes.openapi(
   },
 );
 
-storageDestinationRoutes.openapi(
-  createRoute({
+declare(
+  storageDestinationRoutes,
+  {
     method: "get",
     path: "/v1/storage-destinations",
     operationId: "listStorageDestinations",
@@ -72,14 +74,15 @@ storageDestinationRoutes.openapi(
     summary: "List the tenant's storage destinations, oldest first",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("storage:manage")] as const,
+    permission: "storage:manage",
     responses: { 200: json(StorageDestinationList, "The destinations"), ...errorResponses(401, 403, 429) },
-  }),
+  },
   async (c) => c.json(await listDestinations(c.env, keyScope(c.get("caller"))), 200),
 );
 
-storageDestinationRoutes.openapi(
-  createRoute({
+declare(
+  storageDestinationRoutes,
+  {
     method: "get",
     path: "/v1/storage-destinations/{destination_id}",
     operationId: "getStorageDestination",
@@ -87,15 +90,16 @@ storageDestinationRoutes.openapi(
     summary: "Get a storage destination",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("storage:manage")] as const,
+    permission: "storage:manage",
     request: { params: DestinationPath },
     responses: { 200: json(StorageDestination, "The destination"), ...errorResponses(401, 403, 404, 429) },
-  }),
+  },
   async (c) => c.json(await getDestination(c.env, keyScope(c.get("caller")), c.req.valid("param").destination_id), 200),
 );
 
-storageDestinationRoutes.openapi(
-  createRoute({
+declare(
+  storageDestinationRoutes,
+  {
     method: "patch",
     path: "/v1/storage-destinations/{destination_id}",
     operationId: "updateStorageDestination",
@@ -103,10 +107,10 @@ storageDestinationRoutes.openapi(
     summary: "Make a destination the tenant's default, or no longer",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("storage:manage")] as const,
+    permission: "storage:manage",
     request: { params: DestinationPath, ...body(DestinationChangeInput) },
     responses: { 200: json(StorageDestination, "The destination"), ...errorResponses(400, 401, 403, 404, 422, 429) },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
@@ -115,8 +119,9 @@ storageDestinationRoutes.openapi(
   },
 );
 
-storageDestinationRoutes.openapi(
-  createRoute({
+declare(
+  storageDestinationRoutes,
+  {
     method: "delete",
     path: "/v1/storage-destinations/{destination_id}",
     operationId: "deleteStorageDestination",
@@ -124,10 +129,10 @@ storageDestinationRoutes.openapi(
     summary: "Delete a destination: nothing more is delivered to it",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("storage:manage")] as const,
+    permission: "storage:manage",
     request: { params: DestinationPath },
     responses: { 200: json(DeletedStorageDestination, "The destination deleted"), ...errorResponses(401, 403, 404, 429) },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
@@ -142,8 +147,9 @@ const TaskPath = z.object({
     .openapi({ example: `task_${"0".repeat(64)}` }),
 });
 
-storageDestinationRoutes.openapi(
-  createRoute({
+declare(
+  storageDestinationRoutes,
+  {
     method: "post",
     path: "/v1/tasks/{task_id}/deliveries",
     operationId: "createTaskDelivery",
@@ -153,13 +159,13 @@ storageDestinationRoutes.openapi(
       "One attempt now for the outputs not yet in the task's destination; with `destination_id`, every output to that destination. Answers the envelope afterwards (`delivery` shows what arrived). The task's outcome and charge do not change.",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:write")] as const,
+    permission: "tasks:write",
     request: {
       params: TaskPath,
       body: { required: false, content: { "application/json": { schema: RedeliverInput } } },
     },
     responses: { 200: json(TaskEnvelope, "The task after the delivery"), ...errorResponses(400, 401, 403, 404, 409, 422) },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));

@@ -1,19 +1,20 @@
 /** `DELETE /v1/tasks/{task_id}/outputs`: a terminal task's outputs deleted before their retention ends (src/retention). */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { requestFrom } from "../../services/contracts/request-from";
 import { TaskEnvelope } from "../../services/contracts/task-envelope";
 import { callerAuditBy, deleteTaskOutputs } from "../../services/tasks";
 import { keyScope } from "../../tasks/scope";
-import { requireKey } from "../auth";
 import { newRouter } from "../context";
+import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 
 const TaskPath = z.object({ task_id: z.string().openapi({ example: `task_${"0".repeat(64)}` }) });
 
 export const taskOutputRoutes = newRouter();
 
-taskOutputRoutes.openapi(
-  createRoute({
+declare(
+  taskOutputRoutes,
+  {
     method: "delete",
     path: "/v1/tasks/{task_id}/outputs",
     operationId: "deleteTaskOutputs",
@@ -23,13 +24,13 @@ taskOutputRoutes.openapi(
       "Deletes every output artifact of a succeeded, failed or canceled task at once, before its `expires_at`. The task stays: its envelope lists each artifact with `expired: true` and no `url` or `signed_url`, and every link to one answers 404 `artifact_not_found`. Deleting again answers the same envelope. A task that has not ended is 409 `conflict` (`details.action`: `wait_until_terminal`).",
     security: [{ bearerAuth: [] }],
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:write")] as const,
+    permission: "tasks:write",
     request: { params: TaskPath },
     responses: {
       200: { description: "The task, its outputs deleted", content: { "application/json": { schema: TaskEnvelope } } },
       ...errorResponses(400, 401, 403, 404, 409),
     },
-  }),
+  },
   async (c) => {
     const { task_id } = c.req.valid("param");
     const caller = c.get("caller");

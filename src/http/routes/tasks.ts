@@ -1,4 +1,4 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Caller } from "../../accounts/service";
 import { deprecationHeaders } from "../../catalog/deprecation";
@@ -25,9 +25,8 @@ import type { TaskListQuery } from "../../tasks/listing";
 import { TERMINAL } from "../../tasks/record";
 import { keyScope } from "../../tasks/scope";
 import { artifactResponse } from "../artifact-response";
-import { requireKey } from "../auth";
 import { type AppEnv, newRouter } from "../context";
-import { answerDirectly } from "../direct";
+import { declare } from "../declare";
 import { ifNoneMatchHits } from "../etag";
 import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
 import { errorResponses } from "../schemas";
@@ -68,8 +67,9 @@ data: {"object":"task","task_id":"task_${"0".repeat(64)}","status":"succeeded"}
 
 export const taskRoutes = newRouter();
 
-taskRoutes.openapi(
-  createRoute({
+declare(
+  taskRoutes,
+  {
     method: "get",
     path: "/v1/tasks/{task_id}",
     operationId: "getTask",
@@ -78,14 +78,14 @@ taskRoutes.openapi(
     description: `Carries a strong \`ETag\`; \`If-None-Match\` with the current one answers 304. \`Prefer: wait=N\` (seconds, at most ${MAX_WAIT_SECONDS}; larger values count as ${MAX_WAIT_SECONDS}) holds the answer until the task is terminal or N seconds have passed, then answers with the envelope as it is (\`Preference-Applied: wait=N\`).`,
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:read")] as const,
+    permission: "tasks:read",
     request: { params: TaskPath, headers: ReadHeaders },
     responses: {
       200: { ...envelopeResponse("The task envelope"), headers: ReadResponseHeaders },
       304: { description: "The task is unchanged since the ETag given in `If-None-Match`", headers: ReadResponseHeaders },
       ...errorResponses(400, 401, 403, 404),
     },
-  }),
+  },
   async (c) => {
     const { task_id } = c.req.valid("param");
     // The declared schema still describes this body (the object builds it with `envelope`).
@@ -93,7 +93,7 @@ taskRoutes.openapi(
   },
 );
 
-/** `GET /v1/tasks/{task_id}`'s answer, whichever way the request came. */
+/** `GET /v1/tasks/{task_id}`'s answer. */
 async function taskRead(env: Env, caller: Caller, taskId: string, request: Request): Promise<Response> {
   const scope = keyScope(caller);
   const stub = taskStub(env, taskId);
@@ -111,16 +111,9 @@ async function taskRead(env: Env, caller: Caller, taskId: string, request: Reque
   return new Response(found.body, { status: 200, headers: { ...headers, "Content-Type": "application/json" } });
 }
 
-/**
- * `GET /v1/tasks/{task_id}` answered without the router (src/http/direct.ts), the most frequent
- * call of a client that polls: the key and its permission, then the same answer as above.
- */
-export function serveTaskRead(request: Request, env: Env, ctx: ExecutionContext, taskId: string): Promise<Response> {
-  return answerDirectly(request, env, ctx, async (call) => taskRead(env, await call.caller("tasks:read"), taskId, request));
-}
-
-taskRoutes.openapi(
-  createRoute({
+declare(
+  taskRoutes,
+  {
     method: "get",
     path: "/v1/tasks/{task_id}/events",
     operationId: "streamTaskEvents",
@@ -129,7 +122,7 @@ taskRoutes.openapi(
     description: `\`text/event-stream\`. \`event: status\` when the status changes (and first), \`event: progress\` when only the progress does, both with \`data: {"task_id", "status", "progress"}\`; then \`event: done\` whose data is the final task envelope, and the stream ends. A terminal task sends \`done\` at once. Every event has an increasing \`id\`: reconnect with \`Last-Event-ID\` to get only what is newer. \`retry: ${RETRY_MS}\` comes first and a \`: keep-alive\` comment about every ${KEEP_ALIVE_MS / 1000} s; a stream ends after ${STREAM_LIFETIME_MS / 60_000} minutes (reconnect with Last-Event-ID to go on).`,
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:read")] as const,
+    permission: "tasks:read",
     request: {
       params: TaskPath,
       headers: z.object({
@@ -146,7 +139,7 @@ taskRoutes.openapi(
       },
       ...errorResponses(400, 401, 403, 404),
     },
-  }),
+  },
   async (c) => {
     const { task_id } = c.req.valid("param");
     const scope = keyScope(c.get("caller"));
@@ -168,8 +161,9 @@ taskRoutes.openapi(
   },
 );
 
-taskRoutes.openapi(
-  createRoute({
+declare(
+  taskRoutes,
+  {
     method: "post",
     path: "/v1/tasks/{task_id}/cancel",
     operationId: "cancelTask",
@@ -179,7 +173,7 @@ taskRoutes.openapi(
       "A queued task ends `canceled` with its credits released; a running task is canceled at the provider when it can be stopped, else 409 `conflict` (keep polling). A terminal task returns 200 with its final envelope.",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:write")] as const,
+    permission: "tasks:write",
     request: {
       params: TaskPath,
       body: {
@@ -188,7 +182,7 @@ taskRoutes.openapi(
       },
     },
     responses: { 200: envelopeResponse("The task after the cancel request"), ...errorResponses(400, 401, 403, 404, 409, 422) },
-  }),
+  },
   async (c) => {
     const { task_id } = c.req.valid("param");
     const body = (c.req.valid("json") ?? {}) as { reason?: string };
@@ -199,8 +193,9 @@ taskRoutes.openapi(
   },
 );
 
-taskRoutes.openapi(
-  createRoute({
+declare(
+  taskRoutes,
+  {
     method: "get",
     path: "/v1/tasks",
     operationId: "listTasks",
@@ -208,13 +203,13 @@ taskRoutes.openapi(
     summary: "List the caller's tasks, newest first",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:read")] as const,
+    permission: "tasks:read",
     request: { query: ListQuery },
     responses: {
       200: { description: "A page of tasks", content: { "application/json": { schema: TaskPage } } },
       ...errorResponses(400, 401, 403, 422),
     },
-  }),
+  },
   async (c) => {
     const q = c.req.valid("query");
     const caller = c.get("caller");
@@ -231,8 +226,9 @@ taskRoutes.openapi(
   },
 );
 
-taskRoutes.openapi(
-  createRoute({
+declare(
+  taskRoutes,
+  {
     method: "get",
     path: "/v1/tasks/{task_id}/assets",
     operationId: "listTaskAssets",
@@ -240,7 +236,7 @@ taskRoutes.openapi(
     summary: "The artifacts a task produced",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:read")] as const,
+    permission: "tasks:read",
     request: { params: TaskPath },
     responses: {
       200: {
@@ -253,7 +249,7 @@ taskRoutes.openapi(
       },
       ...errorResponses(401, 403, 404),
     },
-  }),
+  },
   async (c) => {
     const { task_id } = c.req.valid("param");
     const env = await readTask(c.env, task_id, keyScope(c.get("caller")));
@@ -276,8 +272,9 @@ async function serveArtifact(c: Context<AppEnv>, id: string) {
   return artifactResponse(c, id, { head, cacheControl: `private, max-age=${Math.max(0, Math.min(3600, left))}`, notFound });
 }
 
-taskRoutes.openapi(
-  createRoute({
+declare(
+  taskRoutes,
+  {
     method: "get",
     path: "/v1/artifacts/{artifact_id}",
     operationId: "downloadArtifact",
@@ -285,7 +282,7 @@ taskRoutes.openapi(
     summary: "Download an artifact (owner only; byte ranges supported)",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:read")] as const,
+    permission: "tasks:read",
     request: { params: z.object({ artifact_id: z.string() }) },
     responses: {
       200: {
@@ -299,6 +296,6 @@ taskRoutes.openapi(
       416: { description: "No byte of the artifact is in the requested range (`Content-Range: bytes */<size>`)" },
       ...errorResponses(401, 403, 404),
     },
-  }),
+  },
   async (c) => serveArtifact(c, c.req.valid("param").artifact_id) as any,
 );

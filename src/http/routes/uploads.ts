@@ -2,12 +2,12 @@
  * Uploads (`POST /v1/uploads`) and removal of the caller's artifacts (`DELETE /v1/artifacts/{id}`).
  * An upload is the raw file as the body, or `multipart/form-data` with exactly one file part;
  * src/media/uploads.ts identifies, measures, validates and stores it. The body is read here, after
- * authentication: the JSON body middleware leaves this route alone (RAW_BODY_PATHS).
+ * authentication: its declaration says `rawBody`, so the pipeline leaves the body alone.
  *
  * Uploads take no Idempotency-Key: an upload changes no balance and starts nothing, so a retried
  * upload at worst leaves a second artifact, which the client can delete.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { isJsonLines, storeJsonLines } from "../../batches/input-upload";
 import { loadCatalog } from "../../catalog/store";
 import { ApiError } from "../../errors/api-error";
@@ -19,8 +19,8 @@ import { MAX_UPLOAD_BYTES, UPLOAD_CAP_BYTES, type UploadSource } from "../../med
 import { storeRetainedUpload, uploadRetention } from "../../retention/uploads";
 import { deleteArtifactInScope } from "../../tasks/artifact-scope";
 import { keyScope } from "../../tasks/scope";
-import { requireKey } from "../auth";
 import { newRouter } from "../context";
+import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 
 /** Room for a multipart body's boundaries, part headers and small text fields around its file. */
@@ -121,10 +121,12 @@ async function uploadSource(req: Request): Promise<UploadSource> {
 
 export const uploadRoutes = newRouter();
 
-uploadRoutes.openapi(
-  createRoute({
+declare(
+  uploadRoutes,
+  {
     method: "post",
     path: "/v1/uploads",
+    rawBody: true,
     operationId: "createUpload",
     tags: ["Artifacts"],
     summary: "Upload a media file as an artifact",
@@ -136,7 +138,7 @@ uploadRoutes.openapi(
       "`Content-Type: application/jsonl` (raw body) uploads a batch's input file instead: JSON lines `{custom_id, body}`, up to 10,000 lines and 100 MiB, for `POST /v1/batches` `input_file_id`. No Idempotency-Key.",
     security: [{ bearerAuth: [] }],
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:write")] as const,
+    permission: "tasks:write",
     request: {
       body: {
         required: true,
@@ -154,7 +156,7 @@ uploadRoutes.openapi(
       201: { description: "The stored artifact", content: { "application/json": { schema: UploadedArtifact } } },
       ...errorResponses(400, 401, 403, 413, 422),
     },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     if (isJsonLines(c.req.header("Content-Type"))) {
@@ -176,8 +178,9 @@ uploadRoutes.openapi(
   },
 );
 
-uploadRoutes.openapi(
-  createRoute({
+declare(
+  uploadRoutes,
+  {
     method: "delete",
     path: "/v1/artifacts/{artifact_id}",
     operationId: "deleteArtifact",
@@ -187,13 +190,13 @@ uploadRoutes.openapi(
       "Later downloads (the owner's and the signed link) answer 404 and a task input naming it `artifact_not_found`. A task output stays in its task's envelope with `deleted: true` and no `url` or `signed_url`. Tasks already admitted keep their own copy of their inputs.",
     security: [{ bearerAuth: [] }],
     "x-lifecycle": "preview",
-    middleware: [requireKey("tasks:write")] as const,
+    permission: "tasks:write",
     request: { params: z.object({ artifact_id: z.string().max(128).openapi({ example: ARTIFACT_EXAMPLE }) }) },
     responses: {
       200: { description: "Deleted", content: { "application/json": { schema: DeletedArtifact } } },
       ...errorResponses(400, 401, 403, 404, 422),
     },
-  }),
+  },
   async (c) => {
     const { artifact_id } = c.req.valid("param");
     if (!(await deleteArtifactInScope(c.env, artifact_id, keyScope(c.get("caller"))))) {

@@ -2,7 +2,7 @@
  * Webhook endpoints and the delivery log (`webhooks:manage`): where the tenant's events are
  * delivered, and every attempt to reach them. Each route calls src/services/webhooks.ts.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import { requestFrom } from "../../services/contracts/request-from";
 import {
   CreatedWebhookEndpoint,
@@ -33,8 +33,8 @@ import {
   updateEndpoint,
 } from "../../services/webhooks";
 import { keyScope } from "../../tasks/scope";
-import { requireKey } from "../auth";
 import { newRouter } from "../context";
+import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 
 const security = [{ bearerAuth: [] }];
@@ -48,8 +48,9 @@ const tags = ["Webhooks"];
 
 export const webhookRoutes = newRouter();
 
-webhookRoutes.openapi(
-  createRoute({
+declare(
+  webhookRoutes,
+  {
     method: "post",
     path: "/v1/webhook-endpoints",
     operationId: "createWebhookEndpoint",
@@ -57,13 +58,13 @@ webhookRoutes.openapi(
     summary: "Register an endpoint for the tenant's events (its signing secret shown once)",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("webhooks:manage")] as const,
+    permission: "webhooks:manage",
     request: body(NewEndpointInput),
     responses: {
       201: json(CreatedWebhookEndpoint, "The endpoint; `secret` is shown only in this response"),
       ...errorResponses(400, 401, 403, 409, 422, 429),
     },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
@@ -71,8 +72,9 @@ webhookRoutes.openapi(
   },
 );
 
-webhookRoutes.openapi(
-  createRoute({
+declare(
+  webhookRoutes,
+  {
     method: "get",
     path: "/v1/webhook-endpoints",
     operationId: "listWebhookEndpoints",
@@ -80,14 +82,15 @@ webhookRoutes.openapi(
     summary: "List the tenant's endpoints, oldest first; never their secrets",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("webhooks:manage")] as const,
+    permission: "webhooks:manage",
     responses: { 200: json(WebhookEndpointList, "The endpoints"), ...errorResponses(401, 403, 429) },
-  }),
+  },
   async (c) => c.json(await listEndpoints(c.env, keyScope(c.get("caller"))), 200),
 );
 
-webhookRoutes.openapi(
-  createRoute({
+declare(
+  webhookRoutes,
+  {
     method: "get",
     path: "/v1/webhook-endpoints/{endpoint_id}",
     operationId: "getWebhookEndpoint",
@@ -95,15 +98,16 @@ webhookRoutes.openapi(
     summary: "Get an endpoint",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("webhooks:manage")] as const,
+    permission: "webhooks:manage",
     request: { params: EndpointPath },
     responses: { 200: json(WebhookEndpoint, "The endpoint"), ...errorResponses(401, 403, 404, 429) },
-  }),
+  },
   async (c) => c.json(await getEndpoint(c.env, keyScope(c.get("caller")), c.req.valid("param").endpoint_id), 200),
 );
 
-webhookRoutes.openapi(
-  createRoute({
+declare(
+  webhookRoutes,
+  {
     method: "patch",
     path: "/v1/webhook-endpoints/{endpoint_id}",
     operationId: "updateWebhookEndpoint",
@@ -111,10 +115,10 @@ webhookRoutes.openapi(
     summary: "Change an endpoint's URL, events or description, or disable and enable it",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("webhooks:manage")] as const,
+    permission: "webhooks:manage",
     request: { params: EndpointPath, ...body(EndpointChangeInput) },
     responses: { 200: json(WebhookEndpoint, "The endpoint"), ...errorResponses(400, 401, 403, 404, 422, 429) },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
@@ -122,8 +126,9 @@ webhookRoutes.openapi(
   },
 );
 
-webhookRoutes.openapi(
-  createRoute({
+declare(
+  webhookRoutes,
+  {
     method: "delete",
     path: "/v1/webhook-endpoints/{endpoint_id}",
     operationId: "deleteWebhookEndpoint",
@@ -131,10 +136,10 @@ webhookRoutes.openapi(
     summary: "Delete an endpoint: nothing more is delivered to it",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("webhooks:manage")] as const,
+    permission: "webhooks:manage",
     request: { params: EndpointPath },
     responses: { 200: json(DeletedWebhookEndpoint, "The endpoint deleted"), ...errorResponses(401, 403, 404, 429) },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
@@ -144,8 +149,9 @@ webhookRoutes.openapi(
 
 const DeliveryPath = z.object({ delivery_id: z.string().max(64).openapi({ example: "whd_0123456789abcdef0123456789abcdef" }) });
 
-webhookRoutes.openapi(
-  createRoute({
+declare(
+  webhookRoutes,
+  {
     method: "get",
     path: "/v1/webhook-deliveries",
     operationId: "listWebhookDeliveries",
@@ -153,15 +159,16 @@ webhookRoutes.openapi(
     summary: "List the tenant's deliveries, to endpoints and task callbacks, newest first",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("webhooks:manage")] as const,
+    permission: "webhooks:manage",
     request: { query: DeliveryListQuery },
     responses: { 200: json(WebhookDeliveryPage, "A page of deliveries"), ...errorResponses(400, 401, 403, 422, 429) },
-  }),
+  },
   async (c) => c.json(await listDeliveries(c.env, keyScope(c.get("caller")), c.req.valid("query")), 200),
 );
 
-webhookRoutes.openapi(
-  createRoute({
+declare(
+  webhookRoutes,
+  {
     method: "get",
     path: "/v1/webhook-deliveries/{delivery_id}",
     operationId: "getWebhookDelivery",
@@ -169,15 +176,16 @@ webhookRoutes.openapi(
     summary: "Get a delivery with every attempt",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("webhooks:manage")] as const,
+    permission: "webhooks:manage",
     request: { params: DeliveryPath },
     responses: { 200: json(WebhookDeliveryDetail, "The delivery and its attempts"), ...errorResponses(401, 403, 404, 429) },
-  }),
+  },
   async (c) => c.json(await getDelivery(c.env, keyScope(c.get("caller")), c.req.valid("param").delivery_id), 200),
 );
 
-webhookRoutes.openapi(
-  createRoute({
+declare(
+  webhookRoutes,
+  {
     method: "post",
     path: "/v1/webhook-deliveries/{delivery_id}/resend",
     operationId: "createWebhookDeliveryAttempt",
@@ -185,10 +193,10 @@ webhookRoutes.openapi(
     summary: "Send a delivery again now (same webhook-id, one more attempt); answers the delivery after it",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("webhooks:manage")] as const,
+    permission: "webhooks:manage",
     request: { params: DeliveryPath },
     responses: { 200: json(WebhookDeliveryDetail, "The delivery and its attempts"), ...errorResponses(401, 403, 404, 409, 429) },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
@@ -196,8 +204,9 @@ webhookRoutes.openapi(
   },
 );
 
-webhookRoutes.openapi(
-  createRoute({
+declare(
+  webhookRoutes,
+  {
     method: "post",
     path: "/v1/webhook-endpoints/{endpoint_id}/recover",
     operationId: "createWebhookEndpointRecovery",
@@ -206,10 +215,10 @@ webhookRoutes.openapi(
       "Send again every delivery to the endpoint since a time (at most 7 days back) that failed; those still pending are skipped",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("webhooks:manage")] as const,
+    permission: "webhooks:manage",
     request: { params: EndpointPath, ...body(RecoverInput) },
     responses: { 200: json(WebhookRecovery, "The deliveries sent again"), ...errorResponses(400, 401, 403, 404, 409, 422, 429) },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
@@ -218,8 +227,9 @@ webhookRoutes.openapi(
   },
 );
 
-webhookRoutes.openapi(
-  createRoute({
+declare(
+  webhookRoutes,
+  {
     method: "post",
     path: "/v1/webhook-endpoints/{endpoint_id}/rotate-secret",
     operationId: "rotateWebhookEndpointSecret",
@@ -227,7 +237,7 @@ webhookRoutes.openapi(
     summary: "Replace the endpoint's secret (shown once); during the overlap every message carries both signatures",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("webhooks:manage")] as const,
+    permission: "webhooks:manage",
     request: {
       params: EndpointPath,
       body: { required: false, content: { "application/json": { schema: RotateSecretInput } } },
@@ -236,7 +246,7 @@ webhookRoutes.openapi(
       200: json(CreatedWebhookEndpoint, "The endpoint; `secret`, the new one, is shown only in this response"),
       ...errorResponses(400, 401, 403, 404, 422, 429),
     },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));
@@ -246,8 +256,9 @@ webhookRoutes.openapi(
   },
 );
 
-webhookRoutes.openapi(
-  createRoute({
+declare(
+  webhookRoutes,
+  {
     method: "post",
     path: "/v1/webhook-endpoints/{endpoint_id}/test",
     operationId: "createWebhookEndpointTest",
@@ -256,7 +267,7 @@ webhookRoutes.openapi(
       "Send a `webhook.test` event to the endpoint now; answers its delivery with that attempt, or still pending after 5 s (the attempt goes on; the delivery shows its outcome)",
     security,
     "x-lifecycle": "preview",
-    middleware: [requireKey("webhooks:manage")] as const,
+    permission: "webhooks:manage",
     request: { params: EndpointPath },
     responses: {
       200: json(
@@ -265,7 +276,7 @@ webhookRoutes.openapi(
       ),
       ...errorResponses(401, 403, 404, 409, 429),
     },
-  }),
+  },
   async (c) => {
     const caller = c.get("caller");
     const by = callerAuditBy(caller, requestFrom(c.req.raw));

@@ -1,0 +1,49 @@
+/**
+ * A route of the API, declared once: its OpenAPI description (method, path, schemas, responses)
+ * and what it needs of a request (who may call it, an Idempotency-Key, a JSON body). The same
+ * declaration writes the route into the OpenAPI document and serves it (src/http/pipeline.ts).
+ */
+import type { OpenAPIHono, RouteConfig, RouteHandler } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { Permission } from "../accounts/api-keys";
+import type { AppEnv } from "./context";
+import { pipelineFor } from "./pipeline";
+
+/** What a request must bring before the handler runs. */
+export interface RouteNeeds {
+  /** An API key holding this permission (null: any valid key); absent: no API key is asked for. */
+  permission?: Permission | null;
+  /** The operator token instead of an API key (the `/admin` API). */
+  operator?: true;
+  /** A valid `Idempotency-Key` header, checked after the key and before the body's schema. */
+  idempotent?: true;
+  /** The body is not JSON: the handler reads it itself, under its own caps. */
+  rawBody?: true;
+  /** The route's own refusals, after the key and before the schemas (e.g. a mode the route does not serve). */
+  guard?: (c: Context<AppEnv>) => void;
+  /** Served, but left out of the OpenAPI document. */
+  hide?: true;
+}
+
+export type DeclaredRoute = RouteConfig & RouteNeeds;
+
+/** Every declared route, in declaration order: what the per-route contract test walks over. */
+export const DECLARED: DeclaredRoute[] = [];
+
+/** Declares `route` on `router`: one entry in the document, one handler that runs the pipeline. */
+export function declare<P extends string, R extends DeclaredRoute & { path: P }>(
+  router: OpenAPIHono<AppEnv>,
+  route: R,
+  handler: RouteHandler<R, AppEnv>,
+): void {
+  const { permission: _p, operator: _o, idempotent: _i, rawBody: _r, guard: _g, hide, middleware: _m, ...documented } = route;
+  if (!hide) router.openAPIRegistry.registerPath(documented as RouteConfig);
+  DECLARED.push(route);
+  // One handler per route: Hono answers a route with a single handler without composing a chain.
+  router.on(route.method.toUpperCase(), honoPath(route.path), pipelineFor(route, handler as never));
+}
+
+/** `/v1/tasks/{task_id}` as the router writes it: `/v1/tasks/:task_id`. */
+export function honoPath(path: string): string {
+  return path.replaceAll(/\/{(.+?)}/g, "/:$1");
+}
