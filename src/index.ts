@@ -1,5 +1,5 @@
+import { createApp } from "./app";
 import type { Env } from "./env";
-import { createApp } from "./http/app";
 
 export { AccountObject } from "./accounts/account-object";
 export { DirectoryObject } from "./accounts/directory-object";

@@ -130,7 +130,7 @@ export const MODE_TABLE = {
     rule: "live_only",
     operations: ["createCreditCheckout"],
     tools: [],
-    enforced: "src/http/routes/payments.ts (the one door that buys credits)",
+    enforced: "src/rest/routes/payments.ts (the one door that buys credits)",
   },
   balance: {
     rule: "per_mode",

@@ -12,8 +12,8 @@ import type { KeyResolution } from "../../src/accounts/api-key-store";
 import { KeyCache, MAX_AGE_MS, usable } from "../../src/accounts/key-cache";
 import { GRACE_PERIODS, GRACES, rotateApiKey } from "../../src/accounts/key-rotation";
 import { accountFor, revokeApiKey } from "../../src/accounts/service";
+import { createApp } from "../../src/app";
 import { listAudit } from "../../src/audit/audit";
-import { createApp } from "../../src/http/app";
 import { admin, BASE, call, expectError, newTenant } from "../helpers/api";
 
 const models = (key: string) => call("/v1/models", { key });

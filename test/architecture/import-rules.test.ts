@@ -51,8 +51,8 @@ describe("the checker", () => {
   });
 
   it("sorts files into layers", () => {
-    expect(layerOf("src/http/app.ts")).toEqual({ kind: "root" });
-    expect(layerOf("src/http/routes/tasks.ts")).toEqual({ kind: "door", door: "rest" });
+    expect(layerOf("src/app.ts")).toEqual({ kind: "root" });
+    expect(layerOf("src/rest/routes/tasks.ts")).toEqual({ kind: "door", door: "rest" });
     expect(layerOf("src/mcp/task-tools.ts")).toEqual({ kind: "door", door: "mcp" });
     expect(layerOf("src/console/pages/task.tsx")).toEqual({ kind: "door", door: "console" });
     expect(layerOf("src/oauth/routes.tsx")).toEqual({ kind: "door", door: "oauth" });
@@ -63,24 +63,24 @@ describe("the checker", () => {
 
   it("fails a graph that breaks each rule, and passes one that keeps them", () => {
     const sources = {
-      "src/index.ts": 'import { app } from "./http/app";',
-      "src/http/app.ts": 'import "./routes/tasks"; import "../mcp/endpoint"; import "../console/app";',
+      "src/index.ts": 'import { app } from "./app";',
+      "src/app.ts": 'import "./rest/routes/tasks"; import "./mcp/endpoint"; import "./console/app";',
       "src/http/auth.ts": 'import "../services/tasks";',
-      "src/http/routes/tasks.ts": 'import "../auth"; import "../../services/tasks"; import "../../mcp/results";',
-      "src/mcp/endpoint.ts": 'import "../http/auth"; import "../http/routes/tasks";',
+      "src/rest/routes/tasks.ts": 'import "../../http/auth"; import "../../services/tasks"; import "../../mcp/results";',
+      "src/mcp/endpoint.ts": 'import "../http/auth"; import "../rest/routes/tasks";',
       "src/mcp/results.ts": "",
       "src/console/app.tsx": 'import "../services/tasks";',
-      "src/services/tasks.ts": 'import "../http/routes/tasks"; import "../console/app";',
+      "src/services/tasks.ts": 'import "../rest/routes/tasks"; import "../console/app";',
       "src/tasks/listing.ts": 'import "../http/auth"; import "../providers/sandbox/adapter";',
       "src/providers/registry.ts": 'import "./sandbox/adapter";',
       "src/providers/sandbox/adapter.ts": 'import "./media";',
       "src/providers/sandbox/media.ts": "",
     };
     expect(violations(importGraph(sources), [])).toEqual([
-      "src/http/routes/tasks.ts -> src/mcp/results.ts: the rest door imports the mcp door",
-      "src/mcp/endpoint.ts -> src/http/routes/tasks.ts: the mcp door imports the rest door",
+      "src/mcp/endpoint.ts -> src/rest/routes/tasks.ts: the mcp door imports the rest door",
+      "src/rest/routes/tasks.ts -> src/mcp/results.ts: the rest door imports the mcp door",
       "src/services/tasks.ts -> src/console/app.tsx: the domain imports the console door",
-      "src/services/tasks.ts -> src/http/routes/tasks.ts: the domain imports the rest door",
+      "src/services/tasks.ts -> src/rest/routes/tasks.ts: the domain imports the rest door",
       "src/tasks/listing.ts -> src/http/auth.ts: the domain imports the HTTP plumbing",
       "src/tasks/listing.ts -> src/providers/sandbox/adapter.ts: only the provider registry may import the sandbox",
     ]);
@@ -88,7 +88,7 @@ describe("the checker", () => {
       Object.entries(sources).map(([f, t]) => [
         f,
         t.replace(/import "[^"]*(mcp\/results|routes\/tasks|console\/app|http\/auth|sandbox\/adapter)";/g, (m, _x, _o) =>
-          f === "src/http/app.ts" || f === "src/providers/registry.ts" || f === "src/mcp/endpoint.ts" ? m : "",
+          f === "src/app.ts" || f === "src/providers/registry.ts" || f === "src/mcp/endpoint.ts" ? m : "",
         ),
       ]),
     );
@@ -99,13 +99,13 @@ describe("the checker", () => {
   it("keeps the sandbox Worker's encoders out of the API: only its contract is imported from outside it", () => {
     const graph = importGraph({
       "src/env.ts": 'import type { SandboxService } from "./sandbox-worker/contract";',
-      "src/http/routes/voice-previews.ts": 'import "../../sandbox-worker/encode/mp3";',
+      "src/rest/routes/voice-previews.ts": 'import "../../sandbox-worker/encode/mp3";',
       "src/sandbox-worker/contract.ts": "",
       "src/sandbox-worker/render.ts": 'import "./encode/mp3"; import "./contract";',
       "src/sandbox-worker/encode/mp3.ts": "",
     });
     expect(violations(graph, [])).toEqual([
-      "src/http/routes/voice-previews.ts -> src/sandbox-worker/encode/mp3.ts: only the sandbox Worker's contract may be imported from outside it (its encoders stay out of the API's bundle)",
+      "src/rest/routes/voice-previews.ts -> src/sandbox-worker/encode/mp3.ts: only the sandbox Worker's contract may be imported from outside it (its encoders stay out of the API's bundle)",
     ]);
   });
 

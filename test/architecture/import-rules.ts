@@ -10,7 +10,7 @@ export type Layer =
   | { kind: "domain" };
 
 /** Where the Worker is put together: it mounts every door, so it alone may import them all. */
-const ROOTS = new Set(["src/index.ts", "src/http/app.ts"]);
+const ROOTS = new Set(["src/index.ts", "src/app.ts"]);
 /** The sandbox provider, and the one file that may reach it: the provider registry. */
 const SANDBOX = "src/providers/sandbox/";
 const SANDBOX_GATE = "src/providers/registry.ts";
@@ -37,7 +37,7 @@ export const ALLOWED: readonly { from: string; to: string; why: string }[] = [
 
 export function layerOf(file: string): Layer {
   if (ROOTS.has(file)) return { kind: "root" };
-  if (file.startsWith("src/http/routes/")) return { kind: "door", door: "rest" };
+  if (file.startsWith("src/rest/")) return { kind: "door", door: "rest" };
   if (file.startsWith("src/mcp/")) return { kind: "door", door: "mcp" };
   if (file.startsWith("src/console/")) return { kind: "door", door: "console" };
   if (file === "src/oauth/routes.tsx") return { kind: "door", door: "oauth" };

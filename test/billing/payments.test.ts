@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AccountObject } from "../../src/accounts/account-object";
 import { accountFor } from "../../src/accounts/service";
+import { createApp } from "../../src/app";
 import { listAudit } from "../../src/audit/audit";
 import { amountBounds, creditsFor, priceTable } from "../../src/billing/payments/prices";
 import { WebhookRejected } from "../../src/billing/payments/provider";
@@ -11,7 +12,6 @@ import { stripeProvider } from "../../src/billing/payments/stripe/provider";
 import { parseStripeEvent, verifyStripeSignature } from "../../src/billing/payments/stripe/webhook";
 import type { Env } from "../../src/env";
 import { ApiError } from "../../src/errors/api-error";
-import { createApp } from "../../src/http/app";
 import { BASE, call, expectError, newTenant, readResponse } from "../helpers/api";
 import { createFakeStripe, FAKE_STRIPE_BASE } from "./fake-stripe";
 

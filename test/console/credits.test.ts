@@ -6,8 +6,8 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { accountFor } from "../../src/accounts/service";
+import { createApp } from "../../src/app";
 import type { Env } from "../../src/env";
-import { createApp } from "../../src/http/app";
 import { createFakeStripe, FAKE_STRIPE_BASE } from "../billing/fake-stripe";
 import { admin, BASE } from "../helpers/api";
 import { type Browser, freshEmail, inviteAndSignIn, signIn, tenantWithOwner } from "../helpers/console";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { DOCS_SCRIPT_PATH } from "../../src/http/docs";
 import { PROMPT_ENHANCER_MODEL } from "../../src/operations/videos";
+import { DOCS_SCRIPT_PATH } from "../../src/rest/docs";
 import { call, expectError, newTenant } from "../helpers/api";
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];

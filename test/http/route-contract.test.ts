@@ -1,13 +1,13 @@
 /**
  * Every declared route, sent its bad requests through the Worker's entry: no key, a key without
  * the route's permission, a malformed body, a body of the wrong type, a body over the cap. Each
- * answer is compared with what the route's declaration says it needs (src/http/declare.ts).
+ * answer is compared with what the route's declaration says it needs (src/rest/declare.ts).
  */
 import { describe, expect, it } from "vitest";
 import { PERMISSIONS, type Permission } from "../../src/accounts/api-keys";
-import "../../src/http/app";
-import { DECLARED, type DeclaredRoute } from "../../src/http/declare";
+import "../../src/app";
 import { MAX_BODY_BYTES } from "../../src/http/json-body";
+import { DECLARED, type DeclaredRoute } from "../../src/rest/declare";
 import { ADMIN_TOKEN, admin, BASE, expectError, send } from "../helpers/api";
 
 const ROUTES = DECLARED.filter((r) => !r.hide);

@@ -5,7 +5,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createApp } from "../../src/http/app";
+import { createApp } from "../../src/app";
 import { resolveClient } from "../../src/oauth/clients";
 import { BASE, readResponse } from "../helpers/api";
 import { type Browser, freshEmail, signIn, tenantWithOwner } from "../helpers/console";

@@ -7,9 +7,9 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
 import type { Env } from "../../src/env";
 import { ApiError } from "../../src/errors/api-error";
-import { createApp } from "../../src/http/app";
 import { HttpMailSender } from "../../src/mail/http-sender";
 import { mailSender } from "../../src/mail/sender";
 import { verifySignInCode } from "../../src/people/sign-in";

@@ -30,7 +30,7 @@ export function outputs(dir = GENERATED_DIR) {
 /** The document the app serves at /openapi.json, read in-process. */
 export async function documentFromApp(): Promise<OpenApiDocument> {
   register("./workers-shim.mjs", import.meta.url);
-  const { createApp } = await import("../../../src/http/app.ts");
+  const { createApp } = await import("../../../src/app.ts");
   const res = await createApp().request("/openapi.json", {}, { REGION: "us" });
   if (!res.ok) throw new Error(`the app answered ${res.status} for /openapi.json`);
   return (await res.json()) as OpenApiDocument;

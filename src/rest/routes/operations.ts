@@ -1,5 +1,7 @@
 /** Every task-creating operation, registered from its declaration in src/operations/. */
 import { z } from "@hono/zod-openapi";
+import { newRouter } from "../../http/context";
+import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../../http/prefer";
 import { OPERATIONS } from "../../operations";
 import { IdempotencyKeyString } from "../../services/contracts/idempotency";
 import { TaskEnvelope } from "../../services/contracts/task-envelope";
@@ -7,9 +9,7 @@ import { createTask, readAfterWait, requestSignal, taskStub } from "../../servic
 import type { AdmissionContext } from "../../tasks/admit";
 import { TERMINAL } from "../../tasks/record";
 import { keyScope } from "../../tasks/scope";
-import { newRouter } from "../context";
 import { declare } from "../declare";
-import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
 import { errorResponses } from "../schemas";
 import { taskContext } from "./task-shared";
 

@@ -5,12 +5,12 @@
  * a webhook only wakes the task (polling decides the outcome).
  */
 import { Hono } from "hono";
+import type { AppEnv } from "../../http/context";
+import { STORED_BYTES_HEADERS } from "../../http/stored-bytes";
 import { verifyInputUrl } from "../../media/signed-inputs";
 import { providerConfig } from "../../providers/config";
 import { adapterFor } from "../../providers/registry";
 import { taskStub } from "../../services/tasks";
-import type { AppEnv } from "../context";
-import { STORED_BYTES_HEADERS } from "../stored-bytes";
 
 export const upstreamRoutes = new Hono<AppEnv>();
 

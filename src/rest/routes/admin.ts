@@ -12,13 +12,13 @@ import {
 } from "../../accounts/service";
 import { createSigningKey, DEFAULT_OVERLAP, retireSigningKey, rotateSigningKey } from "../../accounts/signing-keys";
 import { ApiError } from "../../errors/api-error";
+import { type AppEnv, newRouter } from "../../http/context";
 import { isDecimalString } from "../../lib/decimal";
 import type { Acting } from "../../people/principal";
 import { createTenantWithOwner } from "../../people/tenants";
 import { RETENTION_DESCRIPTION } from "../../retention/days";
 import { IssuedKey, KeyLimitsInput, KeyRecord } from "../../services/contracts/keys";
 import { issuedView, limitsFrom, setKeyLimits } from "../../services/keys";
-import { type AppEnv, newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

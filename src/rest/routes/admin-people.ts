@@ -3,11 +3,11 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { getTenantOr404 } from "../../accounts/service";
 import { ApiError } from "../../errors/api-error";
+import { type AppEnv, newRouter } from "../../http/context";
 import { outboxOf } from "../../mail/outbox";
 import { inviteMember, listMembers } from "../../people/members";
 import type { Acting } from "../../people/principal";
 import { ROLES } from "../../people/roles";
-import { type AppEnv, newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
 import { ApiError } from "../errors/api-error";
+import type { AppEnv } from "../http/context";
 import { publicBaseUrl } from "../lib/public-url";
-import type { AppEnv } from "./context";
 
 export const OPENAPI_INFO = {
   title: "Media Generation Task Service",

@@ -1,12 +1,12 @@
 /**
  * A route of the API, declared once: its OpenAPI description (method, path, schemas, responses)
  * and what it needs of a request (who may call it, an Idempotency-Key, a JSON body). The same
- * declaration writes the route into the OpenAPI document and serves it (src/http/pipeline.ts).
+ * declaration writes the route into the OpenAPI document and serves it (src/rest/pipeline.ts).
  */
 import type { OpenAPIHono, RouteConfig, RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { Permission } from "../accounts/api-keys";
-import type { AppEnv } from "./context";
+import type { AppEnv } from "../http/context";
 import { pipelineFor } from "./pipeline";
 
 /** What a request must bring before the handler runs. */

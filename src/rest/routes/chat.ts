@@ -3,8 +3,8 @@ import type { CatalogBundle } from "../../catalog/build";
 import { chatCompletion } from "../../chat/complete";
 import { ChatCompletion, ChatCompletionRequest, ChatCompletionStream } from "../../chat/schema";
 import type { Env } from "../../env";
+import { newRouter } from "../../http/context";
 import { reviewChat } from "../../safety/chat";
-import { newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

@@ -3,6 +3,7 @@
  * delivered to. Each route calls src/services/storage-destinations.ts.
  */
 import { z } from "@hono/zod-openapi";
+import { newRouter } from "../../http/context";
 import { requestFrom } from "../../services/contracts/request-from";
 import {
   DeletedStorageDestination,
@@ -23,7 +24,6 @@ import {
 } from "../../services/storage-destinations";
 import { callerAuditBy } from "../../services/tasks";
 import { keyScope } from "../../tasks/scope";
-import { newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

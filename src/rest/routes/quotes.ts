@@ -3,12 +3,13 @@
  * that carries its `quote_id` (docs/spend-controls.md). The quoted body is validated by the
  * operation's own schema, so a quote answers the create's errors with the create's params.
  */
+
+import { newRouter } from "../../http/context";
+import { validationError } from "../../http/validation";
 import { Quote, QuoteRequest } from "../../services/contracts/quote";
 import { createQuote, quotedOperation } from "../../services/quotes";
-import { newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
-import { validationError } from "../validation";
 
 export const quoteRoutes = newRouter();
 

@@ -6,11 +6,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../../errors/api-error";
+import { artifactResponse } from "../../http/artifact-response";
+import { newRouter } from "../../http/context";
 import { artifactKey } from "../../media/artifacts";
 import { OUTPUT_URL_TTL_SECONDS, signedLinkQuery, verifyOutputUrl } from "../../media/signed-outputs";
 import { objectExpired } from "../../retention/outputs";
-import { artifactResponse } from "../artifact-response";
-import { newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

@@ -9,7 +9,7 @@ import { Hono } from "hono";
 import { WebhookRejected } from "../../billing/payments/provider";
 import { applyPaymentWebhook, requirePayments, startCheckout } from "../../billing/payments/purchases";
 import { ApiError } from "../../errors/api-error";
-import { type AppEnv, newRouter } from "../context";
+import { type AppEnv, newRouter } from "../../http/context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

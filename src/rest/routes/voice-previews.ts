@@ -5,9 +5,9 @@
  */
 import { Hono } from "hono";
 import { loadCatalog } from "../../catalog/store";
+import type { AppEnv } from "../../http/context";
+import { STORED_BYTES_HEADERS } from "../../http/stored-bytes";
 import { hash32 } from "../../lib/random";
-import type { AppEnv } from "../context";
-import { STORED_BYTES_HEADERS } from "../stored-bytes";
 
 export const voicePreviewRoutes = new Hono<AppEnv>();
 

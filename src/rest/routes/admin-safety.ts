@@ -1,11 +1,11 @@
 /** Operator routes for a tenant's content review policy (src/safety/policy.ts; README, Content safety). */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { type AppEnv, newRouter } from "../../http/context";
 import type { Acting } from "../../people/principal";
 import { CATEGORIES } from "../../safety/categories";
 import { BLOCK_THRESHOLD, SafetyPolicyInput } from "../../safety/policy";
 import { getSafetyPolicy, setSafetyPolicy } from "../../safety/tenant-policy";
-import { type AppEnv, newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

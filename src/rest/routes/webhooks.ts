@@ -3,6 +3,7 @@
  * delivered, and every attempt to reach them. Each route calls src/services/webhooks.ts.
  */
 import { z } from "@hono/zod-openapi";
+import { newRouter } from "../../http/context";
 import { requestFrom } from "../../services/contracts/request-from";
 import {
   CreatedWebhookEndpoint,
@@ -33,7 +34,6 @@ import {
   updateEndpoint,
 } from "../../services/webhooks";
 import { keyScope } from "../../tasks/scope";
-import { newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

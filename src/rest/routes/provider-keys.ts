@@ -1,11 +1,11 @@
 /** A tenant's own provider keys (`providers:manage`). Each route calls src/services/provider-keys.ts. */
 import { z } from "@hono/zod-openapi";
+import { newRouter } from "../../http/context";
 import { DeletedProviderKey, ProviderKey, ProviderKeyInput, ProviderKeyList } from "../../services/contracts/provider-keys";
 import { requestFrom } from "../../services/contracts/request-from";
 import { deleteProviderKey, listProviderKeys, putProviderKey } from "../../services/provider-keys";
 import { callerAuditBy } from "../../services/tasks";
 import { keyScope } from "../../tasks/scope";
-import { newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

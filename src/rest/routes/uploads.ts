@@ -11,6 +11,7 @@ import { z } from "@hono/zod-openapi";
 import { isJsonLines, storeJsonLines } from "../../batches/input-upload";
 import { loadCatalog } from "../../catalog/store";
 import { ApiError } from "../../errors/api-error";
+import { newRouter } from "../../http/context";
 import { fromJsonPointer } from "../../lib/json-pointer";
 import { publicBaseUrl } from "../../lib/public-url";
 import { readAtMost, TooLarge } from "../../lib/streams";
@@ -19,7 +20,6 @@ import { MAX_UPLOAD_BYTES, UPLOAD_CAP_BYTES, type UploadSource } from "../../med
 import { storeRetainedUpload, uploadRetention } from "../../retention/uploads";
 import { deleteArtifactInScope } from "../../tasks/artifact-scope";
 import { keyScope } from "../../tasks/scope";
-import { newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

@@ -1,38 +1,38 @@
 import type { Context } from "hono";
-import { consoleApp } from "../console/app";
-import { FAVICON_PATH, favicon } from "../console/favicon";
-import { ApiError } from "../errors/api-error";
-import { mcpRoutes } from "../mcp/endpoint";
-import { oauthRoutes } from "../oauth/routes";
-import { type AppEnv, newRouter } from "./context";
-import { declare } from "./declare";
-import { mountDocs } from "./docs";
-import { errorHeaders, toApiError } from "./error-response";
-import { boundedBody, MAX_BODY_BYTES } from "./json-body";
-import { requestId, requestIdOf } from "./request-id";
-import { accountRoutes } from "./routes/account";
-import { adminRoutes } from "./routes/admin";
-import { adminPeopleRoutes } from "./routes/admin-people";
-import { adminSafetyRoutes } from "./routes/admin-safety";
-import { adminSettingsRoutes } from "./routes/admin-settings";
-import { batchRoutes } from "./routes/batches";
-import { catalogRoutes } from "./routes/catalog";
-import { chatRoutes } from "./routes/chat";
-import { fileRoutes } from "./routes/files";
-import { keyRoutes } from "./routes/keys";
-import { operationRoutes } from "./routes/operations";
-import { paymentRoutes, paymentWebhookRoutes } from "./routes/payments";
-import { providerKeyRoutes } from "./routes/provider-keys";
-import { quoteRoutes } from "./routes/quotes";
-import { statusRoutes } from "./routes/status";
-import { storageDestinationRoutes } from "./routes/storage-destinations";
-import { taskOutputRoutes } from "./routes/task-outputs";
-import { taskRoutes } from "./routes/tasks";
-import { uploadRoutes } from "./routes/uploads";
-import { upstreamRoutes } from "./routes/upstream";
-import { voicePreviewRoutes } from "./routes/voice-previews";
-import { webhookRoutes } from "./routes/webhooks";
-import { drainRequest, drainUnreadBody } from "./unread-body";
+import { consoleApp } from "./console/app";
+import { FAVICON_PATH, favicon } from "./console/favicon";
+import { ApiError } from "./errors/api-error";
+import { type AppEnv, newRouter } from "./http/context";
+import { errorHeaders, toApiError } from "./http/error-response";
+import { boundedBody, MAX_BODY_BYTES } from "./http/json-body";
+import { requestId, requestIdOf } from "./http/request-id";
+import { drainRequest, drainUnreadBody } from "./http/unread-body";
+import { mcpRoutes } from "./mcp/endpoint";
+import { oauthRoutes } from "./oauth/routes";
+import { declare } from "./rest/declare";
+import { mountDocs } from "./rest/docs";
+import { accountRoutes } from "./rest/routes/account";
+import { adminRoutes } from "./rest/routes/admin";
+import { adminPeopleRoutes } from "./rest/routes/admin-people";
+import { adminSafetyRoutes } from "./rest/routes/admin-safety";
+import { adminSettingsRoutes } from "./rest/routes/admin-settings";
+import { batchRoutes } from "./rest/routes/batches";
+import { catalogRoutes } from "./rest/routes/catalog";
+import { chatRoutes } from "./rest/routes/chat";
+import { fileRoutes } from "./rest/routes/files";
+import { keyRoutes } from "./rest/routes/keys";
+import { operationRoutes } from "./rest/routes/operations";
+import { paymentRoutes, paymentWebhookRoutes } from "./rest/routes/payments";
+import { providerKeyRoutes } from "./rest/routes/provider-keys";
+import { quoteRoutes } from "./rest/routes/quotes";
+import { statusRoutes } from "./rest/routes/status";
+import { storageDestinationRoutes } from "./rest/routes/storage-destinations";
+import { taskOutputRoutes } from "./rest/routes/task-outputs";
+import { taskRoutes } from "./rest/routes/tasks";
+import { uploadRoutes } from "./rest/routes/uploads";
+import { upstreamRoutes } from "./rest/routes/upstream";
+import { voicePreviewRoutes } from "./rest/routes/voice-previews";
+import { webhookRoutes } from "./rest/routes/webhooks";
 
 function respondWithError(c: Context<AppEnv>, error: ApiError) {
   return c.json({ error: error.toBody(c.get("requestId") ?? "unknown") }, error.status as 400, errorHeaders(error));
@@ -41,7 +41,7 @@ function respondWithError(c: Context<AppEnv>, error: ApiError) {
 /**
  * What is served outside the declared API: the console's pages, MCP, OAuth, provider and payment
  * webhooks, signed input URLs, voice previews and the documentation. Only these go through the
- * middleware below; a declared route runs its own pipeline (src/http/pipeline.ts), alone.
+ * middleware below; a declared route runs its own pipeline (src/rest/pipeline.ts), alone.
  */
 const PAGES = ["/console", "/console/*"];
 const OTHER = [
@@ -57,7 +57,7 @@ const OTHER = [
   FAVICON_PATH,
 ];
 
-/** The whole HTTP surface: every API route is declared once, with its schemas (src/http/declare.ts). */
+/** The whole HTTP surface: every API route is declared once, with its schemas (src/rest/declare.ts). */
 export function createApp() {
   const app = newRouter();
   // Every other body (webhooks, MCP, OAuth) is read under the same cap, once. The console reads its

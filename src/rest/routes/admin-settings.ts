@@ -1,10 +1,10 @@
 /** The operator's route for a tenant's settings: how long its outputs and uploads are kept (src/retention). */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { type AppEnv, newRouter } from "../../http/context";
 import type { Acting } from "../../people/principal";
 import { RETENTION_DESCRIPTION, RetentionDays } from "../../retention/days";
 import { setTenantSettings } from "../../retention/settings";
-import { type AppEnv, newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 import { Tenant } from "./admin";

@@ -1,10 +1,10 @@
 /** `DELETE /v1/tasks/{task_id}/outputs`: a terminal task's outputs deleted before their retention ends (src/retention). */
 import { z } from "@hono/zod-openapi";
+import { newRouter } from "../../http/context";
 import { requestFrom } from "../../services/contracts/request-from";
 import { TaskEnvelope } from "../../services/contracts/task-envelope";
 import { callerAuditBy, deleteTaskOutputs } from "../../services/tasks";
 import { keyScope } from "../../tasks/scope";
-import { newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

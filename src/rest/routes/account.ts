@@ -3,11 +3,12 @@
  * (`GET /v1/usage`). Both read the tenant's AccountObject once; live and test keys see their own
  * mode only (README "Balance and usage").
  */
+
+import { newRouter } from "../../http/context";
 import { balanceOf } from "../../services/balance";
 import { Balance } from "../../services/contracts/balance";
 import { UsageQuery, UsageReport } from "../../services/contracts/usage";
 import { usageReport } from "../../services/usage";
-import { newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

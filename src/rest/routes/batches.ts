@@ -1,6 +1,8 @@
 /** Batches: `/v1/batches` — create, list, read, the items, cancel. The rules are in src/services/batches.ts. */
 import { z } from "@hono/zod-openapi";
 import type { ItemStatus } from "../../batches/batch-record";
+import { newRouter } from "../../http/context";
+import { validBody } from "../../http/validation";
 import type { OperationSpec } from "../../operations/types";
 import { cancelBatch, createBatch, listBatches, listBatchItems, readBatch } from "../../services/batches";
 import {
@@ -15,10 +17,8 @@ import { IdempotencyKeyString } from "../../services/contracts/idempotency";
 import { requestFrom } from "../../services/contracts/request-from";
 import { callerAuditBy } from "../../services/tasks";
 import { keyScope } from "../../tasks/scope";
-import { newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
-import { validBody } from "../validation";
 import { taskContext } from "./task-shared";
 
 export const batchRoutes = newRouter();

@@ -5,6 +5,10 @@ import { deprecationHeaders } from "../../catalog/deprecation";
 import { loadCatalog } from "../../catalog/store";
 import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
+import { artifactResponse } from "../../http/artifact-response";
+import { type AppEnv, newRouter } from "../../http/context";
+import { ifNoneMatchHits } from "../../http/etag";
+import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../../http/prefer";
 import { requestFrom } from "../../services/contracts/request-from";
 import { TaskEnvelope } from "../../services/contracts/task-envelope";
 import { ListQuery, TaskPage } from "../../services/contracts/task-list";
@@ -24,11 +28,7 @@ import { artifactInScope } from "../../tasks/artifact-scope";
 import type { TaskListQuery } from "../../tasks/listing";
 import { TERMINAL } from "../../tasks/record";
 import { keyScope } from "../../tasks/scope";
-import { artifactResponse } from "../artifact-response";
-import { type AppEnv, newRouter } from "../context";
 import { declare } from "../declare";
-import { ifNoneMatchHits } from "../etag";
-import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../prefer";
 import { errorResponses } from "../schemas";
 
 /** Deprecation headers for a task on a deprecated model (looked up only when its envelope says so). */

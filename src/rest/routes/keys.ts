@@ -4,11 +4,11 @@
  */
 import { z } from "@hono/zod-openapi";
 import { KEY_MODES, PERMISSIONS } from "../../accounts/api-keys";
+import { newRouter } from "../../http/context";
 import { IssuedKey, KeyDetail, KeyLimitsInput, KeyListQuery, KeyPage, KeyRecord, OwnKey } from "../../services/contracts/keys";
 import { requestFrom } from "../../services/contracts/request-from";
 import { createKeyByKey, getKeyByKey, listKeysByKey, ownKey, patchKeyByKey, revokeKeyByKey } from "../../services/keys";
 import { callerAuditBy } from "../../services/tasks";
-import { newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

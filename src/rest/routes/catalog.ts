@@ -2,10 +2,10 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { capabilityList, modelList } from "../../catalog/views";
+import { type AppEnv, newRouter } from "../../http/context";
 import { capabilityDetailOf, catalogFor, modelDetailOf, voiceListOf, voiceOf } from "../../services/catalog";
 import { CapabilityDetail, CapabilityList, ModelDetail, ModelList, Voice, VoiceList } from "../../services/contracts/catalog";
 import { VoiceQuery } from "../../services/contracts/voices";
-import { type AppEnv, newRouter } from "../context";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

@@ -1,7 +1,8 @@
 /** `GET /v1/status`: route health for everyone, no key needed (src/health/status.ts). */
+
+import { newRouter } from "../../http/context";
 import { ServiceStatus } from "../../services/contracts/status";
 import { serviceStatus } from "../../services/status";
-import { newRouter } from "../context";
 import { declare } from "../declare";
 
 export const statusRoutes = newRouter();
