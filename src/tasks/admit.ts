@@ -39,7 +39,6 @@ import { liveProviders, type RoutePlan, routesFor } from "../providers/routing";
 import { callerRetentionDays, requestRetentionDays } from "../retention/settings";
 import { FetchedImages, reviewAdmission } from "../safety/admission";
 import { refusalError, reviewerFor } from "../safety/review";
-import { type TaskRpc, taskRpc } from "../services/task-rpc";
 import { checkDeadline, deadlineFailure, planDeadline } from "./deadline-request";
 import { requestHash, requireIdempotencyKey } from "./idempotency";
 import { echoInput } from "./input-echo";
@@ -47,6 +46,7 @@ import { quoteFor, useQuote } from "./quote-binding";
 import type { Envelope, TaskPlan } from "./record";
 import { keyScope, taskObjectName } from "./scope";
 import type { CreateResult } from "./task-object";
+import { type TaskRpc, taskRpc } from "./task-rpc";
 
 export interface AdmissionContext {
   env: Env;
