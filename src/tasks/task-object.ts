@@ -25,6 +25,7 @@ import { inScope, type TaskScope } from "./scope";
 import { admissionRecord, RESERVE_GENERATIONS, reservationName } from "./steps/admission";
 import { decide } from "./steps/outcome";
 import { woken } from "./steps/poll";
+import { deleteOutputs } from "./steps/stored-outputs";
 import { adopted } from "./steps/submit";
 import { TaskRunner } from "./task-runner";
 import { type Admission, TaskStorage } from "./task-storage";
@@ -386,7 +387,7 @@ export class TaskObject extends DurableObject<Env> {
     if (!rec) return { kind: "not_found" };
     if (!TERMINAL.has(rec.status)) return { kind: "conflict", envelope: await this.runner.present(rec) };
     if (rec.retention?.expired_at) return { kind: "ok", envelope: await this.runner.present(rec) };
-    const deleted = await this.runner.deleteOutputs();
+    const deleted = await deleteOutputs(this.env, this.store);
     await this.runner.scheduleNext();
     return { kind: "ok", envelope: await this.runner.present(deleted) };
   }
