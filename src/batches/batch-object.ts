@@ -1,18 +1,15 @@
 import { DurableObject } from "cloudflare:workers";
-import { accountFor } from "../accounts/service";
 import type { Env } from "../env";
 import { migratedSql } from "../storage/migrations";
 import type { TaskScope } from "../tasks/scope";
+import type { RequeueOutcome } from "../webhooks/delivery-rows";
 import {
-  type AttemptRow,
-  attemptRows,
-  type DeliveryRow,
-  deliveryRow,
-  type RequeueOutcome,
-  rearm,
-  requeue,
-} from "../webhooks/delivery-rows";
-import { reportDeliveries } from "../webhooks/task-deliveries";
+  type DeliveryHolder,
+  type DeliveryWithAttempts,
+  deliveryWithAttempts,
+  requeueDelivery,
+  resendEndpointDelivery,
+} from "../webhooks/redelivery";
 import { type BatchEnvelope, ITEM_STATUSES, type ItemEnd } from "./batch-record";
 import { BATCH_MIGRATIONS } from "./batch-schema";
 import { BatchStore } from "./batch-store";
@@ -152,33 +149,31 @@ export class BatchObject extends DurableObject<Env> {
   // ---------------------------------------------------------------- webhook deliveries
 
   /** One of the batch's webhook deliveries with every attempt (the delivery log reads it here). */
-  webhookDelivery(deliveryId: string): (DeliveryRow & { attempts: AttemptRow[] }) | null {
-    const row = deliveryRow(this.store.sql, deliveryId);
-    return row ? { ...row, attempts: attemptRows(this.store.sql, deliveryId) } : null;
+  webhookDelivery(deliveryId: string): DeliveryWithAttempts | null {
+    return deliveryWithAttempts(this.store.sql, deliveryId);
   }
 
   /** As a task object's: one more attempt, now (`wait`) or from the alarm. */
-  async resendWebhookDelivery(deliveryId: string, wait: boolean): Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null> {
-    if (!rearm(this.store.sql, deliveryId, Date.now())) return null;
-    const b = this.store.current();
-    if (wait) await deliverWebhooks(this.env, this.store, b, this.webhooksInFlight);
-    await scheduleNext(this.store);
-    return this.webhookDelivery(deliveryId);
+  resendWebhookDelivery(deliveryId: string, wait: boolean): Promise<DeliveryWithAttempts | null> {
+    return resendEndpointDelivery(this.deliveries, deliveryId, wait);
   }
 
   /** As a task object's: a recover makes a failed delivery due at `atMs`, one still pending is left alone. */
-  async requeueWebhookDelivery(deliveryId: string, atMs: number): Promise<RequeueOutcome | null> {
-    const outcome = requeue(this.store.sql, deliveryId, atMs);
-    if (outcome !== "queued") return outcome;
-    const b = this.store.current();
-    await reportDeliveries({
-      task_id: b.batch_id,
-      mode: b.mode,
+  requeueWebhookDelivery(deliveryId: string, atMs: number): Promise<RequeueOutcome | null> {
+    const owner = () => {
+      const b = this.store.current();
+      return { id: b.batch_id, tenant_id: b.tenant_id, mode: b.mode };
+    };
+    return requeueDelivery(this.env, this.deliveries, owner, deliveryId, atMs);
+  }
+
+  /** What redelivery runs here: the batch's webhook attempts and its alarm. */
+  private get deliveries(): DeliveryHolder {
+    return {
       sql: this.store.sql,
-      account: accountFor(this.env, b.tenant_id),
-    });
-    await scheduleNext(this.store);
-    return outcome;
+      deliver: () => deliverWebhooks(this.env, this.store, this.store.current(), this.webhooksInFlight),
+      schedule: () => scheduleNext(this.store),
+    };
   }
 }
 
