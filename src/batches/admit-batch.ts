@@ -16,9 +16,9 @@ import type { OperationSpec } from "../operations/types";
 import { liveProviders } from "../providers/routing";
 import { type AdmissionContext, checkCallback, priceRequest } from "../tasks/admit";
 import { requestHash, requireIdempotencyKey } from "../tasks/idempotency";
-import type { NewItem } from "./batch-object";
 import type { BatchEnvelope } from "./batch-record";
 import { batchIndexName, batchObjectName } from "./names";
+import type { NewItem } from "./steps/admission";
 
 /** Items written to the batch object per call, and the most of their bodies one call carries. */
 const CHUNK = 500;

@@ -8,137 +8,18 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import { type Migration, migratedSql } from "../storage/migrations";
-import {
-  type Attempt,
-  afterAttempt,
-  type Circuit,
-  type CircuitState,
-  CLOSED,
-  claimProbe,
-  stateAt,
-  tripped,
-  WINDOW_MS,
-} from "./circuit";
-import { addInto, bucketOf, emptyHistogram, quantile } from "./durations";
+import { migratedSql } from "../storage/migrations";
+import { type Attempt, afterAttempt, type Circuit, CLOSED, claimProbe, stateAt, tripped, WINDOW_MS } from "./circuit";
+import { emptyHistogram, quantile } from "./durations";
+import { HEALTH_MIGRATIONS } from "./health-schema";
+import type { Incident, ProviderSnapshot, ProviderStatus, RouteSnapshot, RouteStatus } from "./health-views";
 import { circuitAttempt, type RouteOutcome } from "./outcomes";
-
-/** The HealthObject's schema (docs/storage/health-object.md). */
-export const HEALTH_MIGRATIONS: Migration[] = [
-  {
-    version: 1,
-    name: "attempts, circuits, minutes, incidents",
-    up(sql) {
-      sql.exec(`
-        CREATE TABLE attempts (
-          seq INTEGER PRIMARY KEY, upstream_model TEXT NOT NULL, at INTEGER NOT NULL, tenant TEXT NOT NULL,
-          task TEXT NOT NULL, failed INTEGER NOT NULL, code TEXT);
-        CREATE INDEX attempts_by_route ON attempts (upstream_model, at);
-        CREATE TABLE circuits (
-          upstream_model TEXT PRIMARY KEY, state TEXT NOT NULL, opened_at INTEGER, retry_at INTEGER,
-          probe_task TEXT, probe_until INTEGER, incident_id INTEGER);
-        CREATE TABLE minutes (
-          upstream_model TEXT NOT NULL, minute INTEGER NOT NULL, accepted INTEGER NOT NULL, refused INTEGER NOT NULL,
-          request_refused INTEGER NOT NULL, poll_errors INTEGER NOT NULL, completed INTEGER NOT NULL,
-          failed INTEGER NOT NULL, output_failed INTEGER NOT NULL, submit_ms INTEGER NOT NULL,
-          first_progress INTEGER NOT NULL, first_progress_ms INTEGER NOT NULL, durations TEXT NOT NULL,
-          PRIMARY KEY (upstream_model, minute));
-        CREATE TABLE incidents (
-          id INTEGER PRIMARY KEY, upstream_model TEXT NOT NULL, started_at INTEGER NOT NULL, ended_at INTEGER,
-          failures INTEGER NOT NULL, codes TEXT NOT NULL);
-      `);
-    },
-  },
-];
+import { addWindow, countOutcome, emptyWindow, type MinuteRow, type WindowStats } from "./window-stats";
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 /** Incidents kept per provider (the status page shows the last few). */
 const KEEP_INCIDENTS = 50;
-
-/** What the create path and the task objects read about a route. */
-export interface RouteSnapshot {
-  state: CircuitState;
-  /** When an open circuit lets its probe through (epoch ms); null when closed. */
-  retry_at: number | null;
-  /** Time from acceptance to stored outputs over the last hour (bucket precision), null without data. */
-  p50_ms: number | null;
-  p95_ms: number | null;
-}
-
-export interface ProviderSnapshot {
-  provider: string;
-  at: number;
-  routes: Record<string, RouteSnapshot>;
-}
-
-/** One route's record over a window: sums that add across routes and providers. */
-export interface WindowStats {
-  completed: number;
-  /** Provider-side failures: refused submissions and failed jobs or outputs. */
-  failed: number;
-  accepted: number;
-  refused: number;
-  request_refused: number;
-  poll_errors: number;
-  output_failed: number;
-  submit_ms: number;
-  first_progress: number;
-  first_progress_ms: number;
-  durations: number[];
-}
-
-export interface Incident {
-  id: number;
-  provider: string;
-  upstream_model: string;
-  started_at: number;
-  ended_at: number | null;
-  failures: number;
-  codes: Record<string, number>;
-}
-
-export interface RouteStatus {
-  upstream_model: string;
-  state: CircuitState;
-  retry_at: number | null;
-  windows: { "5m": WindowStats; "1h": WindowStats; "24h": WindowStats };
-  /** The last 24 hours hour by hour, oldest first: completed and failed. */
-  hourly: { completed: number; failed: number }[];
-}
-
-export interface ProviderStatus {
-  provider: string;
-  at: number;
-  routes: RouteStatus[];
-  incidents: Incident[];
-}
-
-export function emptyWindow(): WindowStats {
-  return {
-    completed: 0,
-    failed: 0,
-    accepted: 0,
-    refused: 0,
-    request_refused: 0,
-    poll_errors: 0,
-    output_failed: 0,
-    submit_ms: 0,
-    first_progress: 0,
-    first_progress_ms: 0,
-    durations: emptyHistogram(),
-  };
-}
-
-export function addWindow(into: WindowStats, from: WindowStats): WindowStats {
-  for (const k of Object.keys(into) as (keyof WindowStats)[]) {
-    if (k === "durations") addInto(into.durations, from.durations);
-    else into[k] += from[k];
-  }
-  return into;
-}
-
-type MinuteRow = Omit<WindowStats, "durations"> & { upstream_model: string; minute: number; durations: string };
 
 export class HealthObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -286,39 +167,7 @@ export class HealthObject extends DurableObject<Env> {
       .exec<MinuteRow>("SELECT * FROM minutes WHERE upstream_model = ? AND minute = ?", o.upstream_model, minute)
       .toArray()[0];
     const w: WindowStats = row ? { ...row, durations: JSON.parse(row.durations) as number[] } : emptyWindow();
-    const providerSide = o.fault === "provider";
-    switch (o.kind) {
-      case "submit_accepted":
-        w.accepted++;
-        w.submit_ms += Math.round(o.latency_ms ?? 0);
-        break;
-      case "submit_refused":
-        if (providerSide) {
-          w.refused++;
-          w.failed++;
-        } else w.request_refused++;
-        break;
-      case "poll_error":
-        w.poll_errors++;
-        break;
-      case "first_progress":
-        w.first_progress++;
-        w.first_progress_ms += Math.round(o.duration_ms ?? 0);
-        break;
-      case "completed":
-        w.completed++;
-        w.durations[bucketOf(o.duration_ms ?? 0)] = (w.durations[bucketOf(o.duration_ms ?? 0)] ?? 0) + 1;
-        break;
-      case "job_failed":
-      case "output_failed":
-        if (!providerSide) {
-          w.request_refused++;
-          break;
-        }
-        w.failed++;
-        if (o.kind === "output_failed") w.output_failed++;
-        break;
-    }
+    countOutcome(w, o);
     this.sql.exec(
       `INSERT OR REPLACE INTO minutes (upstream_model, minute, accepted, refused, request_refused, poll_errors, completed,
         failed, output_failed, submit_ms, first_progress, first_progress_ms, durations) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -9,7 +9,7 @@
  */
 import type { Env } from "../env";
 import type { CircuitState } from "./circuit";
-import type { ProviderSnapshot, RouteSnapshot } from "./health-object";
+import type { ProviderSnapshot, RouteSnapshot } from "./health-views";
 
 export const REFRESH_AFTER_MS = 2_000;
 export const MAX_AGE_MS = 10_000;

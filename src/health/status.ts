@@ -10,8 +10,9 @@ import type { Env } from "../env";
 import { liveProviders, routesFor } from "../providers/routing";
 import type { ServiceStatus } from "../services/contracts/status";
 import { quantile } from "./durations";
-import { addWindow, emptyWindow, type Incident, type ProviderStatus, type RouteStatus, type WindowStats } from "./health-object";
+import type { Incident, ProviderStatus, RouteStatus } from "./health-views";
 import { healthObject } from "./snapshot";
+import { addWindow, emptyWindow, type WindowStats } from "./window-stats";
 import { type HealthState, routeHealthWord } from "./words";
 
 export const STATUS_TTL_MS = 10_000;

@@ -9,9 +9,9 @@
 import { recordAudit } from "../audit/audit";
 import { getPath } from "../lib/paths";
 import type { OperationSpec } from "../operations/types";
-import type { TaskRpc } from "../services/task-rpc";
 import type { AdmissionContext } from "../tasks/admit";
 import type { CreateResult } from "../tasks/task-object";
+import type { TaskRpc } from "../tasks/task-rpc";
 import type { ReviewItem } from "./provider";
 import { type Reviewer, review, type SafetyRecord } from "./review";
 

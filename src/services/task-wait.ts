@@ -6,7 +6,7 @@ import { waitForTerminal } from "../tasks/follow";
 import { type TaskStatus, TERMINAL } from "../tasks/record";
 import type { TaskScope } from "../tasks/scope";
 import type { TaskRead } from "../tasks/task-object";
-import type { TaskRpc } from "./task-rpc";
+import type { TaskRpc } from "../tasks/task-rpc";
 
 type TaskStub = TaskRpc;
 

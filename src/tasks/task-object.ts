@@ -2,71 +2,35 @@ import { DurableObject } from "cloudflare:workers";
 import type { KeyMode } from "../accounts/api-keys";
 import type { ReserveRefusal } from "../accounts/ledger-store";
 import { accountFor } from "../accounts/service";
-import { type RedeliverResult, redeliverOutputs } from "../destinations/redeliver";
+import { redeliverOutputs } from "../destinations/redeliver";
 import type { Env } from "../env";
 import { sha256Hex } from "../lib/crypto";
 import { configForTask } from "../provider-keys/credential";
 import { providerContext } from "../providers/context";
 import { adapterFor } from "../providers/registry";
-import type { Progress } from "../providers/types";
 import { outputsExpired } from "../retention/outputs";
+import type { RequeueOutcome } from "../webhooks/delivery-rows";
 import {
-  type AttemptRow,
-  attemptRows,
-  type DeliveryRow,
-  deliveryRow,
-  type RequeueOutcome,
-  rearm,
-  requeue,
-} from "../webhooks/delivery-rows";
-import { reportDeliveries } from "../webhooks/task-deliveries";
-import { type Envelope, type TaskError, type TaskPlan, type TaskRecord, type TaskStatus, TERMINAL } from "./record";
+  type DeliveryHolder,
+  type DeliveryWithAttempts,
+  deliveryWithAttempts,
+  requeueDelivery,
+  resendTaskDelivery,
+} from "../webhooks/redelivery";
+import { type Envelope, type TaskError, type TaskPlan, type TaskRecord, TERMINAL } from "./record";
 import { inScope, type TaskScope } from "./scope";
-import { admissionRecord, RESERVE_GENERATIONS, reservationName } from "./steps/admission";
+import { reserveAndCommit } from "./steps/commit";
 import { decide } from "./steps/outcome";
 import { woken } from "./steps/poll";
+import { deleteOutputs } from "./steps/stored-outputs";
 import { adopted } from "./steps/submit";
+import type { CancelResult, CreateResult, RedeliverAnswer, TaskRead, TaskState } from "./task-answers";
 import { TaskRunner } from "./task-runner";
 import { type Admission, TaskStorage } from "./task-storage";
 
 export type { StoredOutput } from "./steps/store";
 
-/** How long an admission's hold on credits lasts unless the task commits (the account then keeps it). */
-export const ADMISSION_LEASE_MS = 30_000;
-
-export type CreateResult =
-  | { kind: "created"; envelope: Envelope }
-  | { kind: "replay"; envelope: Envelope }
-  | { kind: "in_progress" }
-  | { kind: "conflict" }
-  | ({ kind: "refused" } & (ReserveRefusal extends infer R ? (R extends unknown ? Omit<R, "ok"> : never) : never))
-  /** Refused by content review before anything was reserved; `recorded` on the first refusal only. */
-  | { kind: "rejected"; error: TaskError; recorded: boolean };
-
-export type RedeliverAnswer =
-  | { kind: "not_found" }
-  | { kind: "ok"; envelope: Envelope }
-  | Exclude<RedeliverResult, { kind: "ok" }>;
-
-export type CancelResult = { kind: "not_found" } | { kind: "ok"; envelope: Envelope } | { kind: "conflict"; envelope: Envelope };
-
-/** `GET /v1/tasks/{id}`'s answer, made by the object: the body as sent and its strong ETag. */
-export interface TaskRead {
-  body: string;
-  etag: string;
-  status: TaskStatus;
-  change_seq: number;
-  resolved_model: string;
-  deprecated: boolean;
-}
-
-/** What a client following the task sees change (src/tasks/follow.ts). */
-export interface TaskState {
-  status: TaskStatus;
-  progress: Progress;
-  /** The record's `change_seq`: raised whenever `status` or `progress` changes. */
-  seq: number;
-}
+export type { CancelResult, CreateResult, RedeliverAnswer, TaskRead, TaskState };
 
 /**
  * One task: addressed by name `<tenant_id>:<Idempotency-Key>`, so a repeated create lands here by
@@ -92,50 +56,27 @@ export class TaskObject extends DurableObject<Env> {
   }
 
   /** One of the task's webhook deliveries (to an endpoint, or its callback) with every attempt. */
-  webhookDelivery(deliveryId: string): (DeliveryRow & { attempts: AttemptRow[] }) | null {
-    const row = deliveryRow(this.store.sql, deliveryId);
-    return row ? { ...row, attempts: attemptRows(this.store.sql, deliveryId) } : null;
+  webhookDelivery(deliveryId: string): DeliveryWithAttempts | null {
+    return deliveryWithAttempts(this.store.sql, deliveryId);
   }
 
-  /**
-   * Sends a delivery again (same `webhook-id`, one more attempt): with `wait`, now, answering the
-   * delivery after the attempt; without, from the alarm (a recover's many resends). A callback is
-   * sent again through the record's own callback state.
-   */
-  async resendWebhookDelivery(deliveryId: string, wait: boolean): Promise<(DeliveryRow & { attempts: AttemptRow[] }) | null> {
-    const row = deliveryRow(this.store.sql, deliveryId);
-    if (!row) return null;
-    if (row.target === "callback") {
+  /** Sends a delivery again (same `webhook-id`): with `wait` now, else from the alarm (src/webhooks/redelivery.ts). */
+  resendWebhookDelivery(deliveryId: string, wait: boolean): Promise<DeliveryWithAttempts | null> {
+    return resendTaskDelivery(this.store, this.deliveries, deliveryId, wait);
+  }
+
+  /** A recover: a failed delivery to an endpoint is due at `atMs`; one still pending is left alone. */
+  requeueWebhookDelivery(deliveryId: string, atMs: number): Promise<RequeueOutcome | null> {
+    const owner = () => {
       const rec = this.store.load();
-      const cb = rec?.callback;
-      if (!rec || !cb) return null;
-      if (cb.status !== "delivering") this.store.save({ ...rec, callback: { ...cb, status: "pending", next_attempt_at: null } });
-    } else {
-      rearm(this.store.sql, deliveryId, Date.now());
-    }
-    if (wait) await this.runner.advance();
-    await this.runner.scheduleNext();
-    return this.webhookDelivery(deliveryId);
+      return rec ? { id: this.taskId, tenant_id: rec.tenant_id, mode: rec.mode } : null;
+    };
+    return requeueDelivery(this.env, this.deliveries, owner, deliveryId, atMs);
   }
 
-  /**
-   * A recover: a failed delivery to an endpoint is due at `atMs`, from the alarm; one still
-   * pending (a retry scheduled, an attempt under way) is left alone. The tenant's log is told at
-   * once, so the next recover goes on to the deliveries after it.
-   */
-  async requeueWebhookDelivery(deliveryId: string, atMs: number): Promise<RequeueOutcome | null> {
-    const outcome = requeue(this.store.sql, deliveryId, atMs);
-    if (outcome !== "queued") return outcome;
-    const rec = this.store.load();
-    if (rec)
-      await reportDeliveries({
-        task_id: this.taskId,
-        mode: rec.mode ?? "live",
-        sql: this.store.sql,
-        account: accountFor(this.env, rec.tenant_id),
-      });
-    await this.runner.scheduleNext();
-    return outcome;
+  /** What redelivery runs here: the task's own steps (its attempts among them) and its alarm. */
+  private get deliveries(): DeliveryHolder {
+    return { sql: this.store.sql, deliver: () => this.runner.advance(), schedule: () => this.runner.scheduleNext() };
   }
 
   /** The execution log (provider submissions, settlements, callback attempts), oldest first. */
@@ -223,63 +164,16 @@ export class TaskObject extends DurableObject<Env> {
     };
     this.admitting = admitting;
     try {
-      return await this.admit(input, admitting, now);
+      return await reserveAndCommit(
+        this.runner,
+        { task_id: this.taskId, message_id: `msg_${this.ctx.id.toString()}` },
+        input,
+        admitting,
+        now,
+      );
     } finally {
       this.admitting = null;
     }
-  }
-
-  private async admit(
-    input: { request_hash: string; plan: TaskPlan },
-    admitting: { reservation_id: string | null },
-    now: number,
-  ): Promise<CreateResult> {
-    const { plan } = input;
-    const account = accountFor(this.env, plan.tenant_id);
-    const index = {
-      task_id: this.taskId,
-      created_at: new Date(now).toISOString(),
-      status: "queued",
-      capability: plan.capability,
-      model: plan.resolved_model,
-      mode: plan.mode,
-    };
-    let reserved: Awaited<ReturnType<typeof account.reserve>> | null = null;
-    for (let n = 1; n <= RESERVE_GENERATIONS; n++) {
-      admitting.reservation_id = reservationName(this.taskId, input.request_hash, n);
-      reserved = await account.reserve(admitting.reservation_id, plan.estimate, {
-        lease_ms: ADMISSION_LEASE_MS,
-        index,
-        ...(plan.key_id ? { key_id: plan.key_id } : {}),
-      });
-      if (!reserved.ok || reserved.settlement.status === "open") break;
-    }
-    if (!reserved?.ok) {
-      if (reserved) {
-        const { ok: _ok, ...refusal } = reserved;
-        return { kind: "refused", ...refusal };
-      }
-      throw new Error("no reservation could be held");
-    }
-    if (reserved.settlement.status !== "open") throw new Error("every reservation generation was already settled");
-    await this.runner.checkpoint("reserve", { task_id: this.taskId, metadata: plan.metadata });
-
-    const step = admissionRecord(plan, {
-      task_id: this.taskId,
-      message_id: `msg_${this.ctx.id.toString()}`,
-      reservation: reserved.settlement,
-      now,
-    });
-    this.store.inTransaction(() => {
-      for (const effect of step.effects) this.runner.write(effect);
-      this.store.sql.exec(
-        "INSERT OR REPLACE INTO admission (id, tenant_id, request_hash, state, lease_until, epoch) VALUES (1, ?, ?, 'committed', 0, 1)",
-        plan.tenant_id,
-        input.request_hash,
-      );
-    });
-    await this.store.setAlarm(Date.now());
-    return { kind: "created", envelope: await this.runner.present(step.rec) };
   }
 
   /**
@@ -386,7 +280,7 @@ export class TaskObject extends DurableObject<Env> {
     if (!rec) return { kind: "not_found" };
     if (!TERMINAL.has(rec.status)) return { kind: "conflict", envelope: await this.runner.present(rec) };
     if (rec.retention?.expired_at) return { kind: "ok", envelope: await this.runner.present(rec) };
-    const deleted = await this.runner.deleteOutputs();
+    const deleted = await deleteOutputs(this.env, this.store);
     await this.runner.scheduleNext();
     return { kind: "ok", envelope: await this.runner.present(deleted) };
   }

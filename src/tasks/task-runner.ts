@@ -5,17 +5,14 @@
  */
 import { accountFor } from "../accounts/service";
 import { reportItemEnd } from "../batches/report";
-import { attemptDelivery } from "../callbacks/delivery";
 import { withDefaultDestination } from "../destinations/admission";
 import { deliverItems } from "../destinations/deliver";
 import { type DeliveryState, deliveryAttempted, destinationGone, pendingItems } from "../destinations/delivery";
 import type { Env } from "../env";
-import type { ErrorCode } from "../errors/codes";
 import { flushOutcomes } from "../health/reporter";
 import { healthView, mayUseRoute } from "../health/snapshot";
 import { pollError, stepOutcomes, submitAccepted, submitRefused } from "../health/task-outcomes";
 import { policyFrom } from "../lib/url-policy";
-import { artifactId, artifactKey } from "../media/artifacts";
 import { OutputUrlSigner } from "../media/signed-outputs";
 import { configForTask } from "../provider-keys/credential";
 import { providerContext } from "../providers/context";
@@ -23,36 +20,26 @@ import type { JobInput } from "../providers/jobs";
 import { providerMessage } from "../providers/messages";
 import { redactingAdapter } from "../providers/redacting";
 import { adapterFor } from "../providers/registry";
-import {
-  type ProviderAdapter,
-  type ProviderContext,
-  ProviderError,
-  type ProviderJob,
-  type ProviderOutput,
-} from "../providers/types";
+import { type ProviderAdapter, type ProviderContext, ProviderError, type ProviderJob } from "../providers/types";
 import { expiryAfter } from "../retention/days";
-import { expiredView, markExpired, outputArtifactIds, outputsDueAt, outputsExpired, unlistedOutputs } from "../retention/outputs";
-import {
-  callbackAttemptBegun,
-  deliveryIdFor,
-  finishAttempt,
-  nextWebhookAt,
-  recordAttempt,
-  terminalEvent,
-} from "../webhooks/delivery-rows";
-import { reportDeliveries, runTaskWebhooks } from "../webhooks/task-deliveries";
+import { expiredView, outputsDueAt, outputsExpired, unlistedOutputs } from "../retention/outputs";
+import { nextWebhookAt } from "../webhooks/delivery-rows";
+import { runTaskWebhooks } from "../webhooks/task-deliveries";
 import { faultAt } from "./faults";
 import { dropStaging, storeOutput } from "./output-storage";
 import { type Envelope, envelope, type TaskRecord, TERMINAL } from "./record";
-import { beginCallback, callbackAnswered, callbackDue, nextAlarm } from "./steps/callback";
-import { cancelsAtDeadline, type DeadlineCancel, deadlineMissed } from "./steps/deadline";
+import { askedFailure } from "./steps/asked";
+import { nextAlarm } from "./steps/callback";
+import { deliverCallbackIfDue } from "./steps/callback-delivery";
 import { type CrashPoint, type Effect, notDue, type StepResult } from "./steps/effects";
+import { finalRead } from "./steps/final-read";
 import { asProviderError, pastDeadline } from "./steps/outcome";
 import { pollAnswered, pollFailed } from "./steps/poll";
 import { routeUnhealthy } from "./steps/route-health";
 import { settled } from "./steps/settle";
 import { stallCancelAnswered, stallCancelFailed } from "./steps/stall";
 import { beginFetch, fetchFailed, outputsStored, type StoredOutput } from "./steps/store";
+import { deleteOutputs, dropUnlistedOutputs, noteStoring, stillCurrent } from "./steps/stored-outputs";
 import {
   awaitLostSubmission,
   beginSubmit,
@@ -71,9 +58,9 @@ export class TaskRunner {
   readonly outputUrls: OutputUrlSigner;
 
   constructor(
-    private readonly env: Env,
+    readonly env: Env,
     private readonly ctx: DurableObjectState,
-    private readonly store: TaskStorage,
+    readonly store: TaskStorage,
   ) {
     this.outputUrls = new OutputUrlSigner(env);
   }
@@ -125,51 +112,6 @@ export class TaskRunner {
     return { ...env, output: await this.outputUrls.sign(output, rec.origin) };
   }
 
-  /**
-   * Deletes the task's outputs from R2, then stores them shown expired (a crash between the two
-   * leaves them due, so the next alarm deletes again). The record as saved.
-   */
-  async deleteOutputs(): Promise<TaskRecord> {
-    const rec = this.store.load() as TaskRecord;
-    const ids = outputArtifactIds(rec.output);
-    if (ids.length > 0) await this.env.ARTIFACTS.delete(ids.map(artifactKey));
-    const fresh = this.store.load() as TaskRecord;
-    // A DELETE and the alarm may both have been deleting: the first to finish records it.
-    if (fresh.retention?.expired_at) return fresh;
-    const marked = markExpired(fresh, Date.now());
-    this.store.save(marked);
-    this.store.event("outputs_deleted", { count: ids.length });
-    return marked;
-  }
-
-  /**
-   * Notes the artifact ids of `outputs` in the record before any is written (a crash mid-write
-   * leaves them noted). Null when the task moved on meanwhile: then nothing is stored at all.
-   */
-  private async noteStoring(rec: TaskRecord, outputs: readonly ProviderOutput[]): Promise<TaskRecord | null> {
-    const ids = await Promise.all(outputs.map((o) => artifactId(rec.task_id, o.index, o.kind)));
-    if (!this.stillCurrent(rec)) return null;
-    const fresh = this.store.load() as TaskRecord;
-    const noted = { ...fresh, stored_outputs: [...new Set([...(fresh.stored_outputs ?? []), ...ids])] };
-    this.store.save(noted);
-    return noted;
-  }
-
-  /**
-   * Deletes the outputs stored for the task that its decided outcome does not list (of `ids`, or
-   * all it noted), then forgets them. Nothing while the outcome is open: a retry rewrites the same keys.
-   */
-  async dropUnlistedOutputs(ids?: readonly string[]): Promise<void> {
-    const rec = this.store.load();
-    const drop = rec ? unlistedOutputs(rec, ids) : [];
-    if (drop.length === 0) return;
-    await this.env.ARTIFACTS.delete(drop.map(artifactKey));
-    const fresh = this.store.load() as TaskRecord;
-    const gone = new Set(drop);
-    this.store.save({ ...fresh, stored_outputs: (fresh.stored_outputs ?? []).filter((id) => !gone.has(id)) });
-    this.store.event("unlisted_outputs_deleted", { count: drop.length });
-  }
-
   job(rec: TaskRecord): ProviderJob {
     const { inputs = [], ...request } = rec.request as { inputs?: JobInput[] } & Record<string, unknown>;
     return {
@@ -184,15 +126,6 @@ export class TaskRunner {
       inputs,
       metadata: rec.metadata,
     } as unknown as ProviderJob;
-  }
-
-  /**
-   * Other requests (a cancel) may run while a step awaits an outside call: a step only writes
-   * its result if the stored task is still where it left it.
-   */
-  private stillCurrent(rec: TaskRecord): boolean {
-    const fresh = this.store.load();
-    return !!fresh && fresh.step === rec.step && fresh.status === rec.status && !fresh.pending_outcome;
   }
 
   // ---------------------------------------------------------------- execution
@@ -213,18 +146,18 @@ export class TaskRunner {
       const now = Date.now();
       if (TERMINAL.has(rec.status)) {
         // Left by a crash after settlement: outputs stored for a task that did not list them.
-        if (unlistedOutputs(rec).length > 0) await this.dropUnlistedOutputs();
+        if (unlistedOutputs(rec).length > 0) await dropUnlistedOutputs(this.env, this.store);
         const due = outputsDueAt(rec);
-        const current = due !== null && due <= now ? await this.deleteOutputs() : rec;
+        const current = due !== null && due <= now ? await deleteOutputs(this.env, this.store) : rec;
         await Promise.all([
-          this.deliverCallbackIfDue(current, now),
+          deliverCallbackIfDue(this, current, now),
           this.deliverWebhooks(current),
           reportItemEnd(this.env, current, () => this.present(current)),
         ]);
         return;
       }
       if (pastDeadline(rec, now)) {
-        await this.finalRead(rec);
+        await finalRead(this, rec);
         continue;
       }
       if (rec.step === "settle") {
@@ -268,14 +201,14 @@ export class TaskRunner {
       try {
         found = await adapter.reconcile(job, ctx, rec.submitting.at - RECONCILE_SLACK_MS);
       } catch (e) {
-        if (!this.stillCurrent(rec)) return false;
+        if (!stillCurrent(this.store, rec)) return false;
         return this.apply(reconcileFailed(rec, e, ctx.now));
       }
-      if (!this.stillCurrent(rec)) return false;
+      if (!stillCurrent(this.store, rec)) return false;
       if (found) return this.apply(reconciled(rec, found, ctx.now));
     }
     if (!rec.route_uncertain && !(await mayUseRoute(this.env, rec.task_id, rec.route.provider, rec.route.upstream_model))) {
-      if (!this.stillCurrent(rec)) return false;
+      if (!stillCurrent(this.store, rec)) return false;
       return this.apply(await this.routeAround(rec, ctx.now));
     }
     const begun = beginSubmit(rec, { now: ctx.now, webhook: !!ctx.webhookUrl && !!adapter.adopt });
@@ -287,13 +220,13 @@ export class TaskRunner {
     } catch (e) {
       await this.noteKeyFault(rec, e);
       const pe = asProviderError(e);
-      submitRefused(begun.rec, pe, Date.now(), asked(adapter, job, ctx));
+      submitRefused(begun.rec, pe, Date.now(), askedFailure(adapter, job, ctx));
       // A wait the upstream asks for counts from its answer, not from before the call.
-      if (this.stillCurrent(begun.rec)) await this.apply(submitFailed(begun.rec, pe, Date.now()));
+      if (stillCurrent(this.store, begun.rec)) await this.apply(submitFailed(begun.rec, pe, Date.now()));
       return false;
     }
     submitAccepted(begun.rec, sentAt, Date.now());
-    if (!this.stillCurrent(begun.rec)) {
+    if (!stillCurrent(this.store, begun.rec)) {
       // Canceled while submitting: stop the job we just started rather than orphan it.
       await adapter.cancel(handle, job, ctx).catch(() => "not_cancelable");
       return false;
@@ -306,19 +239,19 @@ export class TaskRunner {
     if (rec.stall?.phase === "cancel") return this.cancelStalled(rec, adapter, ctx);
     let result: Awaited<ReturnType<typeof adapter.poll>>;
     const job = this.job(rec);
-    const requested = asked(adapter, job, ctx);
+    const requested = askedFailure(adapter, job, ctx);
     try {
       result = await adapter.poll(rec.provider_handle!, job, ctx);
     } catch (e) {
       await this.noteKeyFault(rec, e);
       const pe = asProviderError(e);
       pollError(rec, pe, Date.now(), requested);
-      if (!this.stillCurrent(rec)) return false;
+      if (!stillCurrent(this.store, rec)) return false;
       const failed = pollFailed(rec, pe, Date.now());
       stepOutcomes(rec, failed.rec, Date.now(), requested);
       return this.apply(failed);
     }
-    if (!this.stillCurrent(rec)) return false;
+    if (!stillCurrent(this.store, rec)) return false;
     const answered = pollAnswered(rec, result, { at: ctx.now, now: Date.now() });
     stepOutcomes(rec, answered.rec, Date.now(), requested);
     return this.apply(answered);
@@ -339,10 +272,10 @@ export class TaskRunner {
     try {
       answer = await adapter.cancel(rec.provider_handle!, this.job(rec), ctx);
     } catch (e) {
-      if (!this.stillCurrent(rec)) return false;
+      if (!stillCurrent(this.store, rec)) return false;
       return this.apply(stallCancelFailed(rec, e, Date.now()));
     }
-    if (!this.stillCurrent(rec)) return false;
+    if (!stillCurrent(this.store, rec)) return false;
     return this.apply(stallCancelAnswered(rec, answer, adapter.cancelStops === "answer", Date.now()));
   }
 
@@ -352,10 +285,10 @@ export class TaskRunner {
     await this.apply(begun);
     let fetching = begun.rec;
     let storing: string[] = [];
-    const requested = asked(adapter, this.job(fetching), ctx);
+    const requested = askedFailure(adapter, this.job(fetching), ctx);
     try {
       const result = await adapter.fetchResult(fetching.provider_handle!, this.job(fetching), ctx);
-      const noted = await this.noteStoring(fetching, result.outputs);
+      const noted = await noteStoring(this.store, fetching, result.outputs);
       if (!noted) return false;
       fetching = noted;
       storing = noted.stored_outputs ?? [];
@@ -363,16 +296,16 @@ export class TaskRunner {
       const expiresAt = fetching.retention ? expiryAfter(Date.now(), fetching.retention.days) : null;
       for (const out of result.outputs) files.push(await storeOutput(this.env, fetching, out, expiresAt));
       const planned = await withDefaultDestination(this.env, fetching);
-      const current = this.stillCurrent(fetching);
+      const current = stillCurrent(this.store, fetching);
       const stored = outputsStored(planned, { files, result, current });
       stepOutcomes(fetching, stored.rec, Date.now(), requested);
       await this.apply(stored);
       // A cancel (or the deadline) won while they were written, perhaps after its own deletion ran.
-      if (!current) await this.dropUnlistedOutputs(storing);
+      if (!current) await dropUnlistedOutputs(this.env, this.store, storing);
     } catch (e) {
       await this.noteKeyFault(fetching, e);
-      if (!this.stillCurrent(fetching)) {
-        await this.dropUnlistedOutputs(storing);
+      if (!stillCurrent(this.store, fetching)) {
+        await dropUnlistedOutputs(this.env, this.store, storing);
         return false;
       }
       const failed = fetchFailed(fetching, e, Date.now());
@@ -388,61 +321,6 @@ export class TaskRunner {
     await accountFor(this.env, rec.tenant_id)
       .providerKeyRejected(rec.route.provider, providerMessage(e))
       .catch(() => undefined);
-  }
-
-  /**
-   * The deadline passed: stop the upstream job where the provider can, then read it one last time.
-   * Cancel first, so that what the read finds is final: the job either finished (its output is
-   * stored and the task succeeds, charged its usage) or did not (`model_timeout`, refunded).
-   */
-  private async finalRead(rec: TaskRecord): Promise<void> {
-    const raw = adapterFor(rec.route.provider);
-    const config = raw ? await configForTask(this.env, raw, rec) : null;
-    const handle = rec.provider_handle;
-    if (!raw || !config || !handle || rec.step === "submit") {
-      await this.apply(deadlineMissed(rec, { cancel: null, last: "no job accepted by the provider" }));
-      return;
-    }
-    const adapter = redactingAdapter(raw, [config.apiKey]);
-    const ctx = providerContext(this.env, adapter, config, rec);
-    const job = this.job(rec);
-    let cancel: DeadlineCancel = null;
-    if (cancelsAtDeadline(rec)) {
-      cancel = await adapter.cancel(handle, job, ctx).catch(() => "not_cancelable" as const);
-      this.store.event("provider_cancel", { reason: "deadline", answer: cancel });
-    }
-    let last: string;
-    let code: ErrorCode | undefined;
-    try {
-      const polled = rec.step === "fetch" ? ({ state: "succeeded" } as const) : await adapter.poll(handle, job, ctx);
-      if (polled.state === "succeeded") {
-        const result = await adapter.fetchResult(handle, job, ctx);
-        const noted = await this.noteStoring(rec, result.outputs);
-        if (!noted) return;
-        rec = noted;
-        const files: StoredOutput[] = [];
-        const expiresAt = rec.retention ? expiryAfter(Date.now(), rec.retention.days) : null;
-        for (const out of result.outputs) files.push(await storeOutput(this.env, rec, out, expiresAt));
-        const planned = await withDefaultDestination(this.env, rec);
-        const current = this.stillCurrent(rec);
-        const stored = outputsStored(planned, { files, result, current });
-        stepOutcomes(rec, stored.rec, Date.now(), asked(adapter, job, ctx));
-        await this.apply(stored);
-        if (!current) await this.dropUnlistedOutputs(rec.stored_outputs);
-        return;
-      }
-      last = polled.state === "failed" ? `the job failed: ${providerMessage(polled.error.message)}` : `the job ${polled.state}`;
-      code = polled.state === "failed" ? polled.error.code : undefined;
-    } catch (e) {
-      const pe = asProviderError(e);
-      last = `no readable answer: ${providerMessage(pe)}`;
-      code = pe.code;
-    }
-    if (!this.stillCurrent(rec)) return;
-    const missed = deadlineMissed(rec, { cancel, last, code });
-    // A job that never finished by its deadline counts against its route (a hung job), unless it asked to hang.
-    stepOutcomes(rec, missed.rec, Date.now(), asked(adapter, job, ctx));
-    await this.apply(missed);
   }
 
   /** One attempt to write the pending outputs to the task's storage destination. */
@@ -475,73 +353,7 @@ export class TaskRunner {
         ? await account.capture(rec.reservation_id, rec.usage.credits, taskUsageNote(rec, outcome.status))
         : await account.release(rec.reservation_id, taskUsageNote(rec, outcome.status));
     await this.apply(settled(rec, settlement, Date.now()));
-    await this.dropUnlistedOutputs();
-  }
-
-  private async deliverCallbackIfDue(rec: TaskRecord, now: number): Promise<void> {
-    if (!callbackDue(rec, now)) return;
-    const cb = rec.callback as NonNullable<TaskRecord["callback"]>;
-    let secrets: string[] | undefined;
-    if (cb.signing_key_id) {
-      // Two secrets while the key's rotation overlap runs: both signatures are sent.
-      const key = await accountFor(this.env, rec.tenant_id).signingKey(cb.signing_key_id);
-      secrets = key?.secrets;
-    }
-    const begun = beginCallback(rec);
-    await this.apply(begun);
-    const attempt = begun.rec.callback as NonNullable<TaskRecord["callback"]>;
-    // The callback's attempts are in the tenant's delivery log too, under the task's terminal event.
-    const event = terminalEvent(this.store.sql);
-    const deliveryId = event ? await deliveryIdFor(event.event_id, "callback") : null;
-    const attemptedAt = new Date().toISOString();
-    if (event && deliveryId) {
-      callbackAttemptBegun(this.store.sql, {
-        delivery_id: deliveryId,
-        event_id: event.event_id,
-        attempt: attempt.attempt_count,
-        now: attemptedAt,
-      });
-    }
-    // The final envelope, as a read shows it (signed output URLs included); its callback state shows the attempt.
-    const body = JSON.stringify(await this.present(begun.rec));
-    const outcome = await attemptDelivery({
-      url: attempt.url,
-      messageId: attempt.message_id,
-      body,
-      secrets,
-      policy: policyFrom(this.env),
-      nowMs: Date.now(),
-    });
-    const answered = callbackAnswered(this.store.load() as TaskRecord, outcome, Date.now());
-    await this.apply(answered);
-    if (deliveryId) {
-      const after = answered.rec.callback as NonNullable<TaskRecord["callback"]>;
-      const detail = outcome.detail ?? { http_status: null, duration_ms: 0, location: null, response_excerpt: null };
-      const error = outcome.kind === "delivered" ? null : outcome.error;
-      recordAttempt(this.store.sql, {
-        delivery_id: deliveryId,
-        attempt: attempt.attempt_count,
-        attempted_at: attemptedAt,
-        error,
-        ...detail,
-      });
-      const at = new Date().toISOString();
-      finishAttempt(
-        this.store.sql,
-        deliveryId,
-        after.status === "delivered"
-          ? { status: "succeeded", error: null, at }
-          : after.status === "failed"
-            ? { status: "failed", error: after.last_error, at }
-            : { status: "pending", error: after.last_error ?? "", nextAt: after.next_attempt_at ?? Date.now() },
-      );
-      await reportDeliveries({
-        task_id: rec.task_id,
-        mode: rec.mode ?? "live",
-        sql: this.store.sql,
-        account: accountFor(this.env, rec.tenant_id),
-      });
-    }
+    await dropUnlistedOutputs(this.env, this.store);
   }
 
   /** The task's webhook events: fanned out to the subscribed endpoints, each attempt made when due. */
@@ -576,9 +388,4 @@ export class TaskRunner {
     const next = [task, hooks, outputsDueAt(rec), unlisted].filter((at) => at !== null);
     await this.store.setAlarm(next.length > 0 ? Math.min(...next) : null);
   }
-}
-
-/** Whether the job asked to fail (a drill its provider honours): its failures are then the request's. */
-function asked(adapter: ProviderAdapter, job: ProviderJob, ctx: ProviderContext): boolean {
-  return adapter.requestedFailure?.(job, ctx) === true;
 }

@@ -1,9 +1,9 @@
 /** The task object behind a public task id (`task_` + the object id in hex). */
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
-import { type TaskRpc, taskRpc } from "../services/task-rpc";
 import type { Envelope } from "./record";
 import type { TaskScope } from "./scope";
+import { type TaskRpc, taskRpc } from "./task-rpc";
 
 export const TASK_ID = /^task_([0-9a-f]{64})$/;
 

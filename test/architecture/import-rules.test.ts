@@ -118,7 +118,7 @@ describe("the checker", () => {
 
   it("finds a cast of a stub's answer outside the facade", () => {
     const sources = {
-      "src/services/task-rpc.ts": "read: (scope) => stub.read(scope) as unknown as Promise<Envelope | null>;",
+      "src/tasks/task-rpc.ts": "read: (scope) => stub.read(scope) as unknown as Promise<Envelope | null>;",
       "src/console/pages/new-task.tsx":
         "return (await taskObjectFor(c.env, tenantId, mode, key).read(tenantScope(tenantId))) as unknown as Envelope | null;",
       "src/tasks/admit.ts": "const seen = (await stub.replay(hash, mode)) as unknown as CreateResult | null;",

@@ -127,7 +127,7 @@ export function violations(graph: Map<string, string[]>, allowed = ALLOWED): str
 }
 
 /** The one file that may cast a Durable Object stub's answers (Workers RPC cannot type them). */
-export const RPC_FACADE = "src/services/task-rpc.ts";
+export const RPC_FACADE = "src/tasks/task-rpc.ts";
 const STUB_CALL = /\b(?:stub|taskStub\(|taskObjectFor\(|getByName\(|\.get\(\s*env\.\w+\.idFromString)/;
 
 /** Files, other than the RPC facade, that cast a Durable Object call's answer with `as unknown as`. */

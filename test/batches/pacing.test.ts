@@ -1,6 +1,6 @@
 /** A batch paces itself as a whole: an item its upstream rate-limits holds back the next items' start. */
 import { describe, expect, it } from "vitest";
-import { RATE_LIMIT_PAUSE_MS } from "../../src/batches/batch-object";
+import { RATE_LIMIT_PAUSE_MS } from "../../src/batches/steps/item-ends";
 import { call, newTenant } from "../helpers/api";
 import { allItems, createBatch, imageItems, waitForBatch } from "./helpers";
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { accountMigrations } from "../../src/accounts/account-schema";
 import { DIRECTORY_MIGRATIONS } from "../../src/accounts/directory-object";
 import { BATCH_MIGRATIONS } from "../../src/batches/batch-schema";
-import { HEALTH_MIGRATIONS } from "../../src/health/health-object";
+import { HEALTH_MIGRATIONS } from "../../src/health/health-schema";
 import { OUTBOX_MIGRATIONS } from "../../src/mail/outbox";
 import { OAUTH_OBJECT_MIGRATIONS } from "../../src/oauth/oauth-object";
 import { USER_MIGRATIONS } from "../../src/people/user-schema";

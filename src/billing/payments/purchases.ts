@@ -7,7 +7,6 @@ import { type AuditBy, accountFor, audited, createdBy, getTenantOr404 } from "..
 import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
 import { publicBaseUrl } from "../../lib/public-url";
-import { tenantBalance } from "../../services/balance";
 import type { PaymentOutcome } from "./checkout-rows";
 import { amountBounds, creditsFor, formatMoney, type PriceTable, PriceTableInvalid, priceTable } from "./prices";
 import type { PaymentProvider } from "./provider";
@@ -183,8 +182,9 @@ export async function applyPaymentWebhook(
 /** The credits page's figures: balance, the grants (newest first) and the recent purchases. */
 export async function creditsOverview(env: Env, tenantId: string, limit = 50) {
   const account = accountFor(env, tenantId);
+  // The account's own view of its balance: billing sits below the services that format it for a door.
   const [balance, grants, checkouts] = await Promise.all([
-    tenantBalance(env, tenantId),
+    account.balanceView(),
     account.grants(limit),
     account.checkouts(limit),
   ]);

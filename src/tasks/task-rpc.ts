@@ -4,10 +4,10 @@
  * a stub's answers are given back here as the types the object really returns, and nowhere else.
  */
 import type { KeyMode } from "../accounts/api-keys";
-import type { Envelope } from "../tasks/record";
-import type { TaskScope } from "../tasks/scope";
-import type { CancelResult, CreateResult, RedeliverAnswer, TaskObject, TaskRead, TaskState } from "../tasks/task-object";
 import type { AttemptRow, DeliveryRow, RequeueOutcome } from "../webhooks/delivery-rows";
+import type { Envelope } from "./record";
+import type { TaskScope } from "./scope";
+import type { CancelResult, CreateResult, RedeliverAnswer, TaskObject, TaskRead, TaskState } from "./task-object";
 
 export interface TaskRpc {
   /** The envelope if `scope` may see it. */

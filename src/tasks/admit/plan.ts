@@ -1,0 +1,130 @@
+/** The task a create makes: its plan, with every warning it carries, and the size it may have. */
+import { deprecationWarning } from "../../catalog/deprecation";
+import type { PricedMeter } from "../../catalog/pricing";
+import { ApiError } from "../../errors/api-error";
+import { publicBaseUrl } from "../../lib/public-url";
+import type { OperationContext, OperationSpec } from "../../operations/types";
+import { PROVIDERS } from "../../providers/names";
+import type { RoutePlan } from "../../providers/routing";
+import type { SafetyRecord } from "../../safety/review";
+import { planDeadline } from "../deadline-request";
+import { echoInput } from "../input-echo";
+import type { TaskPlan } from "../record";
+import { type AdmissionContext, COMMON_FIELDS, type CommonFields } from "./context";
+import type { PricedRequest } from "./price";
+
+/** What admission decided besides the price: the callback, the retention, content review, the destination. */
+export interface PlanChoices {
+  callback: TaskPlan["callback"];
+  retentionDays: number;
+  safety: { record: SafetyRecord; warnings: TaskPlan["warnings"] };
+  outputDestination: TaskPlan["output_destination"];
+}
+
+/** The plan the task object stores, refused here when it could never be stored. */
+export async function taskPlan<B extends CommonFields>(
+  ctx: AdmissionContext,
+  spec: OperationSpec,
+  body: B,
+  raw: Record<string, unknown>,
+  priced: PricedRequest<B>,
+  choices: PlanChoices,
+): Promise<TaskPlan> {
+  const { opCtx, selection, media, routes, meters, estimate } = priced;
+  const route = routes[0] as RoutePlan;
+  const input = await echoInput(Object.fromEntries(Object.entries(raw).filter(([k]) => !COMMON_FIELDS.has(k))), media);
+  const plan: TaskPlan = {
+    tenant_id: ctx.caller.tenant_id,
+    capability: spec.capability,
+    model: typeof raw.model === "string" ? raw.model : "auto",
+    resolved_model: selection.model.model,
+    route,
+    routes,
+    mode: ctx.caller.mode,
+    key_id: ctx.caller.key_id,
+    card: selection.card,
+    request: {
+      ...spec.providerRequest(opCtx),
+      inputs: media.map((m) => ({
+        field: m.field,
+        key: m.key,
+        role: m.role,
+        ...m.facts,
+        ...(m.origin ? { origin: m.origin } : {}),
+      })),
+    },
+    input,
+    metadata: body.metadata ?? {},
+    warnings: [
+      ...(spec.warnings?.(opCtx) ?? []),
+      ...canvasWarnings(opCtx),
+      ...simulatedWarning(ctx, selection.model.model, route.provider),
+      ...deprecationWarning(selection.model),
+      ...choices.safety.warnings,
+    ],
+    estimate,
+    pricing: meters[0] as PricedMeter[],
+    route_pricing: meters,
+    callback: choices.callback,
+    deadline_seconds: planDeadline(spec.capability, body.deadline_seconds),
+    output_retention_days: choices.retentionDays,
+    origin: publicBaseUrl(ctx.env),
+    request_id: ctx.requestId,
+    safety: choices.safety.record,
+    output_destination: choices.outputDestination,
+    ...(ctx.batch ? { batch: ctx.batch } : {}),
+  };
+  checkRecordSize(plan);
+  return plan;
+}
+
+/** A task record is one SQLite value (at most 2 MB): far below that, with room for what execution adds. */
+export const MAX_TASK_PLAN_BYTES = 1024 * 1024;
+
+/** Refuses at once, before anything is reserved, a request whose task could never be stored. */
+export function checkRecordSize(plan: TaskPlan): void {
+  const bytes = new TextEncoder().encode(JSON.stringify(plan)).length;
+  if (bytes > MAX_TASK_PLAN_BYTES) {
+    throw new ApiError(
+      "invalid_request",
+      `This request would make a task of ${bytes} bytes; the limit is ${MAX_TASK_PLAN_BYTES}.`,
+      {
+        param: "",
+        details: {
+          errors: [{ loc: ["body"], reason: `the stored task would exceed ${MAX_TASK_PLAN_BYTES} bytes` }],
+          limit_bytes: MAX_TASK_PLAN_BYTES,
+          task_bytes: bytes,
+        },
+      },
+    );
+  }
+}
+
+/** A target canvas is normalised to the model's multiple and bounds: say so when it moved. */
+function canvasWarnings(ctx: OperationContext<any>): { code: string; message: string; field: string }[] {
+  const canvas = ctx.body?.canvas;
+  const d = ctx.selection.dimensions;
+  if (canvas?.type !== "target" || !d || (d.width === canvas.width && d.height === canvas.height)) return [];
+  return [
+    {
+      code: "canvas_normalized",
+      message: `${canvas.width}x${canvas.height} becomes ${d.width}x${d.height} on ${ctx.selection.model.model}; the output reports its actual size.`,
+      field: "/canvas",
+    },
+  ];
+}
+
+/** Sandbox output is never silent: the envelope says so, and why. */
+function simulatedWarning(ctx: AdmissionContext, model: string, provider: string) {
+  if (!PROVIDERS[provider]?.simulated) return [];
+  return [
+    {
+      code: "simulated_output",
+      message:
+        ctx.caller.mode === "test"
+          ? "Test-mode key: the built-in sandbox produces this task's output (simulated, not the real model) and nothing is charged."
+          : `No real provider serving ${model} is configured on this deployment: the built-in sandbox produces this output (simulated, not the real model).`,
+      field: "/model",
+    },
+  ];
+}
