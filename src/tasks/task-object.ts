@@ -1,6 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
 import type { KeyMode } from "../accounts/api-keys";
-import type { ReserveRefusal } from "../accounts/ledger-store";
 import { accountFor } from "../accounts/service";
 import { redeliverOutputs } from "../destinations/redeliver";
 import type { Env } from "../env";
