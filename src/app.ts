@@ -1,4 +1,5 @@
-import type { Context } from "hono";
+import { type Context, Hono } from "hono";
+import { RegExpRouter } from "hono/router/reg-exp-router";
 import { consoleApp } from "./console/app";
 import { FAVICON_PATH, favicon } from "./console/favicon";
 import { ApiError } from "./errors/api-error";
@@ -39,11 +40,10 @@ function respondWithError(c: Context<AppEnv>, error: ApiError) {
 }
 
 /**
- * What is served outside the declared API: the console's pages, MCP, OAuth, provider and payment
+ * What is served outside the declared API and the console: MCP, OAuth, provider and payment
  * webhooks, signed input URLs, voice previews and the documentation. Only these go through the
  * middleware below; a declared route runs its own pipeline (src/rest/pipeline.ts), alone.
  */
-const PAGES = ["/console", "/console/*"];
 const OTHER = [
   "/mcp",
   "/oauth/*",
@@ -59,11 +59,17 @@ const OTHER = [
 
 /** The whole HTTP surface: every API route is declared once, with its schemas (src/rest/declare.ts). */
 export function createApp() {
-  const app = newRouter();
+  // One regular expression over every route of the API, built once per isolate. The console's
+  // pages are a router of their own (below): their paths are not all of a shape this one takes.
+  const app = newRouter(new RegExpRouter());
+  const pages = new Hono<AppEnv>();
+  pages.use("*", drainUnreadBody);
+  pages.use("*", requestId);
+  pages.route("/console", consoleApp);
   // Every other body (webhooks, MCP, OAuth) is read under the same cap, once. The console reads its
   // forms itself, under each form's own cap, and refuses them as pages (src/console/form-body.ts).
   const otherBodies = boundedBody(MAX_BODY_BYTES);
-  for (const path of [...PAGES, ...OTHER]) {
+  for (const path of OTHER) {
     // First, so that any answer given before a body's end waits for the rest to be discarded.
     app.use(path, drainUnreadBody);
     app.use(path, requestId);
@@ -111,7 +117,8 @@ export function createApp() {
   // The MCP endpoint (src/mcp/): POST /mcp, tools over the same services as the routes above.
   app.route("/", mcpRoutes);
   // The tenant console: HTML pages with their own session, CSRF and error handling (src/console/).
-  app.route("/console", consoleApp);
+  app.all("/console", (c) => pages.fetch(c.req.raw, c.env, c.executionCtx));
+  app.all("/console/*", (c) => pages.fetch(c.req.raw, c.env, c.executionCtx));
   app.notFound(async (c) => {
     const id = c.get("requestId") ?? requestIdOf(c.req.header("X-Request-Id"));
     c.set("requestId", id);

@@ -1,4 +1,6 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Router } from "hono/router";
+import type { Handler, RouterRoute } from "hono/types";
 import type { Caller } from "../accounts/service";
 import type { Env } from "../env";
 import { validationError } from "./validation";
@@ -12,8 +14,9 @@ export interface AppEnv {
 }
 
 /** Every router is made here so that schema failures always become the spec's 422 envelope. */
-export function newRouter(): OpenAPIHono<AppEnv> {
+export function newRouter(router?: Router<[Handler, RouterRoute]>): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({
+    ...(router ? { router } : {}),
     defaultHook: (result, c) => {
       if (!result.success) {
         const target = (result as { target?: string }).target;
