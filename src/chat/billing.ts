@@ -16,7 +16,7 @@
 
 import type { KeyMode } from "../accounts/api-keys";
 import { keySpendLimitError } from "../accounts/key-refusals";
-import type { ReserveRefusal } from "../accounts/ledger-store";
+import type { ReserveRefusal } from "../accounts/ledger-answers";
 import { accountFor } from "../accounts/service";
 import { CHAT_CAPABILITY, type UsageCounters, type UsageNote } from "../accounts/usage";
 import type { Env } from "../env";

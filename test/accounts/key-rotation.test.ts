@@ -8,7 +8,7 @@ import { createExecutionContext, runInDurableObject, waitOnExecutionContext } fr
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AccountObject } from "../../src/accounts/account-object";
-import type { KeyResolution } from "../../src/accounts/api-key-store";
+import type { KeyResolution } from "../../src/accounts/api-key-answers";
 import { KeyCache, MAX_AGE_MS, usable } from "../../src/accounts/key-cache";
 import { GRACE_PERIODS, GRACES, rotateApiKey } from "../../src/accounts/key-rotation";
 import { accountFor, revokeApiKey } from "../../src/accounts/service";
