@@ -1,7 +1,6 @@
 import type { AuditInput } from "../audit/audit-store";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { dec } from "../lib/decimal";
-import type { SafetyPolicy } from "../safety/policy";
 import { readSafetyPolicy } from "../safety/policy-store";
 import { type AccountContext, writeAudited } from "./account-context";
 import type { KeyIssueRefusal, KeyResolution, RotateOutcome } from "./api-key-answers";
