@@ -1,32 +1,32 @@
-import type { AccountObject } from "./accounts/account-object";
-import type { DirectoryObject } from "./accounts/directory-object";
-import type { RateCounterObject } from "./accounts/rate-counter-object";
-import type { BatchObject } from "./batches/batch-object";
-import type { HealthObject } from "./health/health-object";
-import type { OutboxObject } from "./mail/outbox";
-import type { OAuthObject } from "./oauth/oauth-object";
-import type { UserObject } from "./people/user-object";
+import type { AccountRpc } from "./accounts/account-rpc";
+import type { DirectoryRpc } from "./accounts/directory-rpc";
+import type { RateCounterRpc } from "./accounts/rate-counter-rpc";
+import type { BatchRpc } from "./batches/batch-rpc";
+import type { HealthRpc } from "./health/health-rpc";
+import type { OutboxRpc } from "./mail/outbox-rpc";
+import type { OAuthRpc } from "./oauth/oauth-rpc";
+import type { UserRpc } from "./people/user-rpc";
 import type { AiBinding } from "./safety/providers/llama-guard";
 import type { SandboxService } from "./sandbox-worker/contract";
-import type { TaskObject } from "./tasks/task-object";
+import type { TaskRpc } from "./tasks/task-rpc";
 
 /** Bindings and configuration of the Worker (see wrangler.toml). */
 export interface Env {
   CATALOG: KVNamespace;
-  ACCOUNTS: DurableObjectNamespace<AccountObject>;
-  DIRECTORY: DurableObjectNamespace<DirectoryObject>;
-  TASKS: DurableObjectNamespace<TaskObject>;
-  BATCHES: DurableObjectNamespace<BatchObject>;
+  ACCOUNTS: DurableObjectNamespace<AccountRpc>;
+  DIRECTORY: DurableObjectNamespace<DirectoryRpc>;
+  TASKS: DurableObjectNamespace<TaskRpc>;
+  BATCHES: DurableObjectNamespace<BatchRpc>;
   /** Per-key rate-limit counters, in memory (src/accounts/rate-limit.ts). */
-  RATE_COUNTERS: DurableObjectNamespace<RateCounterObject>;
+  RATE_COUNTERS: DurableObjectNamespace<RateCounterRpc>;
   /** Route health, one per provider (src/health/health-object.ts). */
-  HEALTH: DurableObjectNamespace<HealthObject>;
+  HEALTH: DurableObjectNamespace<HealthRpc>;
   /** OAuth clients (`client:<client_id>`) and device authorizations (`device:<USERCODE>`), src/oauth/oauth-object.ts. */
-  OAUTH: DurableObjectNamespace<OAuthObject>;
+  OAUTH: DurableObjectNamespace<OAuthRpc>;
   /** One per person who can sign in to the console (src/people/user-object.ts). */
-  USERS: DurableObjectNamespace<UserObject>;
+  USERS: DurableObjectNamespace<UserRpc>;
   /** The local outbox (EMAIL_OUTBOX): mail kept and printed instead of sent. Used only where EMAIL_OUTBOX is "true" (the local configuration). */
-  OUTBOX?: DurableObjectNamespace<OutboxObject>;
+  OUTBOX?: DurableObjectNamespace<OutboxRpc>;
   /** Outputs re-hosted by the service, served to their owner by /v1/artifacts/{id}. */
   ARTIFACTS: R2Bucket;
   /** The region this deployment serves; API keys of other regions are refused. */

@@ -6,7 +6,7 @@ export { DirectoryObject } from "./accounts/directory-object";
 export { RateCounterObject } from "./accounts/rate-counter-object";
 export { BatchObject } from "./batches/batch-object";
 export { HealthObject } from "./health/health-object";
-export { OutboxObject } from "./mail/outbox";
+export { OutboxObject } from "./mail/outbox-object";
 export { OAuthObject } from "./oauth/oauth-object";
 export { UserObject } from "./people/user-object";
 export { TaskObject } from "./tasks/task-object";

@@ -12,11 +12,13 @@ import { AccountEvents } from "../webhooks/account-events";
 import { nextWebhookAt } from "../webhooks/delivery-rows";
 import { EndpointStore } from "../webhooks/endpoint-store";
 import type { AccountContext } from "./account-context";
+import type { AccountRpc } from "./account-rpc";
 import { accountMigrations } from "./account-schema";
 import { ApiKeyStore } from "./api-key-store";
 import type { KeyMode } from "./api-keys";
 import { nextLeaseAt, sweepLeases } from "./lease-sweep";
-import { type ChargeItem, chargeBatch, chargeOne } from "./ledger-charges";
+import type { ChargeItem } from "./ledger-answers";
+import { chargeBatch, chargeOne } from "./ledger-charges";
 import { LedgerStore } from "./ledger-store";
 import { insertQuote, type QuoteRecord, quoteRow, useQuoteRow } from "./quote-rows";
 import { SigningKeyStore } from "./signing-key-store";
@@ -32,7 +34,7 @@ type Args<F> = F extends (...args: infer A) => unknown ? A : never;
  * (the "Code" paragraph of docs/storage/account-object.md names them); this class sets up the
  * storage, runs the alarm and hands each call to its store. Schema: docs/storage/account-object.md.
  */
-export class AccountObject extends DurableObject<Env> {
+export class AccountObject extends DurableObject<Env> implements AccountRpc {
   private readonly sql = this.ctx.storage.sql;
   private readonly store: AccountContext = {
     sql: this.sql,

@@ -1,9 +1,9 @@
 import type { AuditInput } from "../audit/audit-store";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { dec } from "../lib/decimal";
-import type { SafetyPolicy } from "../safety/policy";
 import { readSafetyPolicy } from "../safety/policy-store";
 import { type AccountContext, writeAudited } from "./account-context";
+import type { KeyIssueRefusal, KeyResolution, RotateOutcome } from "./api-key-answers";
 import {
   type ApiKeyRecord,
   apiKeyPage,
@@ -29,36 +29,6 @@ import {
 import type { KeyLimits } from "./key-limits";
 import { type KeyStanding, keyLimits } from "./key-spend";
 import { readTenant } from "./tenant-row";
-
-/** What an API key stands for, as the Worker caches it (src/accounts/key-cache.ts). */
-export type KeyResolution =
-  | {
-      ok: true;
-      tenant_id: string;
-      key_id: string;
-      permissions: Permission[];
-      /** The tenant's own limit in requests per minute per key; null follows the deployment's. */
-      rate_limit_per_minute: number | null;
-      /** Ms since the epoch when a rotated key stops working (checked on every request, cached or not). */
-      expires_at?: number | null;
-      /** The tenant's content review policy (src/safety/policy.ts), cached with the key. */
-      safety_policy?: SafetyPolicy;
-      /** The key's limits (src/accounts/key-limits.ts), cached with it: allowlists apply without a round trip. */
-      limits?: KeyLimits | null;
-      /** The key or a key that made it has a credit limit: every charge of the key is held before it is spent. */
-      held?: boolean;
-      /** The tenant's retention in days, cached with the key. */
-      output_retention_days?: number;
-    }
-  /** `key_id`: a known key refused (revoked, disabled, expired), so that enabling it can drop the cached refusal. */
-  | { ok: false; code: "invalid_api_key" | "tenant_disabled"; key_id?: string };
-
-/** A new key refused: the tenant holds MAX_ACTIVE_KEYS keys, or the managing key's family is MAX_FAMILY_DEPTH deep. */
-export type KeyIssueRefusal = { ok: false; code: "too_many_keys" | "family_too_deep"; max: number };
-
-export type RotateOutcome =
-  | { ok: true; old: ApiKeyRecord; key: ApiKeyRecord }
-  | { ok: false; code: "not_found" | ApiKeyRecord["status"] | "rotated" };
 
 /** The tenant's API keys (`api_keys`, hashes only): issue, change, rotation, resolution, standing. */
 export class ApiKeyStore {

@@ -1,6 +1,6 @@
 /** Credits spent per day and capability over the last days (the console's overview chart). */
 import type { Env } from "../env";
-import { accountFor } from "./service";
+import { accountFor } from "./account-stub";
 
 export interface DailySpend {
   /** YYYY-MM-DD (UTC), oldest first, one per day of the window, today last. */

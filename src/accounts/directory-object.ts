@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { type Migration, migratedSql } from "../storage/migrations";
+import type { DirectoryRpc } from "./directory-rpc";
 
 /** The DirectoryObject's schema, one migration per change (docs/storage/directory-object.md). */
 export const DIRECTORY_MIGRATIONS: Migration[] = [
@@ -20,7 +21,7 @@ export const DIRECTORY_MIGRATIONS: Migration[] = [
  * Pointers are spread over shards by name (see `directoryFor`), and never change once written,
  * so callers may cache them; everything that can change lives in the tenant's account object.
  */
-export class DirectoryObject extends DurableObject<Env> {
+export class DirectoryObject extends DurableObject<Env> implements DirectoryRpc {
   private readonly sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -40,16 +41,4 @@ export class DirectoryObject extends DurableObject<Env> {
     const row = this.sql.exec<{ value: string }>("SELECT value FROM pointers WHERE name = ?", name).toArray()[0];
     return row ? row.value : null;
   }
-}
-
-const SHARDS = 64;
-
-/** The shard that holds a pointer: a stable hash of its name. */
-export function directoryFor(env: Env, name: string): DurableObjectStub<DirectoryObject> {
-  let h = 2166136261;
-  for (let i = 0; i < name.length; i++) {
-    h ^= name.charCodeAt(i);
-    h = Math.imul(h, 16777619);
-  }
-  return env.DIRECTORY.getByName(`directory-${(h >>> 0) % SHARDS}`);
 }

@@ -6,8 +6,9 @@
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { type Acting, auditFields, authorize } from "../people/principal";
+import { accountFor } from "./account-stub";
 import { type ApiKeyRecord, keyPrefix } from "./api-key-rows";
-import { accountFor, audited, createdBy, forgetCachedKey, newKeyPointers, OPERATOR, scopeOf, tenantOfKey } from "./service";
+import { audited, createdBy, forgetCachedKey, newKeyPointers, OPERATOR, scopeOf, tenantOfKey } from "./service";
 
 /** The grace periods offered: how long the old key keeps working after a rotation. */
 export const GRACE_PERIODS = { none: 0, "1h": 3_600_000, "24h": 86_400_000, "7d": 604_800_000 } as const;

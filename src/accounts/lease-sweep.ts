@@ -1,4 +1,4 @@
-import type { TaskObject } from "../tasks/task-object";
+import { type TaskStub, taskStubOfObjectId } from "../tasks/task-stub";
 import type { AccountContext } from "./account-context";
 import type { LedgerStore } from "./ledger-store";
 import { unlistTask } from "./task-index";
@@ -26,9 +26,9 @@ export async function sweepLeases(ctx: AccountContext, ledger: LedgerStore, now:
       continue;
     }
     const taskId = id.split(":")[0] as string;
-    let verdict: Awaited<ReturnType<TaskObject["holdsReservation"]>>;
+    let verdict: Awaited<ReturnType<TaskStub["holdsReservation"]>>;
     try {
-      const stub = env.TASKS.get(env.TASKS.idFromString(taskId.slice("task_".length)));
+      const stub = taskStubOfObjectId(env, taskId.slice("task_".length));
       verdict = await stub.holdsReservation(id);
     } catch {
       // The task object cannot answer now: ask again later rather than guess.

@@ -2,11 +2,10 @@ import { type Decimal, dec, fmt } from "../lib/decimal";
 import type { AccountContext } from "./account-context";
 import { bumpFamilySpend, familyChain, limitedStandings } from "./key-family";
 import { bumpKeySpend } from "./key-spend";
-import type { LedgerStore, Settlement } from "./ledger-store";
+import type { ChargeItem, Settlement } from "./ledger-answers";
+import type { LedgerStore } from "./ledger-store";
 import type { AlertRecorder, SpendAlerts } from "./spend-alerts";
 import { recordUsageBatch, type UsageNote } from "./usage";
-
-export type ChargeItem = { id: string; amount: string; usage?: UsageNote; key_id?: string };
 
 /**
  * Several charges of calls that held nothing (chat calls settled together by one isolate), in one

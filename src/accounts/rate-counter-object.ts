@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
-import type { RateCounter } from "./rate-limit";
+import type { RateCounterRpc } from "./rate-counter-rpc";
 
 /**
  * One per API key (named `rate:<key_id>`): the key's admissions per window, summed over the
@@ -11,7 +11,7 @@ import type { RateCounter } from "./rate-limit";
  */
 const KEEP_AT_LEAST_MS = 60 * 60 * 1000;
 
-export class RateCounterObject extends DurableObject<Env> implements RateCounter {
+export class RateCounterObject extends DurableObject<Env> implements RateCounterRpc {
   private readonly windows = new Map<number, number>();
 
   private bump(window: number, n: number): number {
@@ -61,8 +61,4 @@ export class RateCounterObject extends DurableObject<Env> implements RateCounter
   override async alarm(): Promise<void> {
     await this.ctx.storage.deleteAll();
   }
-}
-
-export function rateCounterFor(env: Env, keyId: string): DurableObjectStub<RateCounterObject> {
-  return env.RATE_COUNTERS.getByName(`rate:${keyId}`);
 }

@@ -9,30 +9,18 @@ import { ApiError } from "../errors/api-error";
 import { newId } from "../lib/ids";
 import { type Acting, auditFields, authorize } from "../people/principal";
 import type { SafetyPolicy } from "../safety/policy";
-import type { AccountObject } from "./account-object";
+import { accountFor, tenantAccount } from "./account-stub";
+import type { KeyIssueRefusal, KeyResolution } from "./api-key-answers";
 import type { ApiKeyRecord } from "./api-key-rows";
 import { keyPrefix } from "./api-key-rows";
-import type { KeyIssueRefusal, KeyResolution } from "./api-key-store";
 import { generateApiKey, hashApiKey, type KeyMode, type Permission, parseApiKey } from "./api-keys";
-import { directoryFor } from "./directory-object";
+import { directoryFor } from "./directory-stub";
 import { KeyCache, usable } from "./key-cache";
 import type { KeyLimits } from "./key-limits";
-import { rateCounterFor } from "./rate-counter-object";
+import { rateCounterFor } from "./rate-counter-stub";
 import type { RateState } from "./rate-limit";
 import { RATE_WINDOW_MS, RateLimiter } from "./rate-limit";
 import { newTenantId } from "./tenant-row";
-
-const TENANT_ID = /^ten_[0-9a-z]{26}$/;
-
-export function accountFor(env: Env, tenantId: string): DurableObjectStub<AccountObject> {
-  return env.ACCOUNTS.getByName(tenantId);
-}
-
-/** The account of a tenant id that came from outside; a malformed id cannot exist, so 404. */
-export function tenantAccount(env: Env, tenantId: string): DurableObjectStub<AccountObject> {
-  if (!TENANT_ID.test(tenantId)) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
-  return accountFor(env, tenantId);
-}
 
 export async function createTenant(env: Env, input: { name: string; credits?: string; source?: string }) {
   const tenantId = newTenantId();

@@ -107,3 +107,7 @@ export function writeRotation(
     id,
   );
 }
+
+export type SigningKeyRotation =
+  | { ok: true; key: SigningKeyView & { secret: string } }
+  | { ok: false; code: "callback_signing_key_not_found" | "callback_signing_key_inactive" };

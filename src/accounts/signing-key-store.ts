@@ -1,6 +1,7 @@
 import type { AuditInput } from "../audit/audit-store";
 import { seal } from "../lib/sealed";
 import { type AccountContext, writeAudited } from "./account-context";
+import type { SigningKeyRotation } from "./signing-key-rows";
 import {
   newSigningSecret,
   prepareRotation,
@@ -11,10 +12,6 @@ import {
   writeRotation,
 } from "./signing-key-rows";
 import { readTenant } from "./tenant-row";
-
-export type SigningKeyRotation =
-  | { ok: true; key: SigningKeyView & { secret: string } }
-  | { ok: false; code: "callback_signing_key_not_found" | "callback_signing_key_inactive" };
 
 /** The tenant's callback signing keys (`signing_keys`): secrets sealed here, opened only to sign. */
 export class SigningKeyStore {

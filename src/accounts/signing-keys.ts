@@ -7,9 +7,10 @@ import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { newId } from "../lib/ids";
 import { type Acting, auditFields, authorize } from "../people/principal";
-import { directoryFor } from "./directory-object";
+import { accountFor } from "./account-stub";
+import { directoryFor } from "./directory-stub";
 import { GRACE_PERIODS, type Grace } from "./key-rotation";
-import { accountFor, audited, getTenantOr404, OPERATOR, scopeOf, tenantOfPointer } from "./service";
+import { audited, getTenantOr404, OPERATOR, scopeOf, tenantOfPointer } from "./service";
 import type { SigningKeyView } from "./signing-key-rows";
 
 /** How long the previous secret keeps signing after a rotation: the same choices as a key's grace. */

@@ -3,7 +3,7 @@
  * operator), what, on what, when, and from where. Rows live in the tenant's AccountObject
  * (`audit_log`); owners read them in the console (`audit:read`).
  */
-import { accountFor } from "../accounts/service";
+import { accountFor } from "../accounts/account-stub";
 import type { Env } from "../env";
 import type { AuditEntry, AuditInput } from "./audit-store";
 

@@ -17,7 +17,7 @@ import { liveProviders } from "../providers/routing";
 import { type AdmissionContext, checkCallback, priceRequest } from "../tasks/admit";
 import { requestHash, requireIdempotencyKey } from "../tasks/idempotency";
 import type { BatchEnvelope } from "./batch-record";
-import { batchIndexName, batchObjectName } from "./names";
+import { batchIndexOf, batchObjectFor } from "./batch-stub";
 import type { NewItem } from "./steps/admission";
 
 /** Items written to the batch object per call, and the most of their bodies one call carries. */
@@ -126,9 +126,9 @@ export async function admitBatch(
   if (!spec)
     throw new ApiError("invalid_request", `'${req.operation}' is not an operation a batch can run.`, { param: "/operation" });
   const hash = await requestHash(`batch:${req.operation}`, req.raw);
-  const stub = ctx.env.BATCHES.getByName(batchObjectName(ctx.caller.tenant_id, ctx.caller.mode, key));
+  const stub = batchObjectFor(ctx.env, ctx.caller.tenant_id, ctx.caller.mode, key);
   const seen = await stub.admission(hash);
-  if (seen.kind === "replay") return { envelope: seen.envelope as BatchEnvelope, replayed: true };
+  if (seen.kind === "replay") return { envelope: seen.envelope, replayed: true };
   if (seen.kind === "conflict") throw idempotencyConflict();
 
   const callback = await checkCallback(ctx, {
@@ -198,11 +198,8 @@ export async function admitBatch(
   if (begun === "new") await writeItems(req.items, estimates, (chunk) => stub.addItems(chunk));
   const envelope = await stub.seal(estimates.length);
   if (!envelope) throw new Error("batch vanished while being admitted");
-  await ctx.env.BATCHES.getByName(batchIndexName(ctx.caller.tenant_id, ctx.caller.mode)).indexBatch(
-    envelope.batch_id,
-    envelope.created_at,
-  );
-  return { envelope: envelope as BatchEnvelope, replayed: begun === "replay" };
+  await batchIndexOf(ctx.env, ctx.caller.tenant_id, ctx.caller.mode).indexBatch(envelope.batch_id, envelope.created_at);
+  return { envelope, replayed: begun === "replay" };
 }
 
 /** The second reading: every item (all valid now) to the batch object, in chunks of CHUNK items or CHUNK_BYTES. */

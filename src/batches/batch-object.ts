@@ -11,6 +11,7 @@ import {
   resendEndpointDelivery,
 } from "../webhooks/redelivery";
 import { type BatchEnvelope, ITEM_STATUSES, type ItemEnd } from "./batch-record";
+import type { BatchRpc } from "./batch-rpc";
 import { BATCH_MIGRATIONS } from "./batch-schema";
 import { BatchStore } from "./batch-store";
 import { type IndexEntry, type ItemPage, type ItemQuery, indexBatch, indexPage, itemPage } from "./item-pages";
@@ -35,7 +36,7 @@ export type { BatchAdmission, ItemPage, NewBatch, NewItem };
  * same single-threaded object that starts the items, so `max_credits` is never passed.
  * The steps live in ./steps; the rows in ./batch-store.ts. Schema: docs/storage/batch-object.md.
  */
-export class BatchObject extends DurableObject<Env> {
+export class BatchObject extends DurableObject<Env> implements BatchRpc {
   private readonly store: BatchStore;
   readonly batchId: string;
   private readonly webhooksInFlight = new Set<string>();

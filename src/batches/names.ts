@@ -24,17 +24,6 @@ export function batchIdOf(id: DurableObjectId): string {
   return `batch_${id.toString()}`;
 }
 
-/** The batch object of a public id; null for an id that cannot be one. */
-export function batchStubOf(env: Env, batchId: string): DurableObjectStub<import("./batch-object").BatchObject> | null {
-  const m = BATCH_ID.exec(batchId);
-  if (!m) return null;
-  try {
-    return env.BATCHES.get(env.BATCHES.idFromString(m[1] as string));
-  } catch {
-    return null;
-  }
-}
-
 const PRINTABLE = /^[\x21-\x7e]+$/;
 
 /**

@@ -6,8 +6,8 @@
  */
 import type { Env } from "../env";
 import type { Envelope, TaskRecord } from "../tasks/record";
+import { batchStubOf } from "./batch-stub";
 import { itemEndOf } from "./item-end";
-import { batchStubOf } from "./names";
 
 export async function reportItemEnd(env: Env, rec: TaskRecord, present: () => Promise<Envelope>): Promise<void> {
   if (!rec.batch) return;

@@ -14,10 +14,10 @@
  * given back by its lease would not be.
  */
 
+import { accountFor } from "../accounts/account-stub";
 import type { KeyMode } from "../accounts/api-keys";
 import { keySpendLimitError } from "../accounts/key-refusals";
-import type { ReserveRefusal } from "../accounts/ledger-store";
-import { accountFor } from "../accounts/service";
+import type { ReserveRefusal } from "../accounts/ledger-answers";
 import { CHAT_CAPABILITY, type UsageCounters, type UsageNote } from "../accounts/usage";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";

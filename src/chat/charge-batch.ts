@@ -16,7 +16,7 @@
  * never sees the balance as larger than it will be. A batch lost with its isolate (it died within
  * the window) is not charged, as a hold given back by its lease would not be (docs/scaling.md).
  */
-import type { Settlement } from "../accounts/ledger-store";
+import type { Settlement } from "../accounts/ledger-answers";
 import type { UsageNote } from "../accounts/usage";
 
 export const BATCH_WINDOW_MS = 25;

@@ -9,7 +9,9 @@
  * good for FORM_TOKEN_TTL_MS: an older token is refused (reload the page), so its claim never has
  * to be remembered longer, and the counter object deletes its claim at the token's end (its alarm).
  */
+
 import type { Context } from "hono";
+import { rateCounterNamed } from "../accounts/rate-counter-stub";
 import { ApiError } from "../errors/api-error";
 import { BASE62, randomBase62 } from "../lib/ids";
 import type { ConsoleEnv } from "./context";
@@ -73,7 +75,7 @@ function tokenRefused(reason: string): ApiError {
 /** True the first time this form (its token, in this tenant) is claimed; false ever after. */
 export async function claimForm(c: Context<ConsoleEnv>, token = postedFormToken(c)): Promise<boolean> {
   const tenant = c.get("member")?.tenant_id ?? "none";
-  const counter = c.env.RATE_COUNTERS.getByName(`console-form:${tenant}:${token}`);
+  const counter = rateCounterNamed(c.env, `console-form:${tenant}:${token}`);
   // Past the token's end it is refused before any claim: its record can go then.
   const { allowed } = await counter.takeStored(0, 1, formTokenIssuedAt(token) + FORM_TOKEN_TTL_MS);
   return allowed;

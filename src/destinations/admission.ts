@@ -6,8 +6,9 @@
  * (src/services/mode-scope.ts), so a test create naming one is refused and test outputs stay in
  * the platform's storage.
  */
+
+import { accountFor } from "../accounts/account-stub";
 import type { KeyMode } from "../accounts/api-keys";
-import { accountFor } from "../accounts/service";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { requireLive } from "../services/mode-scope";

@@ -3,7 +3,7 @@
  * to another destination the tenant names), one attempt now. The task's outcome and charge do
  * not change; only its `delivery` does.
  */
-import { accountFor } from "../accounts/service";
+import { accountFor } from "../accounts/account-stub";
 import type { Env } from "../env";
 import type { TaskRecord } from "../tasks/record";
 import { deliverItems } from "./deliver";

@@ -6,11 +6,13 @@
  * (src/health/snapshot.ts caches it per isolate); nothing on a request path writes here.
  * Schema: docs/storage/health-object.md.
  */
+
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { migratedSql } from "../storage/migrations";
 import { type Attempt, afterAttempt, type Circuit, CLOSED, claimProbe, stateAt, tripped, WINDOW_MS } from "./circuit";
 import { emptyHistogram, quantile } from "./durations";
+import type { HealthRpc } from "./health-rpc";
 import { HEALTH_MIGRATIONS } from "./health-schema";
 import type { Incident, ProviderSnapshot, ProviderStatus, RouteSnapshot, RouteStatus } from "./health-views";
 import { circuitAttempt, type RouteOutcome } from "./outcomes";
@@ -21,7 +23,7 @@ const DAY = 24 * 60 * MINUTE;
 /** Incidents kept per provider (the status page shows the last few). */
 const KEEP_INCIDENTS = 50;
 
-export class HealthObject extends DurableObject<Env> {
+export class HealthObject extends DurableObject<Env> implements HealthRpc {
   private readonly sql: SqlStorage;
   private readonly circuits = new Map<string, Circuit & { incident_id: number | null }>();
   private lastPrune = 0;

@@ -6,8 +6,9 @@
  * is dropped: health is a measurement, never a reason for a task to fail or wait.
  */
 import type { Env } from "../env";
+import { healthObject } from "./health-stub";
 import type { RouteOutcome } from "./outcomes";
-import { healthObject, keepSnapshot } from "./snapshot";
+import { keepSnapshot } from "./snapshot";
 
 /** Outcomes waiting per provider, in this isolate. */
 const pending = new Map<string, RouteOutcome[]>();

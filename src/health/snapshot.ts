@@ -7,8 +7,10 @@
  * by every busy isolate within about REFRESH_AFTER_MS plus one request, and by the isolate whose
  * task saw it open at once.
  */
+
 import type { Env } from "../env";
 import type { CircuitState } from "./circuit";
+import { healthObject } from "./health-stub";
 import type { ProviderSnapshot, RouteSnapshot } from "./health-views";
 
 export const REFRESH_AFTER_MS = 2_000;
@@ -25,10 +27,6 @@ interface Entry {
 const cache = new Map<string, Entry>();
 /** A background read older than this is taken as lost, and another may start. */
 const REFRESH_LOST_MS = 5_000;
-
-export function healthObject(env: Env, provider: string) {
-  return env.HEALTH.getByName(provider);
-}
 
 /** Keeps a snapshot an object answered (a report, a probe claim, a read). */
 export function keepSnapshot(provider: string, snap: ProviderSnapshot, now = Date.now()): ProviderSnapshot {

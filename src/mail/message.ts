@@ -18,3 +18,8 @@ export interface MailSender {
 export function sendFailed(reason: string): ApiError {
   return new ApiError("email_send_failed", `The email could not be sent (${reason}); retry in a moment.`);
 }
+
+export type OutboxMessage = MailMessage & {
+  id: string;
+  created_at: string;
+};

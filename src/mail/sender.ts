@@ -6,7 +6,7 @@
 import type { Env } from "../env";
 import { HttpMailSender } from "./http-sender";
 import { type MailSender, sendFailed } from "./message";
-import { OutboxMailSender } from "./outbox";
+import { OutboxMailSender } from "./outbox-sender";
 
 export const NOT_CONFIGURED = "no email API is configured: set EMAIL_API_KEY and EMAIL_FROM";
 

@@ -20,7 +20,7 @@ import {
 import type { TaskListQuery } from "../tasks/listing";
 import { type Envelope, TERMINAL } from "../tasks/record";
 import { keyScope } from "../tasks/scope";
-import type { TaskState } from "../tasks/task-object";
+import type { TaskState } from "../tasks/task-answers";
 import { dataResult, taskResult } from "./results";
 import { READ_ONLY, type ToolContext, zodTool } from "./tool";
 

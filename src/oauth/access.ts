@@ -3,8 +3,9 @@
  * for right now. Every call asks the tenant's AccountObject, which holds the grant and the member
  * list together, so a revoked grant or a member who left stops working at once, everywhere.
  */
+
+import { accountFor } from "../accounts/account-stub";
 import type { Permission } from "../accounts/api-keys";
-import { accountFor } from "../accounts/service";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { narrowScopes } from "./scopes";

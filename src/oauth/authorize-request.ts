@@ -9,7 +9,7 @@
 import type { Permission } from "../accounts/api-keys";
 import type { Env } from "../env";
 import { resolveClient } from "./clients";
-import type { OAuthClient } from "./oauth-object";
+import type { OAuthClient } from "./oauth-records";
 import { matchesRegistered } from "./redirect-uris";
 import { parseScope } from "./scopes";
 

@@ -10,7 +10,8 @@ import type { Env } from "../env";
 import { newId } from "../lib/ids";
 import { readAtMost, TooLarge } from "../lib/streams";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
-import { clientObject, type OAuthClient } from "./oauth-object";
+import type { OAuthClient } from "./oauth-records";
+import { clientObject } from "./oauth-stub";
 import { redirectUriProblem } from "./redirect-uris";
 
 export const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";

@@ -3,14 +3,17 @@
  * (`POST /oauth/device_authorization`, §3.1–3.2) and the person's decision on the console's
  * device page (§3.3), which binds the authorization to their current tenant and role.
  */
+
+import { accountFor } from "../accounts/account-stub";
 import type { Permission } from "../accounts/api-keys";
-import { type AuditBy, accountFor } from "../accounts/service";
+import type { AuditBy } from "../accounts/service";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { newId } from "../lib/ids";
 import type { Member } from "../people/member";
 import { DEVICE_GRANT, resolveClient } from "./clients";
-import { type DeviceView, deviceObject } from "./oauth-object";
+import type { DeviceView } from "./oauth-records";
+import { deviceObject } from "./oauth-stub";
 import { narrowScopes, parseScope } from "./scopes";
 import { markOAuthTenant } from "./tenant-pointer";
 import {

@@ -3,7 +3,9 @@
  * authorization code), and the "Connected apps" list with revocation. Owners see and revoke every
  * grant of the tenant; other members their own.
  */
-import { type AuditBy, accountFor } from "../accounts/service";
+
+import { accountFor } from "../accounts/account-stub";
+import type { AuditBy } from "../accounts/service";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { newId } from "../lib/ids";

@@ -5,6 +5,7 @@
  * user code must be impractical). Token polling needs none of its own: the device's interval is
  * enforced by `slow_down`, and every other grant spends what it presents.
  */
+import { rateCounterNamed } from "../accounts/rate-counter-stub";
 import type { Env } from "../env";
 
 export const LIMITS = {
@@ -22,10 +23,6 @@ export async function takeOAuthLimit(
 ): Promise<{ allowed: true } | { allowed: false; retry_after: number }> {
   const { windowMs, limit } = LIMITS[kind];
   const window = Math.floor(now / windowMs);
-  const { allowed } = await env.RATE_COUNTERS.getByName(`oauth-${kind}:${who}`).takeStored(
-    window,
-    limit,
-    (window + 1) * windowMs,
-  );
+  const { allowed } = await rateCounterNamed(env, `oauth-${kind}:${who}`).takeStored(window, limit, (window + 1) * windowMs);
   return allowed ? { allowed } : { allowed, retry_after: Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000)) };
 }

@@ -7,11 +7,14 @@
  * Names come from outside (a client_id, a typed user code), so an object that was never written
  * stays empty: reads build no schema, and the first write does (a guess creates nothing).
  */
+
 import { DurableObject } from "cloudflare:workers";
 import type { Permission } from "../accounts/api-keys";
 import type { Env } from "../env";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { type Migration, migrate } from "../storage/migrations";
+import type { DevicePoll, DeviceStatus, DeviceView, OAuthClient } from "./oauth-records";
+import type { OAuthRpc } from "./oauth-rpc";
 import { formatScope, storedScopes } from "./scopes";
 import { SLOW_DOWN_STEP_S } from "./tokens";
 
@@ -33,48 +36,6 @@ export const OAUTH_OBJECT_MIGRATIONS: Migration[] = [
     },
   },
 ];
-
-/** A client as the authorization server knows it, registered or described by its metadata document. */
-export interface OAuthClient {
-  client_id: string;
-  kind: "registered" | "metadata_document";
-  client_name: string;
-  redirect_uris: string[];
-  grant_types: string[];
-  application_type: string | null;
-  client_uri: string | null;
-  created_at: string;
-}
-
-export type DeviceStatus = "pending" | "approved" | "denied" | "issued";
-
-/** A device authorization as the console shows it. */
-export interface DeviceView {
-  user_code: string;
-  client_id: string;
-  client_name: string;
-  scopes: Permission[];
-  resource: string;
-  status: DeviceStatus;
-  expires_at: number;
-  tenant_id: string | null;
-  tenant_name: string | null;
-  email: string | null;
-}
-
-/** What one poll of the token endpoint gets (RFC 8628 §3.5), `approved` exactly once. */
-export type DevicePoll =
-  | { state: "invalid" | "pending" | "slow_down" | "denied" | "expired" | "issued" }
-  | {
-      state: "approved";
-      grant_id: string;
-      tenant_id: string;
-      user_id: string;
-      client_id: string;
-      client_name: string;
-      scopes: Permission[];
-      resource: string;
-    };
 
 type ClientRow = Omit<OAuthClient, "redirect_uris" | "grant_types"> & {
   redirect_uris: string;
@@ -103,7 +64,7 @@ type DeviceRow = {
 /** An ended device authorization is kept this long to answer `expired_token`, then erased. */
 const DEVICE_KEEP_MS = 60 * 60 * 1000;
 
-export class OAuthObject extends DurableObject<Env> {
+export class OAuthObject extends DurableObject<Env> implements OAuthRpc {
   private readonly sql: SqlStorage;
   private schemaReady = false;
 
@@ -333,12 +294,4 @@ export class OAuthObject extends DurableObject<Env> {
     await this.ctx.storage.deleteAll();
     this.schemaReady = false;
   }
-}
-
-export function clientObject(env: Env, clientId: string): DurableObjectStub<OAuthObject> {
-  return env.OAUTH.getByName(`client:${clientId}`);
-}
-
-export function deviceObject(env: Env, userCode: string): DurableObjectStub<OAuthObject> {
-  return env.OAUTH.getByName(`device:${userCode}`);
 }

@@ -3,7 +3,7 @@
  * itself (§2.1). Unknown, malformed or already revoked tokens are not an error (§2.2); a token
  * issued to another client than the one named is refused (`unauthorized_client`).
  */
-import { accountFor } from "../accounts/service";
+import { accountFor } from "../accounts/account-stub";
 import type { Env } from "../env";
 import { knownTenant } from "./tenant-pointer";
 import { hashToken, parseAccessToken, parseRefreshToken } from "./tokens";

@@ -3,12 +3,12 @@
  * code (RFC 8628 §3.4–3.5). New tokens are made here, where region and tenant are known, and
  * only their hashes go to the tenant's AccountObject, which decides in one step.
  */
-import { accountFor } from "../accounts/service";
+import { accountFor } from "../accounts/account-stub";
 import type { Env } from "../env";
 import { toBase64Url } from "../lib/base64";
 import { DEVICE_GRANT, resolveClient } from "./clients";
 import type { IssueHashes, IssueResult } from "./grant-store";
-import { deviceObject } from "./oauth-object";
+import { deviceObject } from "./oauth-stub";
 import { formatScope, parseScope } from "./scopes";
 import { knownTenant } from "./tenant-pointer";
 import {

@@ -3,7 +3,9 @@
  * calls these with its principal; they check the role, keep the last owner, write the audit entry
  * with the change, and keep each person's list of tenants (their UserObject) in step.
  */
-import { accountFor, getTenantOr404 } from "../accounts/service";
+
+import { accountFor } from "../accounts/account-stub";
+import { getTenantOr404 } from "../accounts/service";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { publicBaseUrl } from "../lib/public-url";
@@ -12,7 +14,8 @@ import { normaliseEmail } from "./email";
 import type { MemberRecord } from "./members-store";
 import { type Acting, auditFields, authorize } from "./principal";
 import { isRole, ROLES, type Role } from "./roles";
-import { ensureUser, userObject } from "./users";
+import { userObject } from "./user-stub";
+import { ensureUser } from "./users";
 
 export type { MemberRecord } from "./members-store";
 

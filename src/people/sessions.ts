@@ -6,13 +6,13 @@
  * demoted loses that access on their next request, and so does everyone in a tenant the operator
  * disables (this is the console's principal resolution; nothing of it is cached).
  */
-import { accountFor } from "../accounts/service";
+import { accountFor } from "../accounts/account-stub";
 import type { Env } from "../env";
 import { sha256Hex } from "../lib/crypto";
 import { randomBase62 } from "../lib/ids";
 import type { Role } from "./roles";
-import type { SessionView, UserTenant } from "./user-object";
-import { userObject } from "./users";
+import { userObject } from "./user-stub";
+import type { SessionView, UserTenant } from "./user-views";
 
 const COOKIE_VALUE = /^(usr_[0-9a-z]{26})\.([0-9A-Za-z]{43})$/;
 

@@ -4,6 +4,7 @@
  * (`takeStored`). The same limits hold whether or not the address belongs to anyone, so the
  * answers never tell the two apart.
  */
+import { rateCounterNamed } from "../accounts/rate-counter-stub";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { sha256Hex } from "../lib/crypto";
@@ -11,11 +12,7 @@ import { CODE_MAX_ATTEMPTS, CODE_REQUEST_WINDOW_MS, CODE_REQUESTS_PER_EMAIL, COD
 
 async function take(env: Env, name: string, windowMs: number, limit: number, now: number) {
   const window = Math.floor(now / windowMs);
-  const { allowed, total } = await env.RATE_COUNTERS.getByName(`sign-in:${name}`).takeStored(
-    window,
-    limit,
-    (window + 1) * windowMs,
-  );
+  const { allowed, total } = await rateCounterNamed(env, `sign-in:${name}`).takeStored(window, limit, (window + 1) * windowMs);
   const retryAfter = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000));
   return { allowed, total, retryAfter };
 }

@@ -6,7 +6,7 @@
  * or invitee). A mail that cannot be sent voids its code and is logged; the person asks again.
  * A deployment with no way to send mail at all answers `email_send_failed`, to every address alike.
  */
-import { accountFor } from "../accounts/service";
+import { accountFor } from "../accounts/account-stub";
 import { recordAudit } from "../audit/audit";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
@@ -18,7 +18,8 @@ import { normaliseEmail } from "./email";
 import { CODE_TTL_MS } from "./policy";
 import { endSession, type ResolvedSession, type StartedSession, startSession } from "./sessions";
 import { takeCodeRequest, takeUnknownAttempt } from "./sign-in-limits";
-import { userIdByEmail, userObject } from "./users";
+import { userObject } from "./user-stub";
+import { userIdByEmail } from "./users";
 
 export interface ClientMeta {
   ip: string | null;

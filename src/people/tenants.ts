@@ -1,12 +1,13 @@
 /** A new tenant with its first owner (`POST /admin/v1/tenants` with `owner_email`). */
 
-import { accountFor } from "../accounts/service";
+import { accountFor } from "../accounts/account-stub";
 import { newTenantId, type TenantView } from "../accounts/tenant-row";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { normaliseEmail } from "./email";
 import { type Acting, auditFields } from "./principal";
-import { ensureUser, userObject } from "./users";
+import { userObject } from "./user-stub";
+import { ensureUser } from "./users";
 
 export async function createTenantWithOwner(
   env: Env,

@@ -6,37 +6,9 @@ import { migratedSql } from "../storage/migrations";
 import { generateCode } from "./codes";
 import { CODE_MAX_ATTEMPTS, CODE_TTL_MS, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SESSION_TOUCH_MS } from "./policy";
 import { keyedHash } from "./secret";
+import type { UserRpc } from "./user-rpc";
 import { USER_MIGRATIONS } from "./user-schema";
-
-export type UserView = {
-  user_id: string;
-  email: string;
-  created_at: string;
-  last_sign_in_at: string | null;
-};
-
-export type UserTenant = {
-  tenant_id: string;
-  tenant_name: string;
-};
-
-/** What a typed code came to. */
-export type CodeCheck =
-  | { ok: true }
-  | { ok: false; reason: "wrong"; attempts_left: number }
-  | { ok: false; reason: "expired" | "too_many_attempts" | "no_code" };
-
-export interface SessionView {
-  session_id: string;
-  user_id: string;
-  email: string;
-  tenant_id: string | null;
-  created_at: number;
-  /** The absolute end (ms since the epoch). */
-  expires_at: number;
-  /** When it ends unless used before (ms since the epoch). */
-  idle_expires_at: number;
-}
+import type { CodeCheck, SessionView, UserTenant, UserView } from "./user-views";
 
 type CodeStatus = "live" | "used" | "superseded" | "void" | "dead" | "expired";
 
@@ -46,7 +18,7 @@ type CodeStatus = "live" | "used" | "superseded" | "void" | "dead" | "expired";
  * AccountObject decides the role), their sign-in codes and their sessions — codes and session
  * tokens as keyed hashes only. Schema: docs/storage/user-object.md.
  */
-export class UserObject extends DurableObject<Env> {
+export class UserObject extends DurableObject<Env> implements UserRpc {
   private readonly sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: Env) {

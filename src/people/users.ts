@@ -1,14 +1,11 @@
 /** People by address: the directory's `user-email:<address>` pointer names their UserObject. */
-import { directoryFor } from "../accounts/directory-object";
+
+import { directoryFor } from "../accounts/directory-stub";
 import type { Env } from "../env";
 import { newId } from "../lib/ids";
-import type { UserObject } from "./user-object";
+import { userObject } from "./user-stub";
 
 const pointer = (email: string) => `user-email:${email}`;
-
-export function userObject(env: Env, userId: string): DurableObjectStub<UserObject> {
-  return env.USERS.getByName(userId);
-}
 
 /** The user id of a normalised address, or null when no one has it. */
 export async function userIdByEmail(env: Env, email: string): Promise<string | null> {

@@ -3,7 +3,7 @@
  * tenant and provider, so a sealed value copied to another tenant or provider does not open; it is
  * opened only in the task object of one of that tenant's tasks on that provider's route.
  */
-import { accountFor } from "../accounts/service";
+import { accountFor } from "../accounts/account-stub";
 import type { Env } from "../env";
 import { seal, unseal } from "../lib/sealed";
 import { DEFAULT_TIMEOUT_MS, type ProviderConfig, providerConfig } from "../providers/config";

@@ -7,7 +7,9 @@
  *              providers' routes stay unless the key says `failover: false`.
  * Test-mode keys never reach this: their tasks run on the sandbox.
  */
-import { accountFor, type Caller } from "../accounts/service";
+
+import { accountFor } from "../accounts/account-stub";
+import type { Caller } from "../accounts/service";
 import type { Capability, ModelFile } from "../catalog/schema";
 import type { Env } from "../env";
 import { SANDBOX } from "../providers/names";

@@ -5,8 +5,9 @@
  * at once.
  */
 
+import { accountFor, tenantAccount } from "../accounts/account-stub";
 import type { Caller } from "../accounts/service";
-import { accountFor, forgetCachedTenant, tenantAccount } from "../accounts/service";
+import { forgetCachedTenant } from "../accounts/service";
 import type { TenantView } from "../accounts/tenant-row";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";

@@ -3,7 +3,9 @@
  * (whose alarm deletes it then, src/retention/upload-expiry.ts) before its bytes are stored, and
  * in the object's metadata, so that every read refuses it from then on.
  */
-import { accountFor, type Caller } from "../accounts/service";
+
+import { accountFor } from "../accounts/account-stub";
+import type { Caller } from "../accounts/service";
 import type { Env } from "../env";
 import { type StoredUpload, storeUpload, type UploadLimits, type UploadSource } from "../media/uploads";
 import { expiryAfter } from "./days";

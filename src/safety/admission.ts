@@ -10,8 +10,8 @@ import { recordAudit } from "../audit/audit";
 import { getPath } from "../lib/paths";
 import type { OperationSpec } from "../operations/types";
 import type { AdmissionContext } from "../tasks/admit";
-import type { CreateResult } from "../tasks/task-object";
-import type { TaskRpc } from "../tasks/task-rpc";
+import type { CreateResult } from "../tasks/task-answers";
+import type { TaskStub } from "../tasks/task-stub";
 import type { ReviewItem } from "./provider";
 import { type Reviewer, review, type SafetyRecord } from "./review";
 
@@ -69,7 +69,7 @@ export async function reviewAdmission(args: {
   spec: OperationSpec;
   body: unknown;
   images: FetchedImages;
-  stub: TaskRpc;
+  stub: TaskStub;
   hash: string;
 }): Promise<
   { admitted: { record: SafetyRecord; warnings: { code: string; message: string; field: string }[] } } | { result: CreateResult }

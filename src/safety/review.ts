@@ -9,8 +9,8 @@
  *    fail-open admits with a `safety_review_skipped` warning (SAFETY_FAILURE_MODE).
  */
 
+import { accountFor } from "../accounts/account-stub";
 import type { KeyMode } from "../accounts/api-keys";
-import { accountFor } from "../accounts/service";
 import type { CatalogBundle } from "../catalog/build";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";

@@ -5,7 +5,8 @@
  */
 
 import type { z } from "@hono/zod-openapi";
-import { accountFor, forgetCachedTenant, getTenantOr404, tenantAccount } from "../accounts/service";
+import { accountFor, tenantAccount } from "../accounts/account-stub";
+import { forgetCachedTenant, getTenantOr404 } from "../accounts/service";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { type Acting, auditFields } from "../people/principal";

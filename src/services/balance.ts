@@ -3,8 +3,9 @@
  * and the caller's view of them in its key's mode (REST `GET /v1/balance`, the `get_balance` tool,
  * the console's overview and credits pages).
  */
+
+import { accountFor } from "../accounts/account-stub";
 import type { Caller } from "../accounts/service";
-import { accountFor } from "../accounts/service";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { type Balance, TEST_MODE_AVAILABLE_CREDITS } from "./contracts/balance";

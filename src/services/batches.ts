@@ -7,8 +7,8 @@ import { type AuditBy, audited } from "../accounts/service";
 import { recordAudit } from "../audit/audit";
 import { admitBatch, type BatchRequest, itemsInHand, type ValidateBody } from "../batches/admit-batch";
 import type { BatchEnvelope, BatchItemView, ItemStatus } from "../batches/batch-record";
+import { batchIndexOf, batchStubOf } from "../batches/batch-stub";
 import { inputFileItems } from "../batches/input-file";
-import { batchIndexName, batchStubOf } from "../batches/names";
 import type { Capability } from "../catalog/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
@@ -56,7 +56,7 @@ function stubIn(env: Env, batchId: string) {
 export async function readBatch(env: Env, batchId: string, scope: TaskScope): Promise<BatchEnvelope> {
   const envelope = await stubIn(env, batchId).read(scope);
   if (!envelope) throw notFound(batchId);
-  return envelope as BatchEnvelope;
+  return envelope;
 }
 
 /** Cancels what has not started, asks running tasks to stop, and writes `batch.cancel` to the audit log. */
@@ -64,7 +64,7 @@ export async function cancelBatch(env: Env, batchId: string, scope: TaskScope, b
   const envelope = await stubIn(env, batchId).cancel(scope);
   if (!envelope) throw notFound(batchId);
   await recordAudit(env, scope.tenant_id, audited(by, "batch.cancel", batchId));
-  return envelope as BatchEnvelope;
+  return envelope;
 }
 
 // ---------------------------------------------------------------- pages of items
@@ -169,9 +169,7 @@ export async function listBatches(env: Env, scope: TaskScope, q: { limit: number
   const before = q.cursor ? decodeListCursor(scope, q.cursor) : undefined;
   const modes = scope.mode === "both" ? (["live", "test"] as const) : ([scope.mode] as const);
   const rows = (
-    await Promise.all(
-      modes.map((m) => env.BATCHES.getByName(batchIndexName(scope.tenant_id, m)).indexPage({ before, limit: q.limit + 1 })),
-    )
+    await Promise.all(modes.map((m) => batchIndexOf(env, scope.tenant_id, m).indexPage({ before, limit: q.limit + 1 })))
   )
     .flat()
     .sort((a, b) => (a.created_at === b.created_at ? (a.batch_id < b.batch_id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1))
@@ -179,7 +177,7 @@ export async function listBatches(env: Env, scope: TaskScope, q: { limit: number
   const page = rows.slice(0, q.limit);
   const data = (await Promise.all(page.map((r) => batchStubOf(env, r.batch_id)?.read(scope) ?? null))).filter(
     (b): b is NonNullable<typeof b> => b !== null && b !== undefined,
-  ) as BatchEnvelope[];
+  );
   const last = page[page.length - 1];
   const more = rows.length > q.limit;
   return { object: "list" as const, data, has_more: more, next_cursor: more && last ? encodeListCursor(scope, last) : null };

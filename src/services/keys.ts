@@ -4,6 +4,8 @@
  * never hands out or reaches beyond what it holds itself: permissions, mode and limits
  * (docs/spend-controls.md says what each rule is).
  */
+
+import { accountFor } from "../accounts/account-stub";
 import type { ApiKeyRecord } from "../accounts/api-key-rows";
 import type { Permission } from "../accounts/api-keys";
 import type { KeyLimits } from "../accounts/key-limits";
@@ -11,7 +13,6 @@ import { normalizeLimits, widerThan } from "../accounts/key-limits";
 import type { KeyStanding } from "../accounts/key-spend";
 import {
   type AuditBy,
-  accountFor,
   audited,
   type Caller,
   forgetCachedKey,

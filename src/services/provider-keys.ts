@@ -4,7 +4,9 @@
  * and no answer, log line or audit entry carries more of it than its last four characters.
  * Live only: a test-mode key reaches none of them, reads included (src/services/mode-scope.ts).
  */
-import { type AuditBy, accountFor, audited } from "../accounts/service";
+
+import { accountFor } from "../accounts/account-stub";
+import { type AuditBy, audited } from "../accounts/service";
 import { loadCatalog } from "../catalog/store";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";

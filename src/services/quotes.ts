@@ -4,8 +4,8 @@
  * AccountObject for 15 minutes (docs/spend-controls.md).
  */
 
+import { accountFor } from "../accounts/account-stub";
 import { QUOTE_TTL_MS, type QuoteLine, type QuoteRecord } from "../accounts/quote-rows";
-import { accountFor } from "../accounts/service";
 import { loadCatalog } from "../catalog/store";
 import { ApiError } from "../errors/api-error";
 import { healthView } from "../health/snapshot";

@@ -5,7 +5,9 @@
  * Live only: a test-mode key reaches none of them, reads included, and test tasks never deliver to
  * one (src/services/mode-scope.ts).
  */
-import { type AuditBy, accountFor, audited } from "../accounts/service";
+
+import { accountFor } from "../accounts/account-stub";
+import { type AuditBy, audited } from "../accounts/service";
 import { recordAudit } from "../audit/audit";
 import type { DestinationRecord } from "../destinations/destination-rows";
 import { MAX_DESTINATIONS } from "../destinations/destination-rows";

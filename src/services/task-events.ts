@@ -26,7 +26,7 @@
  */
 import { followTask } from "../tasks/follow";
 import { type TaskStatus, TERMINAL } from "../tasks/record";
-import type { TaskRead, TaskState } from "../tasks/task-object";
+import type { TaskRead, TaskState } from "../tasks/task-answers";
 
 /** The reconnection delay the stream asks of clients. */
 export const RETRY_MS = 2000;

@@ -5,10 +5,8 @@
 import { waitForTerminal } from "../tasks/follow";
 import { type TaskStatus, TERMINAL } from "../tasks/record";
 import type { TaskScope } from "../tasks/scope";
-import type { TaskRead } from "../tasks/task-object";
-import type { TaskRpc } from "../tasks/task-rpc";
-
-type TaskStub = TaskRpc;
+import type { TaskRead } from "../tasks/task-answers";
+import type { TaskStub } from "../tasks/task-stub";
 
 export const readTaskJson = (stub: TaskStub, scope: TaskScope) => stub.readJson(scope);
 export const readTaskState = (stub: TaskStub, scope: TaskScope) => stub.readState(scope);

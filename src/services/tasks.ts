@@ -8,12 +8,11 @@ import { type AuditBy, audited, type Caller } from "../accounts/service";
 import { recordAudit } from "../audit/audit";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
-import { taskObjectFor } from "../tasks/admit";
 import { listTaskPage, type TaskListQuery } from "../tasks/listing";
 import { type Envelope, TERMINAL } from "../tasks/record";
 import type { TaskScope } from "../tasks/scope";
-import type { CancelResult } from "../tasks/task-object";
-import { readTask, taskStub } from "../tasks/task-stub";
+import type { CancelResult } from "../tasks/task-answers";
+import { readTask, taskObjectFor, taskStub } from "../tasks/task-stub";
 import { listBatchTasks } from "./batches";
 import type { RequestFrom } from "./contracts/request-from";
 

@@ -1,8 +1,8 @@
 /** What a caller's settled work used over a window, in its key's mode (`GET /v1/usage`). */
 
+import { accountFor } from "../accounts/account-stub";
 import type { KeyMode } from "../accounts/api-keys";
 import type { Caller } from "../accounts/service";
-import { accountFor } from "../accounts/service";
 import { type UsageGroup, type UsageRow, usageTotals } from "../accounts/usage";
 import type { Env } from "../env";
 import { USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS } from "./contracts/usage";
@@ -48,5 +48,5 @@ export async function usageReport(
 
 /** One row per UTC day and model with settled work in [from, to) of `mode`, sorted by day then model. */
 export function usageRowsByDayAndModel(env: Env, tenantId: string, mode: KeyMode, from: string, to: string): Promise<UsageRow[]> {
-  return accountFor(env, tenantId).usage({ mode, from, to, group_by: "day", then_by: "model" }) as Promise<UsageRow[]>;
+  return accountFor(env, tenantId).usage({ mode, from, to, group_by: "day", then_by: "model" });
 }

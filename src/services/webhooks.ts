@@ -5,8 +5,10 @@
  * another key mode's endpoint or delivery (src/services/mode-scope.ts): each takes the caller's
  * scope, a key's mode or a console session's both.
  */
-import { type AuditBy, accountFor, audited, rateHeaders } from "../accounts/service";
-import { batchStubOf } from "../batches/names";
+
+import { accountFor } from "../accounts/account-stub";
+import { type AuditBy, audited, rateHeaders } from "../accounts/service";
+import { batchStubOf } from "../batches/batch-stub";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { newId } from "../lib/ids";

@@ -1,13 +1,6 @@
-/**
- * Admission of a task-creating request, the same for every operation: Idempotency-Key,
- * callback checks, media fetched and probed once, model selection against the cards, the
- * estimate, then the task object (which reserves credits and commits). The steps are in ./admit/.
- */
-import type { KeyMode } from "../accounts/api-keys";
 import { deprecationHeaders } from "../catalog/deprecation";
 import { loadCatalog } from "../catalog/store";
 import { outputDestination } from "../destinations/admission";
-import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { healthView } from "../health/snapshot";
 import type { OperationSpec } from "../operations/types";
@@ -25,17 +18,12 @@ import { requestHash, requireIdempotencyKey } from "./idempotency";
 import { quoteFor, useQuote } from "./quote-binding";
 import type { Envelope } from "./record";
 import { taskObjectName } from "./scope";
-import { type TaskRpc, taskRpc } from "./task-rpc";
+import { taskObjectFor } from "./task-stub";
 
 export { checkCallback } from "./admit/callback";
 export type { AdmissionContext, CommonFields } from "./admit/context";
 export { checkRecordSize, MAX_TASK_PLAN_BYTES } from "./admit/plan";
 export { type PricedRequest, priceRequest } from "./admit/price";
-
-/** The task object of an Idempotency-Key in a tenant and a key mode: the mode is part of the namespace. */
-export function taskObjectFor(env: Env, tenantId: string, mode: KeyMode, idempotencyKey: string): TaskRpc {
-  return taskRpc(env.TASKS.getByName(taskObjectName(tenantId, mode, idempotencyKey)));
-}
 
 export async function admitOperation<B extends CommonFields>(
   ctx: AdmissionContext,

@@ -11,7 +11,7 @@
  */
 import { sleep } from "../lib/sleep";
 import { TERMINAL } from "./record";
-import type { TaskState } from "./task-object";
+import type { TaskState } from "./task-answers";
 
 /** The first interval between reads, used again after every change (changes come in bursts). */
 export const FOLLOW_FIRST_DELAY_MS = 250;

@@ -4,8 +4,9 @@
  * position of the page's last task, tagged with the tenant so that it cannot be replayed
  * against another listing.
  */
+
+import { accountFor } from "../accounts/account-stub";
 import type { KeyMode } from "../accounts/api-keys";
-import { accountFor } from "../accounts/service";
 import type { Capability } from "../catalog/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";

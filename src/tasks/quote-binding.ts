@@ -4,8 +4,9 @@
  * `quote_id`), and not used by another task. Every refusal is 422 `invalid_request` at
  * `/quote_id`, its reason in `details.reason`.
  */
+
+import { accountFor } from "../accounts/account-stub";
 import type { QuoteRecord } from "../accounts/quote-rows";
-import { accountFor } from "../accounts/service";
 import { ApiError } from "../errors/api-error";
 import type { OperationSpec } from "../operations/types";
 import type { AdmissionContext } from "./admit";

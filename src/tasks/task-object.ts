@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
+import { accountFor } from "../accounts/account-stub";
 import type { KeyMode } from "../accounts/api-keys";
-import { accountFor } from "../accounts/service";
 import { redeliverOutputs } from "../destinations/redeliver";
 import type { Env } from "../env";
 import { sha256Hex } from "../lib/crypto";
@@ -24,6 +24,7 @@ import { woken } from "./steps/poll";
 import { deleteOutputs } from "./steps/stored-outputs";
 import { adopted } from "./steps/submit";
 import type { CancelResult, CreateResult, RedeliverAnswer, TaskRead, TaskState } from "./task-answers";
+import type { TaskRpc } from "./task-rpc";
 import { TaskRunner } from "./task-runner";
 import { type Admission, TaskStorage } from "./task-storage";
 
@@ -40,7 +41,7 @@ export type { CancelResult, CreateResult, RedeliverAnswer, TaskRead, TaskState }
  * resumes without repeating a charge, a provider submission or a callback.
  * Schema: docs/storage/task-object.md.
  */
-export class TaskObject extends DurableObject<Env> {
+export class TaskObject extends DurableObject<Env> implements TaskRpc {
   private readonly store: TaskStorage;
   private readonly runner: TaskRunner;
   readonly taskId: string;

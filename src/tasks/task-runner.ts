@@ -3,7 +3,7 @@
  * the provider, storage of outputs, the account, the callback receiver — and carries out the
  * effects they return, in order. Every save is committed before the outside call that follows it.
  */
-import { accountFor } from "../accounts/service";
+import { accountFor } from "../accounts/account-stub";
 import { reportItemEnd } from "../batches/report";
 import { withDefaultDestination } from "../destinations/admission";
 import { deliverItems } from "../destinations/deliver";

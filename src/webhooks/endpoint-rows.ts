@@ -274,3 +274,7 @@ export function disableFailing(sql: SqlStorage, endpointId: string, now: string)
     endpointId,
   );
 }
+
+export type EndpointCreation =
+  | { ok: true; endpoint: WebhookEndpointRecord; secret: string }
+  | { ok: false; code: "tenant_not_found" | "too_many" };

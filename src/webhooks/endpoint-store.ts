@@ -6,6 +6,7 @@ import { readTenant } from "../accounts/tenant-row";
 import type { AuditInput } from "../audit/audit-store";
 import { seal } from "../lib/sealed";
 import { type DeliveryLogQuery, deliveryLogPage, type LoggedDelivery, loggedDelivery, unsucceededSince } from "./delivery-log";
+import type { EndpointCreation } from "./endpoint-rows";
 import {
   countEndpoints,
   type EndpointChange,
@@ -23,10 +24,6 @@ import {
 } from "./endpoint-rows";
 import type { EventType } from "./event-types";
 import { type SendGrant, settleSends, takeSends } from "./send-budget";
-
-export type EndpointCreation =
-  | { ok: true; endpoint: WebhookEndpointRecord; secret: string }
-  | { ok: false; code: "tenant_not_found" | "too_many" };
 
 /**
  * A tenant's webhook endpoints (`webhook_endpoints`, secrets sealed here), the index of their

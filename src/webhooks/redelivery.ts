@@ -3,8 +3,9 @@
  * attempt of a delivery (same `webhook-id`), or a recover's requeue of a failed one. The holder
  * passes what it runs: its attempts (`deliver`) and its next alarm (`schedule`).
  */
+
+import { accountFor } from "../accounts/account-stub";
 import type { KeyMode } from "../accounts/api-keys";
-import { accountFor } from "../accounts/service";
 import type { Env } from "../env";
 import type { TaskStorage } from "../tasks/task-storage";
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { KeyResolution } from "../../src/accounts/api-key-store";
+import type { KeyResolution } from "../../src/accounts/api-key-answers";
 import { KeyCache } from "../../src/accounts/key-cache";
 
 const OK: KeyResolution = { ok: true, tenant_id: "ten_a", key_id: "key_a", permissions: ["chat"], rate_limit_per_minute: null };

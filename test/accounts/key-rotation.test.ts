@@ -8,10 +8,11 @@ import { createExecutionContext, runInDurableObject, waitOnExecutionContext } fr
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AccountObject } from "../../src/accounts/account-object";
-import type { KeyResolution } from "../../src/accounts/api-key-store";
+import { accountFor } from "../../src/accounts/account-stub";
+import type { KeyResolution } from "../../src/accounts/api-key-answers";
 import { KeyCache, MAX_AGE_MS, usable } from "../../src/accounts/key-cache";
 import { GRACE_PERIODS, GRACES, rotateApiKey } from "../../src/accounts/key-rotation";
-import { accountFor, revokeApiKey } from "../../src/accounts/service";
+import { revokeApiKey } from "../../src/accounts/service";
 import { createApp } from "../../src/app";
 import { listAudit } from "../../src/audit/audit";
 import { admin, BASE, call, expectError, newTenant } from "../helpers/api";

@@ -118,12 +118,46 @@ describe("the checker", () => {
 
   it("finds a cast of a stub's answer outside the facade", () => {
     const sources = {
-      "src/tasks/task-rpc.ts": "read: (scope) => stub.read(scope) as unknown as Promise<Envelope | null>;",
+      "src/tasks/task-stub.ts": "return env.TASKS.getByName(name) as unknown as TaskStub;",
       "src/console/pages/new-task.tsx":
         "return (await taskObjectFor(c.env, tenantId, mode, key).read(tenantScope(tenantId))) as unknown as Envelope | null;",
       "src/tasks/admit.ts": "const seen = (await stub.replay(hash, mode)) as unknown as CreateResult | null;",
       "src/providers/ark/tasks.ts": "return t as unknown as ArkTask;",
     };
     expect(stubCasts(sources)).toEqual(["src/console/pages/new-task.tsx", "src/tasks/admit.ts"]);
+  });
+
+  it("finds any cast of a stub's answer, not only `as unknown as`, and none in the facades", () => {
+    const sources = {
+      "src/accounts/account-stub.ts": "return env.ACCOUNTS.getByName(tenantId) as unknown as AccountStub;",
+      "src/services/usage.ts": "return accountFor(env, tenantId).usage(q) as Promise<UsageRow[]>;",
+      "src/services/batches.ts": "const b = (await batchStubOf(env, id)?.read(scope)) as BatchEnvelope;",
+      "src/oauth/limits.ts": "const { allowed } = await rateCounterNamed(env, name).takeStored(60_000, 5);",
+      "src/health/status.ts": "const modes = [healthObject(env, p).status()] as const;",
+      "src/tasks/task-runner.ts": [
+        "await runTaskWebhooks({",
+        "  account: accountFor(this.env, rec.tenant_id),",
+        "  data: async () => this.present(this.store.load() as TaskRecord),",
+        "});",
+      ].join("\n"),
+    };
+    expect(stubCasts(sources)).toEqual(["src/services/batches.ts", "src/services/usage.ts"]);
+  });
+
+  it("lets only the Worker's entry and the object's own folder import a Durable Object class", () => {
+    const graph = importGraph({
+      "src/index.ts": 'export { AccountObject } from "./accounts/account-object";',
+      "src/env.ts": 'import type { AccountObject } from "./accounts/account-object";',
+      "src/accounts/account-object.ts": "",
+      "src/accounts/service.ts": 'import type { AccountObject } from "./account-object";',
+      "src/accounts/steps/sweep.ts": 'import type { AccountObject } from "../account-object";',
+      "src/accounts/account-rpc.ts": "",
+      "src/services/keys.ts": 'import type { AccountRpc } from "../accounts/account-rpc";',
+      "src/tasks/task-object.ts": 'import "../accounts/account-object";',
+    });
+    expect(violations(graph, [])).toEqual([
+      "src/env.ts -> src/accounts/account-object.ts: only the Worker's entry and the object's own folder import a Durable Object class (callers use its -rpc.ts interface and -stub.ts facade)",
+      "src/tasks/task-object.ts -> src/accounts/account-object.ts: only the Worker's entry and the object's own folder import a Durable Object class (callers use its -rpc.ts interface and -stub.ts facade)",
+    ]);
   });
 });

@@ -17,6 +17,8 @@ const SANDBOX_GATE = "src/providers/registry.ts";
 /** The sandbox Worker (its encoders): the API reaches it through its binding, knowing only its contract. */
 const SANDBOX_WORKER = "src/sandbox-worker/";
 const SANDBOX_CONTRACT = "src/sandbox-worker/contract.ts";
+/** A Durable Object class: its file imports most of what the object runs. */
+const OBJECT_CLASS = /-object\.ts$/;
 
 /**
  * Imports the rules forbid that the code still has, each with why. An entry that no longer
@@ -95,6 +97,9 @@ export function ruleBroken(from: string, to: string): string | null {
   if (to.startsWith(SANDBOX_WORKER) && !from.startsWith(SANDBOX_WORKER) && to !== SANDBOX_CONTRACT) {
     return "only the sandbox Worker's contract may be imported from outside it (its encoders stay out of the API's bundle)";
   }
+  if (OBJECT_CLASS.test(to) && from !== "src/index.ts" && !from.startsWith(to.slice(0, to.lastIndexOf("/") + 1))) {
+    return "only the Worker's entry and the object's own folder import a Durable Object class (callers use its -rpc.ts interface and -stub.ts facade)";
+  }
   const a = layerOf(from);
   const b = layerOf(to);
   if (a.kind === "root") return null;
@@ -126,17 +131,38 @@ export function violations(graph: Map<string, string[]>, allowed = ALLOWED): str
   return out.sort();
 }
 
-/** The one file that may cast a Durable Object stub's answers (Workers RPC cannot type them). */
-export const RPC_FACADE = "src/tasks/task-rpc.ts";
-const STUB_CALL = /\b(?:stub|taskStub\(|taskObjectFor\(|getByName\(|\.get\(\s*env\.\w+\.idFromString)/;
+/**
+ * The typed facades, one per Durable Object: the only files that may cast a stub or its answers
+ * (Workers RPC types answers as what it can serialize; each facade gives its stub the object's
+ * RPC interface once, src/lib/remote.ts).
+ */
+export const RPC_FACADE: ReadonlySet<string> = new Set([
+  "src/accounts/account-stub.ts",
+  "src/accounts/directory-stub.ts",
+  "src/accounts/rate-counter-stub.ts",
+  "src/batches/batch-stub.ts",
+  "src/health/health-stub.ts",
+  "src/mail/outbox-stub.ts",
+  "src/oauth/oauth-stub.ts",
+  "src/people/user-stub.ts",
+  "src/tasks/task-stub.ts",
+]);
 
-/** Files, other than the RPC facade, that cast a Durable Object call's answer with `as unknown as`. */
+/** Where a statement reaches a Durable Object: a stub, a facade's accessor, or a namespace. */
+const STUB_CALL =
+  /\b(?:stub\b|(?:taskStub|taskStubOfObjectId|taskObjectFor|accountFor|tenantAccount|directoryFor|rateCounterFor|rateCounterNamed|batchStubOf|batchObjectFor|batchIndexOf|healthObject|outboxOf|clientObject|deviceObject|userObject|getByName)\(|\.get\(\s*env\.\w+\.idFromString)/;
+/** A cast right after a call (`f(x) as T`, `(await f(x)) as T`); `as const` is no cast. */
+const CAST_AFTER_CALL = /\)\s*as\s+(?!const\b)/;
+
+/** Files, other than the facades, that cast the answer of a Durable Object call (with any `as`). */
 export function stubCasts(sources: Record<string, string>): string[] {
   const out: string[] = [];
   for (const [file, text] of Object.entries(sources)) {
-    if (file === RPC_FACADE) continue;
-    for (const statement of text.split(";")) {
-      if (statement.includes("as unknown as") && STUB_CALL.test(statement)) out.push(file);
+    if (RPC_FACADE.has(file)) continue;
+    // Statements, and the lines of a multi-line literal or call (a cast there belongs to its own line).
+    for (const statement of text.split(/;|,\n/)) {
+      const call = STUB_CALL.exec(statement);
+      if (call && CAST_AFTER_CALL.test(statement.slice(call.index))) out.push(file);
     }
   }
   return [...new Set(out)].sort();

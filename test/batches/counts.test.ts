@@ -14,7 +14,8 @@ import { call, newTenant } from "../helpers/api";
 import { rebuildAt } from "../helpers/storage";
 import { createBatch, getBatch, imageItems, waitForBatch } from "./helpers";
 
-const batchStub = (id: string) => env.BATCHES.get(env.BATCHES.idFromString(id.slice("batch_".length)));
+const batchStub = (id: string) =>
+  env.BATCHES.get(env.BATCHES.idFromString(id.slice("batch_".length))) as DurableObjectStub<BatchObject>;
 
 /** The counts as a GROUP BY of the rows finds them. */
 function counted(sql: SqlStorage) {

@@ -2,7 +2,7 @@ import { createExecutionContext, runInDurableObject, waitOnExecutionContext } fr
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { AccountObject } from "../../src/accounts/account-object";
-import { accountFor } from "../../src/accounts/service";
+import { accountFor } from "../../src/accounts/account-stub";
 import { createApp } from "../../src/app";
 import { listAudit } from "../../src/audit/audit";
 import { amountBounds, creditsFor, priceTable } from "../../src/billing/payments/prices";

@@ -7,7 +7,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AccountObject } from "../../src/accounts/account-object";
-import { accountFor } from "../../src/accounts/service";
+import { accountFor } from "../../src/accounts/account-stub";
 import { unsealProviderKey } from "../../src/provider-keys/credential";
 import { call, expectError, newTenant } from "../helpers/api";
 import { fakeRequests } from "../providers/harness";

@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Settlement } from "../../src/accounts/ledger-store";
+import type { Settlement } from "../../src/accounts/ledger-answers";
 import { BATCH_MAX, type ChargeItem, type ChargeResult, chargeInBatch } from "../../src/chat/charge-batch";
 import { newTenant } from "../helpers/api";
 import { ledger } from "./helpers";

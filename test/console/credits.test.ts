@@ -5,7 +5,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { accountFor } from "../../src/accounts/service";
+import { accountFor } from "../../src/accounts/account-stub";
 import { createApp } from "../../src/app";
 import type { Env } from "../../src/env";
 import { createFakeStripe, FAKE_STRIPE_BASE } from "../billing/fake-stripe";

@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { accountFor } from "../../src/accounts/service";
+import { accountFor } from "../../src/accounts/account-stub";
 import { tenantScope } from "../../src/tasks/scope";
 import { readTask } from "../../src/tasks/task-stub";
 import { BASE } from "../helpers/api";

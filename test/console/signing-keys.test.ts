@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
-import { accountFor } from "../../src/accounts/service";
+import { accountFor } from "../../src/accounts/account-stub";
 import { listAudit } from "../../src/audit/audit";
 import { signatureHeaders } from "../../src/callbacks/signing";
 import { newFormToken } from "../../src/console/form-once";

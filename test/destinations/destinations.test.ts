@@ -7,7 +7,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AccountObject } from "../../src/accounts/account-object";
-import { accountFor } from "../../src/accounts/service";
+import { accountFor } from "../../src/accounts/account-stub";
 import { unseal } from "../../src/lib/sealed";
 import { call, expectError, newTenant, type TestTenant } from "../helpers/api";
 import { denyWrites, destinationBody, failNext, newBucket, objectsIn, requestsTo } from "./s3";

@@ -13,7 +13,7 @@ import { forgetStatus } from "../../src/health/status";
 /** Moves `provider`'s health object clock by `ms` and lets this isolate see the result at once. */
 export async function shiftHealthClock(provider: string, ms: number): Promise<void> {
   const stub = env.HEALTH.getByName(provider);
-  await runInDurableObject(stub, (o: HealthObject) => {
+  await runInDurableObject(stub as DurableObjectStub<HealthObject>, (o: HealthObject) => {
     o.clock = () => Date.now() + ms;
   });
   keepSnapshot(provider, await stub.snapshot());

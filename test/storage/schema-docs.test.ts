@@ -11,7 +11,7 @@ import { accountMigrations } from "../../src/accounts/account-schema";
 import { DIRECTORY_MIGRATIONS } from "../../src/accounts/directory-object";
 import { BATCH_MIGRATIONS } from "../../src/batches/batch-schema";
 import { HEALTH_MIGRATIONS } from "../../src/health/health-schema";
-import { OUTBOX_MIGRATIONS } from "../../src/mail/outbox";
+import { OUTBOX_MIGRATIONS } from "../../src/mail/outbox-object";
 import { OAUTH_OBJECT_MIGRATIONS } from "../../src/oauth/oauth-object";
 import { USER_MIGRATIONS } from "../../src/people/user-schema";
 import { ensureUser } from "../../src/people/users";

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { taskEventStream } from "../../src/services/task-events";
 import { followTask, waitForTerminal } from "../../src/tasks/follow";
-import type { TaskRead, TaskState } from "../../src/tasks/task-object";
+import type { TaskRead, TaskState } from "../../src/tasks/task-answers";
 
 const state = (seq: number, status: TaskState["status"], percent = 0): TaskState => ({
   status,

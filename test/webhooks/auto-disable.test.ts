@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import type { AccountObject } from "../../src/accounts/account-object";
-import { accountFor } from "../../src/accounts/service";
+import { accountFor } from "../../src/accounts/account-stub";
 import { admin, call, type TestTenant } from "../helpers/api";
 import { createImage, taskStub, waitFor } from "../helpers/tasks";
 
@@ -89,7 +89,7 @@ describe("auto-disable", () => {
     await expect.poll(async () => (await endpointOf(t, dead.endpoint_id)).enabled).toBe(false);
     expect(await endpointOf(t, dead.endpoint_id)).toMatchObject({ disabled_reason: "failing", failing_since: since });
 
-    await runDurableObjectAlarm(accountFor(env, t.tenant_id));
+    await runDurableObjectAlarm(env.ACCOUNTS.getByName(t.tenant_id));
     await expect.poll(async () => (await received(watcher.name)).length).toBe(1);
     const [got] = await received(watcher.name);
     const payload = new Webhook(watching.secret).verify(got!.body, {

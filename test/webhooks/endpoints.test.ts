@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import type { AccountObject } from "../../src/accounts/account-object";
-import { accountFor } from "../../src/accounts/service";
+import { accountFor } from "../../src/accounts/account-stub";
 import { unseal } from "../../src/lib/sealed";
 import { MAX_ENDPOINTS } from "../../src/webhooks/endpoint-rows";
 import { call, expectError, newTenant, type TestTenant } from "../helpers/api";

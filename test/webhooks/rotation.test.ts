@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import type { AccountObject } from "../../src/accounts/account-object";
-import { accountFor } from "../../src/accounts/service";
+import { accountFor } from "../../src/accounts/account-stub";
 import { call, expectError, newTenant, type TestTenant } from "../helpers/api";
 import { createImage, waitFor } from "../helpers/tasks";
 

@@ -11,7 +11,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { AccountObject } from "../../src/accounts/account-object";
 import { accountMigrations } from "../../src/accounts/account-schema";
-import { accountFor } from "../../src/accounts/service";
+import { accountFor } from "../../src/accounts/account-stub";
 import { migrate } from "../../src/storage/migrations";
 import {
   ENDPOINT_SENDS_PER_HOUR,

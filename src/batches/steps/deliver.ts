@@ -1,5 +1,5 @@
 /** A finished batch's completion: the POST of its envelope to its callback_url, and its event to the webhook endpoints. */
-import { accountFor } from "../../accounts/service";
+import { accountFor } from "../../accounts/account-stub";
 import { attemptDelivery, RETRY_SCHEDULE_MS } from "../../callbacks/delivery";
 import type { Env } from "../../env";
 import { policyFrom } from "../../lib/url-policy";

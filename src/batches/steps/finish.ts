@@ -1,5 +1,5 @@
 /** A batch's end: its output file, its status and its `batch.completed` event; later, the file's expiry. */
-import { accountFor } from "../../accounts/service";
+import { accountFor } from "../../accounts/account-stub";
 import type { Env } from "../../env";
 import { artifactKey } from "../../media/artifacts";
 import { DEFAULT_RETENTION_DAYS, expiryAfter } from "../../retention/days";

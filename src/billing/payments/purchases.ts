@@ -3,7 +3,9 @@
  * webhook events to the tenant's ledger (once per checkout: src/billing/payments/checkout-rows.ts).
  * Transport-free: the console, the REST API and the webhook route call these.
  */
-import { type AuditBy, accountFor, audited, createdBy, getTenantOr404 } from "../../accounts/service";
+
+import { accountFor } from "../../accounts/account-stub";
+import { type AuditBy, audited, createdBy, getTenantOr404 } from "../../accounts/service";
 import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
 import { publicBaseUrl } from "../../lib/public-url";

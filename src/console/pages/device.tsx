@@ -8,7 +8,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError } from "../../errors/api-error";
 import { approveDevice, denyDevice, findDevice } from "../../oauth/device";
 import { takeOAuthLimit } from "../../oauth/limits";
-import type { DeviceView } from "../../oauth/oauth-object";
+import type { DeviceView } from "../../oauth/oauth-records";
 import { displayUserCode, normalizeUserCode } from "../../oauth/tokens";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";

@@ -4,7 +4,7 @@ import type { Context } from "hono";
 import { getTenantOr404 } from "../../accounts/service";
 import { ApiError } from "../../errors/api-error";
 import { type AppEnv, newRouter } from "../../http/context";
-import { outboxOf } from "../../mail/outbox";
+import { outboxOf } from "../../mail/outbox-stub";
 import { inviteMember, listMembers } from "../../people/members";
 import type { Acting } from "../../people/principal";
 import { ROLES } from "../../people/roles";

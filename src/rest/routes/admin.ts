@@ -1,15 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { tenantAccount } from "../../accounts/account-stub";
 import { KEY_MODES, PERMISSIONS, REGION_PATTERN, WORK_PERMISSIONS } from "../../accounts/api-keys";
 import { GRACES, rotateApiKey } from "../../accounts/key-rotation";
-import {
-  createTenant,
-  getTenantOr404,
-  issueApiKey,
-  revokeApiKey,
-  setKeyPermissions,
-  tenantAccount,
-} from "../../accounts/service";
+import { createTenant, getTenantOr404, issueApiKey, revokeApiKey, setKeyPermissions } from "../../accounts/service";
 import { createSigningKey, DEFAULT_OVERLAP, retireSigningKey, rotateSigningKey } from "../../accounts/signing-keys";
 import { ApiError } from "../../errors/api-error";
 import { type AppEnv, newRouter } from "../../http/context";

@@ -1,5 +1,5 @@
 /** The create's callback: an outside URL, and a signing key of the tenant's that is active. */
-import { accountFor } from "../../accounts/service";
+import { accountFor } from "../../accounts/account-stub";
 import { ApiError } from "../../errors/api-error";
 import { checkOutsideUrl, policyFrom } from "../../lib/url-policy";
 import type { TaskPlan } from "../record";

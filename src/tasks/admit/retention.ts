@@ -1,6 +1,6 @@
 /** The days a task keeps its outputs. */
 import { callerRetentionDays, requestRetentionDays } from "../../retention/settings";
-import type { CreateResult } from "../task-object";
+import type { CreateResult } from "../task-answers";
 import type { AdmissionContext, CommonFields } from "./context";
 
 /**

@@ -1,5 +1,5 @@
 /** One attempt of the task's callback, logged in the tenant's delivery log under the task's terminal event. */
-import { accountFor } from "../../accounts/service";
+import { accountFor } from "../../accounts/account-stub";
 import { attemptDelivery } from "../../callbacks/delivery";
 import { policyFrom } from "../../lib/url-policy";
 import { callbackAttemptBegun, deliveryIdFor, finishAttempt, recordAttempt, terminalEvent } from "../../webhooks/delivery-rows";

@@ -2,7 +2,7 @@
  * Admission, in two writes: the tenant's account holds the credits (and lists the task) under a
  * short lease, then the task object stores the task and its committed admission in one transaction.
  */
-import { accountFor } from "../../accounts/service";
+import { accountFor } from "../../accounts/account-stub";
 import type { TaskPlan } from "../record";
 import type { CreateResult } from "../task-answers";
 import type { TaskRunner } from "../task-runner";

@@ -3,16 +3,13 @@
  * is printed on one line of the `npm start` log and kept in the OutboxObject, newest first at
  * `GET /admin/v1/outbox`, so the whole sign-in flow works on a laptop.
  */
+
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
 import { newId } from "../lib/ids";
 import { type Migration, migratedSql } from "../storage/migrations";
-import { type MailMessage, type MailSender, sendFailed } from "./message";
-
-export type OutboxMessage = MailMessage & {
-  id: string;
-  created_at: string;
-};
+import type { MailMessage, OutboxMessage } from "./message";
+import type { OutboxRpc } from "./outbox-rpc";
 
 /** The OutboxObject's schema (docs/storage/outbox-object.md). */
 export const OUTBOX_MIGRATIONS: Migration[] = [
@@ -33,7 +30,7 @@ export const OUTBOX_MIGRATIONS: Migration[] = [
 const KEEP = 500;
 
 /** One object (named `outbox`) for the whole local deployment. */
-export class OutboxObject extends DurableObject<Env> {
+export class OutboxObject extends DurableObject<Env> implements OutboxRpc {
   private readonly sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -64,26 +61,5 @@ export class OutboxObject extends DurableObject<Env> {
         q.limit,
       )
       .toArray();
-  }
-}
-
-export function outboxOf(env: Env): DurableObjectStub<OutboxObject> | null {
-  return env.OUTBOX ? env.OUTBOX.getByName("outbox") : null;
-}
-
-export class OutboxMailSender implements MailSender {
-  constructor(private readonly env: Env) {}
-
-  async send(message: MailMessage): Promise<void> {
-    const outbox = outboxOf(this.env);
-    if (!outbox) throw sendFailed("EMAIL_OUTBOX is on but the OUTBOX binding is missing");
-    try {
-      await outbox.put(message);
-    } catch (e) {
-      console.error(JSON.stringify({ level: "error", message: "outbox write failed", error: String(e) }));
-      throw sendFailed("the local outbox could not keep the message");
-    }
-    // One line per message, for the person watching `npm start` (info: its log level hides `log`).
-    console.info(`[outbox] mail to ${message.to} | ${message.subject} | ${JSON.stringify(message.text)}`);
   }
 }
