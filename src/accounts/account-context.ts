@@ -29,3 +29,6 @@ export function writeAudited<T>(ctx: AccountContext, audit: AuditInput | undefin
 export function activeOwnerMembers(sql: SqlStorage): MemberRecord[] {
   return readMembers(sql).filter((m) => m.role === "owner" && m.status === "active");
 }
+
+/** The arguments of a store method, so that a delegation on the object cannot drift from it. */
+export type Args<F> = F extends (...args: infer A) => unknown ? A : never;

@@ -11,7 +11,7 @@ import { migrate } from "../storage/migrations";
 import { AccountEvents } from "../webhooks/account-events";
 import { nextWebhookAt } from "../webhooks/delivery-rows";
 import { EndpointStore } from "../webhooks/endpoint-store";
-import type { AccountContext } from "./account-context";
+import type { AccountContext, Args } from "./account-context";
 import type { AccountRpc } from "./account-rpc";
 import { accountMigrations } from "./account-schema";
 import { ApiKeyStore } from "./api-key-store";
@@ -26,8 +26,6 @@ import { SpendAlerts } from "./spend-alerts";
 import { insertTaskIndex, listTasks, type TaskIndexEntry, type TaskIndexQuery } from "./task-index";
 import { TenantStore } from "./tenant-store";
 import { type UsageNote, type UsageQuery, usageRows } from "./usage";
-
-type Args<F> = F extends (...args: infer A) => unknown ? A : never;
 
 /**
  * One per tenant (named by tenant id): its RPC surface. Each concern's rules live in its store
