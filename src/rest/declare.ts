@@ -4,28 +4,11 @@
  * declaration writes the route into the OpenAPI document and serves it (src/rest/pipeline.ts).
  */
 import type { OpenAPIHono, RouteConfig, RouteHandler } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import type { Permission } from "../accounts/api-keys";
 import type { AppEnv } from "../http/context";
 import { pipelineFor } from "./pipeline";
+import type { DeclaredRoute } from "./route";
 
-/** What a request must bring before the handler runs. */
-export interface RouteNeeds {
-  /** An API key holding this permission (null: any valid key); absent: no API key is asked for. */
-  permission?: Permission | null;
-  /** The operator token instead of an API key (the `/admin` API). */
-  operator?: true;
-  /** A valid `Idempotency-Key` header, checked after the key and before the body's schema. */
-  idempotent?: true;
-  /** The body is not JSON: the handler reads it itself, under its own caps. */
-  rawBody?: true;
-  /** The route's own refusals, after the key and before the schemas (e.g. a mode the route does not serve). */
-  guard?: (c: Context<AppEnv>) => void;
-  /** Served, but left out of the OpenAPI document. */
-  hide?: true;
-}
-
-export type DeclaredRoute = RouteConfig & RouteNeeds;
+export type { DeclaredRoute, RouteNeeds } from "./route";
 
 /** Every declared route, in declaration order: what the per-route contract test walks over. */
 export const DECLARED: DeclaredRoute[] = [];

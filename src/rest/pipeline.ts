@@ -17,7 +17,7 @@ import { requestIdOf } from "../http/request-id";
 import { drainRequest } from "../http/unread-body";
 import { type RequestPart, validationError } from "../http/validation";
 import { requireIdempotencyKey } from "../tasks/idempotency";
-import type { DeclaredRoute } from "./declare";
+import type { DeclaredRoute } from "./route";
 
 type Handler = (c: Context<AppEnv>) => Response | Promise<Response>;
 type Target = "query" | "param" | "header";
