@@ -5,10 +5,10 @@
  */
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { apiKeyNotFound } from "../errors/not-found";
 import { type Acting, auditFields, authorize } from "../people/principal";
 import { type ApiKeyRecord, keyPrefix } from "./api-key-rows";
 import { accountFor, audited, createdBy, forgetCachedKey, newKeyPointers, OPERATOR, scopeOf, tenantOfKey } from "./service";
-
 /** The grace periods offered: how long the old key keeps working after a rotation. */
 export const GRACE_PERIODS = { none: 0, "1h": 3_600_000, "24h": 86_400_000, "7d": 604_800_000 } as const;
 export type Grace = keyof typeof GRACE_PERIODS;
@@ -46,7 +46,7 @@ export async function rotateApiKey(
   authorize(acting.principal, tenantId, "keys:manage");
   const account = accountFor(env, tenantId);
   const old = await account.apiKey(keyId);
-  if (!old) throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+  if (!old) throw apiKeyNotFound(keyId);
   refuseUnrotatable(keyId, old.status === "active" && old.replaced_by !== null ? "rotated" : old.status, old.replaced_by);
   const nowMs = opts.now_ms ?? Date.now();
   const graceMs = GRACE_PERIODS[grace];
@@ -63,7 +63,7 @@ export async function rotateApiKey(
     }),
   );
   if (!result.ok) {
-    if (result.code === "not_found") throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+    if (result.code === "not_found") throw apiKeyNotFound(keyId);
     refuseUnrotatable(keyId, result.code, old.replaced_by);
     throw new ApiError("conflict", `API key ${keyId} cannot be rotated now.`);
   }

@@ -5,8 +5,8 @@
  */
 import type { OpenAPIHono, RouteConfig, RouteHandler } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { Permission } from "../accounts/api-keys";
 import type { AppEnv } from "../http/context";
+import type { Permission } from "../services/accounts";
 import { pipelineFor } from "./pipeline";
 
 /** What a request must bring before the handler runs. */

@@ -7,10 +7,9 @@
 import type { z } from "@hono/zod-openapi";
 import { accountFor, forgetCachedTenant, getTenantOr404, tenantAccount } from "../accounts/service";
 import type { Env } from "../env";
-import { ApiError } from "../errors/api-error";
+import { tenantNotFound } from "../errors/not-found";
 import { type Acting, auditFields } from "../people/principal";
 import { DEFAULT_POLICY, normalizePolicy, type SafetyPolicy, type SafetyPolicyInput } from "./policy";
-
 export interface TenantSafetyPolicy extends SafetyPolicy {
   tenant_id: string;
 }
@@ -34,7 +33,7 @@ export async function setSafetyPolicy(
     target: tenantId,
     details: { ...policy },
   });
-  if (!stored) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  if (!stored) throw tenantNotFound(tenantId);
   forgetCachedTenant(tenantId);
   return { tenant_id: tenantId, ...stored };
 }

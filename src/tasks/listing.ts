@@ -8,13 +8,12 @@ import type { KeyMode } from "../accounts/api-keys";
 import { accountFor } from "../accounts/service";
 import type { Capability } from "../catalog/schema";
 import type { Env } from "../env";
-import { ApiError } from "../errors/api-error";
+import { invalidCursor } from "../errors/common";
 import { sha256Hex } from "../lib/crypto";
-import { invalidWindow, parseInstant } from "../services/contracts/window";
+import { invalidWindow, parseInstant } from "../lib/time-window";
 import type { Envelope, TaskStatus } from "./record";
 import { tenantScope } from "./scope";
 import { readTask, TASK_ID } from "./task-stub";
-
 export interface TaskListQuery {
   status?: TaskStatus;
   capability?: Capability;
@@ -44,8 +43,7 @@ function encodeCursor(c: object): string {
 }
 
 async function decodeCursor(cursor: string, tenantId: string): Promise<{ created_at: string; task_id: string }> {
-  const invalid = () =>
-    new ApiError("invalid_cursor", "The cursor is malformed or belongs to another listing.", { param: "/cursor" });
+  const invalid = () => invalidCursor();
   let parsed: unknown;
   try {
     parsed = JSON.parse(atob(cursor.replaceAll("-", "+").replaceAll("_", "/")));

@@ -1,10 +1,9 @@
 /** The task object behind a public task id (`task_` + the object id in hex). */
 import type { Env } from "../env";
-import { ApiError } from "../errors/api-error";
+import { taskNotFound } from "../errors/not-found";
 import type { Envelope } from "./record";
 import type { TaskScope } from "./scope";
 import { type TaskRpc, taskRpc } from "./task-rpc";
-
 export const TASK_ID = /^task_([0-9a-f]{64})$/;
 
 /** The task object behind a public id, or 404 for an id that cannot exist. */
@@ -17,7 +16,7 @@ export function taskStub(env: Env, taskId: string): TaskRpc {
       // not an id of this namespace
     }
   }
-  throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
+  throw taskNotFound(taskId);
 }
 
 /** The task envelope if `scope` may see it, or null. */

@@ -8,17 +8,25 @@
  */
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { ApiKeyRecord } from "../../accounts/api-key-rows";
-import { KEY_MODES, type KeyMode, PERMISSIONS, type Permission } from "../../accounts/api-keys";
-import { PERIODS } from "../../accounts/key-period";
-import { GRACE_LABELS, type Grace, rotateApiKey } from "../../accounts/key-rotation";
-import type { KeyStanding } from "../../accounts/key-spend";
-import { issueApiKey, listApiKeys, revokeApiKey } from "../../accounts/service";
-import { CAPABILITIES } from "../../catalog/schema";
 import { ApiError } from "../../errors/api-error";
 import { isDecimalString } from "../../lib/decimal";
-import { can } from "../../people/roles";
+import type { ApiKeyRecord, KeyStanding } from "../../services/accounts";
+import {
+  GRACE_LABELS,
+  type Grace,
+  issueApiKey,
+  KEY_MODES,
+  type KeyMode,
+  listApiKeys,
+  PERIODS,
+  PERMISSIONS,
+  type Permission,
+  revokeApiKey,
+  rotateApiKey,
+} from "../../services/accounts";
+import { CAPABILITIES } from "../../services/catalog";
 import { keyStandingsOf, type LimitsInput, limitsFrom, setKeyLimits } from "../../services/keys";
+import { can } from "../../services/people";
 import { acting } from "../acting";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";

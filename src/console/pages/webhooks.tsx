@@ -7,10 +7,11 @@
  */
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { GRACE_LABELS, GRACE_PERIODS, type Grace } from "../../accounts/key-rotation";
 import { ApiError } from "../../errors/api-error";
-import { auditFields } from "../../people/principal";
-import { can } from "../../people/roles";
+import { GRACE_LABELS, GRACE_PERIODS, type Grace } from "../../services/accounts";
+import { auditFields, can } from "../../services/people";
+import { tenantScope } from "../../services/tasks";
+import type { LoggedStatus } from "../../services/webhooks";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -21,12 +22,10 @@ import {
   recoverEndpoint,
   resendDelivery,
   rotateEndpointSecret,
+  SUBSCRIPTIONS,
   sendTestEvent,
   updateEndpoint,
 } from "../../services/webhooks";
-import { tenantScope } from "../../tasks/scope";
-import type { LoggedStatus } from "../../webhooks/delivery-log";
-import { SUBSCRIPTIONS } from "../../webhooks/event-types";
 import { acting } from "../acting";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
