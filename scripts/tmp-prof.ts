@@ -1,4 +1,5 @@
 import { register } from "node:module";
+
 register("../packages/client/scripts/workers-shim.mjs", import.meta.url);
 const { createApp } = await import("../src/app.ts");
 const app = createApp();

@@ -1,6 +1,6 @@
 /** The account object's stubs, typed once: the one place an account stub is cast (src/lib/remote.ts says why). */
 import type { Env } from "../env";
-import { ApiError } from "../errors/api-error";
+import { tenantNotFound } from "../errors/not-found";
 import type { Remote } from "../lib/remote";
 import type { AccountRpc } from "./account-rpc";
 
@@ -14,6 +14,6 @@ export function accountFor(env: Env, tenantId: string): AccountStub {
 
 /** The account of a tenant id that came from outside; a malformed id cannot exist, so 404. */
 export function tenantAccount(env: Env, tenantId: string): AccountStub {
-  if (!TENANT_ID.test(tenantId)) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  if (!TENANT_ID.test(tenantId)) throw tenantNotFound(tenantId);
   return accountFor(env, tenantId);
 }

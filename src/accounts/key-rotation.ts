@@ -5,6 +5,7 @@
  */
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { apiKeyNotFound } from "../errors/not-found";
 import { type Acting, auditFields, authorize } from "../people/principal";
 import { accountFor } from "./account-stub";
 import { type ApiKeyRecord, keyPrefix } from "./api-key-rows";
@@ -47,7 +48,7 @@ export async function rotateApiKey(
   authorize(acting.principal, tenantId, "keys:manage");
   const account = accountFor(env, tenantId);
   const old = await account.apiKey(keyId);
-  if (!old) throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+  if (!old) throw apiKeyNotFound(keyId);
   refuseUnrotatable(keyId, old.status === "active" && old.replaced_by !== null ? "rotated" : old.status, old.replaced_by);
   const nowMs = opts.now_ms ?? Date.now();
   const graceMs = GRACE_PERIODS[grace];
@@ -64,7 +65,7 @@ export async function rotateApiKey(
     }),
   );
   if (!result.ok) {
-    if (result.code === "not_found") throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+    if (result.code === "not_found") throw apiKeyNotFound(keyId);
     refuseUnrotatable(keyId, result.code, old.replaced_by);
     throw new ApiError("conflict", `API key ${keyId} cannot be rotated now.`);
   }

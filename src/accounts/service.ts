@@ -6,6 +6,8 @@
 import type { AuditInput } from "../audit/audit-store";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { invalidApiKey } from "../errors/common";
+import { apiKeyNotFound, tenantNotFound } from "../errors/not-found";
 import { newId } from "../lib/ids";
 import { type Acting, auditFields, authorize } from "../people/principal";
 import type { SafetyPolicy } from "../safety/policy";
@@ -29,7 +31,7 @@ export async function createTenant(env: Env, input: { name: string; credits?: st
 
 export async function getTenantOr404(env: Env, tenantId: string) {
   const tenant = await tenantAccount(env, tenantId).get();
-  if (!tenant) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  if (!tenant) throw tenantNotFound(tenantId);
   return tenant;
 }
 
@@ -103,7 +105,7 @@ export async function issueApiKey(
     audited(by, "api_key.create", keyId, { name: opts.name ?? null, mode, permissions, limits: opts.limits ?? null }),
     opts.parent_key_id,
   );
-  if (!record) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  if (!record) throw tenantNotFound(tenantId);
   if ("ok" in record) throw keyIssueRefused(record);
   return { record, api_key: apiKey };
 }
@@ -135,7 +137,7 @@ export async function tenantOfPointer(env: Env, name: string): Promise<string | 
 export async function tenantOfKey(env: Env, keyId: string, tenantId?: string): Promise<string> {
   const owner = await tenantOfPointer(env, `api-key:${keyId}`);
   if (!owner || (tenantId !== undefined && owner !== tenantId)) {
-    throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+    throw apiKeyNotFound(keyId);
   }
   return owner;
 }
@@ -157,7 +159,7 @@ export async function revokeApiKey(
   if (!managing) authorize(acting.principal, tenantId, "keys:manage");
   const by = managing?.by ?? auditFields(acting);
   const record = await accountFor(env, tenantId).revokeApiKey(keyId, audited(by, "api_key.revoke", keyId));
-  if (!record) throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+  if (!record) throw apiKeyNotFound(keyId);
   keys.forgetKey(keyId);
   return record;
 }
@@ -165,7 +167,7 @@ export async function revokeApiKey(
 export async function setKeyPermissions(env: Env, keyId: string, permissions: Permission[]): Promise<ApiKeyRecord> {
   const tenantId = await tenantOfPointer(env, `api-key:${keyId}`);
   const record = tenantId ? await accountFor(env, tenantId).setKeyPermissions(keyId, permissions) : null;
-  if (!record) throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+  if (!record) throw apiKeyNotFound(keyId);
   keys.forgetKey(keyId);
   return record;
 }
@@ -258,10 +260,10 @@ export async function authenticate(
   if (!resolved.ok) {
     throw resolved.code === "tenant_disabled"
       ? new ApiError("tenant_disabled", "The tenant of this key is disabled.")
-      : new ApiError("invalid_api_key", "The API key is not valid.");
+      : invalidApiKey();
   }
   // A rotated key's end is known in advance: it is checked here, so the cache never extends it.
-  if (!usable(resolved, Date.now())) throw new ApiError("invalid_api_key", "The API key is not valid.");
+  if (!usable(resolved, Date.now())) throw invalidApiKey();
   noteUse(env, resolved.tenant_id, resolved.key_id, background);
   const rate = await checkRate(env, resolved.key_id, resolved.rate_limit_per_minute, background);
   return {

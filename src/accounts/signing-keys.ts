@@ -5,6 +5,7 @@
  */
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { tenantNotFound } from "../errors/not-found";
 import { newId } from "../lib/ids";
 import { type Acting, auditFields, authorize } from "../people/principal";
 import { accountFor } from "./account-stub";
@@ -12,7 +13,6 @@ import { directoryFor } from "./directory-stub";
 import { GRACE_PERIODS, type Grace } from "./key-rotation";
 import { audited, getTenantOr404, OPERATOR, scopeOf, tenantOfPointer } from "./service";
 import type { SigningKeyView } from "./signing-key-rows";
-
 /** How long the previous secret keeps signing after a rotation: the same choices as a key's grace. */
 export type Overlap = Grace;
 export const DEFAULT_OVERLAP: Overlap = "24h";
@@ -34,7 +34,7 @@ export async function createSigningKey(env: Env, tenantId: string, acting: Actin
   const id = newId("whk");
   await directoryFor(env, `signing-key:${id}`).put(`signing-key:${id}`, tenantId);
   const key = await accountFor(env, tenantId).createSigningKey(id, audited(auditFields(acting), "signing_key.create", id));
-  if (!key) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  if (!key) throw tenantNotFound(tenantId);
   return key;
 }
 

@@ -4,7 +4,7 @@
  * the upstream unchanged. The body forwarded upstream is the client's own JSON, not this parse.
  */
 import { z } from "@hono/zod-openapi";
-import { MaxCredits } from "../services/contracts/credits";
+import { MaxCredits } from "../billing/max-credits";
 
 const TextPart = z.object({ type: z.literal("text"), text: z.string() });
 const ImagePart = z.object({

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { Acting } from "../people/principal";
+import type { Acting } from "../services/people";
 import { type ConsoleEnv, principalOf } from "./context";
 import { actorOf } from "./request-meta";
 

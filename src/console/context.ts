@@ -1,6 +1,5 @@
-import type { Env } from "../env";
-import type { Member } from "../people/member";
-import type { ResolvedSession } from "../people/sessions";
+import type { Env } from "../http/context";
+import type { Member, ResolvedSession } from "../services/people";
 
 export type { Member };
 

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { Env } from "../env";
-import { insecureCookies } from "../people/sessions";
+import type { Env } from "../http/context";
+import { insecureCookies } from "../services/people";
 import type { ConsoleEnv } from "./context";
 
 /**

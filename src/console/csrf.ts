@@ -16,7 +16,7 @@ import { ApiError } from "../errors/api-error";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { randomBase62 } from "../lib/ids";
 import { publicBaseUrl } from "../lib/public-url";
-import { keyedHash } from "../people/secret";
+import { keyedHash } from "../services/people";
 import type { ConsoleEnv } from "./context";
 import { readCookie, writeCookie } from "./cookies";
 import { formField } from "./form-body";

@@ -12,7 +12,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError } from "../errors/api-error";
 import { readAtMost, TooLarge } from "../lib/streams";
-import { MAX_UPLOAD_BYTES } from "../media/uploads";
+import { MAX_UPLOAD_BYTES } from "../services/media";
 import type { ConsoleEnv } from "./context";
 
 /** Far more than any console form of fields needs. */

@@ -11,9 +11,9 @@
  */
 
 import type { Context } from "hono";
-import { rateCounterNamed } from "../accounts/rate-counter-stub";
 import { ApiError } from "../errors/api-error";
 import { BASE62, randomBase62 } from "../lib/ids";
+import { rateCounterNamed } from "../services/accounts";
 import type { ConsoleEnv } from "./context";
 import { formField } from "./form-body";
 

@@ -4,7 +4,7 @@
  * forms and links: everything works without JavaScript.
  */
 import type { Child } from "hono/jsx";
-import { type Action, can } from "../people/roles";
+import { type Action, can } from "../services/people";
 import type { Member } from "./context";
 import type { Flash } from "./flash";
 

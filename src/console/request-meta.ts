@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { AuditActor } from "../audit/audit-store";
+import type { AuditActor } from "../services/audit";
 import type { ConsoleEnv } from "./context";
 
 /** The client's address as Cloudflare reports it (null where no edge stands in front, as in tests without it). */

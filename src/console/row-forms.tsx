@@ -5,8 +5,8 @@
  */
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
-import { GRACES, type Grace } from "../accounts/key-rotation";
 import { ApiError } from "../errors/api-error";
+import { GRACES, type Grace } from "../services/accounts";
 import type { ConsoleEnv } from "./context";
 import { csrfField } from "./csrf";
 import { formField } from "./form-body";

@@ -7,8 +7,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../errors/api-error";
-import { type Action, can } from "../people/roles";
-import { resolveSession } from "../people/sessions";
+import { type Action, can, resolveSession } from "../services/people";
 import type { ConsoleEnv } from "./context";
 import { readCookie } from "./cookies";
 

@@ -3,8 +3,9 @@
  * asset. Accessible: the SVG is an image with a title and a description, every bar segment has
  * its own title (tooltip), and the same figures follow in a table.
  */
-import { CAPABILITIES } from "../catalog/schema";
+
 import { dec, fmt } from "../lib/decimal";
+import { CAPABILITIES } from "../services/catalog";
 
 export interface SpendDay {
   /** YYYY-MM-DD (UTC). */

@@ -5,8 +5,8 @@
 import type { Hono } from "hono";
 import { ApiError } from "../errors/api-error";
 import { redeliverTask } from "../services/storage-destinations";
-import type { Envelope } from "../tasks/record";
-import { tenantScope } from "../tasks/scope";
+import type { Envelope } from "../services/tasks";
+import { tenantScope } from "../services/tasks";
 import type { ConsoleEnv } from "./context";
 import { redirectWithFlash } from "./flash";
 import { actorOf } from "./request-meta";

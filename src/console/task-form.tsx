@@ -15,7 +15,7 @@ import type { Context } from "hono";
 import { ApiError } from "../errors/api-error";
 import { validationError } from "../http/validation";
 import { type JsonSchema, jsonSchemaOf } from "../lib/json-schema";
-import type { OperationSpec } from "../operations/types";
+import type { OperationSpec } from "../services/operations";
 import type { ConsoleEnv } from "./context";
 import { formField, formFiles } from "./form-body";
 

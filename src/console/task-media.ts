@@ -3,9 +3,8 @@
  * `<img>` or `<video>` can load them) and its media inputs (a URL as given, an artifact of the
  * tenant's signed the same way, an inline data URI only described: its bytes are not echoed).
  */
-import type { Env } from "../env";
-import { headArtifact } from "../media/artifacts";
-import { canSignOutputUrls, outputUrlExpiry, signOutputUrl } from "../media/signed-outputs";
+import type { Env } from "../http/context";
+import { canSignOutputUrls, headArtifact, outputUrlExpiry, signOutputUrl } from "../services/media";
 
 export type PreviewKind = "image" | "video" | "audio" | "other";
 

@@ -3,11 +3,11 @@
  * `from` and `to` (YYYY-MM-DD, both included, as a person reads "from the 1st to the 31st"),
  * summed by the same account query as `GET /v1/usage`.
  */
-import { KEY_MODES, type KeyMode } from "../accounts/api-keys";
-import { USAGE_COUNTERS, type UsageRow } from "../accounts/usage";
-import type { Env } from "../env";
+
+import type { Env } from "../http/context";
+import { invalidWindow } from "../lib/time-window";
+import { KEY_MODES, type KeyMode, USAGE_COUNTERS, type UsageRow } from "../services/accounts";
 import { USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS } from "../services/contracts/usage";
-import { invalidWindow } from "../services/contracts/window";
 import { usageRowsByDayAndModel } from "../services/usage";
 import { toCsv } from "./csv";
 

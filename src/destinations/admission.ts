@@ -3,15 +3,15 @@
  * at admission: an unknown one is refused before anything is reserved), else the tenant's default
  * as it is when the outputs are stored — looked up then, off the create's path, so a create that
  * names no destination costs no extra call. Test tasks have none: destinations are live resources
- * (src/services/mode-scope.ts), so a test create naming one is refused and test outputs stay in
+ * (src/accounts/mode-scope.ts), so a test create naming one is refused and test outputs stay in
  * the platform's storage.
  */
 
 import { accountFor } from "../accounts/account-stub";
 import type { KeyMode } from "../accounts/api-keys";
+import { requireLive } from "../accounts/mode-scope";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
-import { requireLive } from "../services/mode-scope";
 import type { TaskRecord } from "../tasks/record";
 import { plannedDelivery } from "./delivery";
 

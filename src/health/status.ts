@@ -8,10 +8,10 @@ import { loadCatalog } from "../catalog/store";
 import { isOffered } from "../catalog/views";
 import type { Env } from "../env";
 import { liveProviders, routesFor } from "../providers/routing";
-import type { ServiceStatus } from "../services/contracts/status";
 import { quantile } from "./durations";
 import { healthObject } from "./health-stub";
 import type { Incident, ProviderStatus, RouteStatus } from "./health-views";
+import type { ServiceStatus } from "./status-document";
 import { addWindow, emptyWindow, type WindowStats } from "./window-stats";
 import { type HealthState, routeHealthWord } from "./words";
 

@@ -5,6 +5,7 @@ import type { Caller } from "../accounts/service";
 import type { Env } from "../env";
 import { validationError } from "./validation";
 
+export type { Env } from "../env";
 export interface AppEnv {
   Bindings: Env;
   Variables: {

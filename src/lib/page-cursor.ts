@@ -3,9 +3,9 @@
  * version, a tag naming the listing and its owner (a cursor of another listing or tenant is
  * refused), and the last row's position.
  */
-import { ApiError } from "../errors/api-error";
-import { sha256Hex } from "./crypto";
 
+import { invalidCursor } from "../errors/common";
+import { sha256Hex } from "./crypto";
 /** The tag binding a cursor to one listing of one owner. */
 export async function cursorTag(listing: string, ownerId: string): Promise<string> {
   return (await sha256Hex(`${listing}:${ownerId}`)).slice(0, 12);
@@ -20,9 +20,7 @@ export function encodeCursor(tag: string, createdAt: string, id: string): string
 
 /** The position a cursor names; `400 invalid_cursor` (at `/cursor`) when malformed or another listing's. */
 export function decodeCursor(cursor: string, tag: string): { created_at: string; id: string } {
-  const invalid = new ApiError("invalid_cursor", "The cursor is malformed or belongs to another listing.", {
-    param: "/cursor",
-  });
+  const invalid = invalidCursor();
   let p: { v?: unknown; t?: unknown; c?: unknown; i?: unknown };
   try {
     p = JSON.parse(atob(cursor.replaceAll("-", "+").replaceAll("_", "/")));

@@ -7,12 +7,17 @@
  * resource metadata so a client can find the authorization server; 403 `insufficient_scope`
  * names every scope /mcp offers so a client can step up.
  */
-import { type Permission, WORK_PERMISSIONS } from "../accounts/api-keys";
-import { authenticate, type Caller, checkRate } from "../accounts/service";
-import type { Env } from "../env";
+
 import { ApiError } from "../errors/api-error";
-import { looksLikeAccessToken, type OAuthGrantCaller, resolveAccessToken } from "../oauth/access";
-import { mcpResourceUrl, resourceMetadataUrl } from "../oauth/resource";
+import type { Env } from "../http/context";
+import { authenticate, type Caller, checkRate, type Permission, WORK_PERMISSIONS } from "../services/accounts";
+import {
+  looksLikeAccessToken,
+  mcpResourceUrl,
+  type OAuthGrantCaller,
+  resolveAccessToken,
+  resourceMetadataUrl,
+} from "../services/oauth";
 
 export interface McpCaller {
   caller: Caller;

@@ -6,7 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { createBatch, readBatch } from "../services/batches";
 import { BatchCreateFields, BatchEnvelopeSchema, ONE_SOURCE, oneSource } from "../services/contracts/batch";
 import { IdempotencyKeyString } from "../services/contracts/idempotency";
-import { keyScope } from "../tasks/scope";
+import { keyScope } from "../services/tasks";
 import { dataResult } from "./results";
 import { parseWith, READ_ONLY, zodTool } from "./tool";
 

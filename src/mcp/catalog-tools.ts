@@ -3,10 +3,8 @@
  * /v1/catalog/models/{model}, /v1/voices and /v1/balance answer them for the same caller.
  */
 import { z } from "@hono/zod-openapi";
-import { CAPABILITIES } from "../catalog/schema";
-import { modelList } from "../catalog/views";
 import { balanceOf } from "../services/balance";
-import { catalogFor, modelDetailOf, voiceListOf } from "../services/catalog";
+import { CAPABILITIES, catalogFor, modelDetailOf, modelList, voiceListOf } from "../services/catalog";
 import { Balance } from "../services/contracts/balance";
 import { ModelDetail, ModelList, VoiceList } from "../services/contracts/catalog";
 import { VoiceQuery } from "../services/contracts/voices";

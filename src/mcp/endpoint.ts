@@ -15,12 +15,12 @@
  */
 
 import { Hono, type MiddlewareHandler } from "hono";
-import { rateHeaders } from "../accounts/service";
 import { ApiError } from "../errors/api-error";
 import { setHeaders } from "../http/auth";
 import type { AppEnv } from "../http/context";
-import { oauthOrigin } from "../oauth/resource";
+import { rateHeaders } from "../services/accounts";
 import { requestFrom } from "../services/contracts/request-from";
+import { oauthOrigin } from "../services/oauth";
 import { authenticateMcp, requireEndpointScope } from "./auth";
 
 const ALLOW_HEADERS = [

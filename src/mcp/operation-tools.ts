@@ -6,10 +6,10 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ApiError } from "../errors/api-error";
 import { jsonSchemaOf, withProperties } from "../lib/json-schema";
-import { OPERATIONS } from "../operations";
-import type { OperationSpec } from "../operations/types";
 import { IDEMPOTENCY_KEY_JSON_SCHEMA, idempotencyKeyProblem } from "../services/contracts/idempotency";
 import { TaskEnvelope } from "../services/contracts/task-envelope";
+import type { OperationSpec } from "../services/operations";
+import { OPERATIONS } from "../services/operations";
 import { createTask } from "../services/tasks";
 import { taskResult } from "./results";
 import { type CreateTaskResult, createTaskResult } from "./tasks-extension";

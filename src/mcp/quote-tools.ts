@@ -4,8 +4,8 @@
  * the tool call would, at the same param.
  */
 import { z } from "@hono/zod-openapi";
-import { OPERATIONS } from "../operations";
 import { Quote } from "../services/contracts/quote";
+import { OPERATIONS } from "../services/operations";
 import { createQuote, quotedOperation } from "../services/quotes";
 import { dataResult } from "./results";
 import { parseWith, zodTool } from "./tool";

@@ -5,8 +5,7 @@
  */
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/server";
 import { clause } from "../lib/sentence";
-import type { Envelope } from "../tasks/record";
-import type { StoredOutput } from "../tasks/steps/store";
+import type { Envelope, StoredOutput } from "../services/tasks";
 
 /** An output artifact as the envelope shows it (signed where the deployment can sign). */
 type ArtifactView = StoredOutput & { signed_url?: string; signed_url_expires_at?: string };

@@ -13,9 +13,9 @@ import {
   ProtocolErrorCode,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { Caller } from "../accounts/service";
-import type { AuditActor } from "../audit/audit-store";
-import type { Env } from "../env";
+import type { Env } from "../http/context";
+import type { Caller } from "../services/accounts";
+import type { AuditActor } from "../services/audit";
 import type { RequestFrom } from "../services/contracts/request-from";
 import { requireToolScope } from "./auth";
 import { asApiError, toolError } from "./errors";

@@ -4,26 +4,24 @@
  */
 
 import { z } from "@hono/zod-openapi";
-import { ApiError } from "../errors/api-error";
+import { taskNotFound } from "../errors/not-found";
 import { TaskEnvelope } from "../services/contracts/task-envelope";
 import { ListQuery, TaskPage } from "../services/contracts/task-list";
+import type { TaskListQuery, TaskState } from "../services/tasks";
 import {
   callerAuditBy,
   cancelTask,
   deleteTaskOutputs,
+  type Envelope,
   followTask,
+  keyScope,
   listTasks,
   readOwnTask,
   readTaskState,
-  taskStub,
+  TERMINAL,
 } from "../services/tasks";
-import type { TaskListQuery } from "../tasks/listing";
-import { type Envelope, TERMINAL } from "../tasks/record";
-import { keyScope } from "../tasks/scope";
-import type { TaskState } from "../tasks/task-answers";
 import { dataResult, taskResult } from "./results";
 import { READ_ONLY, type ToolContext, zodTool } from "./tool";
-
 /** The longest a `wait_for_task` call holds: well inside the time MCP clients give a call. */
 export const MAX_WAIT_SECONDS = 30;
 
@@ -33,8 +31,8 @@ const TaskId = z
   .max(200)
   .openapi({ description: "A task_id returned by a task-creating tool (or by the REST API)", example: `task_${"0".repeat(64)}` });
 
-function ownEnvelope(ctx: ToolContext, taskId: string): Promise<Envelope> {
-  return readOwnTask(ctx.env, taskId, keyScope(ctx.caller));
+async function ownEnvelope(ctx: ToolContext, taskId: string): Promise<Envelope> {
+  return (await readOwnTask(ctx.env, taskId, keyScope(ctx.caller))).envelope();
 }
 
 export const getTaskTool = zodTool({
@@ -85,12 +83,11 @@ export const waitForTaskTool = zodTool({
     .strict(),
   output: TaskEnvelope,
   async run({ task_id, timeout_seconds }, ctx) {
-    const stub = taskStub(ctx.env, task_id);
     const scope = keyScope(ctx.caller);
-    const first = await readTaskState(stub, scope);
-    if (!first) throw new ApiError("task_not_found", `Task '${task_id}' does not exist.`);
+    const first = await readTaskState(ctx.env, task_id, scope);
+    if (!first) throw taskNotFound(task_id);
     const report = progressReporter(ctx);
-    await followTask(() => readTaskState(stub, scope), {
+    await followTask(() => readTaskState(ctx.env, task_id, scope), {
       first,
       until: Date.now() + timeout_seconds * 1000,
       signal: ctx.signal,

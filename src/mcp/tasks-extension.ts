@@ -16,18 +16,15 @@ import {
   ProtocolError,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import type { Permission } from "../accounts/api-keys";
-import type { Caller } from "../accounts/service";
-import type { AuditActor } from "../audit/audit-store";
-import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import type { Env } from "../http/context";
+import type { Caller, Permission } from "../services/accounts";
+import type { AuditActor } from "../services/audit";
 import type { RequestFrom } from "../services/contracts/request-from";
-import { callerAuditBy, cancelTask, readTask } from "../services/tasks";
-import type { Envelope, TaskStatus } from "../tasks/record";
-import { keyScope } from "../tasks/scope";
+import type { Envelope, TaskStatus } from "../services/tasks";
+import { callerAuditBy, cancelTask, keyScope, readOwnTask } from "../services/tasks";
 import { asApiError, jsonRpcCodeOf, toolErrorBody } from "./errors";
 import { taskResult, taskSummary } from "./results";
-
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 
@@ -133,12 +130,7 @@ function requireAnyScope(caller: Caller, method: string, scopes: Permission[]): 
 
 /** The caller's task, or "Task not found" (also for a malformed id or another tenant's task). */
 async function ownTask(scope: TaskMethodScope, taskId: string): Promise<Envelope> {
-  const envelope = await readTask(scope.env, taskId, keyScope(scope.caller)).catch((e) => {
-    if (e instanceof ApiError && e.code === "task_not_found") return null;
-    throw e;
-  });
-  if (!envelope) throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
-  return envelope;
+  return (await readOwnTask(scope.env, taskId, keyScope(scope.caller))).envelope();
 }
 
 /** Runs a `tasks/*` handler, answering our errors as JSON-RPC errors. */

@@ -6,12 +6,11 @@
 
 import { z } from "@hono/zod-openapi";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/server";
-import type { Permission } from "../accounts/api-keys";
-import type { Caller } from "../accounts/service";
-import type { AuditActor } from "../audit/audit-store";
-import type { Env } from "../env";
+import type { Env } from "../http/context";
 import { validationError } from "../http/validation";
 import { type JsonSchema, jsonSchemaOf } from "../lib/json-schema";
+import type { Caller, Permission } from "../services/accounts";
+import type { AuditActor } from "../services/audit";
 import type { RequestFrom } from "../services/contracts/request-from";
 import { ToolErrorContent } from "./errors";
 import type { CreateTaskResult } from "./tasks-extension";

@@ -9,6 +9,7 @@ import type { Permission } from "../accounts/api-keys";
 import type { AuditBy } from "../accounts/service";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { userCodeNotFound } from "../errors/not-found";
 import { newId } from "../lib/ids";
 import type { Member } from "../people/member";
 import { DEVICE_GRANT, resolveClient } from "./clients";
@@ -26,7 +27,6 @@ import {
   normalizeUserCode,
 } from "./tokens";
 import { OAuthError } from "./wire";
-
 export interface DeviceAuthorizationResponse {
   device_code: string;
   user_code: string;
@@ -100,10 +100,10 @@ export async function approveDevice(
   by: AuditBy,
 ): Promise<{ view: DeviceView; scopes: Permission[] }> {
   const code = normalizeUserCode(typed);
-  if (!code) throw new ApiError("not_found", "That code is not valid or has expired.");
+  if (!code) throw userCodeNotFound();
   const stub = deviceObject(env, code);
   const current = await stub.device();
-  if (!current) throw new ApiError("not_found", "That code is not valid or has expired.");
+  if (!current) throw userCodeNotFound();
   const scopes = narrowScopes(current.scopes, member.role);
   const grantId = newId("grt");
   await markOAuthTenant(env, member.tenant_id);
@@ -129,7 +129,7 @@ export async function approveDevice(
 /** The member denies: the device's next poll gets `access_denied`. Recorded as `oauth.device.deny`. */
 export async function denyDevice(env: Env, member: Member, typed: string, by: AuditBy): Promise<DeviceView> {
   const code = normalizeUserCode(typed);
-  if (!code) throw new ApiError("not_found", "That code is not valid or has expired.");
+  if (!code) throw userCodeNotFound();
   const decided = await deviceObject(env, code).decideDevice({
     approve: false,
     tenant_id: member.tenant_id,
@@ -148,7 +148,5 @@ export async function denyDevice(env: Env, member: Member, typed: string, by: Au
 }
 
 function decisionError(code: "unknown" | "decided"): ApiError {
-  return code === "unknown"
-    ? new ApiError("not_found", "That code is not valid or has expired.")
-    : new ApiError("conflict", "This request was already approved or denied.");
+  return code === "unknown" ? userCodeNotFound() : new ApiError("conflict", "This request was already approved or denied.");
 }

@@ -13,15 +13,26 @@
 import { type Context, Hono } from "hono";
 import { Layout } from "../console/layout";
 import type { AppEnv } from "../http/context";
-import { checkAuthorizationRequest } from "./authorize-request";
-import { ClientMetadataError, DEVICE_GRANT, registerClient, registrationResponse } from "./clients";
-import { startDeviceAuthorization } from "./device";
-import { takeOAuthLimit } from "./limits";
-import { mcpResourceUrl, oauthOrigin } from "./resource";
-import { revokeToken } from "./revoke";
-import { OAUTH_SCOPES } from "./scopes";
-import { tokenRequest } from "./token";
-import { CORS, clientIdOf, OAuthError, oauthErrorResponse, oauthJson, readForm } from "./wire";
+import {
+  ClientMetadataError,
+  CORS,
+  checkAuthorizationRequest,
+  clientIdOf,
+  DEVICE_GRANT,
+  mcpResourceUrl,
+  OAUTH_SCOPES,
+  OAuthError,
+  oauthErrorResponse,
+  oauthJson,
+  oauthOrigin,
+  readForm,
+  registerClient,
+  registrationResponse,
+  revokeToken,
+  startDeviceAuthorization,
+  takeOAuthLimit,
+  tokenRequest,
+} from "../services/oauth";
 
 const METADATA_CACHE = "public, max-age=300";
 

@@ -1,8 +1,8 @@
 /** Request pieces shared by the task-creating operations. */
 import { z } from "@hono/zod-openapi";
+import { MaxCredits } from "../billing/max-credits";
 import { dec } from "../lib/decimal";
 import { REQUEST_RETENTION_DESCRIPTION, RetentionDays } from "../retention/days";
-import { MaxCredits } from "../services/contracts/credits";
 import { DeadlineSecondsField } from "../tasks/deadline-request";
 
 export const Metadata = z

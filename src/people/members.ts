@@ -8,6 +8,7 @@ import { accountFor } from "../accounts/account-stub";
 import { getTenantOr404 } from "../accounts/service";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { tenantNotFound } from "../errors/not-found";
 import { publicBaseUrl } from "../lib/public-url";
 import { mailSender } from "../mail/sender";
 import { normaliseEmail } from "./email";
@@ -70,7 +71,7 @@ export async function inviteMember(
     if (added.code === "exists") {
       throw new ApiError("conflict", `${email} is already a member of this tenant.`, { details: { action: "change_role" } });
     }
-    throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+    throw tenantNotFound(tenantId);
   }
   await userObject(env, user.user_id).addTenant(tenantId, tenant.name);
   const base = publicBaseUrl(env);

@@ -7,8 +7,6 @@
  */
 import type { Context } from "hono";
 import type { z } from "zod";
-import type { RateState } from "../accounts/rate-limit";
-import { authenticate, rateHeaders } from "../accounts/service";
 import { requireOperator, requirePermission } from "../http/auth";
 import type { AppEnv } from "../http/context";
 import { errorResponse, toApiError, unsupportedMediaType } from "../http/error-response";
@@ -16,7 +14,9 @@ import { readJsonBody } from "../http/json-body";
 import { requestIdOf } from "../http/request-id";
 import { drainRequest } from "../http/unread-body";
 import { type RequestPart, validationError } from "../http/validation";
-import { requireIdempotencyKey } from "../tasks/idempotency";
+import type { RateState } from "../services/accounts";
+import { authenticate, rateHeaders } from "../services/accounts";
+import { requireIdempotencyKey } from "../services/tasks";
 import type { DeclaredRoute } from "./route";
 
 type Handler = (c: Context<AppEnv>) => Response | Promise<Response>;

@@ -1,8 +1,8 @@
 /** What a declared route needs of a request, beside its OpenAPI description (src/rest/declare.ts). */
 import type { RouteConfig } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { Permission } from "../accounts/api-keys";
 import type { AppEnv } from "../http/context";
+import type { Permission } from "../services/accounts";
 
 /** What a request must bring before the handler runs. */
 export interface RouteNeeds {

@@ -11,9 +11,9 @@ import { forgetCachedTenant } from "../accounts/service";
 import type { TenantView } from "../accounts/tenant-row";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { tenantNotFound } from "../errors/not-found";
 import { type Acting, auditFields, authorize } from "../people/principal";
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, RetentionDays, tenantRetentionDays } from "./days";
-
 export interface TenantSettingsInput {
   /** Checked here (1–365, an integer), whichever door it came through. */
   output_retention_days: unknown;
@@ -41,7 +41,7 @@ export async function setTenantSettings(
     target: tenantId,
     details: { output_retention_days: days },
   });
-  if (!tenant) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  if (!tenant) throw tenantNotFound(tenantId);
   forgetCachedTenant(tenantId);
   return tenant;
 }

@@ -8,10 +8,9 @@ import type { z } from "@hono/zod-openapi";
 import { accountFor, tenantAccount } from "../accounts/account-stub";
 import { forgetCachedTenant, getTenantOr404 } from "../accounts/service";
 import type { Env } from "../env";
-import { ApiError } from "../errors/api-error";
+import { tenantNotFound } from "../errors/not-found";
 import { type Acting, auditFields } from "../people/principal";
 import { DEFAULT_POLICY, normalizePolicy, type SafetyPolicy, type SafetyPolicyInput } from "./policy";
-
 export interface TenantSafetyPolicy extends SafetyPolicy {
   tenant_id: string;
 }
@@ -35,7 +34,7 @@ export async function setSafetyPolicy(
     target: tenantId,
     details: { ...policy },
   });
-  if (!stored) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  if (!stored) throw tenantNotFound(tenantId);
   forgetCachedTenant(tenantId);
   return { tenant_id: tenantId, ...stored };
 }

@@ -7,9 +7,8 @@
 import { accountFor } from "../accounts/account-stub";
 import type { Caller } from "../accounts/service";
 import type { Env } from "../env";
-import { ApiError } from "../errors/api-error";
+import { invalidApiKey } from "../errors/common";
 import { type Balance, TEST_MODE_AVAILABLE_CREDITS } from "./contracts/balance";
-
 /** The tenant's live balance (available and reserved credits), or null when there is no such tenant. */
 export function tenantBalance(env: Env, tenantId: string): Promise<{ available: string; reserved: string } | null> {
   return accountFor(env, tenantId).balanceView();
@@ -29,7 +28,7 @@ export async function balanceOf(env: Env, caller: Pick<Caller, "tenant_id" | "mo
     };
   }
   const view = await tenantBalance(env, caller.tenant_id);
-  if (!view) throw new ApiError("invalid_api_key", "The API key is not valid.");
+  if (!view) throw invalidApiKey();
   return {
     object: "balance",
     mode: "live",

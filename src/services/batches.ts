@@ -12,11 +12,14 @@ import { inputFileItems } from "../batches/input-file";
 import type { Capability } from "../catalog/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { invalidCursor } from "../errors/common";
 import type { AdmissionContext } from "../tasks/admit";
 import type { Envelope } from "../tasks/record";
 import type { TaskScope } from "../tasks/scope";
-import { readTask } from "../tasks/task-stub";
+import { readTaskEnvelope } from "../tasks/task-stub";
 
+export type { BatchEnvelope, ItemStatus } from "../batches/batch-record";
+export { isJsonLines, storeJsonLines } from "../batches/input-upload";
 export interface BatchCreate {
   operation: Capability;
   items?: { custom_id: string; body: Record<string, unknown> }[];
@@ -78,8 +81,7 @@ function encodeCursor(batchId: string, seq: number): string {
 }
 
 function decodeCursor(batchId: string, cursor: string): number {
-  const invalid = () =>
-    new ApiError("invalid_cursor", "The cursor is malformed or belongs to another listing.", { param: "/cursor" });
+  const invalid = () => invalidCursor();
   let p: { v?: unknown; b?: unknown; s?: unknown };
   try {
     p = JSON.parse(atob(cursor.replaceAll("-", "+").replaceAll("_", "/")));
@@ -130,7 +132,7 @@ export async function listBatchTasks(
   while (data.length < q.limit && more) {
     const page = await stubIn(env, batchId).items(scope, { after, limit: q.limit - data.length, started: true });
     if (!page) throw notFound(batchId);
-    const tasks = await Promise.all(page.data.map((i) => (i.task_id ? readTask(env, i.task_id, scope) : null)));
+    const tasks = await Promise.all(page.data.map((i) => (i.task_id ? readTaskEnvelope(env, i.task_id, scope) : null)));
     for (const t of tasks) if (t && (!q.status || t.status === q.status)) data.push(t);
     more = page.has_more;
     after = page.last ?? after;
@@ -152,8 +154,7 @@ function encodeListCursor(scope: TaskScope, last: { created_at: string; batch_id
 }
 
 function decodeListCursor(scope: TaskScope, cursor: string): { created_at: string; batch_id: string } {
-  const invalid = () =>
-    new ApiError("invalid_cursor", "The cursor is malformed or belongs to another listing.", { param: "/cursor" });
+  const invalid = () => invalidCursor();
   let p: { v?: unknown; t?: unknown; c?: unknown; i?: unknown };
   try {
     p = JSON.parse(atob(cursor.replaceAll("-", "+").replaceAll("_", "/")));

@@ -18,6 +18,12 @@ import { liveProviders } from "../providers/routing";
 import type { CapabilityDetail, ModelDetail, Voice } from "./contracts/catalog";
 import type { VoiceFilter } from "./contracts/voices";
 
+export type { CatalogBundle } from "../catalog/build";
+export { deprecationHeaders } from "../catalog/deprecation";
+export type { Capability } from "../catalog/schema";
+export { CAPABILITIES } from "../catalog/schema";
+export { loadCatalog } from "../catalog/store";
+export { capabilityList, interfacesOf, isOffered, isSelectable, modelList } from "../catalog/views";
 /**
  * The catalog as a caller of `mode` sees it; with a key's `limits`, only the models and
  * capabilities the key may use (a model left out reads as one that does not exist).

@@ -24,10 +24,11 @@ import {
 import { loadCatalog } from "../catalog/store";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { invalidApiKey } from "../errors/common";
+import { apiKeyNotFound } from "../errors/not-found";
 import { cursorTag, decodeCursor, encodeCursor } from "../lib/page-cursor";
 import type { Acting } from "../people/principal";
 import { auditFields, authorize } from "../people/principal";
-
 /** `limits` as a request sends it (every field optional; null removes one). */
 export interface LimitsInput {
   credits?: string | null;
@@ -103,7 +104,7 @@ function checkWithin(caller: Caller, wanted: KeyLimits | null): void {
 export async function ownKey(env: Env, caller: Caller) {
   const account = accountFor(env, caller.tenant_id);
   const [record, standing] = await Promise.all([account.apiKey(caller.key_id), account.keyStanding(caller.key_id)]);
-  if (!record || !standing) throw new ApiError("invalid_api_key", "The API key is not valid.");
+  if (!record || !standing) throw invalidApiKey();
   return {
     key_id: record.key_id,
     name: record.name,
@@ -159,7 +160,7 @@ async function reachableKey(env: Env, caller: Caller, keyId: string, acting: boo
   await tenantOfKey(env, keyId, caller.tenant_id);
   const record = await accountFor(env, caller.tenant_id).apiKey(keyId);
   if (!record || (caller.mode === "test" && record.mode !== "test")) {
-    throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+    throw apiKeyNotFound(keyId);
   }
   if (acting) {
     const beyond = record.permissions.find((p) => !caller.permissions.includes(p));
@@ -195,7 +196,7 @@ export async function listKeysByKey(env: Env, caller: Caller, q: { limit: number
 export async function getKeyByKey(env: Env, caller: Caller, keyId: string) {
   const record = await reachableKey(env, caller, keyId, false);
   const standing = await accountFor(env, caller.tenant_id).keyStanding(keyId);
-  if (!standing) throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+  if (!standing) throw apiKeyNotFound(keyId);
   return { ...record, ...spendView(standing) };
 }
 
@@ -232,7 +233,7 @@ export async function patchKeyByKey(env: Env, caller: Caller, keyId: string, pat
     change,
     audited(by, "api_key.update", keyId, change),
   );
-  if (!updated) throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+  if (!updated) throw apiKeyNotFound(keyId);
   forgetCachedKey(keyId);
   return updated;
 }
@@ -255,7 +256,7 @@ export async function setKeyLimits(
   tenantScope?: string,
 ): Promise<ApiKeyRecord> {
   const tenantId = tenantScope ?? (await tenantOfPointer(env, `api-key:${keyId}`));
-  if (!tenantId) throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+  if (!tenantId) throw apiKeyNotFound(keyId);
   await tenantOfKey(env, keyId, tenantId);
   authorize(acting.principal, tenantId, "keys:manage");
   const limits = await limitsFrom(env, input);
@@ -264,7 +265,7 @@ export async function setKeyLimits(
     { limits },
     audited(auditFields(acting), "api_key.update", keyId, { limits }),
   );
-  if (!record) throw new ApiError("not_found", `API key ${keyId} does not exist.`);
+  if (!record) throw apiKeyNotFound(keyId);
   forgetCachedKey(keyId);
   return record;
 }

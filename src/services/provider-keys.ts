@@ -2,14 +2,16 @@
  * A tenant's own provider keys (`providers:manage`): add or replace (checked with the provider
  * first), list, remove. The key is sealed here, before it travels to the tenant's AccountObject,
  * and no answer, log line or audit entry carries more of it than its last four characters.
- * Live only: a test-mode key reaches none of them, reads included (src/services/mode-scope.ts).
+ * Live only: a test-mode key reaches none of them, reads included (src/accounts/mode-scope.ts).
  */
 
 import { accountFor } from "../accounts/account-stub";
+import { type ModeScope, requireLive } from "../accounts/mode-scope";
 import { type AuditBy, audited } from "../accounts/service";
 import { loadCatalog } from "../catalog/store";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { tenantNotFound } from "../errors/not-found";
 import { fromJsonPointer } from "../lib/json-pointer";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import { sealProviderKey, tenantConfig } from "../provider-keys/credential";
@@ -17,8 +19,8 @@ import type { ProviderKeyMode, ProviderKeyRecord } from "../provider-keys/rows";
 import { safeProviderMessage } from "../providers/messages";
 import { adapterFor, adapterNames } from "../providers/registry";
 import { type ProviderAdapter, ProviderError } from "../providers/types";
-import { type ModeScope, requireLive } from "./mode-scope";
 
+export type { ProviderKeyMode } from "../provider-keys/rows";
 export interface ProviderKeyInput {
   /** Absent: the stored key is kept and only its mode, models and failover change. */
   api_key?: string;
@@ -136,7 +138,7 @@ export async function putProviderKey(env: Env, scope: ModeScope, provider: strin
     },
     audited(by, "provider_key.put", provider, { mode: input.mode, models, failover: input.failover ?? true, base_url: baseUrl }),
   );
-  if (!record) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  if (!record) throw tenantNotFound(tenantId);
   return { ...providerKeyView(record), warnings: checked.warnings };
 }
 

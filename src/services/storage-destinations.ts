@@ -3,10 +3,11 @@
  * to. Create (verified by writing and deleting a probe object, the key pair sealed), list, make
  * default, delete. The REST routes (`storage:manage`) and the console's settings page call these.
  * Live only: a test-mode key reaches none of them, reads included, and test tasks never deliver to
- * one (src/services/mode-scope.ts).
+ * one (src/accounts/mode-scope.ts).
  */
 
 import { accountFor } from "../accounts/account-stub";
+import { type ModeScope, requireLive } from "../accounts/mode-scope";
 import { type AuditBy, audited } from "../accounts/service";
 import { recordAudit } from "../audit/audit";
 import type { DestinationRecord } from "../destinations/destination-rows";
@@ -14,12 +15,11 @@ import { MAX_DESTINATIONS } from "../destinations/destination-rows";
 import { deleteObject, putObject, type S3Answer, type S3Target } from "../destinations/s3";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { taskNotFound, tenantNotFound } from "../errors/not-found";
 import { newId, randomToken } from "../lib/ids";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import type { TaskScope } from "../tasks/scope";
 import { taskStub } from "../tasks/task-stub";
-import { type ModeScope, requireLive } from "./mode-scope";
-
 export interface NewDestinationInput {
   endpoint: string;
   bucket: string;
@@ -111,7 +111,7 @@ export async function createDestination(env: Env, scope: ModeScope, input: NewDe
   );
   if (result.ok) return destinationView(result.destination);
   if (result.code === "too_many") throw tooMany();
-  throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  throw tenantNotFound(tenantId);
 }
 
 function tooMany(): ApiError {
@@ -160,7 +160,7 @@ export async function redeliverTask(env: Env, taskId: string, scope: TaskScope, 
   const result = await taskStub(env, taskId).redeliver(scope, destinationId);
   switch (result.kind) {
     case "not_found":
-      throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
+      throw taskNotFound(taskId);
     case "not_succeeded":
       throw new ApiError("conflict", "Only a succeeded task's outputs can be delivered.", {
         details: { reason: "task_not_succeeded", task_id: taskId },

@@ -8,25 +8,28 @@ import { type AuditBy, audited, type Caller } from "../accounts/service";
 import { recordAudit } from "../audit/audit";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { taskNotFound } from "../errors/not-found";
 import { listTaskPage, type TaskListQuery } from "../tasks/listing";
 import { type Envelope, TERMINAL } from "../tasks/record";
 import type { TaskScope } from "../tasks/scope";
 import type { CancelResult } from "../tasks/task-answers";
-import { readTask, taskObjectFor, taskStub } from "../tasks/task-stub";
+import { taskObjectFor, taskStub } from "../tasks/task-stub";
 import { listBatchTasks } from "./batches";
 import type { RequestFrom } from "./contracts/request-from";
 
+export type { AdmissionContext } from "../tasks/admit";
 export { admitOperation as createTask } from "../tasks/admit";
+export { artifactInScope, deleteArtifactInScope } from "../tasks/artifact-scope";
 export { followTask } from "../tasks/follow";
-export { readAfterWait, readTaskJson, readTaskState, requestSignal } from "./task-wait";
-export { readTask, taskStub };
-
-/** The task's envelope if `scope` may see it; else 404 `task_not_found`. */
-export async function readOwnTask(env: Env, taskId: string, scope: TaskScope): Promise<Envelope> {
-  const envelope = await readTask(env, taskId, scope);
-  if (!envelope) throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
-  return envelope;
-}
+export { requireIdempotencyKey } from "../tasks/idempotency";
+export type { TaskListPage, TaskListQuery } from "../tasks/listing";
+export type { Envelope, TaskStatus } from "../tasks/record";
+export { TASK_STATUSES, TERMINAL } from "../tasks/record";
+export { keyScope, tenantScope } from "../tasks/scope";
+export type { StoredOutput } from "../tasks/steps/store";
+export type { TaskState } from "../tasks/task-answers";
+export { readAfterWait, readOwnTask, readTask, readTaskState, requestSignal, type StoredTask } from "./task-read";
+export { taskStub };
 
 /** A page of the tasks within `scope`, newest first: a key's own mode, or both for a console session. */
 export function listTasks(env: Env, scope: TaskScope, query: TaskListQuery) {
@@ -70,7 +73,7 @@ export async function cancelTask(
   by: AuditBy,
 ): Promise<Envelope> {
   const result = await requestCancel(env, taskId, scope, reason, by);
-  if (result.kind === "not_found") throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
+  if (result.kind === "not_found") throw taskNotFound(taskId);
   if (result.kind === "conflict") {
     throw new ApiError("conflict", "The task is already running at a provider that cannot stop it; it continues.", {
       details: {
@@ -97,7 +100,7 @@ export function callerAuditBy(caller: Pick<Caller, "key_id">, from: RequestFrom,
  */
 export async function deleteTaskOutputs(env: Env, taskId: string, scope: TaskScope, by: AuditBy): Promise<Envelope> {
   const result = await taskStub(env, taskId).deleteOutputs(scope);
-  if (result.kind === "not_found") throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
+  if (result.kind === "not_found") throw taskNotFound(taskId);
   if (result.kind === "conflict") {
     throw new ApiError("conflict", `The task is ${result.envelope.status}: its outputs can be deleted once it has ended.`, {
       details: {

@@ -5,8 +5,8 @@ import type { KeyMode } from "../accounts/api-keys";
 import type { Caller } from "../accounts/service";
 import { type UsageGroup, type UsageRow, usageTotals } from "../accounts/usage";
 import type { Env } from "../env";
+import { invalidWindow, parseInstant } from "../lib/time-window";
 import { USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS } from "./contracts/usage";
-import { invalidWindow, parseInstant } from "./contracts/window";
 
 const DAY_MS = 86_400_000;
 

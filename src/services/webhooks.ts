@@ -2,15 +2,17 @@
  * Webhook endpoints of a tenant: create (the secret shown once), list, read, change, delete. The
  * REST routes (`webhooks:manage`) call these, and so does the console; the caller's tenant is the
  * only one reached, so another tenant's endpoint is as unknown as one that does not exist. So is
- * another key mode's endpoint or delivery (src/services/mode-scope.ts): each takes the caller's
+ * another key mode's endpoint or delivery (src/accounts/mode-scope.ts): each takes the caller's
  * scope, a key's mode or a console session's both.
  */
 
 import { accountFor } from "../accounts/account-stub";
+import { type ModeScope, modeOfNew, modeVisible } from "../accounts/mode-scope";
 import { type AuditBy, audited, rateHeaders } from "../accounts/service";
 import { batchStubOf } from "../batches/batch-stub";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import { tenantNotFound } from "../errors/not-found";
 import { newId } from "../lib/ids";
 import { cursorTag, decodeCursor, encodeCursor } from "../lib/page-cursor";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
@@ -26,8 +28,9 @@ import {
   type SendGrant,
   type SendKind,
 } from "../webhooks/send-budget";
-import { type ModeScope, modeOfNew, modeVisible } from "./mode-scope";
 
+export type { LoggedStatus } from "../webhooks/delivery-log";
+export { SUBSCRIPTIONS } from "../webhooks/event-types";
 export interface NewEndpointInput {
   url: string;
   events: string[];
@@ -88,7 +91,7 @@ export async function createEndpoint(env: Env, scope: ModeScope, input: NewEndpo
       details: { reason: "endpoint_limit", limit: MAX_ENDPOINTS },
     });
   }
-  throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  throw tenantNotFound(tenantId);
 }
 
 export async function listEndpoints(env: Env, scope: ModeScope) {

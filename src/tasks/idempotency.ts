@@ -1,6 +1,6 @@
 import { ApiError } from "../errors/api-error";
 import { sha256Hex } from "../lib/crypto";
-import { idempotencyKeyProblem } from "../services/contracts/idempotency";
+import { idempotencyKeyProblem } from "./idempotency-key";
 
 export function requireIdempotencyKey(value: string | undefined): string {
   const problem = value === undefined ? "missing" : idempotencyKeyProblem(value);

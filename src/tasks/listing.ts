@@ -9,13 +9,12 @@ import { accountFor } from "../accounts/account-stub";
 import type { KeyMode } from "../accounts/api-keys";
 import type { Capability } from "../catalog/schema";
 import type { Env } from "../env";
-import { ApiError } from "../errors/api-error";
+import { invalidCursor } from "../errors/common";
 import { sha256Hex } from "../lib/crypto";
-import { invalidWindow, parseInstant } from "../services/contracts/window";
+import { invalidWindow, parseInstant } from "../lib/time-window";
 import type { Envelope, TaskStatus } from "./record";
 import { tenantScope } from "./scope";
-import { readTask, TASK_ID } from "./task-stub";
-
+import { readTaskEnvelope, TASK_ID } from "./task-stub";
 export interface TaskListQuery {
   status?: TaskStatus;
   capability?: Capability;
@@ -45,8 +44,7 @@ function encodeCursor(c: object): string {
 }
 
 async function decodeCursor(cursor: string, tenantId: string): Promise<{ created_at: string; task_id: string }> {
-  const invalid = () =>
-    new ApiError("invalid_cursor", "The cursor is malformed or belongs to another listing.", { param: "/cursor" });
+  const invalid = () => invalidCursor();
   let parsed: unknown;
   try {
     parsed = JSON.parse(atob(cursor.replaceAll("-", "+").replaceAll("_", "/")));
@@ -86,7 +84,9 @@ export async function listTaskPage(env: Env, tenantId: string, q: TaskListQuery)
     after: position,
   });
   const scope = q.mode ? { tenant_id: tenantId, mode: q.mode } : tenantScope(tenantId);
-  const data = (await Promise.all(page.task_ids.map((id) => readTask(env, id, scope)))).filter((e): e is Envelope => e !== null);
+  const data = (await Promise.all(page.task_ids.map((id) => readTaskEnvelope(env, id, scope)))).filter(
+    (e): e is Envelope => e !== null,
+  );
   const next =
     page.has_more && page.last
       ? encodeCursor({ v: 1, t: await cursorTag(tenantId), c: page.last.created_at, i: page.last.task_id })

@@ -360,7 +360,7 @@ export class TaskRunner {
   private async deliverWebhooks(rec: TaskRecord): Promise<void> {
     await runTaskWebhooks({
       task_id: rec.task_id,
-      // A test task's events go to test-mode endpoints only (src/services/mode-scope.ts).
+      // A test task's events go to test-mode endpoints only (src/accounts/mode-scope.ts).
       mode: rec.mode ?? "live",
       sql: this.store.sql,
       account: accountFor(this.env, rec.tenant_id),

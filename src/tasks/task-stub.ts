@@ -4,7 +4,7 @@
  */
 import type { KeyMode } from "../accounts/api-keys";
 import type { Env } from "../env";
-import { ApiError } from "../errors/api-error";
+import { taskNotFound } from "../errors/not-found";
 import type { Remote } from "../lib/remote";
 import type { Envelope } from "./record";
 import { type TaskScope, taskObjectName } from "./scope";
@@ -34,10 +34,10 @@ export function taskStub(env: Env, taskId: string): TaskStub {
       // not an id of this namespace
     }
   }
-  throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
+  throw taskNotFound(taskId);
 }
 
-/** The task envelope if `scope` may see it, or null. */
-export async function readTask(env: Env, taskId: string, scope: TaskScope): Promise<Envelope | null> {
+/** The task envelope if `scope` may see it, or null (for the domain: doors read through src/services/task-read.ts). */
+export async function readTaskEnvelope(env: Env, taskId: string, scope: TaskScope): Promise<Envelope | null> {
   return taskStub(env, taskId).read(scope);
 }

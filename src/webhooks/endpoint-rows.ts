@@ -3,7 +3,7 @@
  * events, and the endpoint's signing secret, sealed at rest (bound to the endpoint id). A deleted
  * endpoint keeps its row (`deleted_at`), so the deliveries that named it still say where they went.
  * Each endpoint has a key mode (`mode`, added by schema version 18): it receives the events of its
- * own mode's tasks only (src/services/mode-scope.ts).
+ * own mode's tasks only (src/accounts/mode-scope.ts).
  */
 import type { KeyMode } from "../accounts/api-keys";
 import { unseal } from "../lib/sealed";

@@ -15,7 +15,7 @@ describe("the import graph of src/", () => {
     expect(Object.keys(SOURCES).length).toBeGreaterThan(200);
   });
 
-  it("keeps the layers: no door imports another, the domain imports no door, only the registry imports the sandbox", () => {
+  it("keeps the layers: doors reach the domain only through the services, no door imports another, only the registry imports the sandbox", () => {
     expect(violations(importGraph(SOURCES))).toEqual([]);
   });
 
@@ -57,43 +57,64 @@ describe("the checker", () => {
     expect(layerOf("src/console/pages/task.tsx")).toEqual({ kind: "door", door: "console" });
     expect(layerOf("src/oauth/routes.tsx")).toEqual({ kind: "door", door: "oauth" });
     expect(layerOf("src/oauth/grants.ts")).toEqual({ kind: "domain" });
-    expect(layerOf("src/http/auth.ts")).toEqual({ kind: "web" });
-    expect(layerOf("src/services/tasks.ts")).toEqual({ kind: "domain" });
+    expect(layerOf("src/http/auth.ts")).toEqual({ kind: "plumbing" });
+    expect(layerOf("src/services/tasks.ts")).toEqual({ kind: "services" });
+    expect(layerOf("src/services/contracts/task-envelope.ts")).toEqual({ kind: "services" });
+    expect(layerOf("src/errors/api-error.ts")).toEqual({ kind: "base" });
+    expect(layerOf("src/lib/ids.ts")).toEqual({ kind: "base" });
+    expect(layerOf("src/tasks/record.ts")).toEqual({ kind: "domain" });
+    expect(layerOf("src/env.ts")).toEqual({ kind: "domain" });
   });
 
   it("fails a graph that breaks each rule, and passes one that keeps them", () => {
     const sources = {
       "src/index.ts": 'import { app } from "./app";',
       "src/app.ts": 'import "./rest/routes/tasks"; import "./mcp/endpoint"; import "./console/app";',
-      "src/http/auth.ts": 'import "../services/tasks";',
-      "src/rest/routes/tasks.ts": 'import "../../http/auth"; import "../../services/tasks"; import "../../mcp/results";',
-      "src/mcp/endpoint.ts": 'import "../http/auth"; import "../rest/routes/tasks";',
-      "src/mcp/results.ts": "",
-      "src/console/app.tsx": 'import "../services/tasks";',
-      "src/services/tasks.ts": 'import "../rest/routes/tasks"; import "../console/app";',
-      "src/tasks/listing.ts": 'import "../http/auth"; import "../providers/sandbox/adapter";',
+      "src/http/auth.ts": 'import "../services/tasks"; import "../tasks/record"; import "../lib/ids"; import "../console/app";',
+      "src/rest/routes/tasks.ts":
+        'import "../../http/auth"; import "../../services/tasks"; import "../../errors/api-error"; import "../../mcp/results";',
+      "src/mcp/endpoint.ts": 'import "../http/auth"; import "./results"; import "../rest/routes/tasks";',
+      "src/mcp/results.ts": 'import type { Envelope } from "../tasks/record";',
+      "src/console/app.tsx": 'import "../services/tasks"; import "../lib/ids"; import "../app";',
+      "src/services/tasks.ts": 'import "../tasks/record"; import "../http/auth"; import "../rest/routes/tasks";',
+      "src/services/contracts/task-envelope.ts": 'import "../../lib/ids";',
+      "src/errors/api-error.ts": "",
+      "src/lib/ids.ts": "",
+      "src/tasks/record.ts": 'import "../lib/ids"; import "../services/contracts/task-envelope";',
+      "src/tasks/listing.ts": 'import "./record"; import "../http/auth"; import "../providers/sandbox/adapter";',
       "src/providers/registry.ts": 'import "./sandbox/adapter";',
       "src/providers/sandbox/adapter.ts": 'import "./media";',
       "src/providers/sandbox/media.ts": "",
     };
     expect(violations(importGraph(sources), [])).toEqual([
+      "src/console/app.tsx -> src/app.ts: nothing but the Worker's entry imports the app that mounts the doors",
+      "src/http/auth.ts -> src/console/app.tsx: the HTTP plumbing imports the console door",
       "src/mcp/endpoint.ts -> src/rest/routes/tasks.ts: the mcp door imports the rest door",
+      "src/mcp/results.ts -> src/tasks/record.ts: the mcp door imports the domain",
       "src/rest/routes/tasks.ts -> src/mcp/results.ts: the rest door imports the mcp door",
-      "src/services/tasks.ts -> src/console/app.tsx: the domain imports the console door",
-      "src/services/tasks.ts -> src/rest/routes/tasks.ts: the domain imports the rest door",
+      "src/services/tasks.ts -> src/http/auth.ts: the services layer imports the HTTP plumbing",
+      "src/services/tasks.ts -> src/rest/routes/tasks.ts: the services layer imports the rest door",
       "src/tasks/listing.ts -> src/http/auth.ts: the domain imports the HTTP plumbing",
       "src/tasks/listing.ts -> src/providers/sandbox/adapter.ts: only the provider registry may import the sandbox",
+      "src/tasks/record.ts -> src/services/contracts/task-envelope.ts: the domain imports the services",
     ]);
+    const BROKEN =
+      /import (?:type \{ Envelope \} from )?"[^"]*(mcp\/results|rest\/routes\/tasks|console\/app|http\/auth|sandbox\/adapter|tasks\/record|contracts\/task-envelope|\.\.\/app)";/g;
+    const LEGAL: Record<string, string[]> = {
+      "src/app.ts": ["rest/routes/tasks", "console/app"],
+      "src/providers/registry.ts": ["sandbox/adapter"],
+      "src/mcp/endpoint.ts": ["http/auth"],
+      "src/rest/routes/tasks.ts": ["http/auth"],
+      "src/services/tasks.ts": ["tasks/record"],
+    };
     const kept = Object.fromEntries(
       Object.entries(sources).map(([f, t]) => [
         f,
-        t.replace(/import "[^"]*(mcp\/results|routes\/tasks|console\/app|http\/auth|sandbox\/adapter)";/g, (m, _x, _o) =>
-          f === "src/app.ts" || f === "src/providers/registry.ts" || f === "src/mcp/endpoint.ts" ? m : "",
-        ),
+        t.replace(BROKEN, (m, target: string) => (LEGAL[f]?.includes(target) ? m : "")),
       ]),
     );
-    kept["src/mcp/endpoint.ts"] = 'import "../http/auth";';
     expect(violations(importGraph(kept), [])).toEqual([]);
+    expect(importGraph(kept).get("src/services/tasks.ts")).toEqual(["src/tasks/record.ts"]);
   });
 
   it("keeps the sandbox Worker's encoders out of the API: only its contract is imported from outside it", () => {

@@ -3,10 +3,19 @@
  * layer a file belongs to, what it imports, and every import the rules forbid.
  */
 
+/**
+ * root: the Worker's entry and the app that mounts the doors, free to import anything. door: REST
+ * (src/rest/), MCP, the console and the OAuth endpoints, which import only the services, the HTTP
+ * plumbing, the base modules and their own files. services: what any door calls, importing the
+ * domain but no door and no plumbing. plumbing (src/http/): no door. base (src/errors/, src/lib/).
+ * domain: everything else, importing no service, no door and no plumbing.
+ */
 export type Layer =
   | { kind: "root" }
   | { kind: "door"; door: "rest" | "mcp" | "console" | "oauth" }
-  | { kind: "web" }
+  | { kind: "services" }
+  | { kind: "plumbing" }
+  | { kind: "base" }
   | { kind: "domain" };
 
 /** Where the Worker is put together: it mounts every door, so it alone may import them all. */
@@ -43,8 +52,10 @@ export function layerOf(file: string): Layer {
   if (file.startsWith("src/mcp/")) return { kind: "door", door: "mcp" };
   if (file.startsWith("src/console/")) return { kind: "door", door: "console" };
   if (file === "src/oauth/routes.tsx") return { kind: "door", door: "oauth" };
-  // The rest of src/http/: the HTTP plumbing the doors share (context, key auth, body reading).
-  if (file.startsWith("src/http/")) return { kind: "web" };
+  if (file.startsWith("src/services/")) return { kind: "services" };
+  // The HTTP plumbing the doors share (context, key auth, body reading).
+  if (file.startsWith("src/http/")) return { kind: "plumbing" };
+  if (file.startsWith("src/errors/") || file.startsWith("src/lib/")) return { kind: "base" };
   return { kind: "domain" };
 }
 
@@ -89,6 +100,13 @@ export function importGraph(sources: Record<string, string>): Map<string, string
   return graph;
 }
 
+const NAMES: Record<Exclude<Layer["kind"], "root" | "door">, string> = {
+  services: "the services layer",
+  plumbing: "the HTTP plumbing",
+  base: "a base module",
+  domain: "the domain",
+};
+
 /** Why `from` may not import `to`, or null when it may. */
 export function ruleBroken(from: string, to: string): string | null {
   if (to.startsWith(SANDBOX) && !from.startsWith(SANDBOX) && from !== SANDBOX_GATE) {
@@ -104,10 +122,15 @@ export function ruleBroken(from: string, to: string): string | null {
   const b = layerOf(to);
   if (a.kind === "root") return null;
   if (b.kind === "root") return "nothing but the Worker's entry imports the app that mounts the doors";
-  if (a.kind === "door" && b.kind === "door" && a.door !== b.door) return `the ${a.door} door imports the ${b.door} door`;
-  if (a.kind === "web" && b.kind === "door") return `the shared HTTP plumbing imports the ${b.door} door`;
-  if (a.kind === "domain" && b.kind === "door") return `the domain imports the ${b.door} door`;
-  if (a.kind === "domain" && b.kind === "web") return "the domain imports the HTTP plumbing";
+  if (b.kind === "door") {
+    if (a.kind === "door") return a.door === b.door ? null : `the ${a.door} door imports the ${b.door} door`;
+    return `${NAMES[a.kind]} imports the ${b.door} door`;
+  }
+  // A door translates its wire format and calls a service: the domain is reached only through them.
+  if (a.kind === "door" && b.kind === "domain") return `the ${a.door} door imports the domain`;
+  if (a.kind === "domain" && b.kind === "services") return "the domain imports the services";
+  if ((a.kind === "domain" || a.kind === "services") && b.kind === "plumbing")
+    return `${NAMES[a.kind]} imports the HTTP plumbing`;
   return null;
 }
 

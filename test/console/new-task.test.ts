@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accountFor } from "../../src/accounts/account-stub";
 import { tenantScope } from "../../src/tasks/scope";
-import { readTask } from "../../src/tasks/task-stub";
+import { readTaskEnvelope } from "../../src/tasks/task-stub";
 import { BASE } from "../helpers/api";
 import { type Browser, freshEmail, inviteAndSignIn, signIn, tenantWithOwner } from "../helpers/console";
 import { png } from "../helpers/media-fixtures";
@@ -85,7 +85,7 @@ describe("the new-task page", () => {
     expect(res.status, res.text).toBe(303);
     const taskId = taskIdOf(res.location) as string;
     expect(taskId).toBeTruthy();
-    const task = await readTask(env, taskId, tenantScope(tenant.tenant_id));
+    const task = await readTaskEnvelope(env, taskId, tenantScope(tenant.tenant_id));
     expect(task).toMatchObject({
       capability: "text_to_image",
       model: "auto",
@@ -103,7 +103,7 @@ describe("the new-task page", () => {
     const before = await accountFor(env, tenant.tenant_id).balanceView();
     const { res } = await submit(developer, "text_to_image", { prompt: "a live lighthouse", mode: "live" });
     expect(res.status, res.text).toBe(303);
-    const task = await readTask(env, taskIdOf(res.location) as string, tenantScope(tenant.tenant_id));
+    const task = await readTaskEnvelope(env, taskIdOf(res.location) as string, tenantScope(tenant.tenant_id));
     expect(task?.warnings.find((w) => w.code === "simulated_output")?.message ?? "").not.toContain("Test-mode");
     const after = await accountFor(env, tenant.tenant_id).balanceView();
     // Held or already charged: either way no longer available.
@@ -121,7 +121,7 @@ describe("the new-task page", () => {
       { images: [{ bytes: await png(64, 48), name: "scene.png", type: "image/png" }] },
     );
     expect(res.status, res.text).toBe(303);
-    const task = await readTask(env, taskIdOf(res.location) as string, tenantScope(tenant.tenant_id));
+    const task = await readTaskEnvelope(env, taskIdOf(res.location) as string, tenantScope(tenant.tenant_id));
     expect(task?.capability).toBe("image_to_image");
     const images = (task?.input as { images?: { type: string; artifact_id: string }[] } | undefined)?.images ?? [];
     expect(images).toHaveLength(1);

@@ -1,11 +1,11 @@
 /**
- * The table of key modes (src/services/mode-scope.ts) covers every /v1 operation of the OpenAPI
+ * The table of key modes (src/accounts/mode-scope.ts) covers every /v1 operation of the OpenAPI
  * document and every MCP tool, each exactly once and with nothing that does not exist: a route or
  * tool added without deciding what a test-mode key may do with it fails here.
  */
 import { describe, expect, it } from "vitest";
+import { MODE_TABLE } from "../../src/accounts/mode-scope";
 import { TOOLS } from "../../src/mcp/tools";
-import { MODE_TABLE } from "../../src/services/mode-scope";
 import { call } from "../helpers/api";
 
 const entries = Object.entries(MODE_TABLE);

@@ -8,6 +8,7 @@ import { accountFor } from "../../accounts/account-stub";
 import { type AuditBy, audited, createdBy, getTenantOr404 } from "../../accounts/service";
 import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
+import { tenantNotFound } from "../../errors/not-found";
 import { publicBaseUrl } from "../../lib/public-url";
 import type { PaymentOutcome } from "./checkout-rows";
 import { amountBounds, creditsFor, formatMoney, type PriceTable, PriceTableInvalid, priceTable } from "./prices";
@@ -114,7 +115,7 @@ export async function startCheckout(
     { checkout_id: checkout.id, provider: provider.name, credits, amount: input.amount, currency, created_by: createdBy(by) },
     audited(by, "credits.checkout", checkout.id, { provider: provider.name, amount: input.amount, currency, credits }),
   );
-  if (!recorded) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  if (!recorded) throw tenantNotFound(tenantId);
   return {
     object: "checkout",
     id: checkout.id,
@@ -190,6 +191,6 @@ export async function creditsOverview(env: Env, tenantId: string, limit = 50) {
     account.grants(limit),
     account.checkouts(limit),
   ]);
-  if (!balance) throw new ApiError("not_found", `Tenant ${tenantId} does not exist.`);
+  if (!balance) throw tenantNotFound(tenantId);
   return { balance, grants, checkouts };
 }

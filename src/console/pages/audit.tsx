@@ -1,6 +1,6 @@
 /** The audit log (owners): who did what, when, from where; newest first, 50 a page. */
 import type { Hono } from "hono";
-import { listAudit } from "../../audit/audit";
+import { listAudit } from "../../services/audit";
 import type { ConsoleEnv } from "../context";
 import { Layout } from "../layout";
 import { render } from "../render";

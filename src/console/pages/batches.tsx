@@ -4,11 +4,11 @@
  * the cancel are the REST API's own services (src/services/batches.ts).
  */
 import type { Hono } from "hono";
-import type { BatchEnvelope } from "../../batches/batch-record";
 import { ApiError } from "../../errors/api-error";
-import { can } from "../../people/roles";
+import type { BatchEnvelope } from "../../services/batches";
 import { cancelBatch, listBatches } from "../../services/batches";
-import { tenantScope } from "../../tasks/scope";
+import { can } from "../../services/people";
+import { tenantScope } from "../../services/tasks";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";

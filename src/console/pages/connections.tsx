@@ -5,7 +5,7 @@
  */
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { listGrants, revokeGrant, seesAllGrants } from "../../oauth/grants";
+import { listGrants, revokeGrant, seesAllGrants } from "../../services/oauth";
 import type { ConsoleEnv } from "../context";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
 import { Layout } from "../layout";

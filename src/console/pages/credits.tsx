@@ -6,10 +6,18 @@
 import type { Context, Hono } from "hono";
 import { raw } from "hono/html";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { formatMoney, MAX_UNITS, MIN_UNITS, minorPerUnit, type PriceTable } from "../../billing/payments/prices";
-import { creditsOverview, requirePayments, startCheckout } from "../../billing/payments/purchases";
 import { ApiError } from "../../errors/api-error";
-import { auditFields } from "../../people/principal";
+import {
+  creditsOverview,
+  formatMoney,
+  MAX_UNITS,
+  MIN_UNITS,
+  minorPerUnit,
+  type PriceTable,
+  requirePayments,
+  startCheckout,
+} from "../../services/payments";
+import { auditFields } from "../../services/people";
 import { acting } from "../acting";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";

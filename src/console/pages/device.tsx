@@ -6,10 +6,8 @@
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError } from "../../errors/api-error";
-import { approveDevice, denyDevice, findDevice } from "../../oauth/device";
-import { takeOAuthLimit } from "../../oauth/limits";
-import type { DeviceView } from "../../oauth/oauth-records";
-import { displayUserCode, normalizeUserCode } from "../../oauth/tokens";
+import type { DeviceView } from "../../services/oauth";
+import { approveDevice, denyDevice, displayUserCode, findDevice, normalizeUserCode, takeOAuthLimit } from "../../services/oauth";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";

@@ -1,8 +1,7 @@
 /** Members (owners): invite by email with a role, change a role, remove. */
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { changeMemberRole, inviteMember, listMembers, removeMember } from "../../people/members";
-import { ROLES } from "../../people/roles";
+import { changeMemberRole, inviteMember, listMembers, ROLES, removeMember } from "../../services/people";
 import { acting } from "../acting";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";

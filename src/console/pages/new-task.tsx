@@ -14,18 +14,16 @@
  */
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { KEY_MODES, type KeyMode } from "../../accounts/api-keys";
-import type { Caller } from "../../accounts/service";
-import { loadCatalog } from "../../catalog/store";
-import { interfacesOf, isOffered, isSelectable } from "../../catalog/views";
 import { ApiError } from "../../errors/api-error";
-import { OPERATIONS } from "../../operations";
-import type { OperationSpec } from "../../operations/types";
-import { liveProviders } from "../../providers/routing";
-import { storeRetainedUpload } from "../../retention/uploads";
-import { createTask as admitTask, taskOfKey } from "../../services/tasks";
-import type { Envelope } from "../../tasks/record";
-import { tenantScope } from "../../tasks/scope";
+import type { Caller } from "../../services/accounts";
+import { KEY_MODES, type KeyMode } from "../../services/accounts";
+import { interfacesOf, isOffered, isSelectable, loadCatalog } from "../../services/catalog";
+import type { OperationSpec } from "../../services/operations";
+import { OPERATIONS } from "../../services/operations";
+import { liveProviders } from "../../services/providers";
+import { storeRetainedUpload } from "../../services/retention";
+import type { Envelope } from "../../services/tasks";
+import { createTask as admitTask, taskOfKey, tenantScope } from "../../services/tasks";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import type { Flash } from "../flash";

@@ -5,16 +5,19 @@
  * from scratch; approving makes an authorization code in the member's current tenant.
  */
 import type { Context, Hono } from "hono";
-import type { Permission } from "../../accounts/api-keys";
+import type { Permission } from "../../services/accounts";
 import {
   AUTHORIZE_PARAMS,
   type AuthorizationRequest,
+  approveAuthorization,
   checkAuthorizationRequest,
+  mcpResourceUrl,
+  OAUTH_SCOPES,
+  oauthOrigin,
   redirectTo,
-} from "../../oauth/authorize-request";
-import { approveAuthorization } from "../../oauth/grants";
-import { mcpResourceUrl, oauthOrigin } from "../../oauth/resource";
-import { OAUTH_SCOPES, roleScopes, SCOPE_LABELS } from "../../oauth/scopes";
+  roleScopes,
+  SCOPE_LABELS,
+} from "../../services/oauth";
 import type { ConsoleEnv, Member } from "../context";
 import { csrfField } from "../csrf";
 import { formField } from "../form-body";

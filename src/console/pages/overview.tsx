@@ -1,10 +1,9 @@
 /** Overview: balance, reserved credits, the last 30 days' spend by capability, recent tasks. */
 import type { Hono } from "hono";
-import { dailySpend } from "../../accounts/daily-spend";
-import { can } from "../../people/roles";
+import { dailySpend } from "../../services/accounts";
 import { tenantBalance } from "../../services/balance";
-import { listTasks } from "../../services/tasks";
-import { tenantScope } from "../../tasks/scope";
+import { can } from "../../services/people";
+import { listTasks, tenantScope } from "../../services/tasks";
 import type { ConsoleEnv } from "../context";
 import { takeFlash } from "../flash";
 import { Layout } from "../layout";

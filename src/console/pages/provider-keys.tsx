@@ -6,8 +6,8 @@
  */
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { auditFields } from "../../people/principal";
-import type { ProviderKeyMode } from "../../provider-keys/rows";
+import { auditFields } from "../../services/people";
+import type { ProviderKeyMode } from "../../services/provider-keys";
 import {
   deleteProviderKey,
   keyableProviders,
@@ -15,7 +15,7 @@ import {
   type ProviderKeyInput,
   putProviderKey,
 } from "../../services/provider-keys";
-import { tenantScope } from "../../tasks/scope";
+import { tenantScope } from "../../services/tasks";
 import { acting } from "../acting";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";

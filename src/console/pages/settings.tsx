@@ -1,9 +1,8 @@
 /** Settings (owners): how many days the tenant's outputs and uploads are kept. */
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { getTenantOr404 } from "../../accounts/service";
-import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../../retention/days";
-import { setTenantSettings } from "../../retention/settings";
+import { getTenantOr404 } from "../../services/accounts";
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, setTenantSettings } from "../../services/retention";
 import { acting } from "../acting";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";

@@ -5,9 +5,16 @@
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError } from "../../errors/api-error";
-import { CODE_MAX_ATTEMPTS, CODE_TTL_MS, SESSION_ABSOLUTE_MS } from "../../people/policy";
-import { switchTenant } from "../../people/sessions";
-import { requestSignInCode, type SignInOutcome, signOut, verifySignInCode } from "../../people/sign-in";
+import {
+  CODE_MAX_ATTEMPTS,
+  CODE_TTL_MS,
+  requestSignInCode,
+  SESSION_ABSOLUTE_MS,
+  type SignInOutcome,
+  signOut,
+  switchTenant,
+  verifySignInCode,
+} from "../../services/people";
 import type { ConsoleEnv } from "../context";
 import { clearCookie, writeCookie } from "../cookies";
 import { csrfField } from "../csrf";

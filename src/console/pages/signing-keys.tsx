@@ -7,15 +7,16 @@
  */
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { GRACE_LABELS, type Grace } from "../../accounts/key-rotation";
 import {
   createSigningKey,
   DEFAULT_OVERLAP,
+  GRACE_LABELS,
+  type Grace,
   listSigningKeys,
   retireSigningKey,
   rotateSigningKey,
-} from "../../accounts/signing-keys";
-import { can } from "../../people/roles";
+} from "../../services/accounts";
+import { can } from "../../services/people";
 import { acting } from "../acting";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";

@@ -14,7 +14,7 @@ import {
   listDestinations,
   setDefaultDestination,
 } from "../../services/storage-destinations";
-import { tenantScope } from "../../tasks/scope";
+import { tenantScope } from "../../services/tasks";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";

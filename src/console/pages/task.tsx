@@ -11,12 +11,18 @@
  */
 import type { Context, Hono } from "hono";
 import { raw } from "hono/html";
-import { ApiError } from "../../errors/api-error";
-import { can } from "../../people/roles";
+import { taskNotFound } from "../../errors/not-found";
+import { can } from "../../services/people";
 import { parseLastEventId, taskEventStream } from "../../services/task-events";
-import { readTaskJson, readTaskState, requestCancel, requestSignal, taskStub } from "../../services/tasks";
-import { type Envelope, TERMINAL } from "../../tasks/record";
-import { tenantScope } from "../../tasks/scope";
+import {
+  type Envelope,
+  readTask,
+  readTaskState,
+  requestCancel,
+  requestSignal,
+  TERMINAL,
+  tenantScope,
+} from "../../services/tasks";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
@@ -34,14 +40,8 @@ type C = Context<ConsoleEnv>;
 
 /** The member's task, as its envelope, or null (another tenant's and a malformed id alike). */
 async function loadTask(c: C, taskId: string): Promise<Envelope | null> {
-  let read: Awaited<ReturnType<typeof readTaskJson>>;
-  try {
-    read = await readTaskJson(taskStub(c.env, taskId), tenantScope(c.get("member").tenant_id));
-  } catch (e) {
-    if (e instanceof ApiError && e.code === "task_not_found") return null;
-    throw e;
-  }
-  return read ? (JSON.parse(read.body) as Envelope) : null;
+  const task = await readTask(c.env, taskId, tenantScope(c.get("member").tenant_id));
+  return task ? task.envelope() : null;
 }
 
 function notFound(c: C, taskId: string) {
@@ -329,15 +329,15 @@ export function register(app: Hono<ConsoleEnv>) {
   // The live section alone, for the script to swap in when the task ends.
   app.get("/tasks/:id/live", requireRole("tasks:read"), async (c) => {
     const t = await loadTask(c, c.req.param("id"));
-    if (!t) throw new ApiError("task_not_found", `Task '${c.req.param("id")}' does not exist.`);
+    if (!t) throw taskNotFound(c.req.param("id"));
     return c.html(await renderLive(c, t));
   });
 
   // What the polling fallback reads: the task's status and progress.
   app.get("/tasks/:id/state", requireRole("tasks:read"), async (c) => {
     const taskId = c.req.param("id");
-    const s = await readTaskState(taskStub(c.env, taskId), tenantScope(c.get("member").tenant_id));
-    if (!s) throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
+    const s = await readTaskState(c.env, taskId, tenantScope(c.get("member").tenant_id));
+    if (!s) throw taskNotFound(taskId);
     return c.json({ task_id: taskId, status: s.status, progress: s.progress, terminal: TERMINAL.has(s.status) });
   });
 
@@ -345,15 +345,14 @@ export function register(app: Hono<ConsoleEnv>) {
   app.get("/tasks/:id/events", requireRole("tasks:read"), async (c) => {
     const taskId = c.req.param("id");
     const scope = tenantScope(c.get("member").tenant_id);
-    const stub = taskStub(c.env, taskId);
-    const first = await readTaskState(stub, scope);
-    if (!first) throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
+    const first = await readTaskState(c.env, taskId, scope);
+    if (!first) throw taskNotFound(taskId);
     const stream = taskEventStream({
       taskId,
       first,
       lastEventId: parseLastEventId(c.req.header("Last-Event-ID")),
-      readState: () => readTaskState(stub, scope),
-      readFinal: () => readTaskJson(stub, scope),
+      readState: () => readTaskState(c.env, taskId, scope),
+      readFinal: () => readTask(c.env, taskId, scope),
       signal: requestSignal(c.req.raw),
     });
     return new Response(stream, {

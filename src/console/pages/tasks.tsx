@@ -5,13 +5,11 @@
  */
 import type { Hono } from "hono";
 import { raw } from "hono/html";
-import { CAPABILITIES, type Capability } from "../../catalog/schema";
 import { ApiError } from "../../errors/api-error";
-import { can } from "../../people/roles";
-import { listTasks } from "../../services/tasks";
-import type { TaskListPage, TaskListQuery } from "../../tasks/listing";
-import { TASK_STATUSES, type TaskStatus } from "../../tasks/record";
-import { tenantScope } from "../../tasks/scope";
+import { CAPABILITIES, type Capability } from "../../services/catalog";
+import { can } from "../../services/people";
+import type { TaskListPage, TaskListQuery } from "../../services/tasks";
+import { listTasks, TASK_STATUSES, type TaskStatus, tenantScope } from "../../services/tasks";
 import type { ConsoleEnv } from "../context";
 import { DateField, SelectField } from "../filter-fields";
 import { type Flash, takeFlash } from "../flash";

@@ -5,9 +5,15 @@
  */
 import type { Hono } from "hono";
 import { raw } from "hono/html";
-import { KEY_MODES } from "../../accounts/api-keys";
-import { USAGE_COUNTERS, type UsageCounter, type UsageFigures, type UsageRow, usageTotals } from "../../accounts/usage";
 import { ApiError } from "../../errors/api-error";
+import {
+  KEY_MODES,
+  USAGE_COUNTERS,
+  type UsageCounter,
+  type UsageFigures,
+  type UsageRow,
+  usageTotals,
+} from "../../services/accounts";
 import type { ConsoleEnv } from "../context";
 import { DateField, SelectField } from "../filter-fields";
 import { type Flash, takeFlash } from "../flash";

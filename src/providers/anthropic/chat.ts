@@ -13,6 +13,7 @@
  */
 
 import { ApiError } from "../../errors/api-error";
+import { modelConnectionBroke } from "../../errors/common";
 import { sleep } from "../../lib/sleep";
 import { timedOut, unreachable } from "../chat-errors";
 import type { ChatObject, ChatUpstream, ChatUpstreamRequest, ChatUpstreamResult } from "../chat-upstream";
@@ -22,7 +23,6 @@ import { IdleTimeout, readWithin, sseData } from "../openai-compatible/sse";
 import { authHeaders, chatFailure, errorObject, MESSAGES_PATH, streamFailure } from "./client";
 import { ChunkTranslator, eventsOfMessage, MalformedStream, malformed } from "./events";
 import { messagesRequest } from "./request";
-
 export interface AnthropicChatOptions {
   /** Longest wait for the response headers, and then between any two pieces of the body. */
   timeoutMs: number;
@@ -62,7 +62,7 @@ async function* eventsOf(body: ReadableStream<Uint8Array>, idleMs: number): Asyn
   } catch (e) {
     if (e instanceof IdleTimeout) throw timedOut(idleMs / 1000);
     if (e instanceof ApiError) throw e;
-    throw new ApiError("model_request_failed", "The connection to the model broke while it was answering.");
+    throw modelConnectionBroke();
   }
 }
 
@@ -118,7 +118,7 @@ export function anthropicChat(config: ProviderConfig, options: Partial<Anthropic
     if (!res.body || !type.includes("text/event-stream")) {
       // A whole Message (or an error object) where a stream was asked for: read it as the events it stands for.
       const text = await readWithin(res.text(), o.timeoutMs).catch(() => {
-        throw new Retryable(new ApiError("model_request_failed", "The connection to the model broke while it was answering."));
+        throw new Retryable(modelConnectionBroke());
       });
       let body: Record<string, any>;
       try {

@@ -9,6 +9,7 @@
  * and Google's RetryInfo; once the upstream has answered, its answer is final.
  */
 import { ApiError } from "../../errors/api-error";
+import { modelConnectionBroke } from "../../errors/common";
 import { sleep } from "../../lib/sleep";
 import { timedOut, unreachable } from "../chat-errors";
 import type { ChatUpstream, ChatUpstreamRequest, ChatUpstreamResult } from "../chat-upstream";
@@ -63,7 +64,7 @@ export function googleChat(config: ProviderConfig): ChatUpstream {
       text = await readBody(res, timeoutMs);
     } catch (e) {
       if (e instanceof IdleTimeout) throw timedOut(timeoutMs / 1000);
-      throw new ApiError("model_request_failed", "The connection to the model broke while it was answering.");
+      throw modelConnectionBroke();
     }
     let parsed: unknown;
     try {

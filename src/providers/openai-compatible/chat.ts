@@ -6,6 +6,7 @@
  */
 
 import { ApiError } from "../../errors/api-error";
+import { modelConnectionBroke } from "../../errors/common";
 import { sleep } from "../../lib/sleep";
 import { fromUpstreamErrorObject, fromUpstreamStatus, timedOut, unreachable } from "../chat-errors";
 import {
@@ -20,7 +21,6 @@ import { DEFAULT_TIMEOUT_MS } from "../config";
 import { retryAfterMs } from "../http";
 import { IdleTimeout, idleWatch, readBody, readWithin, SseParser } from "./sse";
 import { withUsageDetails } from "./usage";
-
 export interface OpenAiCompatibleConfig {
   /** Up to and including the version, e.g. `https://api.example.com/v1`. */
   baseUrl: string;
@@ -198,7 +198,7 @@ export function openAiCompatible(config: OpenAiCompatibleConfig, name = "openai-
       text = await readBody(res, null);
     } catch {
       if (deadline.signal.aborted) throw timedOut(config.timeoutMs / 1000);
-      throw new ApiError("model_request_failed", "The connection to the model broke while it was answering.");
+      throw modelConnectionBroke();
     } finally {
       deadline.done();
     }

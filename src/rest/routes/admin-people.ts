@@ -1,13 +1,11 @@
 /** Operator routes for people and mail: a tenant's members, and the local outbox. */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { getTenantOr404 } from "../../accounts/service";
 import { ApiError } from "../../errors/api-error";
 import { type AppEnv, newRouter } from "../../http/context";
-import { outboxOf } from "../../mail/outbox-stub";
-import { inviteMember, listMembers } from "../../people/members";
-import type { Acting } from "../../people/principal";
-import { ROLES } from "../../people/roles";
+import { getTenantOr404 } from "../../services/accounts";
+import type { Acting } from "../../services/people";
+import { inviteMember, listMembers, outboxOf, ROLES } from "../../services/people";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

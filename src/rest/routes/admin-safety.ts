@@ -2,10 +2,8 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type AppEnv, newRouter } from "../../http/context";
-import type { Acting } from "../../people/principal";
-import { CATEGORIES } from "../../safety/categories";
-import { BLOCK_THRESHOLD, SafetyPolicyInput } from "../../safety/policy";
-import { getSafetyPolicy, setSafetyPolicy } from "../../safety/tenant-policy";
+import type { Acting } from "../../services/people";
+import { BLOCK_THRESHOLD, CATEGORIES, getSafetyPolicy, SafetyPolicyInput, setSafetyPolicy } from "../../services/safety";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

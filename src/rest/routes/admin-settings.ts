@@ -2,9 +2,8 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type AppEnv, newRouter } from "../../http/context";
-import type { Acting } from "../../people/principal";
-import { RETENTION_DESCRIPTION, RetentionDays } from "../../retention/days";
-import { setTenantSettings } from "../../retention/settings";
+import type { Acting } from "../../services/people";
+import { RETENTION_DESCRIPTION, RetentionDays, setTenantSettings } from "../../services/retention";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 import { Tenant } from "./admin";

@@ -1,18 +1,32 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { tenantAccount } from "../../accounts/account-stub";
-import { KEY_MODES, PERMISSIONS, REGION_PATTERN, WORK_PERMISSIONS } from "../../accounts/api-keys";
-import { GRACES, rotateApiKey } from "../../accounts/key-rotation";
-import { createTenant, getTenantOr404, issueApiKey, revokeApiKey, setKeyPermissions } from "../../accounts/service";
-import { createSigningKey, DEFAULT_OVERLAP, retireSigningKey, rotateSigningKey } from "../../accounts/signing-keys";
 import { ApiError } from "../../errors/api-error";
+import { tenantNotFound } from "../../errors/not-found";
 import { type AppEnv, newRouter } from "../../http/context";
 import { isDecimalString } from "../../lib/decimal";
-import type { Acting } from "../../people/principal";
-import { createTenantWithOwner } from "../../people/tenants";
-import { RETENTION_DESCRIPTION } from "../../retention/days";
+import {
+  createSigningKey,
+  createTenant,
+  DEFAULT_OVERLAP,
+  GRACES,
+  getTenantOr404,
+  issueApiKey,
+  KEY_MODES,
+  PERMISSIONS,
+  REGION_PATTERN,
+  retireSigningKey,
+  revokeApiKey,
+  rotateApiKey,
+  rotateSigningKey,
+  setKeyPermissions,
+  tenantAccount,
+  WORK_PERMISSIONS,
+} from "../../services/accounts";
 import { IssuedKey, KeyLimitsInput, KeyRecord } from "../../services/contracts/keys";
 import { issuedView, limitsFrom, setKeyLimits } from "../../services/keys";
+import type { Acting } from "../../services/people";
+import { createTenantWithOwner } from "../../services/people";
+import { RETENTION_DESCRIPTION } from "../../services/retention";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 
@@ -113,7 +127,7 @@ declare(
   async (c) => {
     const { tenant_id } = c.req.valid("param");
     const tenant = await tenantAccount(c.env, tenant_id).setRateLimit(c.req.valid("json").rate_limit_per_minute);
-    if (!tenant) throw new ApiError("not_found", `Tenant ${tenant_id} does not exist.`);
+    if (!tenant) throw tenantNotFound(tenant_id);
     return c.json(tenant, 200);
   },
 );
@@ -184,7 +198,7 @@ for (const action of ["disable", "enable"] as const) {
     async (c) => {
       const { tenant_id } = c.req.valid("param");
       const tenant = await tenantAccount(c.env, tenant_id).setStatus(action === "disable" ? "disabled" : "active");
-      if (!tenant) throw new ApiError("not_found", `Tenant ${tenant_id} does not exist.`);
+      if (!tenant) throw tenantNotFound(tenant_id);
       return c.json(tenant, 200);
     },
   );
@@ -230,7 +244,7 @@ declare(
     const { tenant_id } = c.req.valid("param");
     const { amount, source } = c.req.valid("json");
     const result = await tenantAccount(c.env, tenant_id).grantCredits(amount, source);
-    if (!result) throw new ApiError("not_found", `Tenant ${tenant_id} does not exist.`);
+    if (!result) throw tenantNotFound(tenant_id);
     return c.json(result, 201);
   },
 );

@@ -1,9 +1,8 @@
 /** Batches: `/v1/batches` — create, list, read, the items, cancel. The rules are in src/services/batches.ts. */
 import { z } from "@hono/zod-openapi";
-import type { ItemStatus } from "../../batches/batch-record";
 import { newRouter } from "../../http/context";
 import { validBody } from "../../http/validation";
-import type { OperationSpec } from "../../operations/types";
+import type { ItemStatus } from "../../services/batches";
 import { cancelBatch, createBatch, listBatches, listBatchItems, readBatch } from "../../services/batches";
 import {
   BatchCreateBody,
@@ -15,8 +14,8 @@ import {
 } from "../../services/contracts/batch";
 import { IdempotencyKeyString } from "../../services/contracts/idempotency";
 import { requestFrom } from "../../services/contracts/request-from";
-import { callerAuditBy } from "../../services/tasks";
-import { keyScope } from "../../tasks/scope";
+import type { OperationSpec } from "../../services/operations";
+import { callerAuditBy, keyScope } from "../../services/tasks";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 import { taskContext } from "./task-shared";

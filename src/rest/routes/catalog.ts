@@ -1,9 +1,16 @@
 /** The catalog and voices over REST: each route reads src/services/catalog.ts as its caller sees it. */
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { capabilityList, modelList } from "../../catalog/views";
 import { type AppEnv, newRouter } from "../../http/context";
-import { capabilityDetailOf, catalogFor, modelDetailOf, voiceListOf, voiceOf } from "../../services/catalog";
+import {
+  capabilityDetailOf,
+  capabilityList,
+  catalogFor,
+  modelDetailOf,
+  modelList,
+  voiceListOf,
+  voiceOf,
+} from "../../services/catalog";
 import { CapabilityDetail, CapabilityList, ModelDetail, ModelList, Voice, VoiceList } from "../../services/contracts/catalog";
 import { VoiceQuery } from "../../services/contracts/voices";
 import { declare } from "../declare";

@@ -1,10 +1,8 @@
-import type { Caller } from "../../accounts/service";
-import type { CatalogBundle } from "../../catalog/build";
-import { chatCompletion } from "../../chat/complete";
-import { ChatCompletion, ChatCompletionRequest, ChatCompletionStream } from "../../chat/schema";
-import type { Env } from "../../env";
+import type { Env } from "../../http/context";
 import { newRouter } from "../../http/context";
-import { reviewChat } from "../../safety/chat";
+import type { Caller } from "../../services/accounts";
+import type { CatalogBundle } from "../../services/catalog";
+import { ChatCompletion, ChatCompletionRequest, ChatCompletionStream, chatCompletion, reviewChat } from "../../services/chat";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

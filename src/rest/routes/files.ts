@@ -8,9 +8,8 @@ import { z } from "@hono/zod-openapi";
 import { ApiError } from "../../errors/api-error";
 import { artifactResponse } from "../../http/artifact-response";
 import { newRouter } from "../../http/context";
-import { artifactKey } from "../../media/artifacts";
-import { OUTPUT_URL_TTL_SECONDS, signedLinkQuery, verifyOutputUrl } from "../../media/signed-outputs";
-import { objectExpired } from "../../retention/outputs";
+import { artifactKey, OUTPUT_URL_TTL_SECONDS, signedLinkQuery, verifyOutputUrl } from "../../services/media";
+import { objectExpired } from "../../services/retention";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

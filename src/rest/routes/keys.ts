@@ -3,8 +3,8 @@
  * own view (`GET /v1/key`). Each route calls src/services/keys.ts, which holds the rules.
  */
 import { z } from "@hono/zod-openapi";
-import { KEY_MODES, PERMISSIONS } from "../../accounts/api-keys";
 import { newRouter } from "../../http/context";
+import { KEY_MODES, PERMISSIONS } from "../../services/accounts";
 import { IssuedKey, KeyDetail, KeyLimitsInput, KeyListQuery, KeyPage, KeyRecord, OwnKey } from "../../services/contracts/keys";
 import { requestFrom } from "../../services/contracts/request-from";
 import { createKeyByKey, getKeyByKey, listKeysByKey, ownKey, patchKeyByKey, revokeKeyByKey } from "../../services/keys";

@@ -2,13 +2,11 @@
 import { z } from "@hono/zod-openapi";
 import { newRouter } from "../../http/context";
 import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../../http/prefer";
-import { OPERATIONS } from "../../operations";
 import { IdempotencyKeyString } from "../../services/contracts/idempotency";
 import { TaskEnvelope } from "../../services/contracts/task-envelope";
-import { createTask, readAfterWait, requestSignal, taskStub } from "../../services/tasks";
-import type { AdmissionContext } from "../../tasks/admit";
-import { TERMINAL } from "../../tasks/record";
-import { keyScope } from "../../tasks/scope";
+import { OPERATIONS } from "../../services/operations";
+import type { AdmissionContext } from "../../services/tasks";
+import { createTask, keyScope, readAfterWait, requestSignal, TERMINAL } from "../../services/tasks";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 import { taskContext } from "./task-shared";
@@ -82,8 +80,8 @@ async function created(
   const headers = { ...result.headers, ...(wait === null ? {} : { ...waitHeaders(wait), Vary: "Prefer" }) };
   if (wait && !TERMINAL.has(result.envelope.status)) {
     // Still 202 (the spec's answer to a create), with the envelope as it is after the wait.
-    const stub = taskStub(ctx.env, result.envelope.task_id);
-    const read = await readAfterWait(stub, keyScope(ctx.caller), result.envelope.status, wait, requestSignal(request));
+    const taskId = result.envelope.task_id;
+    const read = await readAfterWait(ctx.env, taskId, keyScope(ctx.caller), result.envelope.status, wait, requestSignal(request));
     if (read) return new Response(read.body, { status: 202, headers: { ...headers, "Content-Type": "application/json" } });
   }
   return Response.json(result.envelope, { status: 202, headers });

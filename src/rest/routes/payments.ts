@@ -6,10 +6,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import { Hono } from "hono";
-import { WebhookRejected } from "../../billing/payments/provider";
-import { applyPaymentWebhook, requirePayments, startCheckout } from "../../billing/payments/purchases";
 import { ApiError } from "../../errors/api-error";
 import { type AppEnv, newRouter } from "../../http/context";
+import { applyPaymentWebhook, requirePayments, startCheckout, WebhookRejected } from "../../services/payments";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

@@ -4,8 +4,7 @@ import { newRouter } from "../../http/context";
 import { DeletedProviderKey, ProviderKey, ProviderKeyInput, ProviderKeyList } from "../../services/contracts/provider-keys";
 import { requestFrom } from "../../services/contracts/request-from";
 import { deleteProviderKey, listProviderKeys, putProviderKey } from "../../services/provider-keys";
-import { callerAuditBy } from "../../services/tasks";
-import { keyScope } from "../../tasks/scope";
+import { callerAuditBy, keyScope } from "../../services/tasks";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

@@ -22,8 +22,7 @@ import {
   redeliverTask,
   setDefaultDestination,
 } from "../../services/storage-destinations";
-import { callerAuditBy } from "../../services/tasks";
-import { keyScope } from "../../tasks/scope";
+import { callerAuditBy, keyScope } from "../../services/tasks";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

@@ -3,8 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { newRouter } from "../../http/context";
 import { requestFrom } from "../../services/contracts/request-from";
 import { TaskEnvelope } from "../../services/contracts/task-envelope";
-import { callerAuditBy, deleteTaskOutputs } from "../../services/tasks";
-import { keyScope } from "../../tasks/scope";
+import { callerAuditBy, deleteTaskOutputs, keyScope } from "../../services/tasks";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

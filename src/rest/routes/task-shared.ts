@@ -1,7 +1,7 @@
 /** What a task-creating REST request tells admission: its caller, request id and Idempotency-Key header. */
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/context";
-import type { AdmissionContext } from "../../tasks/admit";
+import type { AdmissionContext } from "../../services/tasks";
 
 export function taskContext(c: Context<AppEnv>): AdmissionContext {
   return {

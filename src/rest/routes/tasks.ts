@@ -1,33 +1,32 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { Caller } from "../../accounts/service";
-import { deprecationHeaders } from "../../catalog/deprecation";
-import { loadCatalog } from "../../catalog/store";
-import type { Env } from "../../env";
 import { ApiError } from "../../errors/api-error";
+import { taskNotFound } from "../../errors/not-found";
 import { artifactResponse } from "../../http/artifact-response";
+import type { Env } from "../../http/context";
 import { type AppEnv, newRouter } from "../../http/context";
 import { ifNoneMatchHits } from "../../http/etag";
 import { MAX_WAIT_SECONDS, preferredWait, waitHeaders } from "../../http/prefer";
+import type { Caller } from "../../services/accounts";
+import { deprecationHeaders, loadCatalog } from "../../services/catalog";
 import { requestFrom } from "../../services/contracts/request-from";
 import { TaskEnvelope } from "../../services/contracts/task-envelope";
 import { ListQuery, TaskPage } from "../../services/contracts/task-list";
 import { KEEP_ALIVE_MS, parseLastEventId, RETRY_MS, STREAM_LIFETIME_MS, taskEventStream } from "../../services/task-events";
+import type { TaskListQuery } from "../../services/tasks";
 import {
+  artifactInScope,
   callerAuditBy,
   cancelTask,
+  keyScope,
   listTasks,
   readAfterWait,
+  readOwnTask,
   readTask,
-  readTaskJson,
   readTaskState,
   requestSignal,
-  taskStub,
+  TERMINAL,
 } from "../../services/tasks";
-import { artifactInScope } from "../../tasks/artifact-scope";
-import type { TaskListQuery } from "../../tasks/listing";
-import { TERMINAL } from "../../tasks/record";
-import { keyScope } from "../../tasks/scope";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 
@@ -96,13 +95,12 @@ declare(
 /** `GET /v1/tasks/{task_id}`'s answer. */
 async function taskRead(env: Env, caller: Caller, taskId: string, request: Request): Promise<Response> {
   const scope = keyScope(caller);
-  const stub = taskStub(env, taskId);
   const wait = preferredWait(request.headers.get("Prefer") ?? undefined);
   // The object answers with the envelope already serialised: nothing to copy or encode again here.
-  let found = await readTaskJson(stub, scope);
+  let found = await readTask(env, taskId, scope);
   if (found && wait && !TERMINAL.has(found.status))
-    found = await readAfterWait(stub, scope, found.status, wait, requestSignal(request));
-  if (!found) throw new ApiError("task_not_found", `Task '${taskId}' does not exist.`);
+    found = await readAfterWait(env, taskId, scope, found.status, wait, requestSignal(request));
+  if (!found) throw taskNotFound(taskId);
   const headers: Record<string, string> = { ETag: found.etag, Vary: "Prefer", ...waitHeaders(wait) };
   if (ifNoneMatchHits(request.headers.get("If-None-Match") ?? undefined, found.etag)) {
     return new Response(null, { status: 304, headers });
@@ -143,9 +141,8 @@ declare(
   async (c) => {
     const { task_id } = c.req.valid("param");
     const scope = keyScope(c.get("caller"));
-    const stub = taskStub(c.env, task_id);
-    const first = await readTaskState(stub, scope);
-    if (!first) throw new ApiError("task_not_found", `Task '${task_id}' does not exist.`);
+    const first = await readTaskState(c.env, task_id, scope);
+    if (!first) throw taskNotFound(task_id);
     const headers = { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache, no-transform" };
     // A HEAD asks for the headers only: nothing to follow.
     if (c.req.method === "HEAD") return new Response(null, { headers }) as never;
@@ -153,8 +150,8 @@ declare(
       taskId: task_id,
       first,
       lastEventId: parseLastEventId(c.req.header("Last-Event-ID")),
-      readState: () => readTaskState(stub, scope),
-      readFinal: () => readTaskJson(stub, scope),
+      readState: () => readTaskState(c.env, task_id, scope),
+      readFinal: () => readTask(c.env, task_id, scope),
       signal: requestSignal(c.req.raw),
     });
     return new Response(stream, { headers }) as never;
@@ -252,9 +249,8 @@ declare(
   },
   async (c) => {
     const { task_id } = c.req.valid("param");
-    const env = await readTask(c.env, task_id, keyScope(c.get("caller")));
-    if (!env) throw new ApiError("task_not_found", `Task '${task_id}' does not exist.`);
-    const artifacts = ((env.output as { artifacts?: Record<string, unknown>[] } | null)?.artifacts ?? []) as Record<
+    const task = await readOwnTask(c.env, task_id, keyScope(c.get("caller")));
+    const artifacts = ((task.envelope().output as { artifacts?: Record<string, unknown>[] } | null)?.artifacts ?? []) as Record<
       string,
       unknown
     >[];

@@ -8,18 +8,16 @@
  * upload at worst leaves a second artifact, which the client can delete.
  */
 import { z } from "@hono/zod-openapi";
-import { isJsonLines, storeJsonLines } from "../../batches/input-upload";
-import { loadCatalog } from "../../catalog/store";
 import { ApiError } from "../../errors/api-error";
 import { newRouter } from "../../http/context";
 import { fromJsonPointer } from "../../lib/json-pointer";
 import { publicBaseUrl } from "../../lib/public-url";
 import { readAtMost, TooLarge } from "../../lib/streams";
-import { largestImageInputPixels } from "../../media/image-pixel-bound";
-import { MAX_UPLOAD_BYTES, UPLOAD_CAP_BYTES, type UploadSource } from "../../media/uploads";
-import { storeRetainedUpload, uploadRetention } from "../../retention/uploads";
-import { deleteArtifactInScope } from "../../tasks/artifact-scope";
-import { keyScope } from "../../tasks/scope";
+import { isJsonLines, storeJsonLines } from "../../services/batches";
+import { loadCatalog } from "../../services/catalog";
+import { largestImageInputPixels, MAX_UPLOAD_BYTES, UPLOAD_CAP_BYTES, type UploadSource } from "../../services/media";
+import { storeRetainedUpload, uploadRetention } from "../../services/retention";
+import { deleteArtifactInScope, keyScope } from "../../services/tasks";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

@@ -7,9 +7,8 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/context";
 import { STORED_BYTES_HEADERS } from "../../http/stored-bytes";
-import { verifyInputUrl } from "../../media/signed-inputs";
-import { providerConfig } from "../../providers/config";
-import { adapterFor } from "../../providers/registry";
+import { verifyInputUrl } from "../../services/media";
+import { adapterFor, providerConfig } from "../../services/providers";
 import { taskStub } from "../../services/tasks";
 
 export const upstreamRoutes = new Hono<AppEnv>();

@@ -4,10 +4,10 @@
  * catalog's own sample media; they say nothing a voice list does not.
  */
 import { Hono } from "hono";
-import { loadCatalog } from "../../catalog/store";
 import type { AppEnv } from "../../http/context";
 import { STORED_BYTES_HEADERS } from "../../http/stored-bytes";
 import { hash32 } from "../../lib/random";
+import { loadCatalog } from "../../services/catalog";
 
 export const voicePreviewRoutes = new Hono<AppEnv>();
 

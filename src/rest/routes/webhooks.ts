@@ -19,7 +19,7 @@ import {
   WebhookEndpointList,
   WebhookRecovery,
 } from "../../services/contracts/webhooks";
-import { callerAuditBy } from "../../services/tasks";
+import { callerAuditBy, keyScope } from "../../services/tasks";
 import {
   createEndpoint,
   deleteEndpoint,
@@ -33,7 +33,6 @@ import {
   sendTestEvent,
   updateEndpoint,
 } from "../../services/webhooks";
-import { keyScope } from "../../tasks/scope";
 import { declare } from "../declare";
 import { errorResponses } from "../schemas";
 

@@ -1,15 +1,7 @@
 /** A credit figure as every door shows it: a decimal string. */
 import { z } from "@hono/zod-openapi";
 
+export { MaxCredits } from "../../billing/max-credits";
+
 export const credits = (description: string) =>
   z.string().openapi({ description: `${description} (decimal string, up to 9 decimals)`, example: "982.5" });
-
-/** A cost cap as sent: a decimal credit figure. */
-export const MaxCredits = z
-  .string()
-  .regex(/^\d{1,12}(\.\d{1,9})?$/, "must be a non-negative decimal string with at most 9 decimals")
-  .openapi({
-    description:
-      "The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.",
-    example: "2.5",
-  });

@@ -3,7 +3,7 @@
  * in UTC unless they carry an offset. Anything else is 422 `invalid_window`, `param` naming the
  * query field as a pointer (`/from`), as the query's other failures do.
  */
-import { ApiError } from "../../errors/api-error";
+import { ApiError } from "../errors/api-error";
 
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/;
 

@@ -13,10 +13,11 @@
  * - `shared`: the same for both modes and harmless to read (the catalog, the status page, the
  *   caller's own key).
  */
-import type { KeyMode } from "../accounts/api-keys";
+
 import { ApiError } from "../errors/api-error";
 import { OPERATIONS } from "../operations";
 import type { TaskScope } from "../tasks/scope";
+import type { KeyMode } from "./api-keys";
 
 /** Whose rows a caller reaches: its tenant and its key's mode, or both modes for a console session. */
 export type ModeScope = TaskScope;
