@@ -14,6 +14,7 @@ import { declare } from "./rest/declare";
 import { mountDocs } from "./rest/docs";
 import { accountRoutes } from "./rest/routes/account";
 import { adminRoutes } from "./rest/routes/admin";
+import { adminKeyRoutes } from "./rest/routes/admin-keys";
 import { adminPeopleRoutes } from "./rest/routes/admin-people";
 import { adminSafetyRoutes } from "./rest/routes/admin-safety";
 import { adminSettingsRoutes } from "./rest/routes/admin-settings";
@@ -91,6 +92,7 @@ export function createApp() {
   app.route("/", catalogRoutes);
   app.route("/", statusRoutes);
   app.route("/", adminRoutes);
+  app.route("/", adminKeyRoutes);
   app.route("/", adminPeopleRoutes);
   app.route("/", adminSafetyRoutes);
   app.route("/", adminSettingsRoutes);
