@@ -10,12 +10,12 @@ import { invalidApiKey } from "../errors/common";
 import { apiKeyNotFound, tenantNotFound } from "../errors/not-found";
 import { newId } from "../lib/ids";
 import { type Acting, auditFields, authorize } from "../people/principal";
-import type { SafetyPolicy } from "../safety/policy";
 import { accountFor, tenantAccount } from "./account-stub";
 import type { KeyIssueRefusal, KeyResolution } from "./api-key-answers";
 import type { ApiKeyRecord } from "./api-key-rows";
 import { keyPrefix } from "./api-key-rows";
 import { generateApiKey, hashApiKey, type KeyMode, type Permission, parseApiKey } from "./api-keys";
+import type { Caller } from "./caller";
 import { directoryFor } from "./directory-stub";
 import { KeyCache, usable } from "./key-cache";
 import type { KeyLimits } from "./key-limits";
@@ -23,6 +23,8 @@ import { rateCounterFor } from "./rate-counter-stub";
 import type { RateState } from "./rate-limit";
 import { RATE_WINDOW_MS, RateLimiter } from "./rate-limit";
 import { newTenantId } from "./tenant-row";
+
+export type { Caller } from "./caller";
 
 export async function createTenant(env: Env, input: { name: string; credits?: string; source?: string }) {
   const tenantId = newTenantId();
@@ -185,24 +187,6 @@ export function forgetCachedTenant(tenantId: string): void {
 /** hash → "tenant key_id": immutable once written, so an isolate may keep it. */
 const pointerCache = new Map<string, string>();
 const POINTER_CACHE_MAX = 10_000;
-
-export interface Caller {
-  tenant_id: string;
-  key_id: string;
-  permissions: Permission[];
-  region: string;
-  /** From the key itself: `test` keys run on the sandbox only and are charged nothing. */
-  mode: KeyMode;
-  rate: RateState | null;
-  /** The tenant's content review policy, as cached with the key; absent: read from the account. */
-  safety_policy?: SafetyPolicy;
-  /** The key's limits, as cached with it (at most MAX_AGE_MS old elsewhere; its credit limit is read fresh by the ledger). */
-  limits?: KeyLimits | null;
-  /** The key or a key that made it has a credit limit (as cached): its chat calls are held before they go upstream. */
-  held?: boolean;
-  /** The tenant's output retention in days, as cached with the key; absent: read from the account. */
-  output_retention_days?: number;
-}
 
 /** Requests per minute per key when the tenant sets none (RATE_LIMIT_PER_MINUTE; "0" turns it off). */
 function defaultRateLimit(env: Env): number {

@@ -1,6 +1,6 @@
 /** The batch as its object stores it, and the spec's batch envelope made from it. */
 import type { KeyMode } from "../accounts/api-keys";
-import type { Caller } from "../accounts/service";
+import type { Caller } from "../accounts/caller";
 import type { Capability } from "../catalog/schema";
 import type { ErrorBody } from "../errors/api-error";
 

@@ -9,35 +9,14 @@
 import { EXTENSIONS } from "../media/extensions";
 import type { TaskRecord } from "../tasks/record";
 import { StepLog, type StepResult } from "../tasks/steps/effects";
+import type { DeliveryItem, DeliveryState } from "./delivery-state";
+
+export type { DeliveryItem, DeliveryState } from "./delivery-state";
+export { deliveryView, withDeliveries } from "./delivery-view";
 
 /** Attempts in all for an output whose store answers with a retryable error, and the waits between them. */
 export const DELIVERY_ATTEMPTS = 4;
 const RETRY_DELAYS_MS = [1000, 2000, 4000];
-
-export interface DeliveryItem {
-  destination_id: string;
-  index: number;
-  artifact_id: string;
-  key: string;
-  content_type: string;
-  bytes: number;
-  status: "pending" | "delivered" | "failed";
-  etag: string | null;
-  /** The store's last refusal, e.g. `SlowDown: Please reduce your request rate.`; null once delivered. */
-  error: string | null;
-  delivered_at: string | null;
-}
-
-export interface DeliveryState {
-  /** Where the outputs go now: the create's destination, or the one a later "deliver again" named. */
-  destination_id: string;
-  /** The destination's prefix when the delivery was planned: keys stay the same across attempts. */
-  prefix: string;
-  attempt_count: number;
-  last_attempt_at: string | null;
-  /** One per output and destination, made when the outputs are stored. */
-  items: DeliveryItem[];
-}
 
 /** A create's delivery, planned at admission (the destination as it was then). */
 export function plannedDelivery(destination: { destination_id: string; prefix: string } | null): DeliveryState | null {
@@ -169,55 +148,3 @@ export function destinationGone(rec: TaskRecord, now: number): StepResult {
 }
 
 // ------------------------------------------------------------------ the envelope
-
-function publicItem(i: DeliveryItem) {
-  return { destination_id: i.destination_id, key: i.key, etag: i.etag, bytes: i.bytes };
-}
-
-/** The envelope's `delivery`: where the outputs go, whether they arrived, and which failed. */
-export function deliveryView(state: DeliveryState | null | undefined) {
-  if (!state) return null;
-  const mine = state.items.filter((i) => i.destination_id === state.destination_id);
-  const failed = mine.filter((i) => i.status === "failed");
-  const status =
-    mine.length === 0 || mine.some((i) => i.status === "pending") ? "pending" : failed.length > 0 ? "failed" : "delivered";
-  return {
-    destination_id: state.destination_id,
-    status,
-    attempt_count: state.attempt_count,
-    last_attempt_at: state.last_attempt_at,
-    failed: failed.map((i) => ({ index: i.index, key: i.key, error: i.error })),
-  };
-}
-
-/** The envelope with deliveries shown: each artifact's `delivered`, the `delivery` object and the warning. */
-export function withDeliveries<E extends { output: Record<string, unknown> | null; warnings: unknown[] }>(
-  env: E,
-  state: DeliveryState | null | undefined,
-): E & { delivery?: ReturnType<typeof deliveryView> } {
-  if (!state) return env;
-  const view = deliveryView(state);
-  const artifacts = env.output?.artifacts as { index: number }[] | undefined;
-  const output =
-    env.output && artifacts
-      ? {
-          ...env.output,
-          artifacts: artifacts.map((a) => ({
-            ...a,
-            delivered: state.items.filter((i) => i.index === a.index && i.status === "delivered").map(publicItem),
-          })),
-        }
-      : env.output;
-  const warnings =
-    view?.status === "failed"
-      ? [
-          ...env.warnings,
-          {
-            code: "output_delivery_failed",
-            message: `${view.failed.length} output(s) could not be written to storage destination ${view.destination_id}; the service-hosted copies are kept. Deliver them again with POST /v1/tasks/{task_id}/deliveries.`,
-            field: "/output_destination_id",
-          },
-        ]
-      : env.warnings;
-  return { ...env, output, warnings, delivery: view };
-}

@@ -8,13 +8,9 @@ import type { Env } from "../env";
 import type { TaskRecord } from "../tasks/record";
 import { deliverItems } from "./deliver";
 import { applyAttempt, type DeliveryState, pendingItems, planItems } from "./delivery";
+import type { RedeliverResult } from "./redeliver-result";
 
-export type RedeliverResult =
-  | { kind: "ok"; delivery: DeliveryState }
-  | { kind: "not_succeeded" }
-  | { kind: "test_mode" }
-  | { kind: "no_destination" }
-  | { kind: "unknown_destination"; destination_id: string };
+export type { RedeliverResult } from "./redeliver-result";
 
 export async function redeliverOutputs(env: Env, rec: TaskRecord, requested: string | null): Promise<RedeliverResult> {
   if (rec.status !== "succeeded" || !Array.isArray(rec.output?.artifacts)) return { kind: "not_succeeded" };

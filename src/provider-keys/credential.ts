@@ -6,10 +6,10 @@
 import { accountFor } from "../accounts/account-stub";
 import type { Env } from "../env";
 import { seal, unseal } from "../lib/sealed";
+import type { ProviderAdapter } from "../providers/adapter";
 import { DEFAULT_TIMEOUT_MS, type ProviderConfig, providerConfig } from "../providers/config";
 import { configFor } from "../providers/context";
 import type { RoutePlan } from "../providers/routing";
-import type { ProviderAdapter } from "../providers/types";
 
 function boundTo(tenantId: string, provider: string): string {
   return `provider-key:${tenantId}:${provider}`;

@@ -2,9 +2,10 @@
 import type { Env } from "../env";
 import { publicBaseUrl } from "../lib/public-url";
 import { signInputUrl } from "../media/signed-inputs";
+import type { ProviderAdapter, ProviderContext } from "./adapter";
 import { type ProviderConfig, providerConfig } from "./config";
 import type { JobInput } from "./jobs";
-import { type ProviderAdapter, type ProviderContext, ProviderError } from "./types";
+import { ProviderError } from "./types";
 
 /** The sandbox needs no account: a configuration that names it and nothing else. */
 const SANDBOX_CONFIG: ProviderConfig = { name: "sandbox", apiKey: "", baseUrl: "", timeoutMs: 60_000, extra: {} };

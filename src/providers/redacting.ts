@@ -4,8 +4,10 @@
  * through of an upstream's words can then reach no envelope, event, log line, mail or webhook
  * payload with the key in it, whatever the adapter's own care.
  */
+
+import type { ProviderAdapter } from "./adapter";
 import { redactSecrets } from "./messages";
-import type { PollResult, ProviderAdapter } from "./types";
+import type { PollResult } from "./types";
 
 export function redactingAdapter(adapter: ProviderAdapter, secrets: readonly string[]): ProviderAdapter {
   const keys = secrets.filter((s) => s.length > 0);

@@ -2,6 +2,8 @@
  * Adapters by provider name. Adding a provider is one folder under src/providers/ and one line
  * here (and its entry in names.ts, which a test holds to this map).
  */
+
+import type { ProviderAdapter } from "./adapter";
 import { anthropicAdapter } from "./anthropic/index";
 import { arkAdapter, BYTEPLUS_BASE_URL, VOLCENGINE_BASE_URL } from "./ark/index";
 import { bflAdapter } from "./bfl/index";
@@ -15,7 +17,6 @@ import { openaiAdapter } from "./openai/index";
 import { replicateAdapter } from "./replicate/index";
 import { runwayAdapter } from "./runway/index";
 import { sandboxAdapter } from "./sandbox/adapter";
-import type { ProviderAdapter } from "./types";
 
 const ADAPTERS: Record<string, ProviderAdapter> = {
   sandbox: sandboxAdapter,

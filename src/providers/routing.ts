@@ -6,25 +6,15 @@
  * everywhere, and live keys only where SANDBOX_FOR_LIVE_KEYS is "true" (the local configuration),
  * and there only for cards that no configured real provider serves.
  */
-import type { Capability, ModelFile, Pricing } from "../catalog/schema";
+import type { Capability, ModelFile } from "../catalog/schema";
 import type { Env } from "../env";
 import { envPrefix, providersWithKeys } from "./config";
 import { PROVIDERS, SANDBOX, serves } from "./names";
+import type { RoutePlan } from "./route-plan";
+
+export type { RoutePlan } from "./route-plan";
 
 export type KeyMode = "live" | "test";
-
-export interface RoutePlan {
-  provider: string;
-  upstream_model: string;
-  /** The route's own price for this capability, when it has one (else the card's). */
-  pricing?: Pricing;
-  /** "tenant": the route runs on the tenant's own key (src/provider-keys/routing.ts); absent: the platform's. */
-  key?: "tenant";
-  /** On a tenant's route: its key's mode (`only`: a refused key ends the task rather than moving on). */
-  key_mode?: "prefer" | "fallback" | "only";
-  /** On a tenant's route: the percentage of the card price charged as the platform fee (`byok_fee`). */
-  fee_percent?: string;
-}
 
 function sandboxOn(env: Env): boolean {
   return env.SANDBOX_ENABLED !== "false";

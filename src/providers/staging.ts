@@ -11,7 +11,8 @@
  * its prefix once settled, and a bucket lifecycle rule catches what a crash leaves.
  */
 import { ERROR_CODES, type ErrorCode } from "../errors/codes";
-import type { PollResult, ProviderContext, ProviderHandle, ProviderJob } from "./types";
+import type { ProviderContext } from "./adapter";
+import type { PollResult, ProviderHandle, ProviderJob } from "./types";
 import { ProviderError } from "./types";
 
 /** A final outcome read from the answer at submit (a refusal, a filtered output), reported by poll. */

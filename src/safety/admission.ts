@@ -9,7 +9,7 @@
 import { recordAudit } from "../audit/audit";
 import { getPath } from "../lib/paths";
 import type { OperationSpec } from "../operations/types";
-import type { AdmissionContext } from "../tasks/admit";
+import type { AdmissionContext } from "../tasks/admit/context";
 import type { CreateResult } from "../tasks/task-answers";
 import type { TaskStub } from "../tasks/task-stub";
 import type { ReviewItem } from "./provider";

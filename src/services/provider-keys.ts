@@ -16,9 +16,10 @@ import { fromJsonPointer } from "../lib/json-pointer";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import { sealProviderKey, tenantConfig } from "../provider-keys/credential";
 import type { ProviderKeyMode, ProviderKeyRecord } from "../provider-keys/rows";
+import type { ProviderAdapter } from "../providers/adapter";
 import { safeProviderMessage } from "../providers/messages";
 import { adapterFor, adapterNames } from "../providers/registry";
-import { type ProviderAdapter, ProviderError } from "../providers/types";
+import { ProviderError } from "../providers/types";
 
 export type { ProviderKeyMode } from "../provider-keys/rows";
 export interface ProviderKeyInput {

@@ -9,7 +9,7 @@ import { accountFor } from "../accounts/account-stub";
 import type { QuoteRecord } from "../accounts/quote-rows";
 import { ApiError } from "../errors/api-error";
 import type { OperationSpec } from "../operations/types";
-import type { AdmissionContext } from "./admit";
+import type { AdmissionContext } from "./admit/context";
 import { requestHash } from "./idempotency";
 
 type QuoteRefusal = "quote_not_found" | "quote_expired" | "quote_mismatch" | "quote_used";

@@ -6,12 +6,13 @@
 import type { KeyMode } from "../accounts/api-keys";
 import type { PricedMeter, UsageLine } from "../catalog/pricing";
 import type { Capability, InterfaceFile } from "../catalog/schema";
-import { type DeliveryState, withDeliveries } from "../destinations/delivery";
+import type { DeliveryState } from "../destinations/delivery-state";
+import { withDeliveries } from "../destinations/delivery-view";
 import { ApiError } from "../errors/api-error";
 import type { ErrorCode } from "../errors/codes";
-import type { RoutePlan } from "../providers/routing";
+import type { RoutePlan } from "../providers/route-plan";
 import type { Progress, ProviderHandle } from "../providers/types";
-import type { SafetyRecord } from "../safety/review";
+import type { SafetyRecord } from "../safety/safety-record";
 import { refundReason } from "./refund-reason";
 
 export type TaskStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";

@@ -1,6 +1,6 @@
 /** What the task object answers over RPC: a create's result, a cancel's, a redelivery's, and the reads. */
 import type { ReserveRefusal } from "../accounts/ledger-answers";
-import type { RedeliverResult } from "../destinations/redeliver";
+import type { RedeliverResult } from "../destinations/redeliver-result";
 import type { Progress } from "../providers/types";
 import type { Envelope, TaskError, TaskStatus } from "./record";
 

@@ -15,12 +15,13 @@ import { pollError, stepOutcomes, submitAccepted, submitRefused } from "../healt
 import { policyFrom } from "../lib/url-policy";
 import { OutputUrlSigner } from "../media/signed-outputs";
 import { configForTask } from "../provider-keys/credential";
+import type { ProviderAdapter, ProviderContext } from "../providers/adapter";
 import { providerContext } from "../providers/context";
 import type { JobInput } from "../providers/jobs";
 import { providerMessage } from "../providers/messages";
 import { redactingAdapter } from "../providers/redacting";
 import { adapterFor } from "../providers/registry";
-import { type ProviderAdapter, type ProviderContext, ProviderError, type ProviderJob } from "../providers/types";
+import { ProviderError, type ProviderJob } from "../providers/types";
 import { expiryAfter } from "../retention/days";
 import { expiredView, outputsDueAt, outputsExpired, unlistedOutputs } from "../retention/outputs";
 import { nextWebhookAt } from "../webhooks/delivery-rows";

@@ -6,8 +6,9 @@
  * one repeated; an answer is a value, an error to throw, or a function of the sandbox's own call.
  */
 import { afterAll, beforeAll, vi } from "vitest";
+import type { ProviderAdapter } from "../../src/providers/adapter";
 import { sandboxAdapter } from "../../src/providers/sandbox/adapter";
-import type { PollResult, ProviderAdapter, ProviderHandle, ProviderJob, ProviderResult } from "../../src/providers/types";
+import type { PollResult, ProviderHandle, ProviderJob, ProviderResult } from "../../src/providers/types";
 
 export type Answer<T> = T | Error | ((real: () => Promise<T>) => Promise<T>);
 

@@ -5,6 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { ProviderContext } from "../../src/providers/adapter";
 import { arkAdapter, BYTEPLUS_BASE_URL, VOLCENGINE_BASE_URL } from "../../src/providers/ark";
 import { codeForArkError, describeArk, safetyCode } from "../../src/providers/ark/client";
 import { imageBody, imageResult, verdictOf } from "../../src/providers/ark/images";
@@ -12,7 +13,7 @@ import { pollResult } from "../../src/providers/ark/status";
 import { type ArkTask, extensionPrompt, taskBody, taskResult } from "../../src/providers/ark/tasks";
 import { providerConfig } from "../../src/providers/config";
 import type { ImageCapability, ImageRequest, JobFor, JobInput, VideoCapability, VideoRequest } from "../../src/providers/jobs";
-import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
+import { ProviderError, type ProviderHandle } from "../../src/providers/types";
 import { fakeKey, type Recorded } from "./fakes/kit";
 import { cardOf, imageRequest, recorded, rejection, unitJob, videoRequest } from "./unit";
 

@@ -7,6 +7,7 @@
 import { decode } from "fast-png";
 import { describe, expect, it } from "vitest";
 import type { InterfaceFile } from "../../src/catalog/schema";
+import type { ProviderContext } from "../../src/providers/adapter";
 import { BFL_BASE_URL, describeBfl, trustedUrl } from "../../src/providers/bfl/client";
 import { bflAdapter } from "../../src/providers/bfl/index";
 import { aspectRatio, base64, bflRequest, familyOf } from "../../src/providers/bfl/inputs";
@@ -14,7 +15,7 @@ import { resultOf } from "../../src/providers/bfl/outputs";
 import { bflPercent, pollResultOf, runningPercent } from "../../src/providers/bfl/status";
 import { pollingUrlOf, submitTask } from "../../src/providers/bfl/tasks";
 import type { ImageCapability, ImageRequest, JobFor, JobInput } from "../../src/providers/jobs";
-import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
+import { ProviderError, type ProviderHandle } from "../../src/providers/types";
 import type { Recorded } from "./fakes/kit";
 import { imageRequest, recorded, signedUrl, unitConfig, unitContext, unitJob } from "./unit";
 

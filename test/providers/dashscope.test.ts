@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ModelFile } from "../../src/catalog/schema";
+import type { ProviderContext } from "../../src/providers/adapter";
 import { providerConfig } from "../../src/providers/config";
 import { codeForError, describeDashScope, safetyCode } from "../../src/providers/dashscope/client";
 import { DASHSCOPE_BASE_URL, dashscopeAdapter } from "../../src/providers/dashscope/index";
@@ -13,7 +14,7 @@ import { pollResult, TASK_ID_TTL_MS } from "../../src/providers/dashscope/status
 import { asTask, type DashScopeTask, modelFor, taskBody, taskResult } from "../../src/providers/dashscope/tasks";
 import type { JobFor, JobInput, MediaCapability, VideoCapability, VideoRequest } from "../../src/providers/jobs";
 import { upstreamModel } from "../../src/providers/routing";
-import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
+import { ProviderError, type ProviderHandle } from "../../src/providers/types";
 import { fakeKey, type Recorded } from "./fakes/kit";
 import { cardOf, recorded, rejection, unitJob, videoRequest } from "./unit";
 

@@ -7,13 +7,14 @@ import { env } from "cloudflare:workers";
 import { decode } from "fast-png";
 import { describe, expect, it } from "vitest";
 import type { InterfaceFile } from "../../src/catalog/schema";
+import type { ProviderContext } from "../../src/providers/adapter";
 import { type ProviderConfig, providerConfig } from "../../src/providers/config";
 import { describeFal, FAL_QUEUE_URL } from "../../src/providers/fal/client";
 import { falAdapter } from "../../src/providers/fal/index";
 import { falInput } from "../../src/providers/fal/inputs";
 import { readStatusAnswer } from "../../src/providers/fal/status";
 import type { ImageRequest, JobInput, VideoRequest } from "../../src/providers/jobs";
-import { type ProviderContext, ProviderError, type ProviderHandle, type ProviderJob } from "../../src/providers/types";
+import { ProviderError, type ProviderHandle, type ProviderJob } from "../../src/providers/types";
 import { imageRequest, unitJob, videoRequest } from "./unit";
 
 function config(): ProviderConfig {

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors/api-error";
 import { policyFrom } from "../../src/lib/url-policy";
 import { encodePng } from "../../src/media/png";
+import type { ProviderContext } from "../../src/providers/adapter";
 import type { ChatObject, ChatUpstreamRequest } from "../../src/providers/chat-upstream";
 import { providerConfig } from "../../src/providers/config";
 import { downloadToR2 } from "../../src/providers/download";
@@ -26,7 +27,7 @@ import type {
   RequestByCapability,
   VideoRequest,
 } from "../../src/providers/jobs";
-import type { ProviderContext, ProviderHandle } from "../../src/providers/types";
+import type { ProviderHandle } from "../../src/providers/types";
 import { call, newTenant } from "../helpers/api";
 import { isoFile } from "../media/fixtures";
 import { fakeKey, type Recorded } from "./fakes/kit";

@@ -5,12 +5,13 @@
  */
 
 import { describe, expect, it } from "vitest";
+import type { ProviderContext } from "../../src/providers/adapter";
 import type { JobFor, MusicRequest } from "../../src/providers/jobs";
 import { describeKie, KIE_BASE_URL, mapKieCode } from "../../src/providers/kie/client";
 import { kieAdapter } from "../../src/providers/kie/index";
 import { INERT_CALLBACK_URL, sunoBody } from "../../src/providers/kie/request";
 import { pollResultOf, resultOf } from "../../src/providers/kie/status";
-import type { ProviderContext, ProviderHandle } from "../../src/providers/types";
+import type { ProviderHandle } from "../../src/providers/types";
 import type { Recorded } from "./fakes/kit";
 import { recorded, rejection, unitConfig, unitContext, unitJob } from "./unit";
 

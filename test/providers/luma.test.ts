@@ -7,12 +7,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { buildCatalog } from "../../src/catalog/build";
+import type { ProviderContext } from "../../src/providers/adapter";
 import type { JobFor, JobInput, VideoCapability, VideoRequest } from "../../src/providers/jobs";
 import { describeLuma, LUMA_BASE_URL } from "../../src/providers/luma/client";
 import { generationBody } from "../../src/providers/luma/generations";
 import { lumaAdapter } from "../../src/providers/luma/index";
 import { pollResult } from "../../src/providers/luma/status";
-import { type ProviderContext, ProviderError } from "../../src/providers/types";
+import { ProviderError } from "../../src/providers/types";
 import type { Recorded } from "./fakes/kit";
 import { recorded, signedUrl, unitConfig, unitContext, unitJob, videoRequest } from "./unit";
 

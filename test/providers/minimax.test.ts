@@ -6,6 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { ProviderContext } from "../../src/providers/adapter";
 import { providerConfig } from "../../src/providers/config";
 import type { JobFor, JobInput, MusicRequest, SpeechRequest, VideoCapability, VideoRequest } from "../../src/providers/jobs";
 import { codeForStatusCode, describeMiniMax, fromHex } from "../../src/providers/minimax/client";
@@ -14,7 +15,7 @@ import { musicBody } from "../../src/providers/minimax/music";
 import { languageBoost, pitchOf, speechBody } from "../../src/providers/minimax/speech";
 import { audioOutput } from "../../src/providers/minimax/sync";
 import { pollVideo } from "../../src/providers/minimax/video";
-import { type PollResult, type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
+import { type PollResult, ProviderError, type ProviderHandle } from "../../src/providers/types";
 import { newTenant } from "../helpers/api";
 import { fakeKey, type Recorded } from "./fakes/kit";
 import { count, create, expectRefunded, fakeRequests, follow, newTag } from "./harness";

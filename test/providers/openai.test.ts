@@ -8,12 +8,13 @@ import OpenAI, { toFile } from "openai";
 import { describe, expect, it } from "vitest";
 import { editMask } from "../../src/media/edit-mask";
 import { encodePng } from "../../src/media/png";
+import type { ProviderContext } from "../../src/providers/adapter";
 import { providerConfig } from "../../src/providers/config";
 import type { JobFor, JobInput, MediaCapability, RequestByCapability } from "../../src/providers/jobs";
 import { describeOpenAI } from "../../src/providers/openai/client";
 import { openaiAdapter } from "../../src/providers/openai/index";
 import { voiceFor } from "../../src/providers/openai/speech";
-import { type ProviderContext, ProviderError, type ProviderHandle } from "../../src/providers/types";
+import { ProviderError, type ProviderHandle } from "../../src/providers/types";
 import { fakeKey, type Recorded } from "./fakes/kit";
 import { cardOf, recorded, rejection, unitJob } from "./unit";
 

@@ -5,10 +5,11 @@
  * messages (safeProviderMessage) and the chat errors (safeMessage) go through the same function.
  */
 import { describe, expect, it } from "vitest";
+import type { ProviderAdapter } from "../../src/providers/adapter";
 import { fromUpstreamStatus, safeMessage } from "../../src/providers/chat-errors";
 import { redactSecrets, safeProviderMessage } from "../../src/providers/messages";
 import { redactingAdapter } from "../../src/providers/redacting";
-import { type ProviderAdapter, ProviderError } from "../../src/providers/types";
+import { ProviderError } from "../../src/providers/types";
 
 // Characters that every encoding changes: + / = and a space-free run of letters and digits.
 const KEY = "sk_live_Ab3+x/Yz9=Qw7Er5Ty2Ui8Op4As6Df1Gh0";

@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import type { InterfaceFile } from "../../src/catalog/schema";
+import type { ProviderContext } from "../../src/providers/adapter";
 import { providerConfig } from "../../src/providers/config";
 import type { ImageCapability, ImageRequest, JobFor, JobInput } from "../../src/providers/jobs";
 import { replicateAdapter } from "../../src/providers/replicate";
@@ -22,7 +23,7 @@ import { resultOf } from "../../src/providers/replicate/outputs";
 import { createPrediction, type Prediction } from "../../src/providers/replicate/predictions";
 import { sameInput } from "../../src/providers/replicate/reconcile";
 import { logPercent, pollResult } from "../../src/providers/replicate/status";
-import type { ProviderContext, ProviderHandle } from "../../src/providers/types";
+import type { ProviderHandle } from "../../src/providers/types";
 import type { Recorded } from "./fakes/kit";
 import { imageRequest, recorded, rejection, unitJob } from "./unit";
 

@@ -5,12 +5,13 @@
  */
 
 import { describe, expect, it } from "vitest";
+import type { ProviderContext } from "../../src/providers/adapter";
 import type { JobFor, JobInput, VideoRequest } from "../../src/providers/jobs";
 import { authHeaders, describeRunway, RUNWAY_BASE_URL, RUNWAY_VERSION } from "../../src/providers/runway/client";
 import { runwayAdapter } from "../../src/providers/runway/index";
 import { RATIOS_720P, ratioOf, runwayBody } from "../../src/providers/runway/inputs";
 import { codeForFailure, pollResultOf } from "../../src/providers/runway/status";
-import { type ProviderContext, ProviderError } from "../../src/providers/types";
+import { ProviderError } from "../../src/providers/types";
 import type { Recorded } from "./fakes/kit";
 import { recorded, signedUrl, unitConfig, unitContext, unitJob, videoRequest } from "./unit";
 

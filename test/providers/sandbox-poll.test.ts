@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Env } from "../../src/env";
+import type { ProviderContext } from "../../src/providers/adapter";
 import { sandboxAdapter } from "../../src/providers/sandbox/adapter";
-import type { ProviderContext, ProviderJob } from "../../src/providers/types";
+import type { ProviderJob } from "../../src/providers/types";
 
 const job = {
   task_id: "task_poll",

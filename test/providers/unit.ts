@@ -2,9 +2,10 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import type { InterfaceFile } from "../../src/catalog/schema";
+import type { ProviderContext } from "../../src/providers/adapter";
 import { type ProviderConfig, providerConfig } from "../../src/providers/config";
 import type { ImageRequest, JobFor, JobInput, MediaCapability, VideoRequest } from "../../src/providers/jobs";
-import { type ProviderContext, ProviderError } from "../../src/providers/types";
+import { ProviderError } from "../../src/providers/types";
 import type { Recorded } from "./fakes/kit";
 
 /** The configuration the providers project gives `name` (its fake's URL and key). */

@@ -1,5 +1,5 @@
 /** Writing a batch: its row once, its items in chunks, then the seal that makes it visible and starts it. */
-import type { Caller } from "../../accounts/service";
+import type { Caller } from "../../accounts/caller";
 import type { BatchEnvelope, BatchRow } from "../batch-record";
 import type { BatchStore } from "../batch-store";
 

@@ -6,11 +6,12 @@
  * to and from Messages (chat.ts).
  */
 
+import type { ProviderAdapter } from "../adapter";
 import type { ChatUpstream } from "../chat-upstream";
 import type { ProviderConfig } from "../config";
 import { isCapability } from "../jobs";
 import { stagedBeforeCall, stagedPoll } from "../staging";
-import type { ProviderAdapter, ProviderJob } from "../types";
+import type { ProviderJob } from "../types";
 import { ProviderError } from "../types";
 import { anthropicChat as chatUpstream } from "./chat";
 import { ANTHROPIC_BASE_URL, verifyKey } from "./client";

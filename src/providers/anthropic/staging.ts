@@ -1,6 +1,8 @@
 /** Image understanding answers kept in R2 the moment they arrive (the rule: src/providers/staging.ts). */
+
+import type { ProviderContext } from "../adapter";
 import { findStagedAnswer, readStagedAnswer, stageAnswer } from "../staging";
-import type { ProviderContext, ProviderHandle, ProviderJob } from "../types";
+import type { ProviderHandle, ProviderJob } from "../types";
 
 /** A final outcome read from the answer at submit, reported by poll. */
 export interface Verdict {

@@ -11,10 +11,11 @@
  * output_tokens includes thinking, reported apart as reasoning_tokens.
  */
 import { toBase64 } from "../../lib/base64";
+import type { ProviderContext } from "../adapter";
 import { call } from "../http";
 import type { JobFor } from "../jobs";
 import { safeProviderMessage } from "../messages";
-import type { ProviderContext, ProviderResult } from "../types";
+import type { ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { authHeaders, describeAnthropic, MESSAGES_PATH } from "./client";
 import { JSON_INSTRUCTION } from "./request";

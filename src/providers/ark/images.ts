@@ -17,10 +17,11 @@
  * set, a filtered image is an entry with `error` while the others are still made.
  */
 
+import type { ProviderContext } from "../adapter";
 import type { ProviderConfig } from "../config";
 import { type ImageCapability, imageOutputType, type JobFor } from "../jobs";
 import { stagedBeforeCall } from "../staging";
-import type { ProviderContext, ProviderHandle, ProviderOutput, ProviderResult } from "../types";
+import type { ProviderHandle, ProviderOutput, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { arkCall, arkError, codeForArkError, safetyCode, safeWording, wordingOf } from "./client";
 import { stage, type Verdict } from "./staging";

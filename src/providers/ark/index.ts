@@ -17,9 +17,10 @@
  * alone decides.
  */
 
+import type { ProviderAdapter } from "../adapter";
 import { isCapability, type ProviderJob } from "../jobs";
 import { stagedPoll } from "../staging";
-import type { ProviderAdapter, ProviderHandle } from "../types";
+import type { ProviderHandle } from "../types";
 import { ProviderError } from "../types";
 import { verifyKey } from "./client";
 import { imageResult, submitImages } from "./images";

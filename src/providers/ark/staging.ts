@@ -2,8 +2,10 @@
  * Seedream answers kept in R2 the moment they arrive (the rule: src/providers/staging.ts). The
  * output URLs inside expire after 24 hours; the service copies them at fetchResult.
  */
+
+import type { ProviderContext } from "../adapter";
 import { findStagedAnswer, readStagedAnswer, type StagedVerdict, stageAnswer } from "../staging";
-import type { ProviderContext, ProviderHandle, ProviderJob } from "../types";
+import type { ProviderHandle, ProviderJob } from "../types";
 
 export type Verdict = StagedVerdict;
 

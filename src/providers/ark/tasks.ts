@@ -12,10 +12,11 @@
  * older `--rs 720p` text commands are not used).
  */
 
+import type { ProviderContext } from "../adapter";
 import type { ProviderConfig } from "../config";
 import { malformed, readJson } from "../http";
 import type { JobFor, JobInput, VideoCapability } from "../jobs";
-import type { ProviderContext, ProviderOutput, ProviderResult } from "../types";
+import type { ProviderOutput, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { arkCall } from "./client";
 

@@ -10,8 +10,9 @@
  *  - No `reconcile`: BFL cannot list tasks or carry a tag of ours, so a submission lost in a crash
  *    is submitted again on the same route (docs/providers.md).
  */
+
+import type { ProviderAdapter } from "../adapter";
 import { isCapability } from "../jobs";
-import type { ProviderAdapter } from "../types";
 import { ProviderError } from "../types";
 import { BFL_BASE_URL, verifyKey } from "./client";
 import { bflRequest } from "./inputs";

@@ -18,8 +18,9 @@
  * Edit regions: no FLUX.2 or Kontext field takes a mask, and no card routed here offers them.
  */
 import { toBase64 as base64 } from "../../lib/base64";
+import type { ProviderContext } from "../adapter";
 import { type ImageCapability, type ImageRequest, imageOutputType, type JobFor, type JobInput } from "../jobs";
-import { type ProviderContext, ProviderError } from "../types";
+import { ProviderError } from "../types";
 
 export type Family = "flux2" | "kontext" | "ultra";
 

@@ -7,8 +7,9 @@
  * by time, model and status only), so after a crash between the creation and the write of its id
  * the rule for upstreams without tags applies. No callbacks are requested: polling alone decides.
  */
+
+import type { ProviderAdapter } from "../adapter";
 import { isCapability } from "../jobs";
-import type { ProviderAdapter } from "../types";
 import { ProviderError } from "../types";
 import { pollResult } from "./status";
 import { cancelTask, createTask, getTask, taskBody, taskResult } from "./tasks";

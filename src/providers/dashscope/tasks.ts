@@ -9,10 +9,12 @@
  * an item plays (first_frame, last_frame, driving_audio, first_clip; and for 3.0 reference_image,
  * reference_video, reference_audio). Media goes as short-lived signed URLs served by this service.
  */
+
+import type { ProviderContext } from "../adapter";
 import type { ProviderConfig } from "../config";
 import { malformed, readJson } from "../http";
 import type { JobFor, JobInput, VideoCapability } from "../jobs";
-import type { ProviderContext, ProviderOutput, ProviderResult } from "../types";
+import type { ProviderOutput, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { dashscopeCall } from "./client";
 

@@ -9,9 +9,10 @@
  * `fal_webhook` is `adopt`ed when fal's signed webhook for it arrives at the task's own URL.
  */
 import type { ErrorCode } from "../../errors/codes";
+import type { ProviderAdapter } from "../adapter";
 import type { ProviderConfig } from "../config";
 import { readJson } from "../http";
-import { type PollResult, type ProviderAdapter, ProviderError, type ProviderHandle, type ProviderJob } from "../types";
+import { type PollResult, ProviderError, type ProviderHandle, type ProviderJob } from "../types";
 import { codeForErrorType, FAL_QUEUE_URL, verifyKey } from "./client";
 import { falEndpoint, falInput } from "./inputs";
 import { contentFiltered, nsfwFlagged, resultOf } from "./outputs";

@@ -18,6 +18,7 @@
  */
 
 import { editMaskDataUri } from "../../media/edit-mask";
+import type { ProviderContext } from "../adapter";
 import {
   type ImageCapability,
   type ImageRequest,
@@ -28,7 +29,7 @@ import {
   type VideoCapability,
   type VideoRequest,
 } from "../jobs";
-import { type ProviderContext, ProviderError } from "../types";
+import { ProviderError } from "../types";
 
 export type Family = "flux2" | "kontext" | "flux-ultra" | "gpt-image" | "kling" | "pixverse" | "generic";
 

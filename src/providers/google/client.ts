@@ -7,10 +7,11 @@
  * this deployment's credential being refused, not the request being wrong.
  */
 import { toBase64 } from "../../lib/base64";
+import type { ProviderContext } from "../adapter";
 import type { Described } from "../http";
 import { call, retryAfterMs, verifyWithRead } from "../http";
 import { safeProviderMessage } from "../messages";
-import { type ProviderContext, ProviderError } from "../types";
+import { ProviderError } from "../types";
 
 export const GOOGLE_BASE_URL = "https://generativelanguage.googleapis.com";
 export const API_VERSION = "v1beta";

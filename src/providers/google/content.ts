@@ -26,8 +26,9 @@
  *    is not a safety outcome: fetchResult refuses it as model_output_invalid.
  */
 import { probeMedia } from "../../media/probe";
+import type { ProviderContext } from "../adapter";
 import type { ImageCapability, ImageRequest, JobFor, JobInput } from "../jobs";
-import type { ProviderContext, ProviderOutput, ProviderResult } from "../types";
+import type { ProviderOutput, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { type Answer, fromBase64, generateOnce, timeoutFor } from "./client";
 import { contentPart, deleteFiles, type UploadedFile } from "./files";

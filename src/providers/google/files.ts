@@ -16,10 +16,11 @@
  * Videos are processed after upload and may be used only once ACTIVE.
  */
 
+import type { ProviderContext } from "../adapter";
 import { malformed, readJson } from "../http";
 import type { JobInput } from "../jobs";
 import { safeProviderMessage } from "../messages";
-import { type ProviderContext, ProviderError } from "../types";
+import { ProviderError } from "../types";
 import { API_VERSION, googleCall, toBase64 } from "./client";
 
 export const INLINE_MAX_BYTES = 20 * 1024 * 1024;

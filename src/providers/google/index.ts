@@ -11,9 +11,10 @@
  * - Chat (`googleChat`) translates the OpenAI wire format to generateContent and back (chat.ts).
  */
 
+import type { ProviderAdapter } from "../adapter";
 import { isCapability } from "../jobs";
 import { stagedBeforeCall, stagedPoll } from "../staging";
-import type { ProviderAdapter, ProviderHandle, ProviderJob } from "../types";
+import type { ProviderHandle, ProviderJob } from "../types";
 import { ProviderError } from "../types";
 import { GOOGLE_BASE_URL, verifyKey } from "./client";
 import { imageResult, submitContent, understandingResult, verdictOf } from "./content";

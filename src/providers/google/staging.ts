@@ -4,8 +4,9 @@
  * it, so that poll can end the task without reading it again.
  */
 import type { ErrorCode } from "../../errors/codes";
+import type { ProviderContext } from "../adapter";
 import { findStagedAnswer, readStagedAnswer, stageAnswer } from "../staging";
-import type { ProviderContext, ProviderHandle, ProviderJob } from "../types";
+import type { ProviderHandle, ProviderJob } from "../types";
 import type { Answer } from "./client";
 
 export interface Verdict {

@@ -26,10 +26,11 @@
 
 import type { ErrorCode } from "../../errors/codes";
 import { toBase64 } from "../../lib/base64";
+import type { ProviderContext } from "../adapter";
 import { malformed, readJson } from "../http";
 import type { JobFor, JobInput, VideoCapability, VideoRequest } from "../jobs";
 import { safeProviderMessage } from "../messages";
-import type { PollResult, ProviderContext, ProviderHandle, ProviderOutput, ProviderResult } from "../types";
+import type { PollResult, ProviderHandle, ProviderOutput, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { API_VERSION, fromBase64, googleCall, modelPath, waitFromStart } from "./client";
 import { deleteFiles, place, type UploadedFile } from "./files";

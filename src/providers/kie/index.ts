@@ -8,8 +8,10 @@
  *  - No `reconcile`: Kie cannot list tasks or carry a tag of ours, so a submission lost in a
  *    crash is submitted again on the same route (docs/providers.md).
  */
+
+import type { ProviderAdapter } from "../adapter";
 import { isCapability } from "../jobs";
-import type { ProviderAdapter, ProviderJob } from "../types";
+import type { ProviderJob } from "../types";
 import { ProviderError } from "../types";
 import { KIE_BASE_URL, verifyKey } from "./client";
 import { sunoBody, TRACKS_PER_CALL } from "./request";

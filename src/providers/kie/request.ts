@@ -11,8 +11,10 @@
  *  - `model` is the route's upstream model (`V5`); `callBackUrl` is required by Kie (see
  *    `callbackUrl`). Two tracks come back from every call, the card's fixed count.
  */
+
+import type { ProviderContext } from "../adapter";
 import type { JobFor } from "../jobs";
-import { type ProviderContext, ProviderError } from "../types";
+import { ProviderError } from "../types";
 
 export type SunoBody = Record<string, unknown>;
 

@@ -12,10 +12,11 @@
  * `end_frame: {generation_id}` leads into it; nothing else may be combined with it yet.
  * The API has no cancel or delete, no list, no seed field, and callbacks are not used (polling only).
  */
+
+import type { ProviderContext } from "../adapter";
 import type { ProviderConfig } from "../config";
 import { malformed, readJson } from "../http";
 import type { JobFor, JobInput, VideoCapability } from "../jobs";
-import type { ProviderContext } from "../types";
 import { ProviderError } from "../types";
 import { lumaCall } from "./client";
 

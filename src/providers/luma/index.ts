@@ -5,8 +5,10 @@
  * Polling only: Luma's callbacks are unsigned, so none are requested. No cancel: the API has no
  * endpoint that stops a generation. No reconcile: it has no listing that could find ours.
  */
+
+import type { ProviderAdapter } from "../adapter";
 import { isCapability, type VideoCapability } from "../jobs";
-import type { ProviderAdapter, ProviderHandle, ProviderResult } from "../types";
+import type { ProviderHandle, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { LUMA_BASE_URL, verifyKey } from "./client";
 import { createGeneration, generationBody, readGeneration, videoUrl } from "./generations";

@@ -11,8 +11,10 @@
  * nothing could tell a forged call from a real one, so no callback is requested and there is no
  * `verifyWebhook`; polling alone decides.
  */
+
+import type { ProviderAdapter } from "../adapter";
 import { isCapability, type ProviderJob } from "../jobs";
-import type { ProviderAdapter, ProviderHandle } from "../types";
+import type { ProviderHandle } from "../types";
 import { ProviderError } from "../types";
 import { verifyKey } from "./client";
 import { musicResult, submitMusic } from "./music";

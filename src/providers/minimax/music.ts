@@ -11,8 +11,10 @@
  * music_channel, bitrate, music_size}, trace_id, base_resp}`; the URL may come in either field
  * (sync.ts reads both, and hex).
  */
+
+import type { ProviderContext } from "../adapter";
 import type { JobFor } from "../jobs";
-import type { ProviderContext, ProviderHandle, ProviderResult } from "../types";
+import type { ProviderHandle, ProviderResult } from "../types";
 import { audioOutput, extraNumber, readSync, submitSync } from "./sync";
 
 export const MUSIC_PATH = "/v1/music_generation";

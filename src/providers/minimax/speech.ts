@@ -12,8 +12,10 @@
  * bitrate, audio_format, audio_channel, usage_characters, word_count}, trace_id, base_resp}`;
  * `usage_characters` is MiniMax's billing unit and becomes usage `characters`.
  */
+
+import type { ProviderContext } from "../adapter";
 import type { JobFor } from "../jobs";
-import type { ProviderContext, ProviderHandle, ProviderResult } from "../types";
+import type { ProviderHandle, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { audioOutput, extraNumber, readSync, submitSync } from "./sync";
 

@@ -9,9 +9,10 @@
  * (MiniMax errors come as HTTP 200): nothing is kept and the mapped error is thrown.
  */
 
+import type { ProviderContext } from "../adapter";
 import type { ProviderConfig } from "../config";
 import { findStagedAnswer, readStagedAnswer, stageAnswer, stagedBeforeCall } from "../staging";
-import type { ProviderContext, ProviderHandle, ProviderJob, ProviderOutput } from "../types";
+import type { ProviderHandle, ProviderJob, ProviderOutput } from "../types";
 import { ProviderError } from "../types";
 import { baseRespError, baseRespOf, fromHex, httpUrl, minimaxCall, readBody } from "./client";
 

@@ -13,10 +13,11 @@
  * endpoint. Frames go as short-lived signed URLs served by this service.
  */
 import type { ErrorCode } from "../../errors/codes";
+import type { ProviderContext } from "../adapter";
 import type { ProviderConfig } from "../config";
 import { malformed } from "../http";
 import type { JobFor, VideoCapability } from "../jobs";
-import type { PollResult, ProviderContext, ProviderResult } from "../types";
+import type { PollResult, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { baseRespError, baseRespOf, codeForStatusCode, httpUrl, minimaxCall, readBody, wordingOf } from "./client";
 

@@ -3,10 +3,12 @@
  * the reading of its error bodies `{error: {message, type, param, code}}`, and one synchronous
  * POST whose whole answer is read before anything else happens (the answer is the paid result).
  */
+
+import type { ProviderContext } from "../adapter";
 import type { Described } from "../http";
 import { call, verifyWithRead } from "../http";
 import { safeProviderMessage } from "../messages";
-import { type ProviderContext, ProviderError } from "../types";
+import { ProviderError } from "../types";
 
 export const OPENAI_BASE_URL = "https://api.openai.com/v1";
 

@@ -5,8 +5,9 @@
  * stored bytes, so the model never fetches a client's URL.
  */
 import { toBase64 } from "../../lib/base64";
+import type { ProviderContext } from "../adapter";
 import type { JobFor } from "../jobs";
-import type { ProviderContext, ProviderResult } from "../types";
+import type { ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { type Answer, postOnce, timeoutFor } from "./client";
 

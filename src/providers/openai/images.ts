@@ -7,8 +7,9 @@
 
 import { editMask } from "../../media/edit-mask";
 import { probeMedia } from "../../media/probe";
+import type { ProviderContext } from "../adapter";
 import { type ImageCapability, imageOutputType, type JobFor, type JobInput } from "../jobs";
-import type { ProviderContext, ProviderOutput, ProviderResult } from "../types";
+import type { ProviderOutput, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { type Answer, postOnce, timeoutFor } from "./client";
 

@@ -6,9 +6,10 @@
  * Chat completions for the chat endpoint are served elsewhere; `chat: true` only says OpenAI answers them.
  */
 
+import type { ProviderAdapter } from "../adapter";
 import { isCapability } from "../jobs";
 import { stagedBeforeCall, stagedPoll } from "../staging";
-import type { ProviderAdapter, ProviderJob } from "../types";
+import type { ProviderJob } from "../types";
 import { ProviderError } from "../types";
 import { type Answer, OPENAI_BASE_URL, verifyKey } from "./client";
 import { chatAnswerResult, enhanceResult, enhanceVerdict, submitEnhance } from "./enhance";

@@ -4,8 +4,9 @@
  * `speed` 0.25 to 4, and `instructions` steer delivery (gpt-4o-mini-tts and later, not tts-1).
  */
 import { probeMedia } from "../../media/probe";
+import type { ProviderContext } from "../adapter";
 import type { JobFor } from "../jobs";
-import type { ProviderContext, ProviderResult } from "../types";
+import type { ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { type Answer, postOnce, timeoutFor } from "./client";
 

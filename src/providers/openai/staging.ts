@@ -1,6 +1,8 @@
 /** OpenAI's synchronous answers kept in R2 the moment they arrive (the rule: src/providers/staging.ts). */
+
+import type { ProviderContext } from "../adapter";
 import { findStagedAnswer, readStagedAnswer, type StagedVerdict, stageAnswer } from "../staging";
-import type { ProviderContext, ProviderHandle, ProviderJob } from "../types";
+import type { ProviderHandle, ProviderJob } from "../types";
 import type { Answer } from "./client";
 
 export function stage(

@@ -5,8 +5,8 @@
  */
 
 import { toBase64 } from "../../lib/base64";
+import type { ProviderContext } from "../adapter";
 import type { JobFor } from "../jobs";
-import type { ProviderContext } from "../types";
 import { type Answer, postOnce, timeoutFor } from "./client";
 
 export async function understandingBody(job: JobFor<"image_to_text">, ctx: ProviderContext): Promise<Record<string, unknown>> {

@@ -4,8 +4,9 @@
  * input in the list of predictions (reconcile.ts), and woken by Replicate's signed "completed"
  * webhook where the deployment has a public address.
  */
+
+import type { ProviderAdapter } from "../adapter";
 import { isCapability } from "../jobs";
-import type { ProviderAdapter } from "../types";
 import { ProviderError } from "../types";
 import { REPLICATE_BASE_URL, verifyKey } from "./client";
 import { predictionInput } from "./inputs";

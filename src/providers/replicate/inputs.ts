@@ -14,8 +14,9 @@
  * Not sent: safety_tolerance and output_quality (the model's defaults apply), and prompt_upsampling,
  * which the current flux-2-pro schema on Replicate no longer lists.
  */
+
+import type { ProviderContext } from "../adapter";
 import { type ImageCapability, imageOutputType, type JobFor } from "../jobs";
-import type { ProviderContext } from "../types";
 import { ProviderError } from "../types";
 
 export const EDGE_MIN = 256;

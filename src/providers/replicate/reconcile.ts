@@ -14,8 +14,10 @@
  *    every field could match: it would have made the same image from the same seed.
  * Nothing found means nothing was created, and the task submits.
  */
+
+import type { ProviderContext } from "../adapter";
 import { type ImageCapability, isCapability, type JobFor } from "../jobs";
-import type { ProviderContext, ProviderHandle, ProviderJob } from "../types";
+import type { ProviderHandle, ProviderJob } from "../types";
 import { predictionInput } from "./inputs";
 import { listPredictions, type Prediction, parseModelRef } from "./predictions";
 

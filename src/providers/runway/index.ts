@@ -9,8 +9,10 @@
  *  - No `reconcile`: Runway cannot list tasks or carry a tag of ours, so a submission lost in a
  *    crash is submitted again on the same route (docs/providers.md).
  */
+
+import type { ProviderAdapter } from "../adapter";
 import { isCapability } from "../jobs";
-import type { ProviderAdapter, ProviderOutput } from "../types";
+import type { ProviderOutput } from "../types";
 import { ProviderError } from "../types";
 import { RUNWAY_BASE_URL, verifyKey } from "./client";
 import { runwayBody } from "./inputs";

@@ -7,8 +7,9 @@
  * this service. What Runway cannot make exactly is refused before anything is sent.
  */
 import { dataUriOf } from "../../lib/base64";
+import type { ProviderContext } from "../adapter";
 import type { JobFor, JobInput } from "../jobs";
-import { type ProviderContext, ProviderError } from "../types";
+import { ProviderError } from "../types";
 
 /**
  * The card's aspect ratios at 720p in Runway's words. The six pixel sizes are the Gen-4 Turbo

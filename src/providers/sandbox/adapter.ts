@@ -13,8 +13,9 @@
 import type { Capability } from "../../catalog/schema";
 import { hash32 } from "../../lib/random";
 import type { SandboxInput } from "../../sandbox-worker/contract";
+import type { ProviderAdapter, ProviderContext } from "../adapter";
 import { PROVIDERS } from "../names";
-import type { ProviderAdapter, ProviderContext, ProviderHandle, ProviderJob, ProviderResult } from "../types";
+import type { ProviderHandle, ProviderJob, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 
 export const FAULTS = [

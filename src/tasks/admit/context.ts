@@ -1,5 +1,5 @@
 /** What every admission step is given: the request's context and the fields common to every create. */
-import type { Caller } from "../../accounts/service";
+import type { Caller } from "../../accounts/caller";
 import type { AuditActor } from "../../audit/audit-store";
 import type { Env } from "../../env";
 import type { TaskPlan } from "../record";

@@ -5,10 +5,10 @@ import { policyFrom } from "../../lib/url-policy";
 import { callbackAttemptBegun, deliveryIdFor, finishAttempt, recordAttempt, terminalEvent } from "../../webhooks/delivery-rows";
 import { reportDeliveries } from "../../webhooks/task-deliveries";
 import type { TaskRecord } from "../record";
-import type { TaskRunner } from "../task-runner";
 import { beginCallback, callbackAnswered, callbackDue } from "./callback";
+import type { StepRunner } from "./step-runner";
 
-export async function deliverCallbackIfDue(runner: TaskRunner, rec: TaskRecord, now: number): Promise<void> {
+export async function deliverCallbackIfDue(runner: StepRunner, rec: TaskRecord, now: number): Promise<void> {
   if (!callbackDue(rec, now)) return;
   const cb = rec.callback as NonNullable<TaskRecord["callback"]>;
   let secrets: string[] | undefined;

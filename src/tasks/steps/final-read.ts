@@ -11,10 +11,10 @@ import { adapterFor } from "../../providers/registry";
 import { expiryAfter } from "../../retention/days";
 import { storeOutput } from "../output-storage";
 import type { TaskRecord } from "../record";
-import type { TaskRunner } from "../task-runner";
 import { askedFailure } from "./asked";
 import { cancelsAtDeadline, type DeadlineCancel, deadlineMissed } from "./deadline";
 import { asProviderError } from "./outcome";
+import type { StepRunner } from "./step-runner";
 import { outputsStored, type StoredOutput } from "./store";
 import { dropUnlistedOutputs, noteStoring, stillCurrent } from "./stored-outputs";
 
@@ -23,7 +23,7 @@ import { dropUnlistedOutputs, noteStoring, stillCurrent } from "./stored-outputs
  * Cancel first, so that what the read finds is final: the job either finished (its output is
  * stored and the task succeeds, charged its usage) or did not (`model_timeout`, refunded).
  */
-export async function finalRead(runner: TaskRunner, rec: TaskRecord): Promise<void> {
+export async function finalRead(runner: StepRunner, rec: TaskRecord): Promise<void> {
   const raw = adapterFor(rec.route.provider);
   const config = raw ? await configForTask(runner.env, raw, rec) : null;
   const handle = rec.provider_handle;
