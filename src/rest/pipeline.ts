@@ -86,9 +86,17 @@ function inputChecks(route: DeclaredRoute): ((c: Context<AppEnv>) => void)[] {
   add("param", request?.params as z.ZodType | undefined, (c) => c.req.param());
   const headers = request?.headers as z.ZodObject | undefined;
   if (headers) {
-    // Header names are matched without regard to case, and handed on as the schema spells them.
-    const spelled = new Map(Object.keys(headers.shape).map((k) => [k.toLowerCase(), k]));
-    add("header", headers, (c) => Object.fromEntries(Object.entries(c.req.header()).map(([k, v]) => [spelled.get(k) ?? k, v])));
+    // Only the declared headers are read (the schema would drop any other), matched without regard
+    // to case and handed on as the schema spells them.
+    const names = Object.keys(headers.shape);
+    add("header", headers, (c) => {
+      const given: Record<string, string> = {};
+      for (const name of names) {
+        const value = c.req.raw.headers.get(name);
+        if (value !== null) given[name] = value;
+      }
+      return given;
+    });
   }
   return checks;
 }
