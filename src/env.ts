@@ -1,32 +1,26 @@
-import type { AccountRpc } from "./accounts/account-rpc";
-import type { DirectoryRpc } from "./accounts/directory-rpc";
-import type { RateCounterRpc } from "./accounts/rate-counter-rpc";
-import type { BatchRpc } from "./batches/batch-rpc";
-import type { HealthRpc } from "./health/health-rpc";
-import type { OutboxRpc } from "./mail/outbox-rpc";
-import type { OAuthRpc } from "./oauth/oauth-rpc";
-import type { UserRpc } from "./people/user-rpc";
-import type { AiBinding } from "./safety/providers/llama-guard";
 import type { SandboxService } from "./sandbox-worker/contract";
-import type { TaskRpc } from "./tasks/task-rpc";
 
-/** Bindings and configuration of the Worker (see wrangler.toml). */
+/**
+ * Bindings and configuration of the Worker (see wrangler.toml). The Durable Object namespaces are
+ * bound untyped, so this file (which nearly every module imports) imports no object: each object's
+ * stub module (`*-stub.ts`) gives its stubs the object's RPC interface (`*-rpc.ts`), once.
+ */
 export interface Env {
   CATALOG: KVNamespace;
-  ACCOUNTS: DurableObjectNamespace<AccountRpc>;
-  DIRECTORY: DurableObjectNamespace<DirectoryRpc>;
-  TASKS: DurableObjectNamespace<TaskRpc>;
-  BATCHES: DurableObjectNamespace<BatchRpc>;
+  ACCOUNTS: DurableObjectNamespace;
+  DIRECTORY: DurableObjectNamespace;
+  TASKS: DurableObjectNamespace;
+  BATCHES: DurableObjectNamespace;
   /** Per-key rate-limit counters, in memory (src/accounts/rate-limit.ts). */
-  RATE_COUNTERS: DurableObjectNamespace<RateCounterRpc>;
+  RATE_COUNTERS: DurableObjectNamespace;
   /** Route health, one per provider (src/health/health-object.ts). */
-  HEALTH: DurableObjectNamespace<HealthRpc>;
+  HEALTH: DurableObjectNamespace;
   /** OAuth clients (`client:<client_id>`) and device authorizations (`device:<USERCODE>`), src/oauth/oauth-object.ts. */
-  OAUTH: DurableObjectNamespace<OAuthRpc>;
+  OAUTH: DurableObjectNamespace;
   /** One per person who can sign in to the console (src/people/user-object.ts). */
-  USERS: DurableObjectNamespace<UserRpc>;
+  USERS: DurableObjectNamespace;
   /** The local outbox (EMAIL_OUTBOX): mail kept and printed instead of sent. Used only where EMAIL_OUTBOX is "true" (the local configuration). */
-  OUTBOX?: DurableObjectNamespace<OutboxRpc>;
+  OUTBOX?: DurableObjectNamespace;
   /** Outputs re-hosted by the service, served to their owner by /v1/artifacts/{id}. */
   ARTIFACTS: R2Bucket;
   /** The region this deployment serves; API keys of other regions are refused. */
@@ -117,4 +111,9 @@ export interface Env {
    * PROVIDER_<NAME>_WEBHOOK_SECRET, … (src/providers/config.ts; docs/providers.md).
    */
   [providerVariable: `PROVIDER_${string}`]: string | undefined;
+}
+
+/** The part of the Workers AI binding the service uses (the Llama Guard reviewer, src/safety/providers/). */
+export interface AiBinding {
+  run(model: string, inputs: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<unknown>;
 }

@@ -1,4 +1,20 @@
-type AppEnvBindings = import("../src/env").Env;
+/**
+ * The Worker's bindings, with each Durable Object namespace typed by its class: the source binds
+ * them untyped and reaches them through one typed stub module each, but tests drive the objects
+ * directly (runInDurableObject, their RPC methods).
+ */
+type DurableObjectBindings = {
+  ACCOUNTS: DurableObjectNamespace<import("../src/accounts/account-object").AccountObject>;
+  DIRECTORY: DurableObjectNamespace<import("../src/accounts/directory-object").DirectoryObject>;
+  TASKS: DurableObjectNamespace<import("../src/tasks/task-object").TaskObject>;
+  BATCHES: DurableObjectNamespace<import("../src/batches/batch-object").BatchObject>;
+  RATE_COUNTERS: DurableObjectNamespace<import("../src/accounts/rate-counter-object").RateCounterObject>;
+  HEALTH: DurableObjectNamespace<import("../src/health/health-object").HealthObject>;
+  OAUTH: DurableObjectNamespace<import("../src/oauth/oauth-object").OAuthObject>;
+  USERS: DurableObjectNamespace<import("../src/people/user-object").UserObject>;
+  OUTBOX?: DurableObjectNamespace<import("../src/mail/outbox-object").OutboxObject>;
+};
+type AppEnvBindings = Omit<import("../src/env").Env, keyof DurableObjectBindings> & DurableObjectBindings;
 
 declare namespace Cloudflare {
   interface Env extends AppEnvBindings {

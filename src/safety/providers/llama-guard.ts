@@ -8,6 +8,7 @@
  * hazard codes are mapped by LLAMA_GUARD_CATEGORIES; Llama Guard gives no scores, so a flagged
  * category scores 1.
  */
+import type { AiBinding } from "../../env";
 import { LLAMA_GUARD_CATEGORIES } from "../categories";
 import {
   type ItemVerdict,
@@ -19,11 +20,6 @@ import {
 } from "../provider";
 
 export const LLAMA_GUARD_MODEL = "@cf/meta/llama-guard-3-8b";
-
-/** The part of the AI binding this adapter uses. */
-export interface AiBinding {
-  run(model: string, inputs: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<unknown>;
-}
 
 /** `{safe, categories}`, or the model's text answer, as a verdict; null when neither can be read. */
 export function readLlamaGuard(output: unknown): { safe: boolean; codes: string[] } | null {
