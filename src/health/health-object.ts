@@ -66,7 +66,13 @@ export class HealthObject extends DurableObject<Env> implements HealthRpc {
   /** A batch of outcomes (any order, any routes of this provider); answers the snapshot after them. */
   report(outcomes: RouteOutcome[], now = this.clock()): ProviderSnapshot {
     this.ctx.storage.transactionSync(() => {
-      for (const o of [...outcomes].sort((a, b) => a.at - b.at)) this.record(o, now);
+      const minutes = new Map<string, { route: string; minute: number; w: WindowStats }>();
+      for (const o of [...outcomes].sort((a, b) => a.at - b.at)) {
+        this.countInto(minutes, o);
+        this.record(o, now);
+      }
+      // Each minute of each route read and written once per report, however many outcomes it counts.
+      for (const { route, minute, w } of minutes.values()) this.saveMinute(route, minute, w);
       if (now - this.lastPrune > MINUTE) {
         this.lastPrune = now;
         this.sql.exec("DELETE FROM minutes WHERE minute < ?", Math.floor((now - DAY) / MINUTE));
@@ -82,7 +88,6 @@ export class HealthObject extends DurableObject<Env> implements HealthRpc {
 
   private record(o: RouteOutcome, now: number): void {
     const route = o.upstream_model;
-    this.count(o);
     const counted = circuitAttempt(o);
     if (counted === null) return;
     const attempt: Attempt = {
@@ -116,14 +121,19 @@ export class HealthObject extends DurableObject<Env> implements HealthRpc {
     }
     const at = Math.max(now, o.at);
     const before = this.circuit(route);
-    const window = this.sql
-      .exec<{ at: number; tenant: string; failed: number; code: string | null }>(
-        "SELECT at, tenant, failed, code FROM attempts WHERE upstream_model = ? AND at > ?",
-        route,
-        at - WINDOW_MS,
-      )
-      .toArray()
-      .map((r) => ({ at: r.at, tenant: r.tenant, failed: r.failed === 1, ...(r.code ? { code: r.code } : {}) }));
+    // Only a failure can open a closed circuit, and an open one is decided by the attempt alone:
+    // the window's attempts are read for a failure on a closed circuit only.
+    const window =
+      before.state === "closed" && attempt.failed
+        ? this.sql
+            .exec<{ at: number; tenant: string; failed: number; code: string | null }>(
+              "SELECT at, tenant, failed, code FROM attempts WHERE upstream_model = ? AND at > ?",
+              route,
+              at - WINDOW_MS,
+            )
+            .toArray()
+            .map((r) => ({ at: r.at, tenant: r.tenant, failed: r.failed === 1, ...(r.code ? { code: r.code } : {}) }))
+        : [];
     const { circuit, change } = afterAttempt(before, attempt, window, at);
     if (!change) return;
     let incident = before.incident_id;
@@ -163,17 +173,30 @@ export class HealthObject extends DurableObject<Env> implements HealthRpc {
   }
 
   /** Adds the outcome to its route's minute. */
-  private count(o: RouteOutcome): void {
+  /** Adds the outcome to its route's minute, read from storage the first time this report meets it. */
+  private countInto(minutes: Map<string, { route: string; minute: number; w: WindowStats }>, o: RouteOutcome): void {
     const minute = Math.floor(o.at / MINUTE);
-    const row = this.sql
-      .exec<MinuteRow>("SELECT * FROM minutes WHERE upstream_model = ? AND minute = ?", o.upstream_model, minute)
-      .toArray()[0];
-    const w: WindowStats = row ? { ...row, durations: JSON.parse(row.durations) as number[] } : emptyWindow();
-    countOutcome(w, o);
+    const key = `${minute} ${o.upstream_model}`;
+    let entry = minutes.get(key);
+    if (!entry) {
+      const row = this.sql
+        .exec<MinuteRow>("SELECT * FROM minutes WHERE upstream_model = ? AND minute = ?", o.upstream_model, minute)
+        .toArray()[0];
+      entry = {
+        route: o.upstream_model,
+        minute,
+        w: row ? { ...row, durations: JSON.parse(row.durations) as number[] } : emptyWindow(),
+      };
+      minutes.set(key, entry);
+    }
+    countOutcome(entry.w, o);
+  }
+
+  private saveMinute(route: string, minute: number, w: WindowStats): void {
     this.sql.exec(
       `INSERT OR REPLACE INTO minutes (upstream_model, minute, accepted, refused, request_refused, poll_errors, completed,
         failed, output_failed, submit_ms, first_progress, first_progress_ms, durations) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      o.upstream_model,
+      route,
       minute,
       w.accepted,
       w.refused,
