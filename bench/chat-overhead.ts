@@ -16,11 +16,11 @@
  */
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
+import { startLocalServer, startReferenceServer, type WranglerDev } from "../scripts/lib/local-server.ts";
 import { FAKE_UPSTREAM_KEY, startFakeUpstream } from "../test/chat/fake-upstream.ts";
 import { type Block, block, chat, type Subject } from "./lib/chat-load.ts";
 import { type Cell, cellName, type Figures, figures, printCell, printTargets, targets } from "./lib/chat-report.ts";
 import { processesNamed } from "./lib/cpu.ts";
-import { startLocalServer, startReferenceServer, type WranglerDev } from "./lib/local-server.ts";
 import { type Portkey, startPortkey } from "./lib/portkey.ts";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1500);

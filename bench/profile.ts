@@ -6,8 +6,8 @@
  * judge the result.
  */
 import { writeFileSync } from "node:fs";
+import { startLocalServer } from "../scripts/lib/local-server.ts";
 import { FAKE_UPSTREAM_KEY, startFakeUpstream } from "../test/chat/fake-upstream.ts";
-import { startLocalServer } from "./lib/local-server.ts";
 
 const KIND = process.argv[2] ?? "create";
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);

@@ -13,9 +13,9 @@
  */
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
+import { percentile, startLocalServer, startReferenceServer } from "../scripts/lib/local-server.ts";
 import { measureBatchRow, printBatchRow } from "./batch-row.ts";
 import { cpuNs, processesNamed } from "./lib/cpu.ts";
-import { percentile, startLocalServer, startReferenceServer } from "./lib/local-server.ts";
 import { cpuMsPerRequest } from "./lib/schedstat.ts";
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 600);

@@ -17,9 +17,9 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startDocsWorker, startSandboxWorker } from "../bench/lib/local-server.ts";
 import { catalogEntries } from "../src/catalog/store.ts";
 import { buildFromDisk } from "./build-catalog.ts";
+import { startDocsWorker, startSandboxWorker } from "./lib/local-server.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const port = Number(process.env.PORT ?? 8787);

@@ -9,7 +9,7 @@ import { boundedBody, MAX_BODY_BYTES } from "./http/json-body";
 import { requestId, requestIdOf } from "./http/request-id";
 import { drainRequest, drainUnreadBody } from "./http/unread-body";
 import { mcpRoutes } from "./mcp/endpoint";
-import { oauthRoutes } from "./oauth/routes";
+import { oauthRoutes } from "./oauth-door/routes";
 import { declare } from "./rest/declare";
 import { mountDocs } from "./rest/docs";
 import { accountRoutes } from "./rest/routes/account";

@@ -1,5 +1,3 @@
-import type { SandboxService } from "./sandbox-worker/contract";
-
 /**
  * Bindings and configuration of the Worker (see wrangler.toml). The Durable Object namespaces are
  * bound untyped, so this file (which nearly every module imports) imports no object: each object's
@@ -11,7 +9,7 @@ export interface Env {
   DIRECTORY: DurableObjectNamespace;
   TASKS: DurableObjectNamespace;
   BATCHES: DurableObjectNamespace;
-  /** Per-key rate-limit counters, in memory (src/accounts/rate-limit.ts). */
+  /** Per-key rate-limit counters, in memory (src/rate-limits/rate-limit.ts). */
   RATE_COUNTERS: DurableObjectNamespace;
   /** Route health, one per provider (src/health/health-object.ts). */
   HEALTH: DurableObjectNamespace;
@@ -68,8 +66,8 @@ export interface Env {
   SANDBOX_MUSIC_SECONDS?: string;
   /** Multiplies the sandbox's latency profile; "0" makes it finish at once. */
   SANDBOX_LATENCY_SCALE?: string;
-  /** The sandbox Worker (src/sandbox-worker), by a service binding: it makes the sandbox's outputs. */
-  SANDBOX?: SandboxService;
+  /** The sandbox Worker (src/sandbox-worker), by a service binding: it makes the sandbox's outputs. Typed by its contract in src/providers/sandbox-stub.ts. */
+  SANDBOX?: Fetcher;
   /** The docs Worker (src/docs-worker), by a service binding: the API reference viewer's static files. */
   DOCS?: Fetcher;
   /**

@@ -2,13 +2,13 @@ import { createApp } from "./app";
 import type { Env } from "./env";
 
 export { AccountObject } from "./accounts/account-object";
-export { DirectoryObject } from "./accounts/directory-object";
-export { RateCounterObject } from "./accounts/rate-counter-object";
 export { BatchObject } from "./batches/batch-object";
+export { DirectoryObject } from "./directory/directory-object";
 export { HealthObject } from "./health/health-object";
 export { OutboxObject } from "./mail/outbox-object";
 export { OAuthObject } from "./oauth/oauth-object";
 export { UserObject } from "./people/user-object";
+export { RateCounterObject } from "./rate-limits/rate-counter-object";
 export { TaskObject } from "./tasks/task-object";
 
 const app = createApp();

@@ -5,10 +5,10 @@
  */
 type DurableObjectBindings = {
   ACCOUNTS: DurableObjectNamespace<import("../src/accounts/account-object").AccountObject>;
-  DIRECTORY: DurableObjectNamespace<import("../src/accounts/directory-object").DirectoryObject>;
+  DIRECTORY: DurableObjectNamespace<import("../src/directory/directory-object").DirectoryObject>;
   TASKS: DurableObjectNamespace<import("../src/tasks/task-object").TaskObject>;
   BATCHES: DurableObjectNamespace<import("../src/batches/batch-object").BatchObject>;
-  RATE_COUNTERS: DurableObjectNamespace<import("../src/accounts/rate-counter-object").RateCounterObject>;
+  RATE_COUNTERS: DurableObjectNamespace<import("../src/rate-limits/rate-counter-object").RateCounterObject>;
   HEALTH: DurableObjectNamespace<import("../src/health/health-object").HealthObject>;
   OAUTH: DurableObjectNamespace<import("../src/oauth/oauth-object").OAuthObject>;
   USERS: DurableObjectNamespace<import("../src/people/user-object").UserObject>;

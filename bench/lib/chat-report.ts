@@ -2,8 +2,9 @@
  * The chat benchmark's figures per cell (JSON or stream × connections) and subject, its tables and
  * its targets, and the JSON the README's table is made from.
  */
+
+import { percentile } from "../../scripts/lib/local-server.ts";
 import type { Block } from "./chat-load.ts";
-import { percentile } from "./local-server.ts";
 import { cpuMsPerRequest } from "./schedstat.ts";
 
 export interface Cell {

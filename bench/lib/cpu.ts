@@ -3,7 +3,7 @@
  * exit take their time with them; the subjects measured keep theirs for their whole life).
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { descendants } from "./local-server.ts";
+import { descendants } from "../../scripts/lib/local-server.ts";
 import { schedstatCpuNs } from "./schedstat.ts";
 
 /** Nanoseconds of CPU the threads of `pid` have run so far (0 once it is gone). */

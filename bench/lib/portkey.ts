@@ -7,7 +7,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePort } from "./local-server.ts";
+import { freePort } from "../../scripts/lib/local-server.ts";
 
 const peer = new URL("../peers/portkey", import.meta.url).pathname;
 const pkg = join(peer, "node_modules/@portkey-ai/gateway");

@@ -8,8 +8,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { liveEntry, pruneDeadEntries } from "../../scripts/lib/dev-registry.ts";
-import { SANDBOX_CONFIG, sandboxWorkerName } from "../../scripts/lib/sandbox-worker.ts";
+import { liveEntry, pruneDeadEntries } from "./dev-registry.ts";
+import { SANDBOX_CONFIG, sandboxWorkerName } from "./sandbox-worker.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
 

@@ -18,7 +18,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, LOCAL_SECRETS } from "../../bench/lib/local-server.ts";
+import { freePort, LOCAL_SECRETS } from "../lib/local-server.ts";
 import { runSoakBatch, SOAK_BATCH_ITEMS } from "./batch.ts";
 import { check, report } from "./check.ts";
 import { drain, readLedgers } from "./drain.ts";

@@ -8,7 +8,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
-import { freePort, startSandboxWorker } from "../../bench/lib/local-server.ts";
+import { freePort, startSandboxWorker } from "../lib/local-server.ts";
 import type { History } from "./history.ts";
 
 export const root = new URL("../..", import.meta.url).pathname;

@@ -3,19 +3,19 @@ import type { AuditInput } from "../audit/audit-store";
 import { CheckoutStore } from "../billing/payments/checkout-store";
 import { DestinationStore } from "../destinations/store";
 import type { Env } from "../env";
+import type { KeyMode } from "../keys/api-keys";
 import { type IssueHashes, OAuthGrantStore } from "../oauth/grant-store";
 import { MembershipStore } from "../people/membership-store";
 import { ProviderKeyStore } from "../provider-keys/store";
 import { expireUploads, nextUploadExpiry, noteUploadExpiry } from "../retention/upload-expiry";
 import { migrate } from "../storage/migrations";
+import type { AccountContext, Args } from "../tenancy/account-context";
 import { AccountEvents } from "../webhooks/account-events";
 import { nextWebhookAt } from "../webhooks/delivery-rows";
 import { EndpointStore } from "../webhooks/endpoint-store";
-import type { AccountContext, Args } from "./account-context";
 import type { AccountRpc } from "./account-rpc";
 import { accountMigrations } from "./account-schema";
 import { ApiKeyStore } from "./api-key-store";
-import type { KeyMode } from "./api-keys";
 import { nextLeaseAt, sweepLeases } from "./lease-sweep";
 import type { ChargeItem } from "./ledger-answers";
 import { chargeBatch, chargeOne } from "./ledger-charges";
@@ -24,6 +24,7 @@ import { insertQuote, type QuoteRecord, quoteRow, useQuoteRow } from "./quote-ro
 import { SigningKeyStore } from "./signing-key-store";
 import { SpendAlerts } from "./spend-alerts";
 import { insertTaskIndex, listTasks, type TaskIndexEntry, type TaskIndexQuery } from "./task-index";
+import { withFeatures } from "./tenant-features";
 import { TenantStore } from "./tenant-store";
 import { type UsageNote, type UsageQuery, usageRows } from "./usage";
 
@@ -85,7 +86,6 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
   }
 
   // ------------------------------------------------------------------ tenant (src/accounts/tenant-store.ts)
-
   create(input: Args<TenantStore["create"]>[0]) {
     return this.tenant.create(input);
   }
@@ -114,7 +114,6 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
   }
 
   // ------------------------------------------------------------------ API keys (src/accounts/api-key-store.ts)
-
   addApiKey(...a: Args<ApiKeyStore["add"]>) {
     return this.keys.add(...a);
   }
@@ -153,7 +152,6 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
   }
 
   // ------------------------------------------------------------------ signing keys (src/accounts/signing-key-store.ts)
-
   createSigningKey(id: string, audit?: AuditInput) {
     return this.signing.create(id, audit);
   }
@@ -174,7 +172,6 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
   }
 
   // ------------------------------------------------------------------ webhooks (src/webhooks/endpoint-store.ts, account-events.ts)
-
   createWebhookEndpoint(...a: Args<EndpointStore["create"]>) {
     return this.endpoints.create(...a);
   }
@@ -231,7 +228,6 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
   }
 
   // ------------------------------------------------------------------ provider keys (src/provider-keys/store.ts)
-
   putProviderKey(...a: Args<ProviderKeyStore["put"]>) {
     return this.providerKeyStore.put(...a);
   }
@@ -255,7 +251,6 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
   }
 
   // ------------------------------------------------------------------ storage destinations (src/destinations/store.ts)
-
   createStorageDestination(...a: Args<DestinationStore["create"]>) {
     return this.destinations.create(...a);
   }
@@ -276,7 +271,6 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
   }
 
   // ------------------------------------------------------------------ purchases (src/billing/payments/checkout-store.ts)
-
   recordCheckout(...a: Args<CheckoutStore["record"]>) {
     return this.checkoutStore.record(...a);
   }
@@ -291,7 +285,6 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
   }
 
   // ------------------------------------------------------------------ members and audit log (src/people/membership-store.ts)
-
   member(userId: string) {
     return this.membership.get(userId);
   }
@@ -315,7 +308,6 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
   }
 
   // ------------------------------------------------------------------ OAuth grants (src/oauth/grant-store.ts)
-
   oauthCreateCode(input: Args<OAuthGrantStore["createCode"]>[0], audit: AuditInput) {
     return this.oauth.createCode(input, audit, Date.now());
   }
@@ -342,21 +334,21 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
   }
 
   // ------------------------------------------------------------------ ledger (src/accounts/ledger-store.ts)
-
   grantCredits(amount: string, source: string) {
     return this.ledgerStore.grantCredits(amount, source);
   }
   grants(limit: number) {
     return this.ledgerStore.grants(limit);
   }
-  reserve(...a: Args<LedgerStore["reserve"]>) {
-    return this.ledgerStore.reserve(...a);
+  // `told`: a task object learns the tenant's features with the answer (src/tenancy/tenant-features.ts).
+  reserve(taskId: string, amount: string, opts: Args<LedgerStore["reserve"]>[2] = {}, told = false) {
+    return withFeatures(this.sql, this.ledgerStore.reserve(taskId, amount, opts), told);
   }
-  capture(taskId: string, actual: string, usage?: UsageNote) {
-    return this.ledgerStore.capture(taskId, actual, usage);
+  capture(taskId: string, actual: string, usage?: UsageNote, told = false) {
+    return withFeatures(this.sql, this.ledgerStore.capture(taskId, actual, usage), told);
   }
-  release(taskId: string, usage?: UsageNote) {
-    return this.ledgerStore.release(taskId, usage);
+  release(taskId: string, usage?: UsageNote, told = false) {
+    return withFeatures(this.sql, this.ledgerStore.release(taskId, usage), told);
   }
   charge(id: string, amount: string, usage?: UsageNote, keyId?: string) {
     return chargeOne(this.store, this.ledgerStore, this.alerts, { id, amount, usage, key_id: keyId });
@@ -375,7 +367,6 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
   }
 
   // ------------------------------------------------------------------ quotes (src/accounts/quote-rows.ts)
-
   /** Stores a quote (docs/storage/account-object.md, "Quotes"); sweeps those long expired. */
   saveQuote(quote: QuoteRecord): QuoteRecord {
     insertQuote(this.sql, quote, Date.now());
@@ -390,7 +381,6 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
   }
 
   // ------------------------------------------------------------------ task index (src/accounts/task-index.ts)
-
   indexTask(entry: TaskIndexEntry): void {
     insertTaskIndex(this.sql, entry, true);
   }

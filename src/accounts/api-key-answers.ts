@@ -1,7 +1,9 @@
 /** What the account object answers about API keys: plain data, so callers need not import its store. */
+
+import type { Permission } from "../keys/api-keys";
 import type { SafetyPolicy } from "../safety/policy";
+import type { TenantFeatures } from "../tenancy/tenant-features";
 import type { ApiKeyRecord } from "./api-key-rows";
-import type { Permission } from "./api-keys";
 import type { KeyLimits } from "./key-limits";
 
 /** What an API key stands for, as the Worker caches it (src/accounts/key-cache.ts). */
@@ -23,6 +25,8 @@ export type KeyResolution =
       held?: boolean;
       /** The tenant's retention in days, cached with the key. */
       output_retention_days?: number;
+      /** Which optional features the tenant uses, cached with the key: a create pays no call for one it does not. */
+      features?: TenantFeatures;
     }
   /** `key_id`: a known key refused (revoked, disabled, expired), so that enabling it can drop the cached refusal. */
   | { ok: false; code: "invalid_api_key" | "tenant_disabled"; key_id?: string };

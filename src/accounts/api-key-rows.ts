@@ -2,7 +2,7 @@
  * The `api_keys` rows of an AccountObject (docs/storage/account-object.md): reads and writes in
  * SQL, kept out of the object's class so that it stays about the ledger.
  */
-import type { KeyMode, Permission } from "./api-keys";
+import type { KeyMode, Permission } from "../keys/api-keys";
 import type { KeyLimits } from "./key-limits";
 
 /**

@@ -1,8 +1,11 @@
 import type { AuditInput } from "../audit/audit-store";
+import { writeAudited } from "../audit/audit-store";
+import type { KeyMode, Permission } from "../keys/api-keys";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { dec } from "../lib/decimal";
 import { readSafetyPolicy } from "../safety/policy-store";
-import { type AccountContext, writeAudited } from "./account-context";
+import type { AccountContext } from "../tenancy/account-context";
+import { readTenant } from "../tenancy/tenant-row";
 import type { KeyIssueRefusal, KeyResolution, RotateOutcome } from "./api-key-answers";
 import {
   type ApiKeyRecord,
@@ -16,7 +19,6 @@ import {
   touchApiKey,
   updateApiKey,
 } from "./api-key-rows";
-import type { KeyMode, Permission } from "./api-keys";
 import {
   activeKeyCount,
   familyChain,
@@ -28,7 +30,7 @@ import {
 } from "./key-family";
 import type { KeyLimits } from "./key-limits";
 import { type KeyStanding, keyLimits } from "./key-spend";
-import { readTenant } from "./tenant-row";
+import { readTenantFeatures } from "./tenant-features";
 
 /** The tenant's API keys (`api_keys`, hashes only): issue, change, rotation, resolution, standing. */
 export class ApiKeyStore {
@@ -170,6 +172,7 @@ export class ApiKeyStore {
       limits: row.limits ? (JSON.parse(row.limits) as KeyLimits) : null,
       held: familyHasCreditLimit(sql, keyId),
       output_retention_days: tenant.output_retention_days,
+      features: readTenantFeatures(sql),
     };
   }
 

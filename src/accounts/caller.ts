@@ -1,8 +1,10 @@
 /** The caller an API key resolves to, as routes and stored batches carry it; plain data, no bindings. */
+
+import type { KeyMode, Permission } from "../keys/api-keys";
+import type { RateState } from "../rate-limits/rate-limit";
 import type { SafetyPolicy } from "../safety/policy";
-import type { KeyMode, Permission } from "./api-keys";
+import type { TenantFeatures } from "../tenancy/tenant-features";
 import type { KeyLimits } from "./key-limits";
-import type { RateState } from "./rate-limit";
 
 export interface Caller {
   tenant_id: string;
@@ -20,4 +22,6 @@ export interface Caller {
   held?: boolean;
   /** The tenant's output retention in days, as cached with the key; absent: read from the account. */
   output_retention_days?: number;
+  /** Which optional features the tenant uses, as cached with the key; absent: unknown (each is asked for). */
+  features?: TenantFeatures;
 }

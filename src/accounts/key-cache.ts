@@ -8,9 +8,10 @@
  * flood of bad keys away from the account object. A rotated key's end (`expires_at`) is part of
  * its resolution and checked on every request (`usable`), so a cached answer never outlives it.
  */
+import { KNOWLEDGE_MAX_AGE_MS } from "../tenancy/tenant-features";
 import type { KeyResolution } from "./api-key-answers";
 
-export const MAX_AGE_MS = 5_000;
+export const MAX_AGE_MS = KNOWLEDGE_MAX_AGE_MS;
 export const REFRESH_AFTER_MS = 2_000;
 export const MAX_ENTRIES = 10_000;
 

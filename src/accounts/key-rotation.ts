@@ -3,13 +3,15 @@
  * the old one keeps working for the grace period chosen, then stops (401 `invalid_api_key`).
  * Transport-free: the operator API and the console call it.
  */
+
+import { audited, createdBy } from "../audit/audited";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { apiKeyNotFound } from "../errors/not-found";
 import { type Acting, auditFields, authorize } from "../people/principal";
 import { accountFor } from "./account-stub";
 import { type ApiKeyRecord, keyPrefix } from "./api-key-rows";
-import { audited, createdBy, forgetCachedKey, newKeyPointers, OPERATOR, scopeOf, tenantOfKey } from "./service";
+import { forgetCachedKey, newKeyPointers, OPERATOR, scopeOf, tenantOfKey } from "./service";
 
 /** The grace periods offered: how long the old key keeps working after a rotation. */
 export const GRACE_PERIODS = { none: 0, "1h": 3_600_000, "24h": 86_400_000, "7d": 604_800_000 } as const;

@@ -1,7 +1,7 @@
-import { type TaskStub, taskStubOfObjectId } from "../tasks/task-stub";
-import type { AccountContext } from "./account-context";
+import type { AccountContext } from "../tenancy/account-context";
 import type { LedgerStore } from "./ledger-store";
 import { unlistTask } from "./task-index";
+import { type TaskLeaseSlice, taskLeaseOf } from "./task-lease-stub";
 
 /** How long an unconfirmed hold waits for its task object when that object cannot answer. */
 const LEASE_RETRY_MS = 30_000;
@@ -26,9 +26,9 @@ export async function sweepLeases(ctx: AccountContext, ledger: LedgerStore, now:
       continue;
     }
     const taskId = id.split(":")[0] as string;
-    let verdict: Awaited<ReturnType<TaskStub["holdsReservation"]>>;
+    let verdict: ReturnType<TaskLeaseSlice["holdsReservation"]>;
     try {
-      const stub = taskStubOfObjectId(env, taskId.slice("task_".length));
+      const stub = taskLeaseOf(env, taskId.slice("task_".length));
       verdict = await stub.holdsReservation(id);
     } catch {
       // The task object cannot answer now: ask again later rather than guess.

@@ -1,5 +1,5 @@
 import { type Decimal, dec, fmt } from "../lib/decimal";
-import type { AccountContext } from "./account-context";
+import type { AccountContext } from "../tenancy/account-context";
 import { bumpFamilySpend, familyChain, limitedStandings } from "./key-family";
 import { bumpKeySpend } from "./key-spend";
 import type { ChargeItem, Settlement } from "./ledger-answers";

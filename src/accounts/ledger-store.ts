@@ -1,12 +1,12 @@
 import { type Decimal, dec, fmt, sum } from "../lib/decimal";
 import { newId } from "../lib/ids";
-import type { AccountContext } from "./account-context";
+import type { AccountContext } from "../tenancy/account-context";
+import { readTenant } from "../tenancy/tenant-row";
 import { bumpFamilySpend, familyChain, familyRefusal, familySpendMismatches, lineageKeyId } from "./key-family";
 import { bumpKeySpend, keySpendMismatches } from "./key-spend";
 import type { GrantView, ReserveRefusal, Settlement, Totals } from "./ledger-answers";
 import type { SpendAlerts } from "./spend-alerts";
 import { insertTaskIndex, type TaskIndexEntry } from "./task-index";
-import { readTenant } from "./tenant-row";
 import { recordUsage, type UsageNote } from "./usage";
 
 /**

@@ -4,7 +4,7 @@
  * late create hears `quote_expired` rather than `quote_not_found`; each new quote sweeps the rows
  * past that (by the expiry index, never a scan of the whole table).
  */
-import type { KeyMode } from "./api-keys";
+import type { KeyMode } from "../keys/api-keys";
 
 /** How long a quote binds. */
 export const QUOTE_TTL_MS = 15 * 60_000;

@@ -3,26 +3,28 @@
  * Routes call these; they throw ApiError with the public codes.
  */
 
-import type { AuditInput } from "../audit/audit-store";
+import { type AuditBy, audited, createdBy } from "../audit/audited";
+import { directoryFor } from "../directory/directory-stub";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { invalidApiKey } from "../errors/common";
 import { apiKeyNotFound, tenantNotFound } from "../errors/not-found";
+import { generateApiKey, hashApiKey, type KeyMode, type Permission, parseApiKey } from "../keys/api-keys";
 import { newId } from "../lib/ids";
 import { type Acting, auditFields, authorize } from "../people/principal";
-import { accountFor, tenantAccount } from "./account-stub";
+import { rateCounterFor } from "../rate-limits/rate-counter-stub";
+import type { RateState } from "../rate-limits/rate-limit";
+import { RATE_WINDOW_MS, RateLimiter } from "../rate-limits/rate-limit";
+import { getTenantOr404 } from "../tenancy/account-slice";
+import { forgetFeatures } from "../tenancy/tenant-features";
+import { newTenantId } from "../tenancy/tenant-row";
+import { accountFor } from "./account-stub";
 import type { KeyIssueRefusal, KeyResolution } from "./api-key-answers";
 import type { ApiKeyRecord } from "./api-key-rows";
 import { keyPrefix } from "./api-key-rows";
-import { generateApiKey, hashApiKey, type KeyMode, type Permission, parseApiKey } from "./api-keys";
 import type { Caller } from "./caller";
-import { directoryFor } from "./directory-stub";
 import { KeyCache, usable } from "./key-cache";
 import type { KeyLimits } from "./key-limits";
-import { rateCounterFor } from "./rate-counter-stub";
-import type { RateState } from "./rate-limit";
-import { RATE_WINDOW_MS, RateLimiter } from "./rate-limit";
-import { newTenantId } from "./tenant-row";
 
 export type { Caller } from "./caller";
 
@@ -31,29 +33,8 @@ export async function createTenant(env: Env, input: { name: string; credits?: st
   return accountFor(env, tenantId).create({ tenant_id: tenantId, ...input });
 }
 
-export async function getTenantOr404(env: Env, tenantId: string) {
-  const tenant = await tenantAccount(env, tenantId).get();
-  if (!tenant) throw tenantNotFound(tenantId);
-  return tenant;
-}
-
-/**
- * Who made a change, and from where: the audit log's actor, IP and user agent. Services that
- * change keys record it in the same write as the change.
- */
-export type AuditBy = Pick<AuditInput, "actor" | "ip" | "user_agent">;
-
 /** The operator API's principal, when a caller names none. */
 export const OPERATOR: Acting = { principal: { kind: "operator" } };
-
-/** What `created_by` shows: the member's email, `operator`, or `api_key:<key_id>`. */
-export function createdBy(by: AuditBy): string {
-  return by.actor.type === "operator" ? "operator" : (by.actor.email ?? `${by.actor.type}:${by.actor.id}`);
-}
-
-export function audited(by: AuditBy, action: string, target: string, details?: Record<string, unknown>): AuditInput {
-  return { ...by, action, target, ...(details ? { details } : {}) };
-}
 
 /** A console member may act on their own tenant's keys only: theirs is the only tenant they can name. */
 export function scopeOf(acting: Acting): string | undefined {
@@ -184,6 +165,16 @@ export function forgetCachedTenant(tenantId: string): void {
   keys.forgetTenant(tenantId);
 }
 
+/**
+ * The tenant turned a feature on or off here (a provider key, a webhook endpoint, a storage
+ * destination): this isolate forgets what it knew of its features at once; other isolates within
+ * the key cache's bound (src/tenancy/tenant-features.ts).
+ */
+export function featuresChanged(tenantId: string): void {
+  keys.forgetTenant(tenantId);
+  forgetFeatures(tenantId);
+}
+
 /** hash → "tenant key_id": immutable once written, so an isolate may keep it. */
 const pointerCache = new Map<string, string>();
 const POINTER_CACHE_MAX = 10_000;
@@ -261,6 +252,7 @@ export async function authenticate(
     limits: resolved.limits ?? null,
     ...(resolved.held ? { held: true } : {}),
     ...(resolved.output_retention_days !== undefined ? { output_retention_days: resolved.output_retention_days } : {}),
+    ...(resolved.features ? { features: resolved.features } : {}),
   };
 }
 

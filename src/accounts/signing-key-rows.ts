@@ -3,6 +3,7 @@
  * overlap of a rotation (the previous secret, kept until `previous_until`, signs beside the new).
  */
 import { seal, unseal } from "../lib/sealed";
+import { newSigningSecret } from "../webhooks/callback-signing";
 
 export type SigningKeyView = {
   id: string;
@@ -48,12 +49,6 @@ export function signingKeyRows(sql: SqlStorage, nowMs = Date.now()): SigningKeyV
     .exec<Row>(`SELECT ${COLUMNS} FROM signing_keys ORDER BY created_at DESC, id DESC`)
     .toArray()
     .map((r) => view(r, nowMs));
-}
-
-/** Standard Webhooks secrets: `whsec_` + base64 of 32 random bytes (the spec asks for 24 to 64). */
-export function newSigningSecret(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
 }
 
 /**

@@ -1,9 +1,11 @@
 import type { AuditInput } from "../audit/audit-store";
+import { writeAudited } from "../audit/audit-store";
 import { seal } from "../lib/sealed";
-import { type AccountContext, writeAudited } from "./account-context";
+import type { AccountContext } from "../tenancy/account-context";
+import { readTenant } from "../tenancy/tenant-row";
+import { newSigningSecret } from "../webhooks/callback-signing";
 import type { SigningKeyRotation } from "./signing-key-rows";
 import {
-  newSigningSecret,
   prepareRotation,
   type SigningKeyView,
   signingKeyRow,
@@ -11,7 +13,6 @@ import {
   signingSecrets,
   writeRotation,
 } from "./signing-key-rows";
-import { readTenant } from "./tenant-row";
 
 /** The tenant's callback signing keys (`signing_keys`): secrets sealed here, opened only to sign. */
 export class SigningKeyStore {

@@ -1,17 +1,20 @@
 /**
  * Callback signing keys: create (the secret shown once), rotate with an overlap, retire. A key's
  * id stays the same across rotations (tasks name it in `callback_signing_key_id`); during the
- * overlap deliveries carry both signatures (src/callbacks/signing.ts). Transport-free.
+ * overlap deliveries carry both signatures (src/webhooks/callback-signing.ts). Transport-free.
  */
+
+import { audited } from "../audit/audited";
+import { directoryFor } from "../directory/directory-stub";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { tenantNotFound } from "../errors/not-found";
 import { newId } from "../lib/ids";
 import { type Acting, auditFields, authorize } from "../people/principal";
+import { getTenantOr404 } from "../tenancy/account-slice";
 import { accountFor } from "./account-stub";
-import { directoryFor } from "./directory-stub";
 import { GRACE_PERIODS, type Grace } from "./key-rotation";
-import { audited, getTenantOr404, OPERATOR, scopeOf, tenantOfPointer } from "./service";
+import { OPERATOR, scopeOf, tenantOfPointer } from "./service";
 import type { SigningKeyView } from "./signing-key-rows";
 /** How long the previous secret keeps signing after a rotation: the same choices as a key's grace. */
 export type Overlap = Grace;

@@ -1,12 +1,13 @@
 import { appendAudit } from "../audit/audit-store";
 import { mailSender } from "../mail/sender";
+import { activeOwnerMembers } from "../people/members-store";
+import type { AccountContext } from "../tenancy/account-context";
+import { readTenant } from "../tenancy/tenant-row";
 import { recordEvent } from "../webhooks/delivery-rows";
-import { type AccountContext, activeOwnerMembers } from "./account-context";
 import { apiKeyRow } from "./api-key-rows";
 import { type FamilyStanding, familyChain, familySpend, limitedStandings, lineageKeyId } from "./key-family";
 import type { KeyLimits } from "./key-limits";
 import { markMailed, type PendingAlert, recordCrossings, unmailedAlerts } from "./key-spend";
-import { readTenant } from "./tenant-row";
 
 /** What records, inside a settling write, the alert thresholds it crosses. */
 export type AlertRecorder = { record(): void };

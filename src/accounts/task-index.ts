@@ -1,4 +1,4 @@
-import type { KeyMode } from "./api-keys";
+import type { KeyMode } from "../keys/api-keys";
 
 /** The tenant's list of tasks (`tasks`), for `GET /v1/tasks`: ids by creation, the tasks themselves in their objects. */
 export interface TaskIndexEntry {

@@ -1,11 +1,11 @@
-import { type AuditInput, appendAudit } from "../audit/audit-store";
+import { type AuditInput, appendAudit, writeAudited } from "../audit/audit-store";
 import { dec } from "../lib/decimal";
 import { insertMember } from "../people/members-store";
 import type { SafetyPolicy } from "../safety/policy";
 import { readSafetyPolicy, writeSafetyPolicy } from "../safety/policy-store";
-import { type AccountContext, writeAudited } from "./account-context";
+import type { AccountContext } from "../tenancy/account-context";
+import { readTenant, type TenantStatus, type TenantView } from "../tenancy/tenant-row";
 import type { LedgerStore } from "./ledger-store";
-import { readTenant, type TenantStatus, type TenantView } from "./tenant-row";
 
 /** The `tenant` row: its creation, status and settings (rate limit, retention, content review policy). */
 export class TenantStore {

@@ -1,13 +1,13 @@
 /** A new tenant with its first owner (`POST /admin/v1/tenants` with `owner_email`). */
 
-import { accountFor } from "../accounts/account-stub";
-import { newTenantId, type TenantView } from "../accounts/tenant-row";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
-import { normaliseEmail } from "./email";
-import { type Acting, auditFields } from "./principal";
-import { userObject } from "./user-stub";
-import { ensureUser } from "./users";
+import { normaliseEmail } from "../people/email";
+import { type Acting, auditFields } from "../people/principal";
+import { userObject } from "../people/user-stub";
+import { ensureUser } from "../people/users";
+import { newTenantId, type TenantView } from "../tenancy/tenant-row";
+import { accountFor } from "./account-stub";
 
 export async function createTenantWithOwner(
   env: Env,

@@ -7,8 +7,9 @@
  * in SQLite, in one query per request. Credits are kept as whole credits and nano-credits in two
  * integer columns so that the sums stay exact (docs/storage/account-object.md).
  */
+
+import type { KeyMode } from "../keys/api-keys";
 import { type Decimal, dec, fmt } from "../lib/decimal";
-import type { KeyMode } from "./api-keys";
 
 /** The task envelope's usage counters, summed as they are. */
 export const USAGE_COUNTERS = [

@@ -1,4 +1,5 @@
 /** The audit log's rows in the tenant's AccountObject (docs/storage/account-object.md, "Audit log"). */
+import type { AccountContext } from "../tenancy/account-context";
 
 export interface AuditActor {
   type: "user" | "api_key" | "operator";
@@ -82,4 +83,13 @@ export function readAudit(sql: SqlStorage, q: { limit: number; before?: number }
     details: r.details ? (JSON.parse(r.details) as Record<string, unknown>) : null,
   }));
   return { entries, has_more: rows.length > q.limit };
+}
+
+/** Runs `write` and appends `audit` (if any) at `now`, in one transaction. */
+export function writeAudited<T>(ctx: AccountContext, audit: AuditInput | undefined, now: string, write: () => T): T {
+  return ctx.transaction(() => {
+    const out = write();
+    if (audit) appendAudit(ctx.sql, audit, now);
+    return out;
+  });
 }

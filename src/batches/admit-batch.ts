@@ -4,13 +4,14 @@
  * before anything is written, and one invalid item refuses the batch with a pointer into it.
  * Then the batch object takes the batch row and the item rows, in chunks, and starts.
  */
+import type { Caller } from "../accounts/caller";
 import type { Capability } from "../catalog/schema";
 import { loadCatalog } from "../catalog/store";
 import { ApiError, type FieldError } from "../errors/api-error";
+import { clause } from "../errors/sentence";
 import { dec, fmt, ZERO } from "../lib/decimal";
 import { fromJsonPointer, toJsonPointer } from "../lib/json-pointer";
 import { publicBaseUrl } from "../lib/public-url";
-import { clause } from "../lib/sentence";
 import { OPERATIONS } from "../operations";
 import type { OperationSpec } from "../operations/types";
 import { liveProviders } from "../providers/routing";
@@ -184,7 +185,9 @@ export async function admitBatch(
     idempotency_key: key,
     request_hash: hash,
     operation: req.operation,
-    caller: ctx.caller,
+    // What the key's resolution said of the tenant's features holds for the key cache's bound only:
+    // items admitted later ask (src/tenancy/tenant-features.ts).
+    caller: storedCaller(ctx.caller),
     concurrency: req.concurrency ?? DEFAULT_CONCURRENCY,
     max_credits: req.max_credits === undefined ? null : fmt(dec(req.max_credits)),
     estimated_credits: fmt(total),
@@ -245,4 +248,8 @@ function idempotencyConflict(): ApiError {
     "This Idempotency-Key was used with a different batch; send changed work under a new key.",
     { details: { recovery: { action: "use_new_idempotency_key", requires_input_change: false, client_request_id: "new" } } },
   );
+}
+
+function storedCaller({ features: _features, ...caller }: Caller): Caller {
+  return caller;
 }

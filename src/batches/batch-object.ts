@@ -1,15 +1,15 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import type { TaskScope } from "../keys/scope";
 import { migratedSql } from "../storage/migrations";
-import type { TaskScope } from "../tasks/scope";
-import type { RequeueOutcome } from "../webhooks/delivery-rows";
 import {
   type DeliveryHolder,
   type DeliveryWithAttempts,
   deliveryWithAttempts,
   requeueDelivery,
   resendEndpointDelivery,
-} from "../webhooks/redelivery";
+} from "../tasks/webhook-redelivery";
+import type { RequeueOutcome } from "../webhooks/delivery-rows";
 import { type BatchEnvelope, ITEM_STATUSES, type ItemEnd } from "./batch-record";
 import type { BatchRpc } from "./batch-rpc";
 import { BATCH_MIGRATIONS } from "./batch-schema";

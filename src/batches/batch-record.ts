@@ -1,8 +1,9 @@
 /** The batch as its object stores it, and the spec's batch envelope made from it. */
-import type { KeyMode } from "../accounts/api-keys";
+
 import type { Caller } from "../accounts/caller";
 import type { Capability } from "../catalog/schema";
 import type { ErrorBody } from "../errors/api-error";
+import type { KeyMode } from "../keys/api-keys";
 
 export type BatchStatus = "queued" | "running" | "completed" | "canceling" | "canceled";
 /** `admitting`: the rows are still being written; nobody sees the batch until it is sealed. */

@@ -1,5 +1,5 @@
 /** A batch object (one batch, or one tenant's batch index): its RPC surface, declared apart from its class so `Env` needs no object. */
-import type { TaskScope } from "../tasks/scope";
+import type { TaskScope } from "../keys/scope";
 import type { AttemptRow, DeliveryRow, RequeueOutcome } from "../webhooks/delivery-rows";
 import type { BatchEnvelope, ItemEnd } from "./batch-record";
 import type { IndexEntry, ItemPage, ItemQuery } from "./item-pages";

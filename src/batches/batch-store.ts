@@ -2,7 +2,7 @@
  * A batch object's rows: the batch row, its running totals and the statements every step shares.
  * Schema: docs/storage/batch-object.md.
  */
-import { inScope, type TaskScope } from "../tasks/scope";
+import { inScope, type TaskScope } from "../keys/scope";
 import type { BatchCounts, BatchRow, ItemStatus } from "./batch-record";
 
 export class BatchStore {

@@ -1,6 +1,7 @@
 /** The batch object's stubs, typed once: the one place a batch stub is cast (src/lib/remote.ts says why). */
-import type { KeyMode } from "../accounts/api-keys";
+
 import type { Env } from "../env";
+import type { KeyMode } from "../keys/api-keys";
 import type { Remote } from "../lib/remote";
 import type { BatchRpc } from "./batch-rpc";
 import { BATCH_ID, batchIndexName, batchObjectName } from "./names";

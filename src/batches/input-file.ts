@@ -5,11 +5,11 @@
  */
 import type { Env } from "../env";
 import { ApiError, type FieldError } from "../errors/api-error";
+import { clause } from "../errors/sentence";
+import type { TaskScope } from "../keys/scope";
 import { linesOf, utf8Length } from "../lib/lines";
-import { clause } from "../lib/sentence";
 import { artifactKey } from "../media/artifacts";
 import { artifactInScope } from "../tasks/artifact-scope";
-import type { TaskScope } from "../tasks/scope";
 import { type BatchItemInput, type ItemSource, MAX_FILE_ITEMS } from "./admit-batch";
 
 export const MAX_INPUT_FILE_BYTES = 100 * 1024 * 1024;

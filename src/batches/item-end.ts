@@ -1,5 +1,5 @@
 /** What a batch keeps of an item's task once it ended: from the task's final envelope. */
-import type { Envelope } from "../tasks/record";
+import type { Envelope } from "../task-record/record";
 import type { ItemEnd } from "./batch-record";
 
 export function itemEndOf(envelope: Envelope): ItemEnd {

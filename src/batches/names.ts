@@ -4,10 +4,11 @@
  * derived from the object's id. Each item's task gets an Idempotency-Key derived from the batch's
  * key and the item's `custom_id`, so a retried start (or a resumed batch) reaches the same task.
  */
-import type { KeyMode } from "../accounts/api-keys";
+
 import type { Env } from "../env";
+import type { KeyMode } from "../keys/api-keys";
+import { taskObjectName } from "../keys/scope";
 import { sha256Hex } from "../lib/crypto";
-import { taskObjectName } from "../tasks/scope";
 
 export const BATCH_ID = /^batch_([0-9a-f]{64})$/;
 

@@ -5,7 +5,7 @@
  * which reads a running item's task itself when no push came (BatchObject.checkRunning).
  */
 import type { Env } from "../env";
-import type { Envelope, TaskRecord } from "../tasks/record";
+import type { Envelope, TaskRecord } from "../task-record/record";
 import { batchStubOf } from "./batch-stub";
 import { itemEndOf } from "./item-end";
 

@@ -6,9 +6,10 @@
  * The same bound holds for a task's inputs however they come (a URL, a data URI, an artifact),
  * checked from the probed dimensions before the image data is inflated to validate it.
  */
-import type { CatalogBundle } from "../catalog/build";
-import { isOffered } from "../catalog/views";
+
 import { ApiError } from "../errors/api-error";
+import type { CatalogBundle } from "./build";
+import { isOffered } from "./views";
 
 const ratio = (text: string) => {
   const [a, b] = text.split(":").map(Number) as [number, number | undefined];

@@ -15,12 +15,12 @@
  */
 
 import { accountFor } from "../accounts/account-stub";
-import type { KeyMode } from "../accounts/api-keys";
 import { keySpendLimitError } from "../accounts/key-refusals";
 import type { ReserveRefusal } from "../accounts/ledger-answers";
 import { CHAT_CAPABILITY, type UsageCounters, type UsageNote } from "../accounts/usage";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import type { KeyMode } from "../keys/api-keys";
 import { dec, fmt } from "../lib/decimal";
 import { randomToken } from "../lib/ids";
 import { chargeInBatch } from "./charge-batch";

@@ -3,7 +3,6 @@
  * upstream, answer (whole or streamed), and settle the reservation exactly once.
  */
 
-import type { KeyMode } from "../accounts/api-keys";
 import { allowsModel, hasCreditLimit, type KeyLimits } from "../accounts/key-limits";
 import { checkCapabilityAllowed, checkModelAllowed } from "../accounts/key-refusals";
 import { CHAT_CAPABILITY, type UsageCounters } from "../accounts/usage";
@@ -12,6 +11,7 @@ import { deprecationHeaders } from "../catalog/deprecation";
 import { loadCatalog } from "../catalog/store";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import type { KeyMode } from "../keys/api-keys";
 import { dec, fmt } from "../lib/decimal";
 import { randomToken } from "../lib/ids";
 import { type ChatRoute, chatRoutesFor, completeOnRoutes } from "../providers/chat";

@@ -3,16 +3,18 @@
  * at admission: an unknown one is refused before anything is reserved), else the tenant's default
  * as it is when the outputs are stored — looked up then, off the create's path, so a create that
  * names no destination costs no extra call. Test tasks have none: destinations are live resources
- * (src/accounts/mode-scope.ts), so a test create naming one is refused and test outputs stay in
+ * (src/keys/mode-scope.ts), so a test create naming one is refused and test outputs stay in
  * the platform's storage.
  */
 
-import { accountFor } from "../accounts/account-stub";
-import type { KeyMode } from "../accounts/api-keys";
-import { requireLive } from "../accounts/mode-scope";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
-import type { TaskRecord } from "../tasks/record";
+import type { KeyMode } from "../keys/api-keys";
+import { requireLive } from "../keys/mode-scope";
+import type { TaskRecord } from "../task-record/record";
+import { accountSlice } from "../tenancy/account-slice";
+import { knownWithout } from "../tenancy/tenant-features";
+import type { DestinationsAccountSlice } from "./account-slice";
 import { plannedDelivery } from "./delivery";
 
 export async function outputDestination(
@@ -23,7 +25,7 @@ export async function outputDestination(
   if (requested === undefined) return null;
   requireLive(caller.mode, "storage_destinations", "/output_destination_id");
   const tenantId = caller.tenant_id;
-  const found = await accountFor(env, tenantId).storageDestination(requested);
+  const found = await accountSlice<DestinationsAccountSlice>(env, tenantId).storageDestination(requested);
   if (!found) {
     throw new ApiError("invalid_request", `Storage destination '${requested}' does not exist.`, {
       param: "/output_destination_id",
@@ -36,6 +38,8 @@ export async function outputDestination(
 /** The record with its delivery planned: the create's destination, or the tenant's default now (if any). */
 export async function withDefaultDestination(env: Env, rec: TaskRecord): Promise<TaskRecord> {
   if (rec.delivery || rec.mode === "test") return rec;
-  const found = await accountFor(env, rec.tenant_id).storageDestination(null);
+  // The account told this isolate, within the key cache's bound, that the tenant has no default: no call.
+  if (knownWithout(rec.tenant_id, "default_destination")) return rec;
+  const found = await accountSlice<DestinationsAccountSlice>(env, rec.tenant_id).storageDestination(null);
   return found ? { ...rec, delivery: plannedDelivery(found) } : rec;
 }

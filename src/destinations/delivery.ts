@@ -7,12 +7,12 @@
  */
 
 import { EXTENSIONS } from "../media/extensions";
-import type { TaskRecord } from "../tasks/record";
-import { StepLog, type StepResult } from "../tasks/steps/effects";
-import type { DeliveryItem, DeliveryState } from "./delivery-state";
+import type { DeliveryItem, DeliveryState } from "../task-record/delivery-state";
+import type { TaskRecord } from "../task-record/record";
+import { StepLog, type StepResult } from "../task-record/step-effects";
 
-export type { DeliveryItem, DeliveryState } from "./delivery-state";
-export { deliveryView, withDeliveries } from "./delivery-view";
+export type { DeliveryItem, DeliveryState } from "../task-record/delivery-state";
+export { deliveryView, withDeliveries } from "../task-record/delivery-view";
 
 /** Attempts in all for an output whose store answers with a retryable error, and the waits between them. */
 export const DELIVERY_ATTEMPTS = 4;

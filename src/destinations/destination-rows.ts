@@ -165,3 +165,8 @@ export async function openDestination(
   };
   return { ...rec, ...creds };
 }
+
+/** Whether the tenant has a default destination (a create without `output_destination_id` delivers there). */
+export function hasDefaultDestination(sql: SqlStorage): boolean {
+  return sql.exec("SELECT 1 FROM storage_destinations WHERE deleted_at IS NULL AND is_default = 1 LIMIT 1").toArray().length > 0;
+}

@@ -1,5 +1,5 @@
 /** What "deliver again" answers; plain data the task object's RPC answers name. */
-import type { DeliveryState } from "./delivery-state";
+import type { DeliveryState } from "../task-record/delivery-state";
 
 export type RedeliverResult =
   | { kind: "ok"; delivery: DeliveryState }

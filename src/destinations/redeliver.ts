@@ -3,9 +3,11 @@
  * to another destination the tenant names), one attempt now. The task's outcome and charge do
  * not change; only its `delivery` does.
  */
-import { accountFor } from "../accounts/account-stub";
+
 import type { Env } from "../env";
-import type { TaskRecord } from "../tasks/record";
+import type { TaskRecord } from "../task-record/record";
+import { accountSlice } from "../tenancy/account-slice";
+import type { DestinationsAccountSlice } from "./account-slice";
 import { deliverItems } from "./deliver";
 import { applyAttempt, type DeliveryState, pendingItems, planItems } from "./delivery";
 import type { RedeliverResult } from "./redeliver-result";
@@ -16,7 +18,7 @@ export async function redeliverOutputs(env: Env, rec: TaskRecord, requested: str
   if (rec.status !== "succeeded" || !Array.isArray(rec.output?.artifacts)) return { kind: "not_succeeded" };
   // Destinations are live resources: a test task's outputs stay in the platform's storage.
   if (rec.mode === "test") return { kind: "test_mode" };
-  const account = accountFor(env, rec.tenant_id);
+  const account = accountSlice<DestinationsAccountSlice>(env, rec.tenant_id);
   const id = requested ?? rec.delivery?.destination_id ?? (await account.storageDestination(null))?.destination_id ?? null;
   if (id === null) return { kind: "no_destination" };
   const target = await account.openStorageDestination(id);

@@ -1,6 +1,7 @@
-import { type AccountContext, writeAudited } from "../accounts/account-context";
-import { readTenant } from "../accounts/tenant-row";
 import type { AuditInput } from "../audit/audit-store";
+import { writeAudited } from "../audit/audit-store";
+import type { AccountContext } from "../tenancy/account-context";
+import { readTenant } from "../tenancy/tenant-row";
 import {
   countDestinations,
   type DestinationRecord,

@@ -1,5 +1,5 @@
-import { endOnce } from "../lib/sentence";
 import { ERROR_CODES, type ErrorCode, type ErrorType } from "./codes";
+import { endOnce } from "./sentence";
 
 /** One entry of `details.errors`: where the failure is and why. */
 export interface FieldError {

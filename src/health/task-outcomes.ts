@@ -5,7 +5,7 @@
  * `requestedFailure`), so a failure is the request's whatever its code says.
  */
 import type { ProviderError } from "../providers/types";
-import type { TaskRecord } from "../tasks/record";
+import type { TaskRecord } from "../task-record/record";
 import { type Fault, faultOf, type OutcomeKind, type RouteOutcome } from "./outcomes";
 import { recordOutcome } from "./reporter";
 

@@ -1,8 +1,8 @@
 import type { Context } from "hono";
-import type { Permission } from "../accounts/api-keys";
 import type { Caller } from "../accounts/service";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import type { Permission } from "../keys/api-keys";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import type { AppEnv } from "./context";
 

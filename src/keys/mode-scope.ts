@@ -16,8 +16,8 @@
 
 import { ApiError } from "../errors/api-error";
 import { OPERATIONS } from "../operations";
-import type { TaskScope } from "../tasks/scope";
 import type { KeyMode } from "./api-keys";
+import type { TaskScope } from "./scope";
 
 /** Whose rows a caller reaches: its tenant and its key's mode, or both modes for a console session. */
 export type ModeScope = TaskScope;
@@ -53,7 +53,7 @@ export const MODE_TABLE = {
       "delete_task_outputs",
       "list_tasks",
     ],
-    enforced: "src/tasks/scope.ts (task object names and reads)",
+    enforced: "src/keys/scope.ts (task object names and reads)",
   },
   task_outputs: {
     rule: "mode_scoped",

@@ -4,7 +4,7 @@
  * task, nor a live key a test one; across modes a task answers exactly as another tenant's does
  * (404 `task_not_found`). A console session acts for the tenant as a whole and sees both modes.
  */
-import type { KeyMode } from "../accounts/api-keys";
+import type { KeyMode } from "./api-keys";
 
 export interface TaskScope {
   tenant_id: string;

@@ -4,7 +4,7 @@
  * URLs, which any client can fetch without a key until they expire.
  */
 import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/server";
-import { clause } from "../lib/sentence";
+import { clause } from "../errors/sentence";
 import type { Envelope, StoredOutput } from "../services/tasks";
 
 /** An output artifact as the envelope shows it (signed where the deployment can sign). */

@@ -4,15 +4,15 @@
  * (`…/url`, `…/artifact_id`, `…/data_uri`); faults of the media itself point at the input.
  */
 import { z } from "@hono/zod-openapi";
+import { checkImagePixels } from "../catalog/image-pixel-bound";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import type { TaskScope } from "../keys/scope";
 import { isAllowedLoopback, policyFrom } from "../lib/url-policy";
 import { artifactInScope } from "../tasks/artifact-scope";
-import type { TaskScope } from "../tasks/scope";
 import { artifactKey } from "./artifacts";
 import { decodeDataUri } from "./data-uri";
 import { guardedFetch } from "./guarded-fetch";
-import { checkImagePixels } from "./image-pixel-bound";
 import { type OwnArtifactRef, ownArtifactOf } from "./own-urls";
 import { type ProbedMedia, probeMedia } from "./probe";
 import { verifyOutputUrl } from "./signed-outputs";
@@ -53,7 +53,7 @@ export interface ResolveOptions {
   /** The cap for an input already in the service's storage (an upload or an output); `maxBytes` unless told. */
   artifactMaxBytes?: number;
   maxEncodedLength?: number;
-  /** The most pixels an image input may have (src/media/image-pixel-bound.ts); no bound when undefined. */
+  /** The most pixels an image input may have (src/catalog/image-pixel-bound.ts); no bound when undefined. */
   maxImagePixels?: number;
 }
 

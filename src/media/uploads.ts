@@ -10,9 +10,10 @@
  * movie box may be its last bytes, so the file is held in memory once, and written to R2 in one
  * `put` only after it has passed. A refused or broken upload therefore never leaves an object.
  */
+
+import { checkImagePixels } from "../catalog/image-pixel-bound";
 import { ApiError } from "../errors/api-error";
 import { artifactKey } from "./artifacts";
-import { checkImagePixels } from "./image-pixel-bound";
 import { otherTypeOf } from "./other-types";
 import { imageSizeFromHeader, kindOfLeadingBytes, probeMedia } from "./probe";
 import { validateMedia } from "./validate";
@@ -38,7 +39,7 @@ const HEAD_BYTES = 4096;
 
 /** What the catalog allows of any input: an upload no card could take is refused. */
 export interface UploadLimits {
-  /** The most pixels an image may have (src/media/image-pixel-bound.ts); no bound when undefined. */
+  /** The most pixels an image may have (src/catalog/image-pixel-bound.ts); no bound when undefined. */
   maxImagePixels?: number;
 }
 

@@ -11,7 +11,7 @@
  * The probe (src/media/probe/) has already walked every container to its end.
  */
 import { ApiError } from "../errors/api-error";
-import { clause } from "../lib/sentence";
+import { clause } from "../errors/sentence";
 import { crc32 } from "./png";
 import { mpegAudioStart, mpegFrameLength, type ProbedMedia } from "./probe";
 

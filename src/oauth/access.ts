@@ -4,10 +4,11 @@
  * list together, so a revoked grant or a member who left stops working at once, everywhere.
  */
 
-import { accountFor } from "../accounts/account-stub";
-import type { Permission } from "../accounts/api-keys";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import type { Permission } from "../keys/api-keys";
+import { accountSlice } from "../tenancy/account-slice";
+import type { OAuthAccountSlice } from "./account-slice";
 import { narrowScopes } from "./scopes";
 import { knownTenant } from "./tenant-pointer";
 import { hashToken, parseAccessToken } from "./tokens";
@@ -56,7 +57,7 @@ export async function resolveAccessToken(env: Env, token: string, expectedResour
   }
   // A made-up tenant id must not wake (and create) an account object.
   if (!(await knownTenant(env, parsed.tenant_id))) throw invalid();
-  const resolved = await accountFor(env, parsed.tenant_id).oauthResolveAccess(await hashToken(token));
+  const resolved = await accountSlice<OAuthAccountSlice>(env, parsed.tenant_id).oauthResolveAccess(await hashToken(token));
   if (!resolved.ok) {
     if (resolved.reason === "tenant_disabled") throw new ApiError("tenant_disabled", "The tenant of this token is disabled.");
     throw invalid();

@@ -6,8 +6,9 @@
  * (§4.1.2.1); after, problems go back to the client as `error=` on its redirect URI, with `state`
  * and `iss` (RFC 9207).
  */
-import type { Permission } from "../accounts/api-keys";
+
 import type { Env } from "../env";
+import type { Permission } from "../keys/api-keys";
 import { resolveClient } from "./clients";
 import type { OAuthClient } from "./oauth-records";
 import { matchesRegistered } from "./redirect-uris";

@@ -4,14 +4,15 @@
  * device page (§3.3), which binds the authorization to their current tenant and role.
  */
 
-import { accountFor } from "../accounts/account-stub";
-import type { Permission } from "../accounts/api-keys";
-import type { AuditBy } from "../accounts/service";
+import type { AuditAccountSlice } from "../audit/account-slice";
+import type { AuditBy } from "../audit/audited";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { userCodeNotFound } from "../errors/not-found";
+import type { Permission } from "../keys/api-keys";
 import { newId } from "../lib/ids";
 import type { Member } from "../people/member";
+import { accountSlice } from "../tenancy/account-slice";
 import { DEVICE_GRANT, resolveClient } from "./clients";
 import type { DeviceView } from "./oauth-records";
 import { deviceObject } from "./oauth-stub";
@@ -117,7 +118,7 @@ export async function approveDevice(
     grant_id: grantId,
   });
   if (!decided.ok) throw decisionError(decided.code);
-  await accountFor(env, member.tenant_id).recordAudit({
+  await accountSlice<AuditAccountSlice>(env, member.tenant_id).recordAudit({
     ...by,
     action: "oauth.grant.approve",
     target: grantId,
@@ -138,7 +139,7 @@ export async function denyDevice(env: Env, member: Member, typed: string, by: Au
     email: member.email,
   });
   if (!decided.ok) throw decisionError(decided.code);
-  await accountFor(env, member.tenant_id).recordAudit({
+  await accountSlice<AuditAccountSlice>(env, member.tenant_id).recordAudit({
     ...by,
     action: "oauth.device.deny",
     target: decided.view.client_id,

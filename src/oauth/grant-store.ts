@@ -4,8 +4,9 @@
  * whether its person still belongs to the tenant, and removing a member revokes their grants in
  * the same transaction. Only hashes of codes and tokens are stored.
  */
-import type { Permission } from "../accounts/api-keys";
+
 import { type AuditInput, appendAudit } from "../audit/audit-store";
+import type { Permission } from "../keys/api-keys";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { readMember } from "../people/members-store";
 import type { Role } from "../people/roles";

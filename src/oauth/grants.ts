@@ -4,12 +4,13 @@
  * grant of the tenant; other members their own.
  */
 
-import { accountFor } from "../accounts/account-stub";
-import type { AuditBy } from "../accounts/service";
+import type { AuditBy } from "../audit/audited";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { newId } from "../lib/ids";
 import type { Member } from "../people/member";
+import { accountSlice } from "../tenancy/account-slice";
+import type { OAuthAccountSlice } from "./account-slice";
 import type { AuthorizationRequest } from "./authorize-request";
 import type { OAuthGrantView } from "./grant-store";
 import { markOAuthTenant } from "./tenant-pointer";
@@ -30,7 +31,7 @@ export async function approveAuthorization(
   await markOAuthTenant(env, member.tenant_id);
   const code = newAuthorizationCode(member.tenant_id);
   const grantId = newId("grt");
-  const result = await accountFor(env, member.tenant_id).oauthCreateCode(
+  const result = await accountSlice<OAuthAccountSlice>(env, member.tenant_id).oauthCreateCode(
     {
       code_hash: await hashToken(code),
       grant_id: grantId,
@@ -55,11 +56,11 @@ export async function approveAuthorization(
 }
 
 export async function listGrants(env: Env, member: Member): Promise<OAuthGrantView[]> {
-  return accountFor(env, member.tenant_id).oauthGrants(seesAllGrants(member) ? undefined : member.user_id);
+  return accountSlice<OAuthAccountSlice>(env, member.tenant_id).oauthGrants(seesAllGrants(member) ? undefined : member.user_id);
 }
 
 export async function revokeGrant(env: Env, member: Member, grantId: string, by: AuditBy): Promise<OAuthGrantView> {
-  const revoked = await accountFor(env, member.tenant_id).oauthRevokeGrant(
+  const revoked = await accountSlice<OAuthAccountSlice>(env, member.tenant_id).oauthRevokeGrant(
     grantId,
     seesAllGrants(member) ? null : member.user_id,
     {

@@ -5,8 +5,9 @@
  * user code must be impractical). Token polling needs none of its own: the device's interval is
  * enforced by `slow_down`, and every other grant spends what it presents.
  */
-import { rateCounterNamed } from "../accounts/rate-counter-stub";
+
 import type { Env } from "../env";
+import { rateCounterNamed } from "../rate-limits/rate-counter-stub";
 
 export const LIMITS = {
   register: { windowMs: 60 * 60 * 1000, limit: 30 },

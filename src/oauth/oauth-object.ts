@@ -9,8 +9,8 @@
  */
 
 import { DurableObject } from "cloudflare:workers";
-import type { Permission } from "../accounts/api-keys";
 import type { Env } from "../env";
+import type { Permission } from "../keys/api-keys";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { type Migration, migrate } from "../storage/migrations";
 import type { DevicePoll, DeviceStatus, DeviceView, OAuthClient } from "./oauth-records";

@@ -1,5 +1,5 @@
 /** What the OAuth object answers (clients, device authorizations): plain data, so callers need not import the object. */
-import type { Permission } from "../accounts/api-keys";
+import type { Permission } from "../keys/api-keys";
 
 /** A client as the authorization server knows it, registered or described by its metadata document. */
 export interface OAuthClient {

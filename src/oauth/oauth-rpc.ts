@@ -1,5 +1,5 @@
 /** The OAuth object (one client or one device authorization): its RPC surface, declared apart from its class so `Env` needs no object. */
-import type { Permission } from "../accounts/api-keys";
+import type { Permission } from "../keys/api-keys";
 import type { DevicePoll, DeviceView, OAuthClient } from "./oauth-records";
 
 export interface OAuthRpc extends Rpc.DurableObjectBranded {

@@ -3,7 +3,7 @@
  * grant may do is always narrowed to what the member's current role allows, so a demoted member's
  * tokens lose scopes at once, without a new consent.
  */
-import { type Permission, WORK_PERMISSIONS } from "../accounts/api-keys";
+import { type Permission, WORK_PERMISSIONS } from "../keys/api-keys";
 import { can, type Role } from "../people/roles";
 
 export const OAUTH_SCOPES: readonly Permission[] = WORK_PERMISSIONS;

@@ -4,7 +4,7 @@
  * their tenant in clear, so a forged one could otherwise name any tenant id and wake, or create,
  * an account object for it; the pointer is checked first, and remembered by the isolate.
  */
-import { directoryFor } from "../accounts/directory-stub";
+import { directoryFor } from "../directory/directory-stub";
 import type { Env } from "../env";
 
 const known = new Set<string>();

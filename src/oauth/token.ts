@@ -3,9 +3,11 @@
  * code (RFC 8628 §3.4–3.5). New tokens are made here, where region and tenant are known, and
  * only their hashes go to the tenant's AccountObject, which decides in one step.
  */
-import { accountFor } from "../accounts/account-stub";
+
 import type { Env } from "../env";
 import { toBase64Url } from "../lib/base64";
+import { accountSlice } from "../tenancy/account-slice";
+import type { OAuthAccountSlice } from "./account-slice";
 import { DEVICE_GRANT, resolveClient } from "./clients";
 import type { IssueHashes, IssueResult } from "./grant-store";
 import { deviceObject } from "./oauth-stub";
@@ -106,7 +108,7 @@ export async function tokenRequest(
     if (!parsed || !(await knownTenant(env, parsed.tenant_id)))
       throw new OAuthError("invalid_grant", "The authorization code is not valid.");
     const tokens = await newTokens(env, parsed.tenant_id);
-    const result = await accountFor(env, parsed.tenant_id).oauthRedeemCode(
+    const result = await accountSlice<OAuthAccountSlice>(env, parsed.tenant_id).oauthRedeemCode(
       await hashToken(code),
       { client_id: clientId, redirect_uri: redirectUri, challenge: await s256(verifier), resource },
       tokens.hashes,
@@ -130,7 +132,7 @@ export async function tokenRequest(
     }
     if (!(await knownTenant(env, parsed.tenant_id))) throw new OAuthError("invalid_grant", "The refresh token is not valid.");
     const tokens = await newTokens(env, parsed.tenant_id);
-    const result = await accountFor(env, parsed.tenant_id).oauthRefresh(
+    const result = await accountSlice<OAuthAccountSlice>(env, parsed.tenant_id).oauthRefresh(
       await hashToken(refresh),
       { client_id: clientId, scopes, resource },
       tokens.hashes,
@@ -159,7 +161,7 @@ export async function tokenRequest(
       throw new OAuthError("authorization_pending", "Waiting for the user to approve the request.");
   }
   const tokens = await newTokens(env, poll.tenant_id);
-  const result = await accountFor(env, poll.tenant_id).oauthIssueDeviceGrant(
+  const result = await accountSlice<OAuthAccountSlice>(env, poll.tenant_id).oauthIssueDeviceGrant(
     {
       grant_id: poll.grant_id,
       client_id: poll.client_id,

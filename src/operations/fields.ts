@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { MaxCredits } from "../billing/max-credits";
 import { dec } from "../lib/decimal";
 import { REQUEST_RETENTION_DESCRIPTION, RetentionDays } from "../retention/days";
-import { DeadlineSecondsField } from "../tasks/deadline-request";
+import { DeadlineSecondsField } from "./deadline-request";
 
 export const Metadata = z
   .record(

@@ -49,7 +49,7 @@ export interface OperationSpec<S extends z.ZodType = z.ZodType> {
   /** Whole request bodies for the documentation; each one is sent by a test and must be admitted. */
   examples: Record<string, { summary: string; value: Record<string, unknown> }>;
   prompt?: (body: z.output<S>) => { field: string; text: string } | undefined;
-  /** Free-text body fields (dotted paths) that content review reads (src/safety/admission.ts); default: the prompt's field. */
+  /** Free-text body fields (dotted paths) that content review reads (src/tasks/admit/safety.ts); default: the prompt's field. */
   texts?: readonly string[];
   /** Body fields (dotted paths) that the card's controls govern. */
   controls: readonly string[];

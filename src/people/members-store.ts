@@ -34,6 +34,11 @@ export function readMembers(sql: SqlStorage): MemberRecord[] {
   return sql.exec<MemberRecord>(`SELECT ${COLUMNS} FROM members ORDER BY created_at, email`).toArray();
 }
 
+/** Whom the service mails about the tenant: its active owners. */
+export function activeOwnerMembers(sql: SqlStorage): MemberRecord[] {
+  return readMembers(sql).filter((m) => m.role === "owner" && m.status === "active");
+}
+
 export function insertMember(
   sql: SqlStorage,
   m: { user_id: string; email: string; role: Role; status: MemberStatus; invited_by: string | null },

@@ -4,13 +4,13 @@
  * with the change, and keep each person's list of tenants (their UserObject) in step.
  */
 
-import { accountFor } from "../accounts/account-stub";
-import { getTenantOr404 } from "../accounts/service";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { tenantNotFound } from "../errors/not-found";
 import { publicBaseUrl } from "../lib/public-url";
 import { mailSender } from "../mail/sender";
+import { accountSlice, getTenantOr404 } from "../tenancy/account-slice";
+import type { MembersAccountSlice } from "./account-slice";
 import { normaliseEmail } from "./email";
 import type { MemberRecord } from "./members-store";
 import { type Acting, auditFields, authorize } from "./principal";
@@ -39,7 +39,7 @@ function lastOwner(): ApiError {
 
 export async function listMembers(env: Env, tenantId: string, acting: Acting): Promise<MemberRecord[]> {
   authorize(acting.principal, tenantId, "members:manage");
-  return accountFor(env, tenantId).members();
+  return accountSlice<MembersAccountSlice>(env, tenantId).members();
 }
 
 /** Invites an address with a role; the person becomes active at their first sign-in. */
@@ -62,7 +62,7 @@ export async function inviteMember(
   const tenant = await getTenantOr404(env, tenantId);
   const user = await ensureUser(env, email);
   const fields = auditFields(acting);
-  const account = accountFor(env, tenantId);
+  const account = accountSlice<MembersAccountSlice>(env, tenantId);
   const added = await account.addMember(
     { user_id: user.user_id, email, role, status: "invited", invited_by: fields.actor.id },
     { ...fields, action: "member.invite", target: email, details: { role } },
@@ -104,7 +104,7 @@ export async function changeMemberRole(
 ): Promise<MemberRecord> {
   authorize(acting.principal, tenantId, "members:manage");
   if (!isRole(roleInput)) throw badRole();
-  const account = accountFor(env, tenantId);
+  const account = accountSlice<MembersAccountSlice>(env, tenantId);
   const before = await account.member(userId);
   if (!before) throw notMember(userId);
   if (before.member.role === roleInput) return before.member;
@@ -121,7 +121,7 @@ export async function changeMemberRole(
 /** Removes a member; their sessions lose this tenant at their next request. */
 export async function removeMember(env: Env, tenantId: string, userId: string, acting: Acting): Promise<MemberRecord> {
   authorize(acting.principal, tenantId, "members:manage");
-  const account = accountFor(env, tenantId);
+  const account = accountSlice<MembersAccountSlice>(env, tenantId);
   const before = await account.member(userId);
   if (!before) throw notMember(userId);
   const removed = await account.changeMember(userId, null, {

@@ -1,8 +1,6 @@
-import { type AccountContext, writeAudited } from "../accounts/account-context";
-import { readTenant, type TenantView } from "../accounts/tenant-row";
-import type { TenantStore } from "../accounts/tenant-store";
-import { type AuditEntry, type AuditInput, appendAudit, readAudit } from "../audit/audit-store";
-import type { OAuthGrantStore } from "../oauth/grant-store";
+import { type AuditEntry, type AuditInput, appendAudit, readAudit, writeAudited } from "../audit/audit-store";
+import type { AccountContext } from "../tenancy/account-context";
+import { readTenant, type TenantView, type TenantViewer } from "../tenancy/tenant-row";
 import { activeOwners, insertMember, type MemberRecord, type MemberStatus, readMember, readMembers } from "./members-store";
 import type { Role } from "./roles";
 
@@ -11,11 +9,16 @@ import type { Role } from "./roles";
  * its audit entry in one step; a member who leaves takes their OAuth grants along. Also the
  * tenant's audit log (`audit_log`), which records what members do.
  */
+/** The OAuth grants of a member who leaves are revoked in the same write (the grant store). */
+export interface UserGrants {
+  revokeUserGrants(userId: string, now: number): unknown;
+}
+
 export class MembershipStore {
   constructor(
     private readonly ctx: AccountContext,
-    private readonly tenant: TenantStore,
-    private readonly oauth: OAuthGrantStore,
+    private readonly tenant: TenantViewer,
+    private readonly oauth: UserGrants,
   ) {}
 
   /** A member and the tenant they belong to (null: not a member, or no tenant). */

@@ -6,10 +6,12 @@
  * demoted loses that access on their next request, and so does everyone in a tenant the operator
  * disables (this is the console's principal resolution; nothing of it is cached).
  */
-import { accountFor } from "../accounts/account-stub";
+
 import type { Env } from "../env";
 import { sha256Hex } from "../lib/crypto";
 import { randomBase62 } from "../lib/ids";
+import { accountSlice } from "../tenancy/account-slice";
+import type { MembersAccountSlice } from "./account-slice";
 import type { Role } from "./roles";
 import { userObject } from "./user-stub";
 import type { SessionView, UserTenant } from "./user-views";
@@ -71,7 +73,7 @@ export async function resolveSession(env: Env, cookie: string | undefined, now =
     (a, b) => Number(b.tenant_id === session.tenant_id) - Number(a.tenant_id === session.tenant_id),
   );
   for (const t of order) {
-    const found = await accountFor(env, t.tenant_id).member(session.user_id);
+    const found = await accountSlice<MembersAccountSlice>(env, t.tenant_id).member(session.user_id);
     if (found) {
       if (t.tenant_id !== session.tenant_id) {
         await user.setSessionTenant(session.session_id, t.tenant_id);
@@ -93,7 +95,7 @@ export async function switchTenant(env: Env, session: SessionView, tenantId: str
   const user = userObject(env, session.user_id);
   const tenants = await user.tenants();
   if (!tenants.some((t) => t.tenant_id === tenantId)) return false;
-  if (!(await accountFor(env, tenantId).member(session.user_id))) return false;
+  if (!(await accountSlice<MembersAccountSlice>(env, tenantId).member(session.user_id))) return false;
   await user.setSessionTenant(session.session_id, tenantId);
   return true;
 }

@@ -4,10 +4,11 @@
  * (`takeStored`). The same limits hold whether or not the address belongs to anyone, so the
  * answers never tell the two apart.
  */
-import { rateCounterNamed } from "../accounts/rate-counter-stub";
+
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { sha256Hex } from "../lib/crypto";
+import { rateCounterNamed } from "../rate-limits/rate-counter-stub";
 import { CODE_MAX_ATTEMPTS, CODE_REQUEST_WINDOW_MS, CODE_REQUESTS_PER_EMAIL, CODE_REQUESTS_PER_IP, CODE_TTL_MS } from "./policy";
 
 async function take(env: Env, name: string, windowMs: number, limit: number, now: number) {

@@ -6,13 +6,15 @@
  * or invitee). A mail that cannot be sent voids its code and is logged; the person asks again.
  * A deployment with no way to send mail at all answers `email_send_failed`, to every address alike.
  */
-import { accountFor } from "../accounts/account-stub";
+
 import { recordAudit } from "../audit/audit";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { publicBaseUrl } from "../lib/public-url";
 import { sendFailed } from "../mail/message";
 import { mailConfigured, mailSender, NOT_CONFIGURED } from "../mail/sender";
+import { accountSlice } from "../tenancy/account-slice";
+import type { MembersAccountSlice } from "./account-slice";
 import { normaliseCode } from "./codes";
 import { normaliseEmail } from "./email";
 import { CODE_TTL_MS } from "./policy";
@@ -110,7 +112,7 @@ export async function verifySignInCode(env: Env, input: { email: unknown; code: 
   let tenantId: string | null = null;
   let firstDisabled: string | null = null;
   for (const t of await user.tenants()) {
-    const account = accountFor(env, t.tenant_id);
+    const account = accountSlice<MembersAccountSlice>(env, t.tenant_id);
     const found = await account.member(userId);
     if (!found) {
       await user.dropTenant(t.tenant_id);

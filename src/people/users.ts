@@ -1,6 +1,6 @@
 /** People by address: the directory's `user-email:<address>` pointer names their UserObject. */
 
-import { directoryFor } from "../accounts/directory-stub";
+import { directoryFor } from "../directory/directory-stub";
 import type { Env } from "../env";
 import { newId } from "../lib/ids";
 import { userObject } from "./user-stub";

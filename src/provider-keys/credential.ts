@@ -3,13 +3,15 @@
  * tenant and provider, so a sealed value copied to another tenant or provider does not open; it is
  * opened only in the task object of one of that tenant's tasks on that provider's route.
  */
-import { accountFor } from "../accounts/account-stub";
+
 import type { Env } from "../env";
 import { seal, unseal } from "../lib/sealed";
 import type { ProviderAdapter } from "../providers/adapter";
 import { DEFAULT_TIMEOUT_MS, type ProviderConfig, providerConfig } from "../providers/config";
 import { configFor } from "../providers/context";
 import type { RoutePlan } from "../providers/routing";
+import { accountSlice } from "../tenancy/account-slice";
+import type { ProviderKeysAccountSlice } from "./account-slice";
 
 function boundTo(tenantId: string, provider: string): string {
   return `provider-key:${tenantId}:${provider}`;
@@ -62,7 +64,7 @@ export async function configForTask(
   task: { tenant_id: string; route: RoutePlan },
 ): Promise<ProviderConfig | null> {
   if (task.route.key !== "tenant") return configFor(env, adapter);
-  const found = await accountFor(env, task.tenant_id).providerCredential(adapter.name);
+  const found = await accountSlice<ProviderKeysAccountSlice>(env, task.tenant_id).providerCredential(adapter.name);
   if (!found) return null;
   const apiKey = await unsealProviderKey(env, task.tenant_id, adapter.name, found.key_sealed);
   return tenantConfig(env, adapter, { api_key: apiKey, base_url: found.base_url });

@@ -8,18 +8,25 @@
  * Test-mode keys never reach this: their tasks run on the sandbox.
  */
 
-import { accountFor } from "../accounts/account-stub";
-import type { Caller } from "../accounts/service";
 import type { Capability, ModelFile } from "../catalog/schema";
 import type { Env } from "../env";
+import type { KeyMode } from "../keys/api-keys";
 import { SANDBOX } from "../providers/names";
 import { type RoutePlan, routeServes, upstreamModel } from "../providers/routing";
+import { accountSlice } from "../tenancy/account-slice";
+import type { TenantFeatures } from "../tenancy/tenant-features";
+import type { ProviderKeysAccountSlice } from "./account-slice";
 import type { ProviderKeyMode, ProviderKeyPlan } from "./rows";
 
 /** The tenant's active keys for a create; none for a test-mode key, which never uses them. */
-export async function tenantKeyPlans(env: Env, caller: Pick<Caller, "tenant_id" | "mode">): Promise<ProviderKeyPlan[]> {
+export async function tenantKeyPlans(
+  env: Env,
+  caller: { tenant_id: string; mode: KeyMode; features?: TenantFeatures },
+): Promise<ProviderKeyPlan[]> {
   if (caller.mode !== "live") return [];
-  return accountFor(env, caller.tenant_id).providerKeyPlans();
+  // The key's resolution says the tenant holds no usable key: no call (src/tenancy/tenant-features.ts).
+  if (caller.features && !caller.features.provider_keys) return [];
+  return accountSlice<ProviderKeysAccountSlice>(env, caller.tenant_id).providerKeyPlans();
 }
 
 /** The keys that apply to a model: a key with a models list serves those models only. */

@@ -192,3 +192,8 @@ export function markProviderKeyInvalid(sql: SqlStorage, provider: string, reason
   );
   return r.invalid_mailed_at === null;
 }
+
+/** Whether the tenant holds a key that can serve (active or unchecked). */
+export function hasUsableProviderKey(sql: SqlStorage): boolean {
+  return sql.exec("SELECT 1 FROM provider_keys WHERE status <> 'invalid' LIMIT 1").toArray().length > 0;
+}

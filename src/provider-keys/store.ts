@@ -1,6 +1,7 @@
-import { type AccountContext, activeOwnerMembers, writeAudited } from "../accounts/account-context";
-import { readTenant } from "../accounts/tenant-row";
-import { type AuditInput, appendAudit } from "../audit/audit-store";
+import { type AuditInput, appendAudit, writeAudited } from "../audit/audit-store";
+import { activeOwnerMembers } from "../people/members-store";
+import type { AccountContext } from "../tenancy/account-context";
+import { readTenant } from "../tenancy/tenant-row";
 import { mailOwnersKeyRejected } from "./mail";
 import {
   deleteProviderKey,

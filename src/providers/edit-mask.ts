@@ -5,8 +5,8 @@
  * a time, so an 8192-pixel base image never needs its whole raster in memory.
  */
 import { dataUriOf } from "../lib/base64";
-import type { EditRegion } from "../providers/jobs";
-import { pngFromRows } from "./png";
+import { pngFromRows } from "../media/png";
+import type { EditRegion } from "./jobs";
 
 /** Pixel ranges [from, to) of row `y` that the regions cover. */
 function covered(regions: EditRegion[], width: number, height: number, y: number): [number, number][] {

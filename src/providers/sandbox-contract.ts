@@ -5,7 +5,7 @@
  * simulator reads, so the sandbox needs no storage of its own.
  */
 import type { ErrorCode } from "../errors/codes";
-import type { ProviderResult } from "../providers/types";
+import type { ProviderResult } from "./types";
 
 export interface SandboxInput {
   field: string;

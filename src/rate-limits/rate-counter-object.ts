@@ -4,7 +4,7 @@ import type { RateCounterRpc } from "./rate-counter-rpc";
 
 /**
  * One per API key (named `rate:<key_id>`): the key's admissions per window, summed over the
- * isolates that report them (src/accounts/rate-limit.ts). Memory only, nothing stored: it sees
+ * isolates that report them (src/rate-limits/rate-limit.ts). Memory only, nothing stored: it sees
  * one batched report per isolate per second, plus one call per request only near the limit.
  * Sign-in's slower limits (src/people/sign-in-limits.ts) use `takeStored` on objects of their own
  * (named `sign-in:…`), which keep one count per window in storage until the window's end.

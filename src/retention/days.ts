@@ -4,8 +4,8 @@
  * outputs 30 days has not agreed to store them longer because one request said so.
  */
 import { z } from "@hono/zod-openapi";
+import { DEFAULT_RETENTION_DAYS } from "../tenancy/tenant-row";
 
-export const DEFAULT_RETENTION_DAYS = 30;
 export const MIN_RETENTION_DAYS = 1;
 export const MAX_RETENTION_DAYS = 365;
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -16,11 +16,6 @@ export const RetentionDays = z
   .min(MIN_RETENTION_DAYS)
   .max(MAX_RETENTION_DAYS)
   .openapi({ example: DEFAULT_RETENTION_DAYS });
-
-/** The tenant's stored value (null: never set) as it applies. */
-export function tenantRetentionDays(stored: number | null | undefined): number {
-  return stored ?? DEFAULT_RETENTION_DAYS;
-}
 
 /** When something stored at `fromMs` for `days` days expires (ISO 8601). */
 export function expiryAfter(fromMs: number, days: number): string {

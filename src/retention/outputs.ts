@@ -11,7 +11,7 @@
  * noted first in the record (`stored_outputs`), and once the outcome is decided every noted id the
  * output does not list is deleted at once, rather than at an `expires_at` nothing would act on.
  */
-import { type OutputRetention, type TaskRecord, TERMINAL } from "../tasks/record";
+import { type OutputRetention, type TaskRecord, TERMINAL } from "../task-record/record";
 
 const LISTS = ["images", "artifacts"] as const;
 

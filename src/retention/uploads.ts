@@ -4,17 +4,24 @@
  * in the object's metadata, so that every read refuses it from then on.
  */
 
-import { accountFor } from "../accounts/account-stub";
-import type { Caller } from "../accounts/service";
 import type { Env } from "../env";
 import { type StoredUpload, storeUpload, type UploadLimits, type UploadSource } from "../media/uploads";
+import { accountSlice } from "../tenancy/account-slice";
+import type { RetentionAccountSlice } from "./account-slice";
 import { expiryAfter } from "./days";
 import { callerRetentionDays } from "./settings";
+
+/** Who uploads: the key, its tenant, and the tenant's retention as cached with the key. */
+interface Uploader {
+  tenant_id: string;
+  key_id: string;
+  output_retention_days?: number;
+}
 
 export async function storeRetainedUpload(
   env: Env,
   source: UploadSource,
-  caller: Pick<Caller, "tenant_id" | "key_id" | "output_retention_days">,
+  caller: Uploader,
   limits: UploadLimits = {},
 ): Promise<StoredUpload & { expires_at: string }> {
   const retention = await uploadRetention(env, caller);
@@ -25,12 +32,12 @@ export async function storeRetainedUpload(
 /** The retention of a new upload by this caller: when it ends, and the write that records it first. */
 export async function uploadRetention(
   env: Env,
-  caller: Pick<Caller, "tenant_id" | "key_id" | "output_retention_days">,
+  caller: Uploader,
 ): Promise<{ expires_at: string; before_store: (artifactId: string) => Promise<void> }> {
   const days = await callerRetentionDays(env, caller);
   const expiresAt = expiryAfter(Date.now(), days);
   return {
     expires_at: expiresAt,
-    before_store: (id) => accountFor(env, caller.tenant_id).noteUploadExpiry(id, Date.parse(expiresAt)),
+    before_store: (id) => accountSlice<RetentionAccountSlice>(env, caller.tenant_id).noteUploadExpiry(id, Date.parse(expiresAt)),
   };
 }

@@ -10,9 +10,10 @@
  *   SAFETY_REVIEW_CHAT   "true": chat completions are reviewed too
  * Test-mode keys always get the built-in reviewer: nothing leaves the Worker for them.
  */
-import type { KeyMode } from "../accounts/api-keys";
+
 import type { CatalogBundle } from "../catalog/build";
 import type { Env } from "../env";
+import type { KeyMode } from "../keys/api-keys";
 import { type ModerationProvider, ModerationUnavailable } from "./provider";
 import { BuiltinReviewer } from "./providers/builtin";
 import { LlamaGuardModeration } from "./providers/llama-guard";

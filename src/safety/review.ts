@@ -9,19 +9,20 @@
  *    fail-open admits with a `safety_review_skipped` warning (SAFETY_FAILURE_MODE).
  */
 
-import { accountFor } from "../accounts/account-stub";
-import type { KeyMode } from "../accounts/api-keys";
 import type { CatalogBundle } from "../catalog/build";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
+import type { KeyMode } from "../keys/api-keys";
 import type { Warning } from "../operations/types";
-import type { TaskError } from "../tasks/record";
+import type { TaskError } from "../task-record/record";
+import type { SafetyRecord } from "../task-record/safety-record";
+import { accountSlice } from "../tenancy/account-slice";
+import type { SafetyAccountSlice } from "./account-slice";
 import { moderationProvider, type SafetyConfig, safetyConfig } from "./config";
 import { DEFAULT_POLICY, refusedCategories, type SafetyPolicy } from "./policy";
 import { type ModerationProvider, ModerationUnavailable, type ReviewItem } from "./provider";
-import type { SafetyRecord } from "./safety-record";
 
-export type { SafetyRecord } from "./safety-record";
+export type { SafetyRecord } from "../task-record/safety-record";
 
 export const RECOVERY = { action: "change_input", requires_input_change: true, client_request_id: "new" } as const;
 
@@ -54,7 +55,8 @@ export interface Reviewed {
 }
 
 export async function reviewerFor(env: Env, who: Reviewed, bundle: CatalogBundle | null): Promise<Reviewer> {
-  const policy = who.safety_policy ?? (await accountFor(env, who.tenant_id).safetyPolicy()) ?? DEFAULT_POLICY;
+  const policy =
+    who.safety_policy ?? (await accountSlice<SafetyAccountSlice>(env, who.tenant_id).safetyPolicy()) ?? DEFAULT_POLICY;
   return { provider: moderationProvider(env, who.mode, bundle), policy, config: safetyConfig(env) };
 }
 

@@ -4,8 +4,8 @@
  * binding) and calls `render` over RPC; it has no public route and no storage.
  */
 import { WorkerEntrypoint } from "cloudflare:workers";
+import type { SandboxJob, SandboxOutcome, SandboxService } from "../providers/sandbox-contract";
 import { ProviderError } from "../providers/types";
-import type { SandboxJob, SandboxOutcome, SandboxService } from "./contract";
 import { render } from "./render";
 
 export default class SandboxWorker extends WorkerEntrypoint implements SandboxService {

@@ -5,8 +5,8 @@
  */
 import { decode } from "fast-png";
 import { SANDBOX_OUTPUT_FORMATS } from "../media/output-formats";
+import type { SandboxInput, SandboxJob } from "../providers/sandbox-contract";
 import { ProviderError, type ProviderResult } from "../providers/types";
-import type { SandboxInput, SandboxJob } from "./contract";
 import { deriveImage, encodeImage, type Region, renderImage, type SandboxImageType } from "./images";
 import { music, speech, video } from "./media";
 import { enhancePrompt, imageToText, videoToText } from "./understanding";

@@ -4,8 +4,8 @@
  * second — and enhanced prompts built from the prompt's own words. Token usage is counted.
  */
 import { decode } from "fast-png";
+import type { SandboxInput } from "../providers/sandbox-contract";
 import type { ProviderResult } from "../providers/types";
-import type { SandboxInput } from "./contract";
 
 /** An input as the API sends it: its stored facts, and its bytes when the simulator reads them. */
 export type StoredInput = SandboxInput;

@@ -3,8 +3,9 @@
  * and a batch's tasks for `GET /v1/tasks?batch_id=`. The batch object (src/batches/) holds the
  * batch and paces its items; this is where a door's request becomes its calls.
  */
-import { type AuditBy, audited } from "../accounts/service";
+
 import { recordAudit } from "../audit/audit";
+import { type AuditBy, audited } from "../audit/audited";
 import { admitBatch, type BatchRequest, itemsInHand, type ValidateBody } from "../batches/admit-batch";
 import type { BatchEnvelope, BatchItemView, ItemStatus } from "../batches/batch-record";
 import { batchIndexOf, batchStubOf } from "../batches/batch-stub";
@@ -13,9 +14,9 @@ import type { Capability } from "../catalog/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { invalidCursor } from "../errors/common";
+import type { TaskScope } from "../keys/scope";
+import type { Envelope } from "../task-record/record";
 import type { AdmissionContext } from "../tasks/admit";
-import type { Envelope } from "../tasks/record";
-import type { TaskScope } from "../tasks/scope";
 import { readTaskEnvelope } from "../tasks/task-stub";
 
 export type { BatchEnvelope, ItemStatus } from "../batches/batch-record";

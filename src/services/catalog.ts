@@ -3,7 +3,7 @@
  * key sees the sandbox, a live key the real routes). REST's catalog routes and MCP's catalog
  * tools answer from here.
  */
-import type { KeyMode } from "../accounts/api-keys";
+
 import { allowsCapability, allowsModel, type KeyLimits } from "../accounts/key-limits";
 import type { CatalogBundle } from "../catalog/build";
 import { CAPABILITIES, type Capability } from "../catalog/schema";
@@ -13,6 +13,7 @@ import { filterVoices, voiceView } from "../catalog/voices";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { healthView } from "../health/snapshot";
+import type { KeyMode } from "../keys/api-keys";
 import { publicBaseUrl } from "../lib/public-url";
 import { liveProviders } from "../providers/routing";
 import type { CapabilityDetail, ModelDetail, Voice } from "./contracts/catalog";

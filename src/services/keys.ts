@@ -7,25 +7,17 @@
 
 import { accountFor } from "../accounts/account-stub";
 import type { ApiKeyRecord } from "../accounts/api-key-rows";
-import type { Permission } from "../accounts/api-keys";
 import type { KeyLimits } from "../accounts/key-limits";
 import { normalizeLimits, widerThan } from "../accounts/key-limits";
 import type { KeyStanding } from "../accounts/key-spend";
-import {
-  type AuditBy,
-  audited,
-  type Caller,
-  forgetCachedKey,
-  issueApiKey,
-  revokeApiKey,
-  tenantOfKey,
-  tenantOfPointer,
-} from "../accounts/service";
+import { type Caller, forgetCachedKey, issueApiKey, revokeApiKey, tenantOfKey, tenantOfPointer } from "../accounts/service";
+import { type AuditBy, audited } from "../audit/audited";
 import { loadCatalog } from "../catalog/store";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { invalidApiKey } from "../errors/common";
 import { apiKeyNotFound } from "../errors/not-found";
+import type { Permission } from "../keys/api-keys";
 import { cursorTag, decodeCursor, encodeCursor } from "../lib/page-cursor";
 import type { Acting } from "../people/principal";
 import { auditFields, authorize } from "../people/principal";

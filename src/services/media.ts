@@ -3,8 +3,8 @@
  * signed links to inputs and outputs.
  */
 
+export { largestImageInputPixels } from "../catalog/image-pixel-bound";
 export { artifactKey, headArtifact } from "../media/artifacts";
-export { largestImageInputPixels } from "../media/image-pixel-bound";
 export { verifyInputUrl } from "../media/signed-inputs";
 export {
   canSignOutputUrls,

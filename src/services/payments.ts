@@ -5,4 +5,4 @@
 export type { PriceTable } from "../billing/payments/prices";
 export { formatMoney, MAX_UNITS, MIN_UNITS, minorPerUnit } from "../billing/payments/prices";
 export { WebhookRejected } from "../billing/payments/provider";
-export { applyPaymentWebhook, creditsOverview, requirePayments, startCheckout } from "../billing/payments/purchases";
+export { applyPaymentWebhook, creditsOverview, requirePayments, startCheckout } from "./purchases";

@@ -3,6 +3,7 @@
  * they may do, and the outbox that carries sign-in codes.
  */
 
+export { createTenantWithOwner } from "../accounts/tenant-with-owner";
 export { outboxOf } from "../mail/outbox-stub";
 export type { Member } from "../people/member";
 export { changeMemberRole, inviteMember, listMembers, removeMember } from "../people/members";
@@ -16,4 +17,3 @@ export type { ResolvedSession } from "../people/sessions";
 export { insecureCookies, resolveSession, switchTenant } from "../people/sessions";
 export type { SignInOutcome } from "../people/sign-in";
 export { requestSignInCode, signOut, verifySignInCode } from "../people/sign-in";
-export { createTenantWithOwner } from "../people/tenants";

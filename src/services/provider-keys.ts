@@ -2,16 +2,17 @@
  * A tenant's own provider keys (`providers:manage`): add or replace (checked with the provider
  * first), list, remove. The key is sealed here, before it travels to the tenant's AccountObject,
  * and no answer, log line or audit entry carries more of it than its last four characters.
- * Live only: a test-mode key reaches none of them, reads included (src/accounts/mode-scope.ts).
+ * Live only: a test-mode key reaches none of them, reads included (src/keys/mode-scope.ts).
  */
 
 import { accountFor } from "../accounts/account-stub";
-import { type ModeScope, requireLive } from "../accounts/mode-scope";
-import { type AuditBy, audited } from "../accounts/service";
+import { featuresChanged } from "../accounts/service";
+import { type AuditBy, audited } from "../audit/audited";
 import { loadCatalog } from "../catalog/store";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { tenantNotFound } from "../errors/not-found";
+import { type ModeScope, requireLive } from "../keys/mode-scope";
 import { fromJsonPointer } from "../lib/json-pointer";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import { sealProviderKey, tenantConfig } from "../provider-keys/credential";
@@ -140,6 +141,7 @@ export async function putProviderKey(env: Env, scope: ModeScope, provider: strin
     audited(by, "provider_key.put", provider, { mode: input.mode, models, failover: input.failover ?? true, base_url: baseUrl }),
   );
   if (!record) throw tenantNotFound(tenantId);
+  featuresChanged(tenantId);
   return { ...providerKeyView(record), warnings: checked.warnings };
 }
 
@@ -156,6 +158,7 @@ async function changeRouting(env: Env, tenantId: string, provider: string, input
     audited(by, "provider_key.update", provider, change),
   );
   if (!record) throw invalid("/api_key", "required", `No ${provider} key is stored yet: send api_key.`);
+  featuresChanged(tenantId);
   return providerKeyView(record);
 }
 
@@ -171,5 +174,6 @@ export async function deleteProviderKey(env: Env, scope: ModeScope, provider: st
   adapterOr404(provider);
   const removed = await accountFor(env, tenantId).deleteProviderKey(provider, audited(by, "provider_key.delete", provider));
   if (!removed) throw new ApiError("not_found", `No ${provider} key is set for this tenant.`);
+  featuresChanged(tenantId);
   return { object: "provider_key" as const, provider, deleted: true as const };
 }

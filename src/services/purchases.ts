@@ -4,17 +4,25 @@
  * Transport-free: the console, the REST API and the webhook route call these.
  */
 
-import { accountFor } from "../../accounts/account-stub";
-import { type AuditBy, audited, createdBy, getTenantOr404 } from "../../accounts/service";
-import type { Env } from "../../env";
-import { ApiError } from "../../errors/api-error";
-import { tenantNotFound } from "../../errors/not-found";
-import { publicBaseUrl } from "../../lib/public-url";
-import type { PaymentOutcome } from "./checkout-rows";
-import { amountBounds, creditsFor, formatMoney, type PriceTable, PriceTableInvalid, priceTable } from "./prices";
-import type { PaymentProvider } from "./provider";
-import { stripeConfig } from "./stripe/config";
-import { stripeProvider } from "./stripe/provider";
+import { accountFor } from "../accounts/account-stub";
+import { type AuditBy, audited, createdBy } from "../audit/audited";
+import type { PaymentOutcome } from "../billing/payments/checkout-rows";
+import {
+  amountBounds,
+  creditsFor,
+  formatMoney,
+  type PriceTable,
+  PriceTableInvalid,
+  priceTable,
+} from "../billing/payments/prices";
+import type { PaymentProvider } from "../billing/payments/provider";
+import { stripeConfig } from "../billing/payments/stripe/config";
+import { stripeProvider } from "../billing/payments/stripe/provider";
+import type { Env } from "../env";
+import { ApiError } from "../errors/api-error";
+import { tenantNotFound } from "../errors/not-found";
+import { publicBaseUrl } from "../lib/public-url";
+import { getTenantOr404 } from "../tenancy/account-slice";
 
 const TENANT_ID = /^ten_[0-9a-z]{26}$/;
 

@@ -6,11 +6,12 @@
 
 import type { z } from "@hono/zod-openapi";
 import { accountFor, tenantAccount } from "../accounts/account-stub";
-import { forgetCachedTenant, getTenantOr404 } from "../accounts/service";
+import { forgetCachedTenant } from "../accounts/service";
 import type { Env } from "../env";
 import { tenantNotFound } from "../errors/not-found";
 import { type Acting, auditFields } from "../people/principal";
-import { DEFAULT_POLICY, normalizePolicy, type SafetyPolicy, type SafetyPolicyInput } from "./policy";
+import { DEFAULT_POLICY, normalizePolicy, type SafetyPolicy, type SafetyPolicyInput } from "../safety/policy";
+import { getTenantOr404 } from "../tenancy/account-slice";
 export interface TenantSafetyPolicy extends SafetyPolicy {
   tenant_id: string;
 }

@@ -3,4 +3,4 @@
  */
 export { CATEGORIES } from "../safety/categories";
 export { BLOCK_THRESHOLD, SafetyPolicyInput } from "../safety/policy";
-export { getSafetyPolicy, setSafetyPolicy } from "../safety/tenant-policy";
+export { getSafetyPolicy, setSafetyPolicy } from "./safety-policy";

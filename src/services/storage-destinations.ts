@@ -3,22 +3,23 @@
  * to. Create (verified by writing and deleting a probe object, the key pair sealed), list, make
  * default, delete. The REST routes (`storage:manage`) and the console's settings page call these.
  * Live only: a test-mode key reaches none of them, reads included, and test tasks never deliver to
- * one (src/accounts/mode-scope.ts).
+ * one (src/keys/mode-scope.ts).
  */
 
 import { accountFor } from "../accounts/account-stub";
-import { type ModeScope, requireLive } from "../accounts/mode-scope";
-import { type AuditBy, audited } from "../accounts/service";
+import { featuresChanged } from "../accounts/service";
 import { recordAudit } from "../audit/audit";
+import { type AuditBy, audited } from "../audit/audited";
 import type { DestinationRecord } from "../destinations/destination-rows";
 import { MAX_DESTINATIONS } from "../destinations/destination-rows";
 import { deleteObject, putObject, type S3Answer, type S3Target } from "../destinations/s3";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { taskNotFound, tenantNotFound } from "../errors/not-found";
+import { type ModeScope, requireLive } from "../keys/mode-scope";
+import type { TaskScope } from "../keys/scope";
 import { newId, randomToken } from "../lib/ids";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
-import type { TaskScope } from "../tasks/scope";
 import { taskStub } from "../tasks/task-stub";
 export interface NewDestinationInput {
   endpoint: string;
@@ -109,7 +110,10 @@ export async function createDestination(env: Env, scope: ModeScope, input: NewDe
     { destination_id: destinationId, ...target, prefix, default: input.default ?? false },
     audited(by, "storage_destination.create", destinationId, { endpoint, bucket: input.bucket }),
   );
-  if (result.ok) return destinationView(result.destination);
+  if (result.ok) {
+    featuresChanged(tenantId);
+    return destinationView(result.destination);
+  }
   if (result.code === "too_many") throw tooMany();
   throw tenantNotFound(tenantId);
 }
@@ -141,6 +145,7 @@ export async function setDefaultDestination(env: Env, scope: ModeScope, id: stri
     audited(by, "storage_destination.update", id, { default: isDefault }),
   );
   if (!d) throw notFound(id);
+  featuresChanged(scope.tenant_id);
   return destinationView(d);
 }
 
@@ -148,6 +153,7 @@ export async function deleteDestination(env: Env, scope: ModeScope, id: string, 
   requireLive(scope.mode, "storage_destinations");
   const d = await accountFor(env, scope.tenant_id).deleteStorageDestination(id, audited(by, "storage_destination.delete", id));
   if (!d) throw notFound(id);
+  featuresChanged(scope.tenant_id);
   return { object: "storage_destination" as const, destination_id: id, deleted: true as const };
 }
 

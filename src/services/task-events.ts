@@ -24,8 +24,9 @@
  * happen between two reads are seen as one. A stream lasts at most STREAM_LIFETIME_MS; the client
  * reconnects (with Last-Event-ID) to go on.
  */
+
+import { type TaskStatus, TERMINAL } from "../task-record/record";
 import { followTask } from "../tasks/follow";
-import { type TaskStatus, TERMINAL } from "../tasks/record";
 import type { TaskRead, TaskState } from "../tasks/task-answers";
 
 /** The reconnection delay the stream asks of clients. */

@@ -6,9 +6,9 @@
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { taskNotFound } from "../errors/not-found";
+import type { TaskScope } from "../keys/scope";
+import { type Envelope, type TaskStatus, TERMINAL } from "../task-record/record";
 import { waitForTerminal } from "../tasks/follow";
-import { type Envelope, type TaskStatus, TERMINAL } from "../tasks/record";
-import type { TaskScope } from "../tasks/scope";
 import type { TaskRead } from "../tasks/task-answers";
 import { taskStub } from "../tasks/task-stub";
 

@@ -3,29 +3,30 @@
  * audit done here, so that the same act leaves the same trail whichever door it came through.
  */
 
-import type { KeyMode } from "../accounts/api-keys";
-import { type AuditBy, audited, type Caller } from "../accounts/service";
+import type { Caller } from "../accounts/service";
 import { recordAudit } from "../audit/audit";
+import { type AuditBy, audited } from "../audit/audited";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { taskNotFound } from "../errors/not-found";
+import type { KeyMode } from "../keys/api-keys";
+import type { TaskScope } from "../keys/scope";
+import { type Envelope, TERMINAL } from "../task-record/record";
 import { listTaskPage, type TaskListQuery } from "../tasks/listing";
-import { type Envelope, TERMINAL } from "../tasks/record";
-import type { TaskScope } from "../tasks/scope";
 import type { CancelResult } from "../tasks/task-answers";
 import { taskObjectFor, taskStub } from "../tasks/task-stub";
 import { listBatchTasks } from "./batches";
 import type { RequestFrom } from "./contracts/request-from";
 
+export { keyScope, tenantScope } from "../keys/scope";
+export type { Envelope, TaskStatus } from "../task-record/record";
+export { TASK_STATUSES, TERMINAL } from "../task-record/record";
 export type { AdmissionContext } from "../tasks/admit";
 export { admitOperation as createTask } from "../tasks/admit";
 export { artifactInScope, deleteArtifactInScope } from "../tasks/artifact-scope";
 export { followTask } from "../tasks/follow";
 export { requireIdempotencyKey } from "../tasks/idempotency";
 export type { TaskListPage, TaskListQuery } from "../tasks/listing";
-export type { Envelope, TaskStatus } from "../tasks/record";
-export { TASK_STATUSES, TERMINAL } from "../tasks/record";
-export { keyScope, tenantScope } from "../tasks/scope";
 export type { StoredOutput } from "../tasks/steps/store";
 export type { TaskState } from "../tasks/task-answers";
 export { readAfterWait, readOwnTask, readTask, readTaskState, requestSignal, type StoredTask } from "./task-read";

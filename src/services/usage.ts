@@ -1,10 +1,10 @@
 /** What a caller's settled work used over a window, in its key's mode (`GET /v1/usage`). */
 
 import { accountFor } from "../accounts/account-stub";
-import type { KeyMode } from "../accounts/api-keys";
 import type { Caller } from "../accounts/service";
 import { type UsageGroup, type UsageRow, usageTotals } from "../accounts/usage";
 import type { Env } from "../env";
+import type { KeyMode } from "../keys/api-keys";
 import { invalidWindow, parseInstant } from "../lib/time-window";
 import { USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS } from "./contracts/usage";
 

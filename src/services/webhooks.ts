@@ -2,17 +2,18 @@
  * Webhook endpoints of a tenant: create (the secret shown once), list, read, change, delete. The
  * REST routes (`webhooks:manage`) call these, and so does the console; the caller's tenant is the
  * only one reached, so another tenant's endpoint is as unknown as one that does not exist. So is
- * another key mode's endpoint or delivery (src/accounts/mode-scope.ts): each takes the caller's
+ * another key mode's endpoint or delivery (src/keys/mode-scope.ts): each takes the caller's
  * scope, a key's mode or a console session's both.
  */
 
 import { accountFor } from "../accounts/account-stub";
-import { type ModeScope, modeOfNew, modeVisible } from "../accounts/mode-scope";
-import { type AuditBy, audited, rateHeaders } from "../accounts/service";
+import { featuresChanged, rateHeaders } from "../accounts/service";
+import { type AuditBy, audited } from "../audit/audited";
 import { batchStubOf } from "../batches/batch-stub";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { tenantNotFound } from "../errors/not-found";
+import { type ModeScope, modeOfNew, modeVisible } from "../keys/mode-scope";
 import { newId } from "../lib/ids";
 import { cursorTag, decodeCursor, encodeCursor } from "../lib/page-cursor";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
@@ -85,7 +86,10 @@ export async function createEndpoint(env: Env, scope: ModeScope, input: NewEndpo
     },
     audited(by, "webhook_endpoint.create", endpointId, { url }),
   );
-  if (result.ok) return { ...endpointView(result.endpoint), secret: result.secret };
+  if (result.ok) {
+    featuresChanged(tenantId);
+    return { ...endpointView(result.endpoint), secret: result.secret };
+  }
   if (result.code === "too_many") {
     throw new ApiError("conflict", `A tenant has at most ${MAX_ENDPOINTS} webhook endpoints per key mode; delete one first.`, {
       details: { reason: "endpoint_limit", limit: MAX_ENDPOINTS },
@@ -137,6 +141,7 @@ export async function deleteEndpoint(env: Env, scope: ModeScope, endpointId: str
     audited(by, "webhook_endpoint.delete", endpointId),
   );
   if (!endpoint) throw notFound(endpointId);
+  featuresChanged(tenantId);
   return { object: "webhook_endpoint" as const, endpoint_id: endpointId, deleted: true as const };
 }
 

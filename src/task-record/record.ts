@@ -3,17 +3,17 @@
  * the envelope is the spec's view of it, the same for reads, cancel and callbacks.
  */
 
-import type { KeyMode } from "../accounts/api-keys";
 import type { PricedMeter, UsageLine } from "../catalog/pricing";
 import type { Capability, InterfaceFile } from "../catalog/schema";
-import type { DeliveryState } from "../destinations/delivery-state";
-import { withDeliveries } from "../destinations/delivery-view";
 import { ApiError } from "../errors/api-error";
 import type { ErrorCode } from "../errors/codes";
+import type { KeyMode } from "../keys/api-keys";
 import type { RoutePlan } from "../providers/route-plan";
 import type { Progress, ProviderHandle } from "../providers/types";
-import type { SafetyRecord } from "../safety/safety-record";
+import type { DeliveryState } from "./delivery-state";
+import { withDeliveries } from "./delivery-view";
 import { refundReason } from "./refund-reason";
+import type { SafetyRecord } from "./safety-record";
 
 export type TaskStatus = "queued" | "running" | "succeeded" | "failed" | "canceled";
 export const TERMINAL: ReadonlySet<TaskStatus> = new Set(["succeeded", "failed", "canceled"]);

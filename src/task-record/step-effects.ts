@@ -3,7 +3,7 @@
  * the record to store and the effects to carry out, in order. The task object (src/tasks/task-object.ts)
  * interprets them; tests drive the steps directly (test/tasks/steps/*).
  */
-import type { TaskRecord } from "../record";
+import type { TaskRecord } from "./record";
 
 /** Recovery points: each is committed to storage before the outside call that follows it. */
 export const CRASH_POINTS = ["reserve", "submit", "store", "capture", "callback"] as const;

@@ -3,21 +3,21 @@ import { loadCatalog } from "../catalog/store";
 import { outputDestination } from "../destinations/admission";
 import { ApiError } from "../errors/api-error";
 import { healthView } from "../health/snapshot";
+import { taskObjectName } from "../keys/scope";
 import type { OperationSpec } from "../operations/types";
 import { tenantKeyPlans } from "../provider-keys/routing";
 import { liveProviders } from "../providers/routing";
-import { FetchedImages, reviewAdmission } from "../safety/admission";
 import { reviewerFor } from "../safety/review";
+import type { Envelope } from "../task-record/record";
 import { checkCallback } from "./admit/callback";
 import type { AdmissionContext, CommonFields } from "./admit/context";
 import { outcome } from "./admit/outcome";
 import { taskPlan } from "./admit/plan";
 import { type PricedRequest, priceRequest } from "./admit/price";
 import { retentionOf } from "./admit/retention";
+import { FetchedImages, reviewAdmission } from "./admit/safety";
 import { requestHash, requireIdempotencyKey } from "./idempotency";
 import { quoteFor, useQuote } from "./quote-binding";
-import type { Envelope } from "./record";
-import { taskObjectName } from "./scope";
 import { taskObjectFor } from "./task-stub";
 
 export { checkCallback } from "./admit/callback";
@@ -80,7 +80,7 @@ export async function admitOperation<B extends CommonFields>(
     }
     throw e;
   }
-  // Content review: after every validation, before anything is reserved (src/safety/admission.ts).
+  // Content review: after every validation, before anything is reserved (src/tasks/admit/safety.ts).
   const safety = await reviewAdmission({ ctx, reviewer, spec, body, images, stub, hash });
   if ("result" in safety) return outcome(safety.result);
   if (quote) await useQuote(ctx, quote, taskObjectName(ctx.caller.tenant_id, ctx.caller.mode, idempotencyKey));

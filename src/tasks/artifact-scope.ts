@@ -1,13 +1,14 @@
 /**
- * Artifacts within a caller's task scope (src/tasks/scope.ts). A task's output belongs to its
+ * Artifacts within a caller's task scope (src/keys/scope.ts). A task's output belongs to its
  * task: a key of the other mode finds no such artifact, as it finds no such task. An upload
  * belongs to the tenant, whatever the mode of the key that sent it (it is no task's, and either
  * mode's tasks may take it as an input).
  */
-import type { KeyMode } from "../accounts/api-keys";
+
 import type { Env } from "../env";
+import type { KeyMode } from "../keys/api-keys";
+import { inScope, type TaskScope } from "../keys/scope";
 import { artifactKey, headArtifact } from "../media/artifacts";
-import { inScope, type TaskScope } from "./scope";
 import { TASK_ID, taskStub } from "./task-stub";
 
 /** The artifact's metadata if it exists and `scope` may see it; null otherwise (the caller says 404). */

@@ -3,7 +3,7 @@
  * Nothing in the service sets the hook; a test (which runs in the same isolate as the objects)
  * does, so no configuration of a deployment can reach a drill.
  */
-import type { CrashPoint } from "./steps/effects";
+import type { CrashPoint } from "../task-record/step-effects";
 
 /** Whether the object crashes at `point` of this task (once per point: the object remembers it did). */
 export type FaultHook = (point: CrashPoint, task: { task_id: string; metadata: Record<string, string> }) => boolean;

@@ -10,7 +10,7 @@
  * cost is bounded: four reads a second at first, then one every two seconds while nothing moves.
  */
 import { sleep } from "../lib/sleep";
-import { TERMINAL } from "./record";
+import { TERMINAL } from "../task-record/record";
 import type { TaskState } from "./task-answers";
 
 /** The first interval between reads, used again after every change (changes come in bursts). */

@@ -6,14 +6,14 @@
  */
 
 import { accountFor } from "../accounts/account-stub";
-import type { KeyMode } from "../accounts/api-keys";
 import type { Capability } from "../catalog/schema";
 import type { Env } from "../env";
 import { invalidCursor } from "../errors/common";
+import type { KeyMode } from "../keys/api-keys";
+import { tenantScope } from "../keys/scope";
 import { sha256Hex } from "../lib/crypto";
 import { invalidWindow, parseInstant } from "../lib/time-window";
-import type { Envelope, TaskStatus } from "./record";
-import { tenantScope } from "./scope";
+import type { Envelope, TaskStatus } from "../task-record/record";
 import { readTaskEnvelope, TASK_ID } from "./task-stub";
 export interface TaskListQuery {
   status?: TaskStatus;

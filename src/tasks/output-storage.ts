@@ -5,7 +5,7 @@ import { artifactId, artifactKey, putArtifact } from "../media/artifacts";
 import { type ProbedMedia, probeMedia } from "../media/probe";
 import { DownloadError, downloadToR2, OUTPUT_CAP_BYTES } from "../providers/download";
 import type { ProviderOutput } from "../providers/types";
-import type { TaskRecord } from "./record";
+import type { TaskRecord } from "../task-record/record";
 import type { StoredOutput } from "./steps/store";
 
 export async function storeOutput(
@@ -19,7 +19,7 @@ export async function storeOutput(
   const meta = {
     tenant_id: rec.tenant_id,
     task_id: rec.task_id,
-    // The task's key mode: a key of the other mode finds no such artifact (src/tasks/scope.ts).
+    // The task's key mode: a key of the other mode finds no such artifact (src/keys/scope.ts).
     mode: rec.mode ?? "live",
     provider: rec.route.provider,
     ...(rec.provider_handle ? { upstream_job_id: rec.provider_handle.job_id } : {}),

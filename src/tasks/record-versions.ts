@@ -3,7 +3,7 @@
  * of an earlier version is upgraded when read, step by step, and written back in the current
  * version at its next save (docs/storage/task-object.md lists the versions).
  */
-import type { TaskRecord } from "./record";
+import type { TaskRecord } from "../task-record/record";
 
 export const RECORD_VERSION = 7;
 

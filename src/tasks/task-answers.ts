@@ -2,7 +2,7 @@
 import type { ReserveRefusal } from "../accounts/ledger-answers";
 import type { RedeliverResult } from "../destinations/redeliver-result";
 import type { Progress } from "../providers/types";
-import type { Envelope, TaskError, TaskStatus } from "./record";
+import type { Envelope, TaskError, TaskStatus } from "../task-record/record";
 
 export type CreateResult =
   | { kind: "created"; envelope: Envelope }

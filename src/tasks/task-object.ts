@@ -1,23 +1,16 @@
 import { DurableObject } from "cloudflare:workers";
 import { accountFor } from "../accounts/account-stub";
-import type { KeyMode } from "../accounts/api-keys";
 import { redeliverOutputs } from "../destinations/redeliver";
 import type { Env } from "../env";
+import type { KeyMode } from "../keys/api-keys";
+import { inScope, type TaskScope } from "../keys/scope";
 import { sha256Hex } from "../lib/crypto";
 import { configForTask } from "../provider-keys/credential";
 import { providerContext } from "../providers/context";
 import { adapterFor } from "../providers/registry";
 import { outputsExpired } from "../retention/outputs";
+import { type Envelope, type TaskError, type TaskPlan, type TaskRecord, TERMINAL } from "../task-record/record";
 import type { RequeueOutcome } from "../webhooks/delivery-rows";
-import {
-  type DeliveryHolder,
-  type DeliveryWithAttempts,
-  deliveryWithAttempts,
-  requeueDelivery,
-  resendTaskDelivery,
-} from "../webhooks/redelivery";
-import { type Envelope, type TaskError, type TaskPlan, type TaskRecord, TERMINAL } from "./record";
-import { inScope, type TaskScope } from "./scope";
 import { reserveAndCommit } from "./steps/commit";
 import { decide } from "./steps/outcome";
 import { woken } from "./steps/poll";
@@ -27,6 +20,13 @@ import type { CancelResult, CreateResult, RedeliverAnswer, TaskRead, TaskState }
 import type { TaskRpc } from "./task-rpc";
 import { TaskRunner } from "./task-runner";
 import { type Admission, TaskStorage } from "./task-storage";
+import {
+  type DeliveryHolder,
+  type DeliveryWithAttempts,
+  deliveryWithAttempts,
+  requeueDelivery,
+  resendTaskDelivery,
+} from "./webhook-redelivery";
 
 export type { StoredOutput } from "./steps/store";
 
@@ -60,7 +60,7 @@ export class TaskObject extends DurableObject<Env> implements TaskRpc {
     return deliveryWithAttempts(this.store.sql, deliveryId);
   }
 
-  /** Sends a delivery again (same `webhook-id`): with `wait` now, else from the alarm (src/webhooks/redelivery.ts). */
+  /** Sends a delivery again (same `webhook-id`): with `wait` now, else from the alarm (src/tasks/webhook-redelivery.ts). */
   resendWebhookDelivery(deliveryId: string, wait: boolean): Promise<DeliveryWithAttempts | null> {
     return resendTaskDelivery(this.store, this.deliveries, deliveryId, wait);
   }
@@ -131,7 +131,7 @@ export class TaskObject extends DurableObject<Env> implements TaskRpc {
   /**
    * A create that finds a task committed here: the task again for the same body from the same
    * mode, else a conflict. Another mode's task is only ever here when it was made before test-mode
-   * tasks had names of their own (src/tasks/scope.ts); it is never replayed to the other mode.
+   * tasks had names of their own (src/keys/scope.ts); it is never replayed to the other mode.
    */
   private async committedAnswer(adm: Admission, requestHash: string, mode: KeyMode): Promise<CreateResult> {
     const rec = this.store.load() as TaskRecord;

@@ -1,13 +1,14 @@
 /** A task object's RPC surface, declared apart from its class so `Env` and callers need no object. */
-import type { KeyMode } from "../accounts/api-keys";
+import type { TaskLeaseSlice } from "../accounts/task-lease-stub";
+import type { KeyMode } from "../keys/api-keys";
+import type { TaskScope } from "../keys/scope";
+import type { Envelope, TaskError, TaskPlan } from "../task-record/record";
 import type { AttemptRow, DeliveryRow, RequeueOutcome } from "../webhooks/delivery-rows";
-import type { Envelope, TaskError, TaskPlan } from "./record";
-import type { TaskScope } from "./scope";
 import type { CancelResult, CreateResult, RedeliverAnswer, TaskRead, TaskState } from "./task-answers";
 
 type DeliveryWithAttempts = DeliveryRow & { attempts: AttemptRow[] };
 
-export interface TaskRpc extends Rpc.DurableObjectBranded {
+export interface TaskRpc extends Rpc.DurableObjectBranded, TaskLeaseSlice {
   webhookDelivery(deliveryId: string): DeliveryWithAttempts | null;
   resendWebhookDelivery(deliveryId: string, wait: boolean): Promise<DeliveryWithAttempts | null>;
   requeueWebhookDelivery(deliveryId: string, atMs: number): Promise<RequeueOutcome | null>;
@@ -16,7 +17,6 @@ export interface TaskRpc extends Rpc.DurableObjectBranded {
   refuse(input: { request_hash: string; tenant_id: string; mode?: KeyMode; error: TaskError }): Promise<CreateResult>;
   replay(requestHash: string, mode?: KeyMode): Promise<CreateResult | null>;
   create(input: { request_hash: string; plan: TaskPlan }): Promise<CreateResult>;
-  holdsReservation(reservationId: string): { holds: "yes" | "admitting" | "no"; committed: boolean };
   /** The envelope if `scope` may see it. */
   read(scope: TaskScope): Promise<Envelope | null>;
   /** The envelope as served JSON, with what conditional reads need. */

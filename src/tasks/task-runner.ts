@@ -4,6 +4,7 @@
  * effects they return, in order. Every save is committed before the outside call that follows it.
  */
 import { accountFor } from "../accounts/account-stub";
+import type { Settlement } from "../accounts/ledger-answers";
 import { reportItemEnd } from "../batches/report";
 import { withDefaultDestination } from "../destinations/admission";
 import { deliverItems } from "../destinations/deliver";
@@ -24,15 +25,16 @@ import { adapterFor } from "../providers/registry";
 import { ProviderError, type ProviderJob } from "../providers/types";
 import { expiryAfter } from "../retention/days";
 import { expiredView, outputsDueAt, outputsExpired, unlistedOutputs } from "../retention/outputs";
+import { type Envelope, envelope, type TaskRecord, TERMINAL } from "../task-record/record";
+import { type CrashPoint, type Effect, notDue, type StepResult } from "../task-record/step-effects";
+import { learnFeatures } from "../tenancy/tenant-features";
 import { nextWebhookAt } from "../webhooks/delivery-rows";
-import { runTaskWebhooks } from "../webhooks/task-deliveries";
+import { runTaskWebhooks, webhookAccount } from "../webhooks/task-deliveries";
 import { faultAt } from "./faults";
 import { dropStaging, storeOutput } from "./output-storage";
-import { type Envelope, envelope, type TaskRecord, TERMINAL } from "./record";
 import { askedFailure } from "./steps/asked";
 import { nextAlarm } from "./steps/callback";
 import { deliverCallbackIfDue } from "./steps/callback-delivery";
-import { type CrashPoint, type Effect, notDue, type StepResult } from "./steps/effects";
 import { finalRead } from "./steps/final-read";
 import { asProviderError, pastDeadline } from "./steps/outcome";
 import { pollAnswered, pollFailed } from "./steps/poll";
@@ -349,11 +351,14 @@ export class TaskRunner {
     const outcome = rec.pending_outcome;
     if (!outcome) return;
     const account = accountFor(this.env, rec.tenant_id);
-    const settlement =
+    const answer =
       outcome.status === "succeeded"
-        ? await account.capture(rec.reservation_id, rec.usage.credits, taskUsageNote(rec, outcome.status))
-        : await account.release(rec.reservation_id, taskUsageNote(rec, outcome.status));
-    await this.apply(settled(rec, settlement, Date.now()));
+        ? await account.capture(rec.reservation_id, rec.usage.credits, taskUsageNote(rec, outcome.status), true)
+        : await account.release(rec.reservation_id, taskUsageNote(rec, outcome.status), true);
+    // What the tenant uses, told with the settlement: the webhook fan-out that follows needs no call when it has no endpoint.
+    const { features, ...settlement } = answer ?? {};
+    learnFeatures(rec.tenant_id, features);
+    await this.apply(settled(rec, answer ? (settlement as Settlement) : null, Date.now()));
     await dropUnlistedOutputs(this.env, this.store);
   }
 
@@ -361,10 +366,10 @@ export class TaskRunner {
   private async deliverWebhooks(rec: TaskRecord): Promise<void> {
     await runTaskWebhooks({
       task_id: rec.task_id,
-      // A test task's events go to test-mode endpoints only (src/accounts/mode-scope.ts).
+      // A test task's events go to test-mode endpoints only (src/keys/mode-scope.ts).
       mode: rec.mode ?? "live",
       sql: this.store.sql,
-      account: accountFor(this.env, rec.tenant_id),
+      account: webhookAccount(accountFor(this.env, rec.tenant_id), rec.tenant_id),
       policy: policyFrom(this.env),
       data: async () => this.present(this.store.load() as TaskRecord),
       now: () => this.clock(),

@@ -4,9 +4,9 @@
  * only writer, so it keeps what it last wrote and reads storage only for what it does not hold.
  */
 import { migratedSql } from "../storage/migrations";
+import { type TaskError, type TaskRecord, TERMINAL } from "../task-record/record";
 import { recordEventOnce } from "../webhooks/delivery-rows";
 import type { EventType } from "../webhooks/event-types";
-import { type TaskError, type TaskRecord, TERMINAL } from "./record";
 import { upgradeRecord } from "./record-versions";
 import { TASK_BASELINE, TASK_MIGRATIONS } from "./task-schema";
 
@@ -49,7 +49,7 @@ export class TaskStorage {
     );
   }
 
-  /** The refusal this key answered at admission, if any (src/safety/admission.ts). */
+  /** The refusal this key answered at admission, if any (src/tasks/admit/safety.ts). */
   refusal(): { request_hash: string; error: TaskError } | null {
     const row = this.sql
       .exec<{ request_hash: string; error: string }>("SELECT request_hash, error FROM refusal WHERE id = 1")

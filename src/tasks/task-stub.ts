@@ -2,12 +2,13 @@
  * The task object's stubs, typed once: the one place a task stub is cast (src/lib/remote.ts says
  * why). A public task id is `task_` + the object id in hex.
  */
-import type { KeyMode } from "../accounts/api-keys";
+
 import type { Env } from "../env";
 import { taskNotFound } from "../errors/not-found";
+import type { KeyMode } from "../keys/api-keys";
+import { type TaskScope, taskObjectName } from "../keys/scope";
 import type { Remote } from "../lib/remote";
-import type { Envelope } from "./record";
-import { type TaskScope, taskObjectName } from "./scope";
+import type { Envelope } from "../task-record/record";
 import type { TaskRpc } from "./task-rpc";
 
 export type TaskStub = Remote<TaskRpc>;

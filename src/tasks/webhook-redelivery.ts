@@ -5,9 +5,8 @@
  */
 
 import { accountFor } from "../accounts/account-stub";
-import type { KeyMode } from "../accounts/api-keys";
 import type { Env } from "../env";
-import type { TaskStorage } from "../tasks/task-storage";
+import type { KeyMode } from "../keys/api-keys";
 import {
   type AttemptRow,
   attemptRows,
@@ -16,8 +15,9 @@ import {
   type RequeueOutcome,
   rearm,
   requeue,
-} from "./delivery-rows";
-import { reportDeliveries } from "./task-deliveries";
+} from "../webhooks/delivery-rows";
+import { reportDeliveries } from "../webhooks/task-deliveries";
+import type { TaskStorage } from "./task-storage";
 
 export type DeliveryWithAttempts = DeliveryRow & { attempts: AttemptRow[] };
 

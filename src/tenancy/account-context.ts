@@ -1,6 +1,4 @@
-import { type AuditInput, appendAudit } from "../audit/audit-store";
 import type { Env } from "../env";
-import { type MemberRecord, readMembers } from "../people/members-store";
 
 /**
  * What the stores of one AccountObject share: its SQLite storage, its bindings, and the object's
@@ -14,20 +12,6 @@ export interface AccountContext {
   /** Sets the alarm for `atMs` unless it is already set earlier. */
   wakeAt(atMs: number): void;
   waitUntil(p: Promise<unknown>): void;
-}
-
-/** Runs `write` and appends `audit` (if any) at `now`, in one transaction. */
-export function writeAudited<T>(ctx: AccountContext, audit: AuditInput | undefined, now: string, write: () => T): T {
-  return ctx.transaction(() => {
-    const out = write();
-    if (audit) appendAudit(ctx.sql, audit, now);
-    return out;
-  });
-}
-
-/** Whom the service mails about the tenant: its active owners. */
-export function activeOwnerMembers(sql: SqlStorage): MemberRecord[] {
-  return readMembers(sql).filter((m) => m.role === "owner" && m.status === "active");
 }
 
 /** The arguments of a store method, so that a delegation on the object cannot drift from it. */

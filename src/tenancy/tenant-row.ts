@@ -1,5 +1,12 @@
 import { randomToken } from "../lib/ids";
-import { tenantRetentionDays } from "../retention/days";
+
+/** Days a tenant keeps its outputs and uploads until it sets its own (src/retention). */
+export const DEFAULT_RETENTION_DAYS = 30;
+
+/** The tenant's stored value (null: never set) as it applies. */
+export function tenantRetentionDays(stored: number | null | undefined): number {
+  return stored ?? DEFAULT_RETENTION_DAYS;
+}
 
 export type TenantStatus = "active" | "disabled";
 
@@ -13,6 +20,11 @@ export interface TenantView {
   rate_limit_per_minute: number | null;
   /** Days outputs and uploads are kept: the default and the most a request may ask (src/retention/days.ts). */
   output_retention_days: number;
+}
+
+/** What reads the tenant with its balance (the tenant store); other stores take it by this. */
+export interface TenantViewer {
+  view(): TenantView | null;
 }
 
 export type TenantRow = Omit<TenantView, "balance">;

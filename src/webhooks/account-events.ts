@@ -1,9 +1,10 @@
-import { type AccountContext, activeOwnerMembers } from "../accounts/account-context";
-import { readTenant } from "../accounts/tenant-row";
 import { type AuditInput, appendAudit } from "../audit/audit-store";
 import { newId } from "../lib/ids";
 import { policyFrom } from "../lib/url-policy";
 import { mailSender } from "../mail/sender";
+import { activeOwnerMembers } from "../people/members-store";
+import type { AccountContext } from "../tenancy/account-context";
+import { readTenant } from "../tenancy/tenant-row";
 import { type LoggedDelivery, logDeliveries } from "./delivery-log";
 import {
   type AttemptRow,

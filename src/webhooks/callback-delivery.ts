@@ -3,8 +3,8 @@
  * Only 2xx delivers; 410 stops for good; `Retry-After` moves the next attempt.
  */
 import { checkOutsideUrl, type UrlPolicy } from "../lib/url-policy";
-import { responseExcerpt } from "../webhooks/send";
-import { signatureHeaders } from "./signing";
+import { signatureHeaders } from "./callback-signing";
+import { responseExcerpt } from "./send";
 
 /** Delays before attempts 1..8: now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const RETRY_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];

@@ -20,3 +20,9 @@ export function signatureHeaders(
     "webhook-signature": list.map((s) => new Webhook(s).sign(messageId, at, body)).join(" "),
   };
 }
+
+/** Standard Webhooks secrets: `whsec_` + base64 of 32 random bytes (the spec asks for 24 to 64). */
+export function newSigningSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `whsec_${btoa(String.fromCharCode(...bytes))}`;
+}

@@ -5,7 +5,7 @@
  * Retries touch only the task object: the account takes two writes per delivery, not one per attempt.
  * Each row has a key mode (`mode`, schema version 18): its endpoint's, or a callback's task's.
  */
-import type { KeyMode } from "../accounts/api-keys";
+import type { KeyMode } from "../keys/api-keys";
 
 export const DELIVERY_LOG_TABLE_SQL = `
   CREATE TABLE webhook_delivery_log (

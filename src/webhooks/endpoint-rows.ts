@@ -3,9 +3,9 @@
  * events, and the endpoint's signing secret, sealed at rest (bound to the endpoint id). A deleted
  * endpoint keeps its row (`deleted_at`), so the deliveries that named it still say where they went.
  * Each endpoint has a key mode (`mode`, added by schema version 18): it receives the events of its
- * own mode's tasks only (src/accounts/mode-scope.ts).
+ * own mode's tasks only (src/keys/mode-scope.ts).
  */
-import type { KeyMode } from "../accounts/api-keys";
+import type { KeyMode } from "../keys/api-keys";
 import { unseal } from "../lib/sealed";
 import { type EventType, type Subscription, subscribes } from "./event-types";
 
@@ -278,3 +278,8 @@ export function disableFailing(sql: SqlStorage, endpointId: string, now: string)
 export type EndpointCreation =
   | { ok: true; endpoint: WebhookEndpointRecord; secret: string }
   | { ok: false; code: "tenant_not_found" | "too_many" };
+
+/** Whether the tenant has an endpoint (of either mode) that is not deleted. */
+export function hasEndpoint(sql: SqlStorage): boolean {
+  return sql.exec("SELECT 1 FROM webhook_endpoints WHERE deleted_at IS NULL LIMIT 1").toArray().length > 0;
+}

@@ -1,10 +1,10 @@
-import type { AccountContext } from "../accounts/account-context";
-import { writeAudited } from "../accounts/account-context";
-import type { KeyMode } from "../accounts/api-keys";
-import { newSigningSecret } from "../accounts/signing-key-rows";
-import { readTenant } from "../accounts/tenant-row";
 import type { AuditInput } from "../audit/audit-store";
+import { writeAudited } from "../audit/audit-store";
+import type { KeyMode } from "../keys/api-keys";
 import { seal } from "../lib/sealed";
+import type { AccountContext } from "../tenancy/account-context";
+import { readTenant } from "../tenancy/tenant-row";
+import { newSigningSecret } from "./callback-signing";
 import { type DeliveryLogQuery, deliveryLogPage, type LoggedDelivery, loggedDelivery, unsucceededSince } from "./delivery-log";
 import type { EndpointCreation } from "./endpoint-rows";
 import {

@@ -3,8 +3,9 @@
  * (`webhook-id` is the event id, the same on every retry), 15 s to answer, redirects not followed.
  * Only a 2xx succeeds; a 3xx fails and its `Location` is kept for the log.
  */
-import { signatureHeaders } from "../callbacks/signing";
+
 import { checkOutsideUrl, type UrlPolicy } from "../lib/url-policy";
+import { signatureHeaders } from "./callback-signing";
 
 /** A 2xx within this is success; a receiver still silent after it failed the attempt. */
 export const TIMEOUT_MS = 15_000;

@@ -3,9 +3,10 @@
  * event out to the endpoints subscribed to it (asked of the tenant's account), then make every
  * attempt that is due, on the schedule of callbacks (now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
  */
-import type { KeyMode } from "../accounts/api-keys";
-import { RETRY_SCHEDULE_MS } from "../callbacks/delivery";
+import type { KeyMode } from "../keys/api-keys";
 import type { UrlPolicy } from "../lib/url-policy";
+import { knownWithout } from "../tenancy/tenant-features";
+import { RETRY_SCHEDULE_MS } from "./callback-delivery";
 import type { LoggedDelivery } from "./delivery-log";
 import {
   beginAttempt,
@@ -24,6 +25,19 @@ import {
 } from "./delivery-rows";
 import { type EventType, TEST_EVENT } from "./event-types";
 import { sendWebhook } from "./send";
+
+/**
+ * The account as a task's fan-out sees it: a tenant known to have no endpoint (an answer of its
+ * account younger than the key cache's bound, src/tenancy/tenant-features.ts) is not asked for them.
+ */
+export function webhookAccount(account: WebhookAccount, tenantId: string): WebhookAccount {
+  if (!knownWithout(tenantId, "webhook_endpoints")) return account;
+  return {
+    webhookTargets: () => [],
+    webhookEndpointForDelivery: (endpointId) => account.webhookEndpointForDelivery(endpointId),
+    logWebhookDeliveries: (rows) => account.logWebhookDeliveries(rows),
+  };
+}
 
 /** What the deliveries need of the tenant's account: a stub from a task object, the object itself inside it. */
 export interface WebhookAccount {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { generateApiKey, hashApiKey, parseApiKey } from "../../src/accounts/api-keys";
 import { MAX_AGE_MS } from "../../src/accounts/key-cache";
+import { generateApiKey, hashApiKey, parseApiKey } from "../../src/keys/api-keys";
 import { admin, call, expectError, newTenant } from "../helpers/api";
 
 describe("API keys", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { EXACT_SHARE, RATE_WINDOW_MS, type RateCounter, RateLimiter, SYNC_INTERVAL_MS } from "../../src/accounts/rate-limit";
+import { EXACT_SHARE, RATE_WINDOW_MS, type RateCounter, RateLimiter, SYNC_INTERVAL_MS } from "../../src/rate-limits/rate-limit";
 
-/** The counter object's behaviour (src/accounts/rate-counter-object.ts), in memory. */
+/** The counter object's behaviour (src/rate-limits/rate-counter-object.ts), in memory. */
 function counter(): RateCounter & { totals: Map<number, number>; calls: number } {
   const totals = new Map<number, number>();
   const c = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { importGraph, importsOf, layerOf, resolveImport, stubCasts, violations } from "./import-rules";
+import { FOLDER_TIES, folderTies, importGraph, importsOf, layerOf, resolveImport, stubCasts, violations } from "./import-rules";
 
 // Every source file's text, bundled into the test by Vite (the tests run in workerd, without a file system).
 const SOURCES = Object.fromEntries(
@@ -21,6 +21,10 @@ describe("the import graph of src/", () => {
 
   it("casts a Durable Object's answers in one typed facade only", () => {
     expect(stubCasts(SOURCES)).toEqual([]);
+  });
+
+  it("has no two folders importing each other but the listed ties, each of which is still there", () => {
+    expect(folderTies(importGraph(SOURCES))).toEqual(FOLDER_TIES.map((t) => t.ties).sort());
   });
 });
 
@@ -46,7 +50,7 @@ describe("the checker", () => {
     const files = new Set(["src/mcp/tool.ts", "src/operations/index.ts", "src/console/layout.tsx"]);
     expect(resolveImport("src/mcp/x.ts", "./tool", files)).toBe("src/mcp/tool.ts");
     expect(resolveImport("src/mcp/x.ts", "../operations", files)).toBe("src/operations/index.ts");
-    expect(resolveImport("src/oauth/routes.tsx", "../console/layout", files)).toBe("src/console/layout.tsx");
+    expect(resolveImport("src/oauth-door/routes.tsx", "../console/layout", files)).toBe("src/console/layout.tsx");
     expect(resolveImport("src/mcp/x.ts", "hono", files)).toBeNull();
   });
 
@@ -55,7 +59,7 @@ describe("the checker", () => {
     expect(layerOf("src/rest/routes/tasks.ts")).toEqual({ kind: "door", door: "rest" });
     expect(layerOf("src/mcp/task-tools.ts")).toEqual({ kind: "door", door: "mcp" });
     expect(layerOf("src/console/pages/task.tsx")).toEqual({ kind: "door", door: "console" });
-    expect(layerOf("src/oauth/routes.tsx")).toEqual({ kind: "door", door: "oauth" });
+    expect(layerOf("src/oauth-door/routes.tsx")).toEqual({ kind: "door", door: "oauth" });
     expect(layerOf("src/oauth/grants.ts")).toEqual({ kind: "domain" });
     expect(layerOf("src/http/auth.ts")).toEqual({ kind: "plumbing" });
     expect(layerOf("src/services/tasks.ts")).toEqual({ kind: "services" });
@@ -117,17 +121,27 @@ describe("the checker", () => {
     expect(importGraph(kept).get("src/services/tasks.ts")).toEqual(["src/tasks/record.ts"]);
   });
 
-  it("keeps the sandbox Worker's encoders out of the API: only its contract is imported from outside it", () => {
+  it("keeps the sandbox Worker out of the API: the API knows only the contract in src/providers/", () => {
     const graph = importGraph({
-      "src/env.ts": 'import type { SandboxService } from "./sandbox-worker/contract";',
+      "src/providers/sandbox-stub.ts": 'import type { SandboxService } from "./sandbox-contract";',
       "src/rest/routes/voice-previews.ts": 'import "../../sandbox-worker/encode/mp3";',
-      "src/sandbox-worker/contract.ts": "",
-      "src/sandbox-worker/render.ts": 'import "./encode/mp3"; import "./contract";',
+      "src/providers/sandbox-contract.ts": "",
+      "src/sandbox-worker/render.ts": 'import "./encode/mp3"; import "../providers/sandbox-contract";',
       "src/sandbox-worker/encode/mp3.ts": "",
     });
     expect(violations(graph, [])).toEqual([
-      "src/rest/routes/voice-previews.ts -> src/sandbox-worker/encode/mp3.ts: only the sandbox Worker's contract may be imported from outside it (its encoders stay out of the API's bundle)",
+      "src/rest/routes/voice-previews.ts -> src/sandbox-worker/encode/mp3.ts: nothing outside the sandbox Worker imports it (its encoders stay out of the API's bundle; the contract is in src/providers/)",
     ]);
+  });
+
+  it("finds two folders that import each other, and not a one-way import", () => {
+    const graph = importGraph({
+      "src/a/one.ts": 'import "../b/two";',
+      "src/b/two.ts": 'import "../c/three";',
+      "src/c/three.ts": 'import "../b/four";',
+      "src/b/four.ts": "",
+    });
+    expect(folderTies(graph)).toEqual(["src/b <-> src/c"]);
   });
 
   it("fails an allowance that no import uses any more", () => {

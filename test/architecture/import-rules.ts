@@ -23,9 +23,8 @@ const ROOTS = new Set(["src/index.ts", "src/app.ts"]);
 /** The sandbox provider, and the one file that may reach it: the provider registry. */
 const SANDBOX = "src/providers/sandbox/";
 const SANDBOX_GATE = "src/providers/registry.ts";
-/** The sandbox Worker (its encoders): the API reaches it through its binding, knowing only its contract. */
+/** The sandbox Worker (its encoders): the API reaches it through its binding, by the contract in src/providers/. */
 const SANDBOX_WORKER = "src/sandbox-worker/";
-const SANDBOX_CONTRACT = "src/sandbox-worker/contract.ts";
 /** A Durable Object class: its file imports most of what the object runs. */
 const OBJECT_CLASS = /-object\.ts$/;
 
@@ -35,7 +34,7 @@ const OBJECT_CLASS = /-object\.ts$/;
  */
 export const ALLOWED: readonly { from: string; to: string; why: string }[] = [
   {
-    from: "src/oauth/routes.tsx",
+    from: "src/oauth-door/routes.tsx",
     to: "src/console/layout.tsx",
     why: "the authorization endpoint's one HTML refusal is drawn in the console's page frame",
   },
@@ -51,7 +50,7 @@ export function layerOf(file: string): Layer {
   if (file.startsWith("src/rest/")) return { kind: "door", door: "rest" };
   if (file.startsWith("src/mcp/")) return { kind: "door", door: "mcp" };
   if (file.startsWith("src/console/")) return { kind: "door", door: "console" };
-  if (file === "src/oauth/routes.tsx") return { kind: "door", door: "oauth" };
+  if (file === "src/oauth-door/routes.tsx") return { kind: "door", door: "oauth" };
   if (file.startsWith("src/services/")) return { kind: "services" };
   // The HTTP plumbing the doors share (context, key auth, body reading).
   if (file.startsWith("src/http/")) return { kind: "plumbing" };
@@ -112,8 +111,8 @@ export function ruleBroken(from: string, to: string): string | null {
   if (to.startsWith(SANDBOX) && !from.startsWith(SANDBOX) && from !== SANDBOX_GATE) {
     return "only the provider registry may import the sandbox";
   }
-  if (to.startsWith(SANDBOX_WORKER) && !from.startsWith(SANDBOX_WORKER) && to !== SANDBOX_CONTRACT) {
-    return "only the sandbox Worker's contract may be imported from outside it (its encoders stay out of the API's bundle)";
+  if (to.startsWith(SANDBOX_WORKER) && !from.startsWith(SANDBOX_WORKER)) {
+    return "nothing outside the sandbox Worker imports it (its encoders stay out of the API's bundle; the contract is in src/providers/)";
   }
   if (OBJECT_CLASS.test(to) && from !== "src/index.ts" && !from.startsWith(to.slice(0, to.lastIndexOf("/") + 1))) {
     return "only the Worker's entry and the object's own folder import a Durable Object class (callers use its -rpc.ts interface and -stub.ts facade)";
@@ -155,25 +154,28 @@ export function violations(graph: Map<string, string[]>, allowed = ALLOWED): str
 }
 
 /**
- * The typed facades, one per Durable Object: the only files that may cast a stub or its answers
+ * The typed facades, one per Durable Object (and the sandbox Worker's binding): the only files that may cast a stub or its answers
  * (Workers RPC types answers as what it can serialize; each facade gives its stub the object's
  * RPC interface once, src/lib/remote.ts).
  */
 export const RPC_FACADE: ReadonlySet<string> = new Set([
   "src/accounts/account-stub.ts",
-  "src/accounts/directory-stub.ts",
-  "src/accounts/rate-counter-stub.ts",
+  "src/accounts/task-lease-stub.ts",
   "src/batches/batch-stub.ts",
+  "src/directory/directory-stub.ts",
   "src/health/health-stub.ts",
   "src/mail/outbox-stub.ts",
   "src/oauth/oauth-stub.ts",
   "src/people/user-stub.ts",
+  "src/providers/sandbox-stub.ts",
+  "src/rate-limits/rate-counter-stub.ts",
+  "src/tenancy/account-slice.ts",
   "src/tasks/task-stub.ts",
 ]);
 
 /** Where a statement reaches a Durable Object: a stub, a facade's accessor, or a namespace. */
 const STUB_CALL =
-  /\b(?:stub\b|(?:taskStub|taskStubOfObjectId|taskObjectFor|accountFor|tenantAccount|directoryFor|rateCounterFor|rateCounterNamed|batchStubOf|batchObjectFor|batchIndexOf|healthObject|outboxOf|clientObject|deviceObject|userObject|getByName)\(|\.get\(\s*env\.\w+\.idFromString)/;
+  /\b(?:stub\b|(?:taskStub|taskStubOfObjectId|taskObjectFor|accountFor|tenantAccount|directoryFor|rateCounterFor|rateCounterNamed|batchStubOf|batchObjectFor|batchIndexOf|healthObject|outboxOf|clientObject|deviceObject|userObject|sandboxService|accountSlice|tenantSlice|taskLeaseOf|getByName)\(|\.get\(\s*env\.\w+\.idFromString)/;
 /** A cast right after a call (`f(x) as T`, `(await f(x)) as T`); `as const` is no cast. */
 const CAST_AFTER_CALL = /\)\s*as\s+(?!const\b)/;
 
@@ -189,4 +191,43 @@ export function stubCasts(sources: Record<string, string>): string[] {
     }
   }
   return [...new Set(out)].sort();
+}
+
+/**
+ * Pairs of folders under src/ that import each other both ways, each with why it is left. A tie
+ * not listed fails the check, and so does a listed tie that is gone, so the list only shrinks.
+ */
+export const FOLDER_TIES: readonly { ties: string; why: string }[] = [
+  { ties: "src/batches <-> src/tasks", why: "a batch admits its items as tasks; a task that ends reports to its batch" },
+  { ties: "src/catalog <-> src/health", why: "the catalog's route views show route health; route health orders a card's routes" },
+  { ties: "src/catalog <-> src/media", why: "selection reads a probed input's facts; an upload's pixel bound is the catalog's" },
+  { ties: "src/catalog <-> src/providers", why: "cards name providers and their output formats; adapters read the card types" },
+  { ties: "src/catalog <-> src/safety", why: "the catalog loads the safety term list; review reads the loaded catalog" },
+  { ties: "src/chat <-> src/providers", why: "the sandbox's chat prices and parses as chat does; chat calls the providers" },
+  { ties: "src/media <-> src/retention", why: "an artifact's expiry is retention's rule; retention sweeps artifacts" },
+  { ties: "src/media <-> src/tasks", why: "an input naming an artifact is checked against its task's scope" },
+];
+
+/** The folder (or top-level file) under src/ that a file belongs to. */
+function folderOf(file: string): string {
+  const parts = file.split("/");
+  return parts.length > 2 ? `${parts[0]}/${parts[1]}` : file;
+}
+
+/** Pairs of folders that import each other both ways ("a <-> b", a before b), sorted. */
+export function folderTies(graph: Map<string, string[]>): string[] {
+  const edges = new Set<string>();
+  for (const [from, tos] of graph) {
+    for (const to of tos) {
+      const a = folderOf(from);
+      const b = folderOf(to);
+      if (a !== b) edges.add(`${a} -> ${b}`);
+    }
+  }
+  const ties = new Set<string>();
+  for (const edge of edges) {
+    const [a, b] = edge.split(" -> ") as [string, string];
+    if (edges.has(`${b} -> ${a}`)) ties.add(a < b ? `${a} <-> ${b}` : `${b} <-> ${a}`);
+  }
+  return [...ties].sort();
 }

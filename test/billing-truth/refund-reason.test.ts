@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { dec } from "../../src/lib/decimal";
-import { refundReason } from "../../src/tasks/refund-reason";
+import { refundReason } from "../../src/task-record/refund-reason";
 import { call, newTenant, type TestTenant } from "../helpers/api";
 import { pngInput } from "../helpers/media-fixtures";
 import { createImage, expectLedgerBalanced, fastForward, getTask, newKey, waitFor } from "../helpers/tasks";

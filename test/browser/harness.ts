@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
-import { freePort, loadCatalogInto, startWranglerDev, type WranglerDev } from "../../bench/lib/local-server.ts";
+import { freePort, loadCatalogInto, startWranglerDev, type WranglerDev } from "../../scripts/lib/local-server.ts";
 
 import { chromiumPath } from "./chromium.ts";
 

@@ -23,7 +23,7 @@ import {
 } from "@modelcontextprotocol/client";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../bench/lib/local-server.ts";
+import { freePort } from "../../scripts/lib/local-server.ts";
 import { probeMedia } from "../../src/media/probe/index.ts";
 import { type Browser, type ConsoleServer, chromiumPath, launchBrowser, signInCode, startConsoleServer } from "./harness.ts";
 

@@ -9,7 +9,7 @@ import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AccountObject } from "../../src/accounts/account-object";
 import { accountFor } from "../../src/accounts/account-stub";
-import { signatureHeaders } from "../../src/callbacks/signing";
+import { signatureHeaders } from "../../src/webhooks/callback-signing";
 import { admin, expectError, newTenant, type TestTenant } from "../helpers/api";
 import { createImage, waitFor } from "../helpers/tasks";
 

@@ -5,11 +5,11 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
+import { createTenantWithOwner } from "../../src/accounts/tenant-with-owner";
 import { cookieName } from "../../src/console/cookies";
 import { inviteMember } from "../../src/people/members";
 import type { Role } from "../../src/people/roles";
 import { startSession } from "../../src/people/sessions";
-import { createTenantWithOwner } from "../../src/people/tenants";
 import { userIdByEmail } from "../../src/people/users";
 import { admin, BASE, readResponse, type TestTenant } from "../helpers/api";
 

@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accountFor } from "../../src/accounts/account-stub";
-import { tenantScope } from "../../src/tasks/scope";
+import { tenantScope } from "../../src/keys/scope";
 import { readTaskEnvelope } from "../../src/tasks/task-stub";
 import { BASE } from "../helpers/api";
 import { type Browser, freshEmail, inviteAndSignIn, signIn, tenantWithOwner } from "../helpers/console";

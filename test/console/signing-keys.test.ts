@@ -4,8 +4,8 @@ import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accountFor } from "../../src/accounts/account-stub";
 import { listAudit } from "../../src/audit/audit";
-import { signatureHeaders } from "../../src/callbacks/signing";
 import { newFormToken } from "../../src/console/form-once";
+import { signatureHeaders } from "../../src/webhooks/callback-signing";
 import { type Browser, freshEmail, inviteAndSignIn, signIn, tenantWithOwner } from "../helpers/console";
 
 const SECRET = /value="(whsec_[A-Za-z0-9+/=]+)"/;

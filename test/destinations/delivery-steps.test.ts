@@ -1,8 +1,8 @@
 /** The deliver step as plain functions: when it is entered, its retry schedule, when it ends, and what the envelope shows. */
 import { describe, expect, it } from "vitest";
 import { DELIVERY_ATTEMPTS, deliveryAttempted, deliveryView } from "../../src/destinations/delivery";
-import type { TaskRecord } from "../../src/tasks/record";
-import { envelope } from "../../src/tasks/record";
+import type { TaskRecord } from "../../src/task-record/record";
+import { envelope } from "../../src/task-record/record";
 import { pollAnswered } from "../../src/tasks/steps/poll";
 import { beginFetch, outputsStored, type StoredOutput } from "../../src/tasks/steps/store";
 import { submitted } from "../../src/tasks/steps/submit";

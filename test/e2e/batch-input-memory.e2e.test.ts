@@ -8,7 +8,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { descendants, freePort, type LocalServer, startLocalServer } from "../../bench/lib/local-server.ts";
+import { descendants, freePort, type LocalServer, startLocalServer } from "../../scripts/lib/local-server.ts";
 
 const MiB = 1024 * 1024;
 const CAP = 100 * MiB;

@@ -6,7 +6,7 @@
  * sandbox and every output failed with "Network connection lost" until the entry aged out (90 s).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { freePort, type LocalServer, startLocalServer } from "../../bench/lib/local-server.ts";
+import { freePort, type LocalServer, startLocalServer } from "../../scripts/lib/local-server.ts";
 
 let server: LocalServer;
 

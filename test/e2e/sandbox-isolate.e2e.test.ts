@@ -2,12 +2,12 @@
  * A sandbox encode cannot delay an API request: the sandbox makes its outputs in a Worker of its
  * own (src/sandbox-worker, bound as SANDBOX), so while a long video encode runs there, reads of
  * another task keep answering. Against real `wrangler dev`s: the sandbox Worker in a workerd of its
- * own, as it runs apart from the API in production (bench/lib/local-server.ts). The checks count
+ * own, as it runs apart from the API in production (scripts/lib/local-server.ts). The checks count
  * answers, not milliseconds: where the encode held the API's isolate, the first read would wait for
  * the whole encode and no other would be answered before it ends.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { freePort, type LocalServer, startLocalServer } from "../../bench/lib/local-server.ts";
+import { freePort, type LocalServer, startLocalServer } from "../../scripts/lib/local-server.ts";
 
 let server: LocalServer;
 let auth: Record<string, string>;

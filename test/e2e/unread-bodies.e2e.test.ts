@@ -7,7 +7,7 @@
  */
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, type LocalServer, startLocalServer } from "../../bench/lib/local-server.ts";
+import { freePort, type LocalServer, startLocalServer } from "../../scripts/lib/local-server.ts";
 
 const MiB = 1024 * 1024;
 const SIZE = 120 * MiB;

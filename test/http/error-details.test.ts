@@ -6,8 +6,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors/api-error";
+import { clause } from "../../src/errors/sentence";
 import { fromJsonPointer } from "../../src/lib/json-pointer";
-import { clause } from "../../src/lib/sentence";
 import { call, newTenant, type TestTenant } from "../helpers/api";
 import { pngInput } from "../helpers/media-fixtures";
 import { newKey } from "../helpers/tasks";

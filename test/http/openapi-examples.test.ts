@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PERMISSIONS } from "../../src/accounts/api-keys";
+import { PERMISSIONS } from "../../src/keys/api-keys";
 import { putArtifact } from "../../src/media/artifacts";
 import { EXAMPLE_VIDEO_ARTIFACT_ID } from "../../src/operations/examples";
 import { ADMIN_TOKEN, call, newTenant, type TestTenant } from "../helpers/api";

@@ -4,7 +4,7 @@
  * answer is compared with what the route's declaration says it needs (src/rest/declare.ts).
  */
 import { describe, expect, it } from "vitest";
-import { PERMISSIONS, type Permission } from "../../src/accounts/api-keys";
+import { PERMISSIONS, type Permission } from "../../src/keys/api-keys";
 import "../../src/app";
 import { MAX_BODY_BYTES } from "../../src/http/json-body";
 import { DECLARED, type DeclaredRoute } from "../../src/rest/declare";

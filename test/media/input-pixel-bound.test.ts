@@ -1,12 +1,12 @@
 /**
- * The pixel bound of image inputs (the largest image any card accepts, src/media/image-pixel-bound.ts)
+ * The pixel bound of image inputs (the largest image any card accepts, src/catalog/image-pixel-bound.ts)
  * holds for a task's inputs however they come: a URL's bytes, once fetched, are refused from their
  * probed dimensions with the same `media_too_large` an upload over the bound gets, as is a data URI.
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { largestImageInputPixels } from "../../src/catalog/image-pixel-bound";
 import { loadCatalog } from "../../src/catalog/store";
-import { largestImageInputPixels } from "../../src/media/image-pixel-bound";
 import { call, expectError, newTenant, type TestTenant } from "../helpers/api";
 import { dataUri } from "../helpers/media-fixtures";
 import { expectLedgerBalanced, newKey } from "../helpers/tasks";

@@ -3,7 +3,7 @@
  * charged nothing, marked simulated); a live key does, and its envelope carries no simulation mark.
  */
 import { describe, expect, it } from "vitest";
-import { parseApiKey } from "../../src/accounts/api-keys";
+import { parseApiKey } from "../../src/keys/api-keys";
 import { admin, call, expectError, newTenant } from "../helpers/api";
 import { ledger, newKey } from "../helpers/tasks";
 import { count, fakeRequests, follow, newTag } from "./harness";

@@ -1,7 +1,7 @@
 /** Every task-creating operation tells content review which of its fields are free text. */
 import { describe, expect, it } from "vitest";
 import { OPERATIONS } from "../../src/operations";
-import { admissionItems, FetchedImages, reviewedTexts } from "../../src/safety/admission";
+import { admissionItems, FetchedImages, reviewedTexts } from "../../src/tasks/admit/safety";
 
 describe("reviewed fields", () => {
   it.each(OPERATIONS.map((op) => [op.name, op] as const))("%s declares its text fields, its prompt among them", (_name, op) => {

@@ -1,10 +1,10 @@
 /**
- * The table of key modes (src/accounts/mode-scope.ts) covers every /v1 operation of the OpenAPI
+ * The table of key modes (src/keys/mode-scope.ts) covers every /v1 operation of the OpenAPI
  * document and every MCP tool, each exactly once and with nothing that does not exist: a route or
  * tool added without deciding what a test-mode key may do with it fails here.
  */
 import { describe, expect, it } from "vitest";
-import { MODE_TABLE } from "../../src/accounts/mode-scope";
+import { MODE_TABLE } from "../../src/keys/mode-scope";
 import { TOOLS } from "../../src/mcp/tools";
 import { call } from "../helpers/api";
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { InterfaceFile } from "../../src/catalog/schema";
 import type { PollResult } from "../../src/providers/types";
-import type { TaskRecord } from "../../src/tasks/record";
+import type { TaskRecord } from "../../src/task-record/record";
 import { pollAnswered } from "../../src/tasks/steps/poll";
 import { stallAfterMs, stallCancelAnswered, stallCancelFailed } from "../../src/tasks/steps/stall";
 import { submitted } from "../../src/tasks/steps/submit";

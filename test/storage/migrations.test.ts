@@ -7,7 +7,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { accountMigrations } from "../../src/accounts/account-schema";
-import { DIRECTORY_MIGRATIONS } from "../../src/accounts/directory-object";
+import { DIRECTORY_MIGRATIONS } from "../../src/directory/directory-object";
 import { unseal } from "../../src/lib/sealed";
 import { migrate, schemaVersion } from "../../src/storage/migrations";
 import { upgradeRecord } from "../../src/tasks/record-versions";

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
-import { signatureHeaders } from "../../src/callbacks/signing";
 import { checkOutsideUrl } from "../../src/lib/url-policy";
+import { signatureHeaders } from "../../src/webhooks/callback-signing";
 import { admin, expectError, newTenant, type TestTenant } from "../helpers/api";
 import { createImage, fastForward, getTask, taskEvents, waitFor } from "../helpers/tasks";
 

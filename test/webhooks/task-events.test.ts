@@ -8,7 +8,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { beforeAll, describe, expect, it } from "vitest";
-import { RETRY_SCHEDULE_MS } from "../../src/callbacks/delivery";
+import { RETRY_SCHEDULE_MS } from "../../src/webhooks/callback-delivery";
 import { type AttemptRow, attemptRows, type DeliveryRow, deliveryRows } from "../../src/webhooks/delivery-rows";
 import { responseExcerpt } from "../../src/webhooks/send";
 import { call, newTenant, type TestTenant } from "../helpers/api";

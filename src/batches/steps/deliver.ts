@@ -1,8 +1,8 @@
 /** A finished batch's completion: the POST of its envelope to its callback_url, and its event to the webhook endpoints. */
 import { accountFor } from "../../accounts/account-stub";
-import { attemptDelivery, RETRY_SCHEDULE_MS } from "../../callbacks/delivery";
 import type { Env } from "../../env";
 import { policyFrom } from "../../lib/url-policy";
+import { attemptDelivery, RETRY_SCHEDULE_MS } from "../../webhooks/callback-delivery";
 import { runTaskWebhooks } from "../../webhooks/task-deliveries";
 import type { BatchRow } from "../batch-record";
 import type { BatchStore } from "../batch-store";

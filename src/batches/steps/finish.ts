@@ -2,7 +2,8 @@
 import { accountFor } from "../../accounts/account-stub";
 import type { Env } from "../../env";
 import { artifactKey } from "../../media/artifacts";
-import { DEFAULT_RETENTION_DAYS, expiryAfter } from "../../retention/days";
+import { expiryAfter } from "../../retention/days";
+import { DEFAULT_RETENTION_DAYS } from "../../tenancy/tenant-row";
 import { recordEvent } from "../../webhooks/delivery-rows";
 import type { BatchRow } from "../batch-record";
 import type { BatchStore } from "../batch-store";

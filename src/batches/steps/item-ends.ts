@@ -1,6 +1,6 @@
 /** An item's end, its return to the queue, and its hold: each change to an item's money in one transaction with the totals. */
 import { dec, fmt } from "../../lib/decimal";
-import type { Envelope } from "../../tasks/record";
+import type { Envelope } from "../../task-record/record";
 import { ITEM_ENDS, type ItemEnd, type ItemStatus } from "../batch-record";
 import type { BatchStore } from "../batch-store";
 

@@ -1,14 +1,19 @@
-import { type AccountContext, writeAudited } from "../../accounts/account-context";
-import type { LedgerStore } from "../../accounts/ledger-store";
-import { readTenant } from "../../accounts/tenant-row";
-import { type AuditInput, appendAudit } from "../../audit/audit-store";
+import { type AuditInput, appendAudit, writeAudited } from "../../audit/audit-store";
+import type { AccountContext } from "../../tenancy/account-context";
+import { readTenant } from "../../tenancy/tenant-row";
 import { type CheckoutView, checkoutRow, checkoutRows, insertCheckout, markCheckout, type PaymentOutcome } from "./checkout-rows";
 
 /** The tenant's hosted checkouts (`checkouts`): each one the idempotency record of the grant its payment makes. */
+/** The ledger as a completed checkout needs it: a grant of credits, then the balance (the ledger store). */
+export interface CreditGrants {
+  insertGrant(amount: string, source: string, now: string): { grant_id: string; amount: string };
+  balance(): string;
+}
+
 export class CheckoutStore {
   constructor(
     private readonly ctx: AccountContext,
-    private readonly ledger: LedgerStore,
+    private readonly ledger: CreditGrants,
   ) {}
 
   /** A hosted checkout was created with a payment provider: remembered until its payment event. */

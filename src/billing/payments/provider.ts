@@ -1,7 +1,7 @@
 /**
  * A payment provider sells credits through a hosted checkout: the service creates a checkout and
  * sends the buyer to its URL; the provider later tells the service, in a signed webhook, that it
- * was paid. Credits are granted from that verified event only (src/billing/payments/purchases.ts).
+ * was paid. Credits are granted from that verified event only (src/services/purchases.ts).
  */
 
 export interface CheckoutRequest {

@@ -6,7 +6,7 @@
  * `invalid_media`.
  */
 import { ApiError } from "../../errors/api-error";
-import { clause } from "../../lib/sentence";
+import { clause } from "../../errors/sentence";
 import { at } from "./bytes";
 import { type Facts, Malformed, type ProbedMedia, Unsupported } from "./facts";
 import { probeFlac } from "./flac";

@@ -17,8 +17,8 @@
  * Media always goes as a short-lived signed URL served by this service, never the client's URL.
  */
 
-import { editMaskDataUri } from "../../media/edit-mask";
 import type { ProviderContext } from "../adapter";
+import { editMaskDataUri } from "../edit-mask";
 import {
   type ImageCapability,
   type ImageRequest,

@@ -5,9 +5,9 @@
  * token `usage`; the service measures image count and pixels itself.
  */
 
-import { editMask } from "../../media/edit-mask";
 import { probeMedia } from "../../media/probe";
 import type { ProviderContext } from "../adapter";
+import { editMask } from "../edit-mask";
 import { type ImageCapability, imageOutputType, type JobFor, type JobInput } from "../jobs";
 import type { ProviderOutput, ProviderResult } from "../types";
 import { ProviderError } from "../types";

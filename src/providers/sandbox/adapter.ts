@@ -12,9 +12,10 @@
 
 import type { Capability } from "../../catalog/schema";
 import { hash32 } from "../../lib/random";
-import type { SandboxInput } from "../../sandbox-worker/contract";
 import type { ProviderAdapter, ProviderContext } from "../adapter";
 import { PROVIDERS } from "../names";
+import type { SandboxInput } from "../sandbox-contract";
+import { sandboxService } from "../sandbox-stub";
 import type { ProviderHandle, ProviderJob, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 
@@ -108,7 +109,7 @@ async function inputsOf(job: ProviderJob, ctx: ProviderContext): Promise<Sandbox
 
 /** The outputs, made by the sandbox Worker (src/sandbox-worker) over its binding. */
 async function rendered(job: ProviderJob, ctx: ProviderContext): Promise<ProviderResult> {
-  const sandbox = ctx.env.SANDBOX;
+  const sandbox = sandboxService(ctx.env);
   if (!sandbox) throw new ProviderError("model_unavailable", "sandbox: this deployment has no SANDBOX binding");
   const outcome = await sandbox.render({
     task_id: job.task_id,

@@ -6,8 +6,8 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/context";
 import { STORED_BYTES_HEADERS } from "../../http/stored-bytes";
-import { hash32 } from "../../lib/random";
 import { loadCatalog } from "../../services/catalog";
+import { voicePreviewClip } from "../../services/voice-previews";
 
 export const voicePreviewRoutes = new Hono<AppEnv>();
 
@@ -18,16 +18,9 @@ voicePreviewRoutes.get("/voices/:voice_id/preview", async (c) => {
   const key = `voice-previews/${voice.voice_id}.mp3`;
   let object = await c.env.ARTIFACTS.get(key);
   if (!object) {
-    const made = await c.env.SANDBOX?.render({
-      task_id: `voice-preview-${voice.voice_id}`,
-      capability: "text_to_speech",
-      request: { input: `Hello, this is ${voice.display_name}.`, voice: voice.voice_id, format: "mp3", sample_rate: 24000 },
-      inputs: [],
-      seed: hash32(voice.voice_id),
-    });
-    const clip = made && "result" in made ? made.result.outputs[0] : undefined;
-    if (!clip || !("bytes" in clip)) return c.text("no preview", 404);
-    await c.env.ARTIFACTS.put(key, clip.bytes, { httpMetadata: { contentType: "audio/mpeg" } });
+    const clip = await voicePreviewClip(c.env, voice);
+    if (!clip) return c.text("no preview", 404);
+    await c.env.ARTIFACTS.put(key, clip, { httpMetadata: { contentType: "audio/mpeg" } });
     object = await c.env.ARTIFACTS.get(key);
     if (!object) return c.text("no preview", 404);
   }

@@ -1,6 +1,6 @@
 /** The balance every door answers with (`GET /v1/balance`, the `get_balance` tool). */
 import { z } from "@hono/zod-openapi";
-import { KEY_MODES } from "../../accounts/api-keys";
+import { KEY_MODES } from "../../keys/api-keys";
 import { credits } from "./credits";
 
 /**

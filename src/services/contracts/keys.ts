@@ -4,9 +4,9 @@
  * answer with these; the console renders the same fields.
  */
 import { z } from "@hono/zod-openapi";
-import { KEY_MODES, PERMISSIONS } from "../../accounts/api-keys";
 import { PERIODS } from "../../accounts/key-period";
 import { CAPABILITIES } from "../../catalog/schema";
+import { KEY_MODES, PERMISSIONS } from "../../keys/api-keys";
 import { isDecimalString } from "../../lib/decimal";
 
 /** What a key may spend per period and use; every field optional (docs/spend-controls.md). */

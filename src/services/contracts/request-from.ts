@@ -1,5 +1,5 @@
 /** Where a request came from, as every door reads it from its HTTP request for the audit log. */
-import type { AuditBy } from "../../accounts/service";
+import type { AuditBy } from "../../audit/audited";
 
 export type RequestFrom = Pick<AuditBy, "ip" | "user_agent">;
 

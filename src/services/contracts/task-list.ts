@@ -1,7 +1,7 @@
 /** A listing of the caller's tasks: the query every door accepts and the page it answers. */
 import { z } from "@hono/zod-openapi";
 import { CAPABILITIES } from "../../catalog/schema";
-import { TASK_STATUSES } from "../../tasks/record";
+import { TASK_STATUSES } from "../../task-record/record";
 import { TaskEnvelope } from "./task-envelope";
 
 export const ListQuery = z

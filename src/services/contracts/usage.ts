@@ -1,7 +1,7 @@
 /** The usage report every door answers with (`GET /v1/usage`; the console reads the same rows by day). */
 import { z } from "@hono/zod-openapi";
-import { KEY_MODES } from "../../accounts/api-keys";
 import { USAGE_COUNTERS, USAGE_GROUPS, type UsageCounter } from "../../accounts/usage";
+import { KEY_MODES } from "../../keys/api-keys";
 import { credits } from "./credits";
 
 /** The window when `from` is not given: this many days up to `to`. */

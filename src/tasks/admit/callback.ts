@@ -2,7 +2,7 @@
 import { accountFor } from "../../accounts/account-stub";
 import { ApiError } from "../../errors/api-error";
 import { checkOutsideUrl, policyFrom } from "../../lib/url-policy";
-import type { TaskPlan } from "../record";
+import type { TaskPlan } from "../../task-record/record";
 import type { AdmissionContext, CommonFields } from "./context";
 
 export async function checkCallback(ctx: AdmissionContext, body: CommonFields): Promise<TaskPlan["callback"]> {

@@ -2,7 +2,7 @@
 import type { Caller } from "../../accounts/caller";
 import type { AuditActor } from "../../audit/audit-store";
 import type { Env } from "../../env";
-import type { TaskPlan } from "../record";
+import type { TaskPlan } from "../../task-record/record";
 
 export interface AdmissionContext {
   env: Env;

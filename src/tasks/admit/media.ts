@@ -1,13 +1,13 @@
 /** The request's media inputs: fetched, probed and stored once, before any card is consulted. */
 
 import { ApiError } from "../../errors/api-error";
+import { keyScope } from "../../keys/scope";
 import { sha256Hex } from "../../lib/crypto";
 import { resolveMediaInput } from "../../media/resolve-input";
 import { UPLOAD_CAP_BYTES } from "../../media/uploads";
 import type { MediaRef, StoredMedia } from "../../operations/types";
-import type { FetchedImages } from "../../safety/admission";
-import { keyScope } from "../scope";
 import type { AdmissionContext } from "./context";
+import type { FetchedImages } from "./safety";
 
 /** Fetches and probes every media input once, and keeps its bytes where the provider can read them. */
 export async function resolveMedia(
@@ -33,7 +33,7 @@ export async function resolveMedia(
           details: { expected_kind: ref.kind, detected: resolved.probe.mime },
         });
       }
-      // Content review reads these bytes (src/safety/admission.ts): nothing is fetched twice.
+      // Content review reads these bytes (src/tasks/admit/safety.ts): nothing is fetched twice.
       if (images && resolved.probe.kind === "image") images.set(ref.param, { bytes: resolved.data, mime: resolved.probe.mime });
       // Content-addressed over every byte: two inputs share a key only when they are the same file.
       const key = `inputs/${ctx.caller.tenant_id}/${await sha256Hex(resolved.data)}`;

@@ -2,7 +2,7 @@
 import { keySpendLimitError } from "../../accounts/key-refusals";
 import { ApiError } from "../../errors/api-error";
 import { refusalError } from "../../safety/review";
-import type { Envelope } from "../record";
+import type { Envelope } from "../../task-record/record";
 import type { CreateResult } from "../task-answers";
 
 export function outcome(result: CreateResult): { envelope: Envelope; replayed: boolean } {

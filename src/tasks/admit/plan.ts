@@ -3,13 +3,13 @@ import { deprecationWarning } from "../../catalog/deprecation";
 import type { PricedMeter } from "../../catalog/pricing";
 import { ApiError } from "../../errors/api-error";
 import { publicBaseUrl } from "../../lib/public-url";
+import { planDeadline } from "../../operations/deadline-request";
 import type { OperationContext, OperationSpec } from "../../operations/types";
 import { PROVIDERS } from "../../providers/names";
 import type { RoutePlan } from "../../providers/routing";
 import type { SafetyRecord } from "../../safety/review";
-import { planDeadline } from "../deadline-request";
+import type { TaskPlan } from "../../task-record/record";
 import { echoInput } from "../input-echo";
-import type { TaskPlan } from "../record";
 import { type AdmissionContext, COMMON_FIELDS, type CommonFields } from "./context";
 import type { PricedRequest } from "./price";
 

@@ -3,6 +3,7 @@ import { allowsModel, type KeyLimits } from "../../accounts/key-limits";
 import { checkCapabilityAllowed, checkModelAllowed } from "../../accounts/key-refusals";
 import type { QuoteRecord } from "../../accounts/quote-rows";
 import type { CatalogBundle } from "../../catalog/build";
+import { largestImageInputPixels } from "../../catalog/image-pixel-bound";
 import { estimateCredits, type PricedMeter } from "../../catalog/pricing";
 import { noLiveRoute, type Selection, select } from "../../catalog/select";
 import { interfacesOf, isSelectable } from "../../catalog/views";
@@ -11,7 +12,7 @@ import { allRoutesUnhealthy, orderByHealth, unhealthyFailure } from "../../healt
 import type { HealthView } from "../../health/snapshot";
 import { dec, fmt } from "../../lib/decimal";
 import { flatten, getPath } from "../../lib/paths";
-import { largestImageInputPixels } from "../../media/image-pixel-bound";
+import { checkDeadline, deadlineFailure } from "../../operations/deadline-request";
 import type { OperationContext, OperationSpec, StoredMedia } from "../../operations/types";
 import { byokFeePercent, routeEstimate } from "../../provider-keys/fee";
 import { orderWithTenantKeys, withTenantProviders } from "../../provider-keys/routing";
@@ -19,11 +20,10 @@ import type { ProviderKeyPlan } from "../../provider-keys/rows";
 import { PROVIDERS } from "../../providers/names";
 import { routeProduces } from "../../providers/output-formats";
 import { type RoutePlan, routesFor } from "../../providers/routing";
-import type { FetchedImages } from "../../safety/admission";
-import { checkDeadline, deadlineFailure } from "../deadline-request";
 import { type AdmissionContext, COMMON_FIELDS, type CommonFields } from "./context";
 import { resolveMedia } from "./media";
 import { atQuotedPrices, drillRouteOrder, overCapFailure, pricedRoutes } from "./route-prices";
+import type { FetchedImages } from "./safety";
 
 /**
  * The model to validate against: as sent; `auto` when omitted. Prompt enhancement ignores the

@@ -6,14 +6,14 @@
  * keep getting the same refusal without another review, and another body a conflict; the first
  * refusal is written to the tenant's audit log (`safety.refused`).
  */
-import { recordAudit } from "../audit/audit";
-import { getPath } from "../lib/paths";
-import type { OperationSpec } from "../operations/types";
-import type { AdmissionContext } from "../tasks/admit/context";
-import type { CreateResult } from "../tasks/task-answers";
-import type { TaskStub } from "../tasks/task-stub";
-import type { ReviewItem } from "./provider";
-import { type Reviewer, review, type SafetyRecord } from "./review";
+import { recordAudit } from "../../audit/audit";
+import { getPath } from "../../lib/paths";
+import type { OperationSpec } from "../../operations/types";
+import type { ReviewItem } from "../../safety/provider";
+import { type Reviewer, review, type SafetyRecord } from "../../safety/review";
+import type { CreateResult } from "../task-answers";
+import type { TaskStub } from "../task-stub";
+import type { AdmissionContext } from "./context";
 
 const NO_BYTES = new Uint8Array(0);
 

@@ -1,8 +1,9 @@
 /** Admission: once the account holds the credits, the task record the object commits. */
+
 import { plannedDelivery } from "../../destinations/delivery";
-import { emptyUsage, type TaskPlan, type TaskRecord } from "../record";
+import { emptyUsage, type TaskPlan, type TaskRecord } from "../../task-record/record";
+import { StepLog, type StepResult } from "../../task-record/step-effects";
 import { RECORD_VERSION } from "../record-versions";
-import { StepLog, type StepResult } from "./effects";
 
 /** Fresh holds tried when earlier ones of the same request were already given back. */
 export const RESERVE_GENERATIONS = 5;

@@ -1,10 +1,10 @@
 /** One attempt of the task's callback, logged in the tenant's delivery log under the task's terminal event. */
 import { accountFor } from "../../accounts/account-stub";
-import { attemptDelivery } from "../../callbacks/delivery";
 import { policyFrom } from "../../lib/url-policy";
+import type { TaskRecord } from "../../task-record/record";
+import { attemptDelivery } from "../../webhooks/callback-delivery";
 import { callbackAttemptBegun, deliveryIdFor, finishAttempt, recordAttempt, terminalEvent } from "../../webhooks/delivery-rows";
 import { reportDeliveries } from "../../webhooks/task-deliveries";
-import type { TaskRecord } from "../record";
 import { beginCallback, callbackAnswered, callbackDue } from "./callback";
 import type { StepRunner } from "./step-runner";
 

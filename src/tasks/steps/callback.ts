@@ -1,7 +1,8 @@
 /** Delivering the callback: each attempt is counted before it is made, retried on the schedule. */
-import { type AttemptOutcome, RETRY_SCHEDULE_MS } from "../../callbacks/delivery";
-import { type TaskRecord, TERMINAL } from "../record";
-import { StepLog, type StepResult } from "./effects";
+
+import { type TaskRecord, TERMINAL } from "../../task-record/record";
+import { StepLog, type StepResult } from "../../task-record/step-effects";
+import { type AttemptOutcome, RETRY_SCHEDULE_MS } from "../../webhooks/callback-delivery";
 
 /** Whether the task has a callback to attempt now. */
 export function callbackDue(rec: TaskRecord, now: number): boolean {

@@ -3,7 +3,8 @@
  * short lease, then the task object stores the task and its committed admission in one transaction.
  */
 import { accountFor } from "../../accounts/account-stub";
-import type { TaskPlan } from "../record";
+import type { TaskPlan } from "../../task-record/record";
+import { learnFeatures } from "../../tenancy/tenant-features";
 import type { CreateResult } from "../task-answers";
 import type { TaskRunner } from "../task-runner";
 import { admissionRecord, RESERVE_GENERATIONS, reservationName } from "./admission";
@@ -32,11 +33,12 @@ export async function reserveAndCommit(
   let reserved: Awaited<ReturnType<typeof account.reserve>> | null = null;
   for (let n = 1; n <= RESERVE_GENERATIONS; n++) {
     admitting.reservation_id = reservationName(ids.task_id, input.request_hash, n);
-    reserved = await account.reserve(admitting.reservation_id, plan.estimate, {
-      lease_ms: ADMISSION_LEASE_MS,
-      index,
-      ...(plan.key_id ? { key_id: plan.key_id } : {}),
-    });
+    reserved = await account.reserve(
+      admitting.reservation_id,
+      plan.estimate,
+      { lease_ms: ADMISSION_LEASE_MS, index, ...(plan.key_id ? { key_id: plan.key_id } : {}) },
+      true,
+    );
     if (!reserved.ok || reserved.settlement.status === "open") break;
   }
   if (!reserved?.ok) {
@@ -47,6 +49,7 @@ export async function reserveAndCommit(
     throw new Error("no reservation could be held");
   }
   if (reserved.settlement.status !== "open") throw new Error("every reservation generation was already settled");
+  learnFeatures(plan.tenant_id, reserved.features);
   await runner.checkpoint("reserve", { task_id: ids.task_id, metadata: plan.metadata });
 
   const step = admissionRecord(plan, {

@@ -5,8 +5,8 @@
  */
 import type { ErrorCode } from "../../errors/codes";
 import { SAFETY_CODES } from "../../providers/types";
-import type { TaskRecord } from "../record";
-import { StepLog, type StepResult } from "./effects";
+import type { TaskRecord } from "../../task-record/record";
+import { StepLog, type StepResult } from "../../task-record/step-effects";
 import { fail } from "./outcome";
 
 /** What the provider answered the deadline's cancel: null when nothing was asked (no job, or a finished one). */

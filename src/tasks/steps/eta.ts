@@ -5,7 +5,7 @@
  * submitted. Absent past that: a job slower than typical has no honest estimate.
  */
 import type { PollResult } from "../../providers/types";
-import type { TaskRecord } from "../record";
+import type { TaskRecord } from "../../task-record/record";
 
 export function etaSeconds(
   rec: TaskRecord,

@@ -2,7 +2,7 @@
 import type { ErrorCode } from "../../errors/codes";
 import { providerMessage } from "../../providers/messages";
 import { ProviderError } from "../../providers/types";
-import type { TaskRecord } from "../record";
+import type { TaskRecord } from "../../task-record/record";
 
 const POLL_DELAYS_MS = [250, 500, 1000, 2000, 3000, 5000, 10000, 15000];
 

@@ -1,8 +1,8 @@
 /** Asking the provider how the job is doing, until it is done or failed. */
 import { providerMessage } from "../../providers/messages";
 import type { PollResult, ProviderError } from "../../providers/types";
-import type { TaskRecord } from "../record";
-import { StepLog, type StepResult } from "./effects";
+import type { TaskRecord } from "../../task-record/record";
+import { StepLog, type StepResult } from "../../task-record/step-effects";
 import { etaSeconds } from "./eta";
 import { backoff, fail } from "./outcome";
 import { stallConfirmRead, stalledEvent, watchActivity } from "./stall";

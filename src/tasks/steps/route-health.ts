@@ -4,8 +4,8 @@
  * refused submission would, or, when there is none, waits for the route's retry time (within its
  * deadline) and tries again. Nothing was sent, so nothing is added to `failed_attempts`.
  */
-import type { TaskRecord } from "../record";
-import { StepLog, type StepResult } from "./effects";
+import type { TaskRecord } from "../../task-record/record";
+import { StepLog, type StepResult } from "../../task-record/step-effects";
 
 /** How long a task waits for a half-open route whose probe another task holds. */
 export const PROBE_WAIT_MS = 5_000;

@@ -1,7 +1,7 @@
 /** Settlement: the account captures (success) or releases (anything else), then the status shows the outcome. */
 import { dec, fmt } from "../../lib/decimal";
-import type { TaskRecord } from "../record";
-import { StepLog, type StepResult } from "./effects";
+import type { TaskRecord } from "../../task-record/record";
+import { StepLog, type StepResult } from "../../task-record/step-effects";
 
 /** What the account answers a capture or a release (null: it holds no such reservation). */
 export interface SettlementAnswer {

@@ -10,8 +10,8 @@
 import { STALL_FLOOR_SECONDS } from "../../catalog/timing";
 import { providerMessage } from "../../providers/messages";
 import type { PollResult } from "../../providers/types";
-import type { StallState, TaskRecord } from "../record";
-import { StepLog, type StepResult } from "./effects";
+import type { StallState, TaskRecord } from "../../task-record/record";
+import { StepLog, type StepResult } from "../../task-record/step-effects";
 import { backoff, fail } from "./outcome";
 
 type Waiting = Extract<PollResult, { state: "queued" | "running" }>;

@@ -4,9 +4,9 @@
  */
 import type { Env } from "../../env";
 import type { ProviderJob } from "../../providers/types";
-import type { Envelope, TaskRecord } from "../record";
+import type { Envelope, TaskRecord } from "../../task-record/record";
+import type { StepResult } from "../../task-record/step-effects";
 import type { TaskStorage } from "../task-storage";
-import type { StepResult } from "./effects";
 
 export interface StepRunner {
   readonly env: Env;

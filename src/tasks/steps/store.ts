@@ -7,8 +7,8 @@ import { tenantKeyLines } from "../../provider-keys/fee";
 import { providerMessage } from "../../providers/messages";
 import type { RoutePlan } from "../../providers/routing";
 import { ProviderError, type ProviderOutput, type ProviderResult, SAFETY_CODES } from "../../providers/types";
-import { emptyUsage, type TaskRecord, type Usage } from "../record";
-import { StepLog, type StepResult } from "./effects";
+import { emptyUsage, type TaskRecord, type Usage } from "../../task-record/record";
+import { StepLog, type StepResult } from "../../task-record/step-effects";
 import { decide, fail } from "./outcome";
 
 export const FETCH_ATTEMPTS = 3;

@@ -3,7 +3,7 @@ import type { Env } from "../../env";
 import { artifactId, artifactKey } from "../../media/artifacts";
 import type { ProviderOutput } from "../../providers/types";
 import { markExpired, outputArtifactIds, unlistedOutputs } from "../../retention/outputs";
-import type { TaskRecord } from "../record";
+import type { TaskRecord } from "../../task-record/record";
 import type { TaskStorage } from "../task-storage";
 
 /**

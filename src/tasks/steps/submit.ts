@@ -4,8 +4,8 @@
  */
 import { providerMessage } from "../../providers/messages";
 import { type ProviderError, type ProviderHandle, SAFETY_CODES } from "../../providers/types";
-import type { TaskRecord } from "../record";
-import { StepLog, type StepResult } from "./effects";
+import type { TaskRecord } from "../../task-record/record";
+import { StepLog, type StepResult } from "../../task-record/step-effects";
 import { backoff, decide, fail } from "./outcome";
 
 /** Attempts on one route before the task moves to the model's next route. */

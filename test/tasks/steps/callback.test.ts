@@ -1,10 +1,10 @@
 /** Callback delivery as plain functions: the attempt counted before it is made, the schedule after. */
 import { describe, expect, it } from "vitest";
-import { RETRY_SCHEDULE_MS } from "../../../src/callbacks/delivery";
-import type { TaskRecord } from "../../../src/tasks/record";
+import type { TaskRecord } from "../../../src/task-record/record";
 import { beginCallback, callbackAnswered, callbackDue, nextAlarm } from "../../../src/tasks/steps/callback";
 import { decide } from "../../../src/tasks/steps/outcome";
 import { settled } from "../../../src/tasks/steps/settle";
+import { RETRY_SCHEDULE_MS } from "../../../src/webhooks/callback-delivery";
 import { kinds, T0, task } from "./task";
 
 const done = () => settled(decide(task(), { status: "succeeded" }), { reserved: "40", captured: "40", refunded: "0" }, T0).rec;

@@ -1,8 +1,8 @@
 /** A task record as admission commits it, built by the admission step itself, for the step tests. */
 import type { InterfaceFile } from "../../../src/catalog/schema";
-import type { TaskPlan, TaskRecord } from "../../../src/tasks/record";
+import type { TaskPlan, TaskRecord } from "../../../src/task-record/record";
+import type { Effect, StepResult } from "../../../src/task-record/step-effects";
 import { admissionRecord } from "../../../src/tasks/steps/admission";
-import type { Effect, StepResult } from "../../../src/tasks/steps/effects";
 
 export const T0 = Date.parse("2026-01-01T00:00:00.000Z");
 

@@ -1,0 +1,50 @@
+/**
+ * Which optional features a tenant uses, as its account object last told this isolate: its own
+ * provider keys, webhook endpoints, a default storage destination. A tenant without one pays no
+ * call for it: a create reads what the key's resolution carries (src/accounts/key-cache.ts), a task
+ * object what the account answered its hold or its settlement (docs/scaling.md, "Features that cost
+ * nothing unused"). An answer is trusted for the key cache's bound only, so a feature turned on
+ * reaches every isolate within it, as a key change does.
+ */
+
+export interface TenantFeatures {
+  /** An active or unchecked provider key (src/provider-keys). */
+  provider_keys: boolean;
+  /** A webhook endpoint, of either mode, not deleted (src/webhooks). */
+  webhook_endpoints: boolean;
+  /** A default storage destination (src/destinations). */
+  default_destination: boolean;
+}
+
+export type Feature = keyof TenantFeatures;
+
+/**
+ * How long an isolate may use what a tenant's account told it: a key's resolution
+ * (src/accounts/key-cache.ts) and the features below.
+ */
+export const KNOWLEDGE_MAX_AGE_MS = 5_000;
+/** Tenants remembered per isolate (the oldest are forgotten first). */
+const MAX_TENANTS = 10_000;
+
+const known = new Map<string, { features: TenantFeatures; at: number }>();
+
+/** What the account answered at `at` (ms since the epoch). */
+export function learnFeatures(tenantId: string, features: TenantFeatures | undefined, at = Date.now()): void {
+  if (!features) return;
+  const before = known.get(tenantId);
+  if (before && before.at > at) return;
+  known.delete(tenantId);
+  known.set(tenantId, { features, at });
+  if (known.size > MAX_TENANTS) known.delete(known.keys().next().value as string);
+}
+
+/** True only when an answer younger than KNOWLEDGE_MAX_AGE_MS says the tenant does not use `feature`. */
+export function knownWithout(tenantId: string, feature: Feature, now = Date.now()): boolean {
+  const entry = known.get(tenantId);
+  return entry !== undefined && now - entry.at < KNOWLEDGE_MAX_AGE_MS && !entry.features[feature];
+}
+
+/** This isolate forgets what it was told of a tenant (it changed one of its features here). */
+export function forgetFeatures(tenantId: string): void {
+  known.delete(tenantId);
+}
