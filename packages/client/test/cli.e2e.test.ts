@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, type LocalServer, startLocalServer } from "../../../bench/lib/local-server.ts";
+import { freePort, type LocalServer, startLocalServer } from "../../../scripts/lib/local-server.ts";
 import { probeMedia } from "../../../src/media/probe/index.ts";
 import { PLACEHOLDER, quickStart } from "./readme.js";
 
