@@ -245,13 +245,19 @@ export function check(history: HistoryRecord[]): CheckResult {
   for (const u of upstream.filter((x) => x.kind === "submit" && x.task_id))
     submitsOf.set(u.task_id as string, [...(submitsOf.get(u.task_id as string) ?? []), u]);
   // The same when the answer reached the service's socket but a SIGKILL came before it was
-  // written down (within a second of it): the service never learned it either.
-  const killTimes = servers.filter((x) => x.event === "kill").map((x) => x.at);
+  // written down (within a second of it): the service never learned it either. The proxy stamps
+  // a request when the soak's own event loop gets to it, which may be after the kill (listing the
+  // processes to kill blocks that loop): one stamped between the kill and the next start was
+  // sent by the killed process, as no other was running to send it.
+  const unreadWindows = kills.map((k) => ({
+    from: k.at - 1000,
+    to: servers.find((x) => x.event === "start" && x.at > k.at)?.at ?? Number.POSITIVE_INFINITY,
+  }));
   const inDoubt = new Set(
     notTerminal.filter((id) => {
       const subs = submitsOf.get(id) ?? [];
       const last = subs[subs.length - 1];
-      const unread = !!last && (!!last.answer_lost || killTimes.some((k) => k >= last.at && k - last.at <= 1000));
+      const unread = !!last && (!!last.answer_lost || unreadWindows.some((w) => last.at >= w.from && last.at < w.to));
       return unread && subs.every((u) => u.status === null || u.status >= 300);
     }),
   );

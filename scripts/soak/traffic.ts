@@ -59,6 +59,21 @@ function pick<T>(random: () => number, weighted: [T, number][]): T {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * How long a 429 asks to wait: Retry-After (seconds or an HTTP date), else X-RateLimit-Reset
+ * (seconds until the window resets), else a second; a little more, so that the retry falls
+ * inside the next window rather than on its edge. Never more than a window and a bit.
+ */
+export function retryAfterMs(headers: Headers | null, now = Date.now()): number {
+  const header = headers?.get("Retry-After")?.trim();
+  let ms = Number.NaN;
+  if (header) ms = /^\d+$/.test(header) ? Number(header) * 1000 : Date.parse(header) - now;
+  if (!Number.isFinite(ms)) ms = Number(headers?.get("X-RateLimit-Reset") ?? Number.NaN) * 1000;
+  if (!Number.isFinite(ms)) ms = 1000;
+  return Math.min(65_000, Math.max(200, ms + 250));
+}
+
 const TERMINAL = new Set(["succeeded", "failed", "canceled"]);
 const IMAGE_CANVAS = { type: "preset", tier: "1K", aspect: "1:1" };
 
@@ -259,7 +274,11 @@ export class World {
    */
   async send(client: string, c: Create, op: "create" | "replay"): Promise<Answer> {
     let last: Answer = { status: null, json: null, headers: null };
-    for (let attempt = 0; attempt < 60 && Date.now() < this.hardStop; attempt++) {
+    // A rate limit's refusal is waited out as a client should, until its window resets, even past
+    // hardStop: a window is a minute at most, and this client sends nothing else on its key
+    // meanwhile, so the retry lands in a window of its own (a drill's create is then admitted).
+    let until = this.hardStop;
+    for (let attempt = 0; attempt < 60 && Date.now() < until; attempt++) {
       last = await this.exchange(client, c.tenant, op, "POST", c.path, {
         key: c.api_key,
         body: c.body,
@@ -283,8 +302,9 @@ export class World {
         continue;
       }
       if (last.status === 429) {
-        const after = Number(last.headers?.get("Retry-After") ?? "1");
-        await sleep(Math.min(2000, Math.max(200, (Number.isFinite(after) ? after : 1) * 1000)));
+        const wait = retryAfterMs(last.headers);
+        until = Math.max(until, Date.now() + wait + 5_000);
+        await sleep(wait);
         continue;
       }
       if (last.status >= 500 && last.json?.error?.retryable === true) {

@@ -50,11 +50,12 @@ export function pollAnswered(rec: TaskRecord, result: PollResult, time: { at: nu
   if (confirming) return confirming;
   const log = new StepLog(rec);
   let cur: TaskRecord = { ...rec, malformed_polls: 0, ...(rec.stall?.phase === "confirm" ? { stall: null } : {}) };
-  if (result.state !== "failed" && result.state !== "queued" && cur.status === "queued") {
-    // The provider has started: the task is running from now.
-    cur = { ...cur, status: "running", started_at: new Date(time.at).toISOString() };
-    log.save(cur).index();
-  }
+  // The provider has started: the task is running from now. The task list is told after the
+  // step's one save, never between two: a cancel may write while that call is awaited, and a
+  // save after it would put back the record from before the cancel.
+  const started = result.state !== "failed" && result.state !== "queued" && cur.status === "queued";
+  if (started) cur = { ...cur, status: "running", started_at: new Date(time.at).toISOString() };
+  const saved = (next: TaskRecord) => (started ? log.save(next).index() : log.save(next));
   if (result.state === "queued" || result.state === "running") {
     const poll_attempts = cur.poll_attempts + 1;
     const eta_seconds = etaSeconds(cur, result, time.now);
@@ -74,17 +75,15 @@ export function pollAnswered(rec: TaskRecord, result: PollResult, time: { at: nu
     );
     if (stalled) log.event("provider_stalled", stalledEvent(stalled));
     // A stalled job to move is canceled at once; otherwise the next poll is awaited.
-    return log.save(watched).done(stalled?.phase !== "cancel");
+    return saved(watched).done(stalled?.phase !== "cancel");
   }
   if (result.state === "failed") return log.save(fail(cur, result.error.code, providerMessage(result.error.message))).done(false);
-  return log
-    .save({
-      ...cur,
-      step: "fetch",
-      progress: { percent: 96, stage: "storing_outputs", message: "Storing outputs" },
-      next_poll_at: null,
-    })
-    .done(false);
+  return saved({
+    ...cur,
+    step: "fetch",
+    progress: { percent: 96, stage: "storing_outputs", message: "Storing outputs" },
+    next_poll_at: null,
+  }).done(false);
 }
 
 /**

@@ -8,23 +8,31 @@ import { kinds, saves, T0, task } from "./task";
 const polling = () => submitted(task(), { job_id: "job_1", submitted_at: T0 }, T0).rec;
 
 describe("poll", () => {
-  it("marks the task running when the provider starts it, tells the task list, then keeps the progress", () => {
+  it("marks the task running when the provider starts it, with its progress, then tells the task list", () => {
     const step = pollAnswered(
       polling(),
       { state: "running", progress: { percent: 40, stage: "rendering", message: "Rendering" } },
       { at: T0 + 10, now: T0 + 20 },
     );
-    expect(kinds(step)).toEqual(["save", "index", "save"]);
-    const [started, progressed] = saves(step);
-    expect(started).toMatchObject({ status: "running", started_at: new Date(T0 + 10).toISOString() });
-    expect(step.effects[1]).toEqual({ type: "index", rec: started });
-    expect(progressed).toMatchObject({
+    // One save, then the call: a save after it would write over a cancel made while it was awaited.
+    expect(kinds(step)).toEqual(["save", "index"]);
+    const [started] = saves(step);
+    expect(started).toMatchObject({
       status: "running",
+      started_at: new Date(T0 + 10).toISOString(),
       poll_attempts: 1,
       progress: { percent: 40, stage: "rendering" },
       next_poll_at: T0 + 20 + 250,
     });
+    expect(step.effects[1]).toEqual({ type: "index", rec: started });
     expect(step.wait).toBe(true);
+  });
+
+  it("a job that finished before it was seen running: one save (running, storing the outputs), then the task list", () => {
+    const step = pollAnswered(polling(), { state: "succeeded" }, { at: T0 + 10, now: T0 + 20 });
+    expect(kinds(step)).toEqual(["save", "index"]);
+    expect(step.rec).toMatchObject({ status: "running", step: "fetch", started_at: new Date(T0 + 10).toISOString() });
+    expect(step.effects[1]).toEqual({ type: "index", rec: step.rec });
   });
 
   it("never shows more than 95% before the outputs are stored, and never goes back", () => {
