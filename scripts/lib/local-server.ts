@@ -286,6 +286,8 @@ export function loadCatalogInto(state: string): void {
 
 export interface LocalServer extends WranglerDev {
   apiKey: string;
+  /** The operator token (ADMIN_TOKEN) this server was started with. */
+  adminToken: string;
   /** The same server started again on its state, port and key (after `crash()`). */
   restart(): Promise<LocalServer>;
 }
@@ -322,9 +324,9 @@ export async function startLocalServer(opts: {
     const apiKey = key.api_key as string;
     const again = async (state: string): Promise<LocalServer> => {
       const next = await startWranglerDev({ port: opts.port, vars, ...(opts.args ? { args: opts.args } : {}), state });
-      return { ...next, apiKey, restart: () => again(state) };
+      return { ...next, apiKey, adminToken: admin, restart: () => again(state) };
     };
-    return { ...dev, apiKey, restart: () => again(dev.state) };
+    return { ...dev, apiKey, adminToken: admin, restart: () => again(dev.state) };
   } catch (e) {
     dev.stop();
     throw e;
