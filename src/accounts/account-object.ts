@@ -341,8 +341,11 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
     return this.ledgerStore.grants(limit);
   }
   // `told`: a task object learns the tenant's features with the answer (src/tenancy/tenant-features.ts).
-  reserve(taskId: string, amount: string, opts: Args<LedgerStore["reserve"]>[2] = {}, told = false) {
-    return withFeatures(this.sql, this.ledgerStore.reserve(taskId, amount, opts), told);
+  // `confirm`: holds of tasks committed since, so that the lease sweep need not ask their objects.
+  reserve(taskId: string, amount: string, opts: Args<LedgerStore["reserve"]>[2] & { confirm?: string[] } = {}, told = false) {
+    const { confirm, ...hold } = opts;
+    if (confirm) this.ledgerStore.confirmHolds(confirm);
+    return withFeatures(this.sql, this.ledgerStore.reserve(taskId, amount, hold), told);
   }
   capture(taskId: string, actual: string, usage?: UsageNote, told = false) {
     return withFeatures(this.sql, this.ledgerStore.capture(taskId, actual, usage), told);

@@ -88,7 +88,7 @@ export interface AccountRpc
   reserve(
     taskId: string,
     amount: string,
-    opts?: { lease_ms?: number; index?: TaskIndexEntry; key_id?: string },
+    opts?: { lease_ms?: number; index?: TaskIndexEntry; key_id?: string; confirm?: string[] },
     told?: boolean,
   ): { ok: true; settlement: Settlement; balance: string; features?: TenantFeatures } | ReserveRefusal;
   capture(taskId: string, actual: string, usage?: UsageNote, told?: boolean): (Settlement & { features?: TenantFeatures }) | null;

@@ -93,6 +93,13 @@ export class LedgerStore {
    * cannot cover it. With `lease_ms` the hold ends by itself unless settled or confirmed in time
    * (src/accounts/lease-sweep.ts); with `index` the task is listed at once, in the same write.
    */
+  /** Holds whose task objects committed: their admission lease is over, the hold stays until settled. */
+  confirmHolds(taskIds: readonly string[]): void {
+    for (const id of taskIds) {
+      this.ctx.sql.exec("UPDATE reservations SET lease_until = NULL WHERE task_id = ? AND status = 'open'", id);
+    }
+  }
+
   reserve(
     taskId: string,
     amount: string,

@@ -84,12 +84,13 @@ export async function admitOperation<B extends CommonFields>(
   const safety = await reviewAdmission({ ctx, reviewer, spec, body, images, stub, hash });
   if ("result" in safety) return outcome(safety.result);
   if (quote) await useQuote(ctx, quote, taskObjectName(ctx.caller.tenant_id, ctx.caller.mode, idempotencyKey));
-  const plan = await taskPlan(ctx, spec, body, raw, priced, {
+  const { json: planJson } = await taskPlan(ctx, spec, body, raw, priced, {
     callback,
     retentionDays: retention.days,
     safety: safety.admitted,
     outputDestination: outputDestinationPlan,
   });
-  const result = await stub.create({ request_hash: hash, plan });
+  // The plan crosses to the task object as the JSON its size was checked on: cheaper than a structured copy.
+  const result = await stub.create({ request_hash: hash, plan_json: planJson });
   return { ...outcome(result), headers: deprecationHeaders(priced.selection.model) };
 }

@@ -145,7 +145,8 @@ export class TaskObject extends DurableObject<Env> implements TaskRpc {
    * which the client's retry adopts (same reservation id) or the account's alarm gives back when
    * the lease runs out and this object says it never committed (holdsReservation).
    */
-  async create(input: { request_hash: string; plan: TaskPlan }): Promise<CreateResult> {
+  async create({ request_hash, plan_json }: { request_hash: string; plan_json: string }): Promise<CreateResult> {
+    const input = { request_hash, plan: JSON.parse(plan_json) as TaskPlan };
     const refused = this.refusalAnswer(input.request_hash);
     if (refused) return refused;
     const now = Date.now();

@@ -16,7 +16,8 @@ export interface TaskRpc extends Rpc.DurableObjectBranded, TaskLeaseSlice {
   events(): { kind: string; detail: unknown }[];
   refuse(input: { request_hash: string; tenant_id: string; mode?: KeyMode; error: TaskError }): Promise<CreateResult>;
   replay(requestHash: string, mode?: KeyMode): Promise<CreateResult | null>;
-  create(input: { request_hash: string; plan: TaskPlan }): Promise<CreateResult>;
+  /** `plan_json`: the TaskPlan as JSON. */
+  create(input: { request_hash: string; plan_json: string }): Promise<CreateResult>;
   /** The envelope if `scope` may see it. */
   read(scope: TaskScope): Promise<Envelope | null>;
   /** The envelope as served JSON, with what conditional reads need. */

@@ -118,9 +118,10 @@ export class TaskStorage {
     const json = JSON.stringify(state);
     this.stateJson = null;
     if (!this.planStored) {
-      const plan = { card, routes, route_pricing, pricing, request, input, metadata, warnings };
-      this.sql.exec("INSERT OR REPLACE INTO task (id, record, plan) VALUES (1, ?, ?)", json, JSON.stringify(plan));
-      this.plan = deepFreeze(structuredClone(plan));
+      const planJson = JSON.stringify({ card, routes, route_pricing, pricing, request, input, metadata, warnings });
+      this.sql.exec("INSERT OR REPLACE INTO task (id, record, plan) VALUES (1, ?, ?)", json, planJson);
+      // A copy of its own (parsed back: cheaper than a structured clone), which steps cannot change.
+      this.plan = deepFreeze(JSON.parse(planJson));
       this.planStored = true;
     } else {
       this.sql.exec("UPDATE task SET record = ? WHERE id = 1", json);

@@ -122,6 +122,34 @@ describe("a crash at every step", () => {
   });
 });
 
+describe("the admission lease of a committed hold", () => {
+  it("ends with the tenant's next hold, which tells the account of the tasks committed since", async () => {
+    const tenant = await newTenant({ credits: "1000" });
+    const first = await createImage(tenant, { prompt: "first", metadata: { sandbox_fault: "hang" } });
+    expect(first.status).toBe(202);
+    const { runInDurableObject } = await import("cloudflare:test");
+    const account = env.ACCOUNTS.getByName(tenant.tenant_id);
+    const leases = () =>
+      runInDurableObject(account, async (_o, state) =>
+        state.storage.sql
+          .exec<{ task_id: string; lease_until: number | null }>(
+            "SELECT task_id, lease_until FROM reservations ORDER BY created_at",
+          )
+          .toArray(),
+      );
+    const [held] = await leases();
+    expect(held?.lease_until).not.toBeNull();
+    const second = await createImage(tenant, { prompt: "second", metadata: { sandbox_fault: "hang" } });
+    expect(second.status).toBe(202);
+    // The first task's hold needs no sweep any more; the second's lease covers its own admission until the next hold.
+    const after = await leases();
+    expect(after.find((r) => r.task_id === held?.task_id)?.lease_until).toBeNull();
+    expect(after.filter((r) => r.lease_until !== null)).toHaveLength(1);
+    const l = await expectLedgerBalanced(tenant.tenant_id);
+    expect(l.open_reservations).toBe(2);
+  });
+});
+
 describe("alarms that run twice", () => {
   it("repeat nothing at any step", async () => {
     const r = receiver();

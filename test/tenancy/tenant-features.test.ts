@@ -49,30 +49,35 @@ describe("what an isolate knows of a tenant's features", () => {
 });
 
 describe("a key's resolution carries the tenant's features", () => {
-  it("none for a new tenant; each one as the tenant turns it on", async () => {
-    const t = await newTenant({ permissions: ["tasks:read", "tasks:write", "webhooks:manage", "storage:manage"] });
+  it("none for a new tenant; an endpoint once the tenant has one", async () => {
+    const t = await newTenant({ permissions: ["tasks:read", "tasks:write", "webhooks:manage"] });
     expect(await resolution(t)).toEqual(NONE);
-
     const endpoint = await call("/v1/webhook-endpoints", {
       key: t.api_key,
       body: { url: "https://hooks.example.com/features", events: ["*"] },
     });
     expect(endpoint.status, JSON.stringify(endpoint.json)).toBe(201);
     expect(await resolution(t)).toEqual({ ...NONE, webhook_endpoints: true });
+  });
 
+  it("a default destination, not one that is not the default", async () => {
+    const t = await newTenant({ permissions: ["tasks:read", "tasks:write", "storage:manage"] });
     const bucket = await newBucket();
     const destination = await call("/v1/storage-destinations", { key: t.api_key, body: destinationBody(bucket) });
     expect(destination.status, JSON.stringify(destination.json)).toBe(201);
     // A destination that is not the default changes nothing a create without one does.
-    expect(await resolution(t)).toEqual({ ...NONE, webhook_endpoints: true });
+    expect(await resolution(t)).toEqual(NONE);
     const made = await call(`/v1/storage-destinations/${destination.json.destination_id}`, {
       key: t.api_key,
       method: "PATCH",
       body: { default: true },
     });
     expect(made.status, JSON.stringify(made.json)).toBe(200);
-    expect(await resolution(t)).toEqual({ ...NONE, webhook_endpoints: true, default_destination: true });
+    expect(await resolution(t)).toEqual({ ...NONE, default_destination: true });
+  });
 
+  it("the tenant's own provider keys, and their plans, until the provider refuses the key", async () => {
+    const t = await newTenant();
     await accountFor(env, t.tenant_id).putProviderKey({
       provider: "fal",
       key_sealed: "sealed",
@@ -84,7 +89,7 @@ describe("a key's resolution carries the tenant's features", () => {
       status: "active",
       status_reason: null,
     });
-    expect(await resolution(t)).toEqual({ provider_keys: true, webhook_endpoints: true, default_destination: true });
+    expect(await resolution(t)).toEqual({ ...NONE, provider_keys: true });
     expect((await resolved(t)).provider_key_plans).toEqual([
       { provider: "fal", mode: "prefer", models: null, failover: true, status: "active" },
     ]);

@@ -29,7 +29,7 @@ export async function taskPlan<B extends CommonFields>(
   raw: Record<string, unknown>,
   priced: PricedRequest<B>,
   choices: PlanChoices,
-): Promise<TaskPlan> {
+): Promise<{ plan: TaskPlan; json: string }> {
   const { opCtx, selection, media, routes, meters, estimate } = priced;
   const route = routes[0] as RoutePlan;
   const input = await echoInput(Object.fromEntries(Object.entries(raw).filter(([k]) => !COMMON_FIELDS.has(k))), media);
@@ -74,16 +74,21 @@ export async function taskPlan<B extends CommonFields>(
     output_destination: choices.outputDestination,
     ...(ctx.batch ? { batch: ctx.batch } : {}),
   };
-  checkRecordSize(plan);
-  return plan;
+  return { plan, json: checkRecordSize(plan) };
 }
 
 /** A task record is one SQLite value (at most 2 MB): far below that, with room for what execution adds. */
 export const MAX_TASK_PLAN_BYTES = 1024 * 1024;
 
-/** Refuses at once, before anything is reserved, a request whose task could never be stored. */
-export function checkRecordSize(plan: TaskPlan): void {
-  const bytes = new TextEncoder().encode(JSON.stringify(plan)).length;
+/**
+ * Refuses at once, before anything is reserved, a request whose task could never be stored.
+ * Answers the plan as JSON, which is how it travels to the task object.
+ */
+export function checkRecordSize(plan: TaskPlan): string {
+  const json = JSON.stringify(plan);
+  // A UTF-8 character is at most 3 bytes per UTF-16 unit: only a long plan is encoded to be measured.
+  if (json.length * 3 <= MAX_TASK_PLAN_BYTES) return json;
+  const bytes = new TextEncoder().encode(json).length;
   if (bytes > MAX_TASK_PLAN_BYTES) {
     throw new ApiError(
       "invalid_request",
@@ -98,6 +103,7 @@ export function checkRecordSize(plan: TaskPlan): void {
       },
     );
   }
+  return json;
 }
 
 /** A target canvas is normalised to the model's multiple and bounds: say so when it moved. */

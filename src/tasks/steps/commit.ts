@@ -12,6 +12,29 @@ import { admissionRecord, RESERVE_GENERATIONS, reservationName } from "./admissi
 /** How long an admission's hold on credits lasts unless the task commits (the account then keeps it). */
 export const ADMISSION_LEASE_MS = 30_000;
 
+/**
+ * Holds whose tasks committed in this isolate, per tenant, that the account has not been told of:
+ * the tenant's next hold carries them (at most MAX_CONFIRM), so that under steady traffic the
+ * account's lease sweep finds them settled instead of asking each task object. One lost with its
+ * isolate, or with a failed call, is asked about by the sweep as before.
+ */
+const committed = new Map<string, string[]>();
+const MAX_CONFIRM = 200;
+
+function takeCommitted(tenantId: string): string[] {
+  const list = committed.get(tenantId);
+  if (!list) return [];
+  const taken = list.splice(0, MAX_CONFIRM);
+  if (list.length === 0) committed.delete(tenantId);
+  return taken;
+}
+
+function noteCommitted(tenantId: string, reservationId: string): void {
+  const list = committed.get(tenantId);
+  if (list) list.push(reservationId);
+  else committed.set(tenantId, [reservationId]);
+}
+
 /** Holds the estimate (a settled generation's name moves on to the next), then commits the task. `admitting` follows the hold's name. */
 export async function reserveAndCommit(
   runner: TaskRunner,
@@ -31,12 +54,18 @@ export async function reserveAndCommit(
     mode: plan.mode,
   };
   let reserved: Awaited<ReturnType<typeof account.reserve>> | null = null;
+  const confirm = takeCommitted(plan.tenant_id);
   for (let n = 1; n <= RESERVE_GENERATIONS; n++) {
     admitting.reservation_id = reservationName(ids.task_id, input.request_hash, n);
     reserved = await account.reserve(
       admitting.reservation_id,
       plan.estimate,
-      { lease_ms: ADMISSION_LEASE_MS, index, ...(plan.key_id ? { key_id: plan.key_id } : {}) },
+      {
+        lease_ms: ADMISSION_LEASE_MS,
+        index,
+        ...(plan.key_id ? { key_id: plan.key_id } : {}),
+        ...(n === 1 && confirm.length > 0 ? { confirm } : {}),
+      },
       true,
     );
     if (!reserved.ok || reserved.settlement.status === "open") break;
@@ -66,6 +95,7 @@ export async function reserveAndCommit(
       input.request_hash,
     );
   });
+  noteCommitted(plan.tenant_id, reserved.settlement.task_id);
   await runner.store.setAlarm(Date.now());
   return { kind: "created", envelope: await runner.present(step.rec) };
 }
