@@ -23,6 +23,18 @@ import { destinationBody, newBucket } from "../destinations/s3";
 import { call, newTenant, type TestTenant } from "../helpers/api";
 
 const NONE: TenantFeatures = { provider_keys: false, webhook_endpoints: false, default_destination: false };
+/** A provider key written straight into the account (its check with the provider is not the point here). */
+const FAL_KEY = {
+  provider: "fal",
+  key_sealed: "sealed",
+  last4: "abcd",
+  base_url: null,
+  mode: "prefer",
+  models: null,
+  failover: true,
+  status: "active",
+  status_reason: null,
+} as const;
 
 async function resolved(t: TestTenant) {
   const answer = await accountFor(env, t.tenant_id).resolveKey(t.key_id, await hashApiKey(t.api_key));
@@ -78,17 +90,7 @@ describe("a key's resolution carries the tenant's features", () => {
 
   it("the tenant's own provider keys, and their plans, until the provider refuses the key", async () => {
     const t = await newTenant();
-    await accountFor(env, t.tenant_id).putProviderKey({
-      provider: "fal",
-      key_sealed: "sealed",
-      last4: "abcd",
-      base_url: null,
-      mode: "prefer",
-      models: null,
-      failover: true,
-      status: "active",
-      status_reason: null,
-    });
+    await accountFor(env, t.tenant_id).putProviderKey(FAL_KEY);
     expect(await resolution(t)).toEqual({ ...NONE, provider_keys: true });
     expect((await resolved(t)).provider_key_plans).toEqual([
       { provider: "fal", mode: "prefer", models: null, failover: true, status: "active" },
@@ -104,17 +106,7 @@ describe("a key's resolution carries the tenant's features", () => {
 describe("a feature the tenant does not use costs no call", () => {
   it("a create's key plans come from the key's resolution when it says none", async () => {
     const t = await newTenant();
-    await accountFor(env, t.tenant_id).putProviderKey({
-      provider: "fal",
-      key_sealed: "sealed",
-      last4: "abcd",
-      base_url: null,
-      mode: "prefer",
-      models: null,
-      failover: true,
-      status: "active",
-      status_reason: null,
-    });
+    await accountFor(env, t.tenant_id).putProviderKey(FAL_KEY);
     // A resolution that still says none (read before the key was added) is not asked past: no call, no plans.
     expect(await tenantKeyPlans(env, { tenant_id: t.tenant_id, mode: "live", features: NONE })).toEqual([]);
     // Without that knowledge the account is asked, and answers the key.
