@@ -69,4 +69,8 @@ export function printBatchRow(r: BatchRow): void {
     `  batch    ${r.batch.tasksPerSecond.toFixed(1).padStart(8)} tasks/s  (${r.batch.seconds.toFixed(2)} s, validation included)`,
   );
   console.log(`  creates  ${r.creates.tasksPerSecond.toFixed(1).padStart(8)} tasks/s  (${r.creates.seconds.toFixed(2)} s)`);
+  const ratio = r.batch.tasksPerSecond / r.creates.tasksPerSecond;
+  console.log(
+    `  ${ratio >= 1 ? "pass" : "FAIL"}  batch ÷ creates              ${ratio.toFixed(2).padStart(6)}×  (target ≥ 1.00×)`,
+  );
 }
