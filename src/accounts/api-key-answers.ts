@@ -1,7 +1,6 @@
 /** What the account object answers about API keys: plain data, so callers need not import its store. */
 
 import type { Permission } from "../keys/api-keys";
-import type { ProviderKeyPlan } from "../provider-keys/rows";
 import type { SafetyPolicy } from "../safety/policy";
 import type { TenantFeatures } from "../tenancy/tenant-features";
 import type { ApiKeyRecord } from "./api-key-rows";
@@ -28,8 +27,6 @@ export type KeyResolution =
       output_retention_days?: number;
       /** Which optional features the tenant uses, cached with the key: a create pays no call for one it does not. */
       features?: TenantFeatures;
-      /** The tenant's own provider keys as a create orders its routes by (no secret), cached with the key. */
-      provider_key_plans?: ProviderKeyPlan[];
     }
   /** `key_id`: a known key refused (revoked, disabled, expired), so that enabling it can drop the cached refusal. */
   | { ok: false; code: "invalid_api_key" | "tenant_disabled"; key_id?: string };

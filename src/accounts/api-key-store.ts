@@ -3,7 +3,6 @@ import { writeAudited } from "../audit/audit-store";
 import type { KeyMode, Permission } from "../keys/api-keys";
 import { timingSafeEqualStrings } from "../lib/crypto";
 import { dec } from "../lib/decimal";
-import { keyPlans } from "../provider-keys/rows";
 import { readSafetyPolicy } from "../safety/policy-store";
 import type { AccountContext } from "../tenancy/account-context";
 import { readTenant } from "../tenancy/tenant-row";
@@ -174,7 +173,6 @@ export class ApiKeyStore {
       held: familyHasCreditLimit(sql, keyId),
       output_retention_days: tenant.output_retention_days,
       features: readTenantFeatures(sql),
-      provider_key_plans: keyPlans(sql),
     };
   }
 

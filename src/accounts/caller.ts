@@ -1,7 +1,6 @@
 /** The caller an API key resolves to, as routes and stored batches carry it; plain data, no bindings. */
 
 import type { KeyMode, Permission } from "../keys/api-keys";
-import type { ProviderKeyPlan } from "../provider-keys/rows";
 import type { RateState } from "../rate-limits/rate-limit";
 import type { SafetyPolicy } from "../safety/policy";
 import type { TenantFeatures } from "../tenancy/tenant-features";
@@ -25,6 +24,4 @@ export interface Caller {
   output_retention_days?: number;
   /** Which optional features the tenant uses, as cached with the key; absent: unknown (each is asked for). */
   features?: TenantFeatures;
-  /** The tenant's own provider keys as cached with the key (no secret); absent: read from the account. */
-  provider_key_plans?: ProviderKeyPlan[];
 }

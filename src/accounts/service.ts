@@ -253,7 +253,6 @@ export async function authenticate(
     ...(resolved.held ? { held: true } : {}),
     ...(resolved.output_retention_days !== undefined ? { output_retention_days: resolved.output_retention_days } : {}),
     ...(resolved.features ? { features: resolved.features } : {}),
-    ...(resolved.provider_key_plans ? { provider_key_plans: resolved.provider_key_plans } : {}),
   };
 }
 

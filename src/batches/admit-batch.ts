@@ -250,6 +250,6 @@ function idempotencyConflict(): ApiError {
   );
 }
 
-function storedCaller({ features: _features, provider_key_plans: _plans, ...caller }: Caller): Caller {
+function storedCaller({ features: _features, ...caller }: Caller): Caller {
   return caller;
 }

@@ -21,11 +21,10 @@ import type { ProviderKeyMode, ProviderKeyPlan } from "./rows";
 /** The tenant's active keys for a create; none for a test-mode key, which never uses them. */
 export async function tenantKeyPlans(
   env: Env,
-  caller: { tenant_id: string; mode: KeyMode; features?: TenantFeatures; provider_key_plans?: ProviderKeyPlan[] },
+  caller: { tenant_id: string; mode: KeyMode; features?: TenantFeatures },
 ): Promise<ProviderKeyPlan[]> {
   if (caller.mode !== "live") return [];
-  // The key's resolution carries the plans (at most the key cache's bound old): no call, keys or none.
-  if (caller.provider_key_plans) return caller.provider_key_plans;
+  // The key's resolution says the tenant holds no usable key: no call (src/tenancy/tenant-features.ts).
   if (caller.features && !caller.features.provider_keys) return [];
   return accountSlice<ProviderKeysAccountSlice>(env, caller.tenant_id).providerKeyPlans();
 }

@@ -36,12 +36,11 @@ const FAL_KEY = {
   status_reason: null,
 } as const;
 
-async function resolved(t: TestTenant) {
-  const answer = await accountFor(env, t.tenant_id).resolveKey(t.key_id, await hashApiKey(t.api_key));
-  if (!answer.ok) throw new Error("the key did not resolve");
-  return answer;
+async function resolution(t: TestTenant) {
+  const resolved = await accountFor(env, t.tenant_id).resolveKey(t.key_id, await hashApiKey(t.api_key));
+  if (!resolved.ok) throw new Error("the key did not resolve");
+  return resolved.features;
 }
-const resolution = async (t: TestTenant) => (await resolved(t)).features;
 
 describe("what an isolate knows of a tenant's features", () => {
   it("trusts an answer for the key cache's bound, never an older answer over a newer one", () => {
@@ -88,18 +87,12 @@ describe("a key's resolution carries the tenant's features", () => {
     expect(await resolution(t)).toEqual({ ...NONE, default_destination: true });
   });
 
-  it("the tenant's own provider keys, and their plans, until the provider refuses the key", async () => {
+  it("the tenant's own provider keys, until the provider refuses the key", async () => {
     const t = await newTenant();
     await accountFor(env, t.tenant_id).putProviderKey(FAL_KEY);
     expect(await resolution(t)).toEqual({ ...NONE, provider_keys: true });
-    expect((await resolved(t)).provider_key_plans).toEqual([
-      { provider: "fal", mode: "prefer", models: null, failover: true, status: "active" },
-    ]);
     await accountFor(env, t.tenant_id).providerKeyRejected("fal", "401 from the provider");
     expect((await resolution(t))?.provider_keys).toBe(false);
-    expect((await resolved(t)).provider_key_plans).toEqual([
-      { provider: "fal", mode: "prefer", models: null, failover: true, status: "invalid" },
-    ]);
   });
 });
 
@@ -112,11 +105,8 @@ describe("a feature the tenant does not use costs no call", () => {
     // Without that knowledge the account is asked, and answers the key.
     const asked = await tenantKeyPlans(env, { tenant_id: t.tenant_id, mode: "live" });
     expect(asked.map((p) => p.provider)).toEqual(["fal"]);
-    // Plans carried with the key are used as they are, whatever the account holds now: no call either.
-    const carried = [{ provider: "openai", mode: "only" as const, models: null, failover: false, status: "active" as const }];
-    expect(await tenantKeyPlans(env, { tenant_id: t.tenant_id, mode: "live", provider_key_plans: carried })).toEqual(carried);
     // A test-mode key never uses the tenant's keys.
-    expect(await tenantKeyPlans(env, { tenant_id: t.tenant_id, mode: "test", provider_key_plans: carried })).toEqual([]);
+    expect(await tenantKeyPlans(env, { tenant_id: t.tenant_id, mode: "test" })).toEqual([]);
   });
 
   it("a task's outputs look for the default destination only when no fresh answer says there is none", async () => {
