@@ -211,12 +211,14 @@ export default defineConfig({
         },
       },
       // The HTTP surface as a client on the network meets it: a Node client against one local
-      // `wrangler dev` (large and slow bodies; a minute or so, hence apart from `local`).
+      // `wrangler dev` (large and slow bodies; a minute or so, hence apart from `local`), started
+      // once for the files that can share it (test/e2e/shared-server.ts).
       {
         test: {
           name: "e2e",
           environment: "node",
           include: ["test/e2e/**/*.test.ts"],
+          globalSetup: ["./test/e2e/shared-server.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },
