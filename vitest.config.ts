@@ -131,6 +131,9 @@ const shared = {
   ],
   setupFiles: ["./test/setup.ts"],
   testTimeout: 30_000,
+  // A file's first request to the Worker (often a beforeAll's newTenant) loads the app's modules
+  // in that file's runner: on two busy cores that alone passed the default 10 s, failing the file.
+  hookTimeout: 30_000,
 };
 
 export default defineConfig({
