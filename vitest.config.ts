@@ -131,6 +131,9 @@ const shared = {
   ],
   setupFiles: ["./test/setup.ts"],
   testTimeout: 30_000,
+  // A file's first request to the Worker (often a beforeAll's newTenant) loads the app's modules
+  // in that file's runner: on two busy cores that alone passed the default 10 s, failing the file.
+  hookTimeout: 30_000,
 };
 
 export default defineConfig({
@@ -211,12 +214,14 @@ export default defineConfig({
         },
       },
       // The HTTP surface as a client on the network meets it: a Node client against one local
-      // `wrangler dev` (large and slow bodies; a minute or so, hence apart from `local`).
+      // `wrangler dev` (large and slow bodies; a minute or so, hence apart from `local`), started
+      // once for the files that can share it (test/e2e/shared-server.ts).
       {
         test: {
           name: "e2e",
           environment: "node",
           include: ["test/e2e/**/*.test.ts"],
+          globalSetup: ["./test/e2e/shared-server.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },

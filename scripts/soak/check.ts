@@ -34,6 +34,7 @@ import type {
   BatchRecord,
   CallbackRecord,
   EventRecord,
+  FileBatchRecord,
   HistoryRecord,
   LedgerRecord,
   MetaRecord,
@@ -630,6 +631,47 @@ export function check(history: HistoryRecord[]): CheckResult {
     `endpoint events: ${eventDue.length} terminal tasks of ${[...withEndpoint].join(", ")}, ${eventDue.length - eventMissing.length} events accepted (${pct(eventDue.length - eventMissing.length, eventDue.length)}); ${events.length} deliveries (${fmtCounts(count(events, (e) => `${e.answered}${e.aborted ? " abandoned" : ""}`))}), ${eventsRetried} accepted on a retry after a 503`,
   );
 
+  // ------------------------------------------------------------------ the batch from an uploaded file
+  // Every item of the file run to success, never more than the batch's concurrency at once, and an
+  // exact output file: one line per item in item order, naming the item's task, with its text.
+  if (meta.file_batch_items) {
+    const n = meta.file_batch_items;
+    const b = history.find((r): r is FileBatchRecord => r.type === "file_batch");
+    if (!b) fail("file batch", "no record: the run ended before it");
+    else if (b.error) fail("file batch", b.error);
+    else if (!b.batch_id) fail("file batch", "the batch was never created");
+    else {
+      if (b.status !== "completed") fail("file batch", `the batch ended ${b.status ?? "unread"}, not completed`);
+      const want = { total: n, queued: 0, running: 0, succeeded: n, failed: 0, canceled: 0 };
+      if (JSON.stringify(b.counts) !== JSON.stringify(want))
+        fail("file batch", `counts ${JSON.stringify(b.counts)}, not ${JSON.stringify(want)}`);
+      if (b.most_running > b.concurrency)
+        fail("file batch", `${b.most_running} items seen running at once, more than its concurrency ${b.concurrency}`);
+      if (b.items.length !== n) fail("file batch", `${b.items.length} items listed, ${n} in the file`);
+      const out = b.output_lines;
+      if (!out) fail("file batch", "the output file could not be read");
+      else {
+        if (out.length !== n) fail("file batch", `the output file has ${out.length} lines, the upload ${n}`);
+        failSome(
+          "file batch",
+          "output lines not the item of their place, with its task, succeeded with a text",
+          out
+            .map((l, i) => ({ l, i }))
+            .filter(
+              ({ l, i }) =>
+                l.custom_id !== `row-${i}` || l.task_id !== b.items[i]?.task_id || l.status !== "succeeded" || !l.text || l.error,
+            )
+            .map(({ l, i }) => `line ${i + 1}: ${l.custom_id} ${l.status}`),
+        );
+        if (new Set(out.map((l) => l.task_id)).size !== n)
+          fail("file batch", "the output file does not name a task of its own per item");
+      }
+    }
+    lines.push(
+      `file batch: ${b?.batch_id ?? "none"} ${b?.status ?? "unread"}, ${b?.counts ? `${b.counts.succeeded} succeeded of ${b.counts.total}` : "no counts"}, at most ${b?.most_running ?? 0} running (concurrency ${b?.concurrency ?? "?"}); output file ${b?.output_lines ? `${b.output_lines.length} lines` : "unread"}`,
+    );
+  }
+
   // ------------------------------------------------------------------ the batch
   // Created once whatever the crashes, every item run as exactly one task, the batch completed,
   // its output file holding one line per item in item order, naming the item's task.
@@ -751,6 +793,11 @@ export function check(history: HistoryRecord[]): CheckResult {
     ...(meta.batch_items
       ? [
           `batch: ${failures.some((f) => f.startsWith("[batch]")) ? "NO" : "yes"}, ${meta.batch_items} items through both crashes, each run once, output file in item order`,
+        ]
+      : []),
+    ...(meta.file_batch_items
+      ? [
+          `file batch: ${failures.some((f) => f.startsWith("[file batch]")) ? "NO" : "yes"}, ${meta.file_batch_items} items from an upload, all succeeded, within its concurrency, output file exact`,
         ]
       : []),
     `ledgers exact (totals = recomputed, balance = granted − captured − reserved ≥ 0, no task reservation open): ${failures.some((f) => f.startsWith("[ledger]")) ? "NO" : "yes"} for ${ledgers.length} tenants; 402s: ${insufficient.length}`,

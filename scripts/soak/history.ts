@@ -19,6 +19,8 @@ export interface MetaRecord {
   endpoint_tenants?: string[];
   /** Items of the soak's batch (0 or absent: none). */
   batch_items?: number;
+  /** Items of the soak's batch from an uploaded file (0 or absent: none). */
+  file_batch_items?: number;
 }
 
 export interface ReceiverPolicy {
@@ -132,6 +134,24 @@ export interface BatchRecord {
   output_lines: { custom_id: string; task_id: string; status: string }[] | null;
 }
 
+/** The soak's batch from an uploaded file (file-batch.ts) as it ended. */
+export interface FileBatchRecord {
+  type: "file_batch";
+  at: number;
+  batch_id: string | null;
+  planned: number;
+  concurrency: number;
+  /** The most items the envelope showed running at once, read every 250 ms. */
+  most_running: number;
+  status: string | null;
+  counts: { total: number; queued: number; running: number; succeeded: number; failed: number; canceled: number } | null;
+  items: { custom_id: string; task_id: string | null; status: string }[];
+  /** In the file's order (whether each has an output text, an error); null when it could not be read. */
+  output_lines: { custom_id: string; task_id: string; status: string; text: boolean; error: boolean }[] | null;
+  /** What stopped it before its end (a refused request), or null. */
+  error: string | null;
+}
+
 /** One request a fake upstream received, through the recording proxy, with its answer. */
 export interface UpstreamRecord {
   type: "upstream";
@@ -231,6 +251,7 @@ export type HistoryRecord =
   | CallbackRecord
   | EventRecord
   | BatchRecord
+  | FileBatchRecord
   | UpstreamRecord
   | TaskRecord
   | LedgerRecord

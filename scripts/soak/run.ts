@@ -22,6 +22,7 @@ import { freePort, LOCAL_SECRETS } from "../lib/local-server.ts";
 import { runSoakBatch, SOAK_BATCH_ITEMS } from "./batch.ts";
 import { check, report } from "./check.ts";
 import { drain, readLedgers } from "./drain.ts";
+import { runSoakFileBatch, SOAK_FILE_BATCH_ITEMS } from "./file-batch.ts";
 import { History, readHistory } from "./history.ts";
 import { RECEIVERS, Receivers } from "./receivers.ts";
 import { SoakServer } from "./server.ts";
@@ -199,6 +200,7 @@ async function main(): Promise<number> {
       receivers: RECEIVERS,
       endpoint_tenants: PLAN.filter((p) => p.endpoint).map((p) => p.name),
       batch_items: SOAK_BATCH_ITEMS,
+      file_batch_items: SOAK_FILE_BATCH_ITEMS,
     });
 
     const world = new World(server.base, tenants, history, receivers);
@@ -252,9 +254,15 @@ async function main(): Promise<number> {
       history.write({ type: "outage", at: Date.now(), provider: "fal", phase: "end" });
       log("outage over: fal takes submissions again");
     })();
+    // The batch from an uploaded file starts once the last restart is done, while the traffic goes on.
+    const fileBatch = crashes.then(() => {
+      log(`file batch: ${SOAK_FILE_BATCH_ITEMS} items from an upload`);
+      return runSoakFileBatch(server, history, world.trafficEnd + 240_000);
+    });
     await Promise.all([...clients.map((c) => c.run()), crashes, outage]);
-    log("traffic over: waiting for the batch to end");
+    log("traffic over: waiting for the batches to end");
     await batch;
+    await fileBatch;
     clearInterval(progress);
 
     history.write({ type: "phase", at: Date.now(), phase: "drain" });

@@ -6,18 +6,12 @@
  * answers, not milliseconds: where the encode held the API's isolate, the first read would wait for
  * the whole encode and no other would be answered before it ends.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { freePort, type LocalServer, startLocalServer } from "../../scripts/lib/local-server.ts";
+import { expect, inject, it } from "vitest";
 
-let server: LocalServer;
-let auth: Record<string, string>;
-
-beforeAll(async () => {
-  // The sandbox finishes at once: the video's time is its encode alone.
-  server = await startLocalServer({ port: await freePort(), vars: { SANDBOX_LATENCY_SCALE: "0" } });
-  auth = { Authorization: `Bearer ${server.apiKey}`, "Content-Type": "application/json" };
-});
-afterAll(() => server?.stop());
+// The e2e project's shared server (shared-server.ts), where the sandbox finishes at once: the
+// video's time is its encode alone.
+const server = inject("e2eServer");
+const auth = { Authorization: `Bearer ${server.apiKey}`, "Content-Type": "application/json" };
 
 async function create(path: string, body: unknown): Promise<string> {
   const r = await fetch(`${server.base}${path}`, {

@@ -6,22 +6,15 @@
  * connection or the proxy's 500 (src/http/unread-body.ts).
  */
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, type LocalServer, startLocalServer } from "../../scripts/lib/local-server.ts";
+import { describe, expect, inject, it } from "vitest";
 
 const MiB = 1024 * 1024;
 const SIZE = 120 * MiB;
 const CHUNK = 64 * 1024;
 
-let server: LocalServer;
-let base: string;
-
-beforeAll(async () => {
-  const port = await freePort();
-  server = await startLocalServer({ port });
-  base = `http://127.0.0.1:${port}`;
-});
-afterAll(() => server?.stop());
+// The e2e project's shared server (shared-server.ts), through wrangler dev's own port.
+const server = inject("e2eServer");
+const base = server.proxy;
 
 /** The leading bytes of an MP4 (an `ftyp` box), so that an upload is read as a video up to its cap. */
 function mp4Head(): Uint8Array {

@@ -1,6 +1,6 @@
 /**
  * What every fake upstream shares. A fake is a Node HTTP server on 127.0.0.1 that speaks one
- * provider's documented wire format; the conformance suite (test/providers/conformance.test.ts)
+ * provider's documented wire format; the conformance suite (test/providers/conformance.ts)
  * drives it through the text it sends the upstream (a prompt, or speech input):
  *   `#tag:<id>`        groups the requests of one test case (GET /_fake/requests?tag=<id>)
  *   `#fake:<scenario>` picks a behaviour; several may be given. See SCENARIOS.

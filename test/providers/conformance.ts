@@ -3,8 +3,12 @@
  * upstream that speaks that provider's documented wire format on 127.0.0.1. Every case is checked
  * from outside, as a client sees it (the task envelope, the artifacts, the ledger), and against
  * what reached the fake (how many submissions, downloads, cancels).
+ *
+ * Each provider's subjects run in a file of their own (test/providers/conformance/<provider>.test.ts,
+ * one line: `conformanceSuite(subjects)`), so that the providers run side by side across the test
+ * pool instead of one after another in one file; conformance/coverage.test.ts holds that every
+ * provider with a fake, and every subjects module, has its file.
  */
-/// <reference types="vite/client" />
 import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BASE, call, newTenant, type TestTenant } from "../helpers/api";
@@ -14,9 +18,6 @@ import { ledger } from "../helpers/tasks";
 import type { Recorded } from "./fakes/kit";
 import { count, create, expectRefunded, fakeRequests, follow, newTag } from "./harness";
 import { CASES, type Case, type Subject } from "./subject";
-
-const modules = import.meta.glob<{ subjects: Subject[] }>("./subjects/*.ts", { eager: true });
-const SUBJECTS = Object.values(modules).flatMap((m) => m.subjects);
 
 /** The scenario each case asks of the fake (kit.ts SCENARIOS). */
 const SCENARIO: Record<Case, string | null> = {
@@ -34,13 +35,7 @@ const SCENARIO: Record<Case, string | null> = {
   signed_inputs: null,
 };
 
-useCrashDrills();
-
 let inputs: { png: Record<string, unknown>; mp4: Record<string, unknown> };
-
-beforeAll(async () => {
-  inputs = { png: await pngInput(512, 512), mp4: { type: "url", url: "https://example.invalid/none.mp4" } };
-});
 
 async function createOn(t: TestTenant, s: Subject, tag: string, markers: string[], metadata: Record<string, string> = {}) {
   const task = await create(t, s, tag, markers, metadata, inputs);
@@ -244,34 +239,20 @@ const RUNS: Record<Case, (s: Subject) => Promise<void>> = {
   },
 };
 
-// Cases are independent (a tenant and a tag each) and mostly wait on backoffs: run them side by side.
-for (const subject of SUBJECTS) {
-  describe.concurrent(subject.name, () => {
-    for (const c of CASES) {
-      const reason = subject.skip?.[c];
-      if (reason) it.skip(`${c} (not applicable: ${reason})`, () => {});
-      else it(c, () => RUNS[c](subject), 40_000);
-    }
+/** Registers every case for each of `subjects` (one provider's), in the test file that calls it. */
+export function conformanceSuite(subjects: Subject[]): void {
+  useCrashDrills();
+  beforeAll(async () => {
+    inputs = { png: await pngInput(512, 512), mp4: { type: "url", url: "https://example.invalid/none.mp4" } };
   });
+  // Cases are independent (a tenant and a tag each) and mostly wait on backoffs: run them side by side.
+  for (const subject of subjects) {
+    describe.concurrent(subject.name, () => {
+      for (const c of CASES) {
+        const reason = subject.skip?.[c];
+        if (reason) it.skip(`${c} (not applicable: ${reason})`, () => {});
+        else it(c, () => RUNS[c](subject), 40_000);
+      }
+    });
+  }
 }
-
-it("covers the sandbox and every provider with a fake", () => {
-  const providers = new Set(SUBJECTS.map((s) => s.provider));
-  expect(providers.has("sandbox")).toBe(true);
-  for (const name of [
-    "fal",
-    "replicate",
-    "openai",
-    "bfl",
-    "byteplus",
-    "volcengine",
-    "google",
-    "anthropic",
-    "minimax",
-    "dashscope",
-    "luma",
-    "runway",
-    "kie",
-  ])
-    expect(providers.has(name), name).toBe(true);
-});
