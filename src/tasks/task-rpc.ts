@@ -2,7 +2,7 @@
 import type { TaskLeaseSlice } from "../accounts/task-lease-stub";
 import type { KeyMode } from "../keys/api-keys";
 import type { TaskScope } from "../keys/scope";
-import type { Envelope, TaskError, TaskPlan } from "../task-record/record";
+import type { Envelope, TaskError } from "../task-record/record";
 import type { AttemptRow, DeliveryRow, RequeueOutcome } from "../webhooks/delivery-rows";
 import type { CancelResult, CreateResult, RedeliverAnswer, TaskRead, TaskState } from "./task-answers";
 
