@@ -3,7 +3,7 @@
  * storage destination on the tests' fake S3), for the rows that hold a create of theirs to the
  * bare tenant's: a feature on should cost a create next to nothing (docs/scaling.md).
  */
-import { setup as startFakeS3, teardown as stopFakeS3 } from "../../test/destinations/fake-s3.ts";
+import { startFakeS3, teardown as stopFakeS3 } from "../../test/destinations/fake-s3.ts";
 
 export interface FeatureTenant {
   feature: string;
@@ -14,8 +14,7 @@ export async function featureTenants(
   base: string,
   adminToken: string,
 ): Promise<{ tenants: FeatureTenant[]; stop: () => Promise<void> }> {
-  let s3 = "";
-  await startFakeS3({ provide: (_: string, url: string) => (s3 = url) } as never);
+  const s3 = await startFakeS3();
   const send = async (path: string, init: { method?: string; token: string; body: unknown }) => {
     const res = await fetch(`${base}${path}`, {
       method: init.method ?? "POST",

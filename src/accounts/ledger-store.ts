@@ -95,9 +95,10 @@ export class LedgerStore {
    */
   /** Holds whose task objects committed: their admission lease is over, the hold stays until settled. */
   confirmHolds(taskIds: readonly string[]): void {
-    for (const id of taskIds) {
-      this.ctx.sql.exec("UPDATE reservations SET lease_until = NULL WHERE task_id = ? AND status = 'open'", id);
-    }
+    this.ctx.sql.exec(
+      "UPDATE reservations SET lease_until = NULL WHERE status = 'open' AND task_id IN (SELECT value FROM json_each(?))",
+      JSON.stringify(taskIds),
+    );
   }
 
   reserve(

@@ -310,7 +310,8 @@ function control(req: IncomingMessage, res: ServerResponse, parts: string[], bod
 
 let server: Server | undefined;
 
-export async function setup(project: TestProject) {
+/** Starts the store on 127.0.0.1 (the benchmarks start one too); answers its URL. */
+export async function startFakeS3(): Promise<string> {
   server = createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const parts = url.pathname.split("/").filter(Boolean);
@@ -337,7 +338,11 @@ export async function setup(project: TestProject) {
   });
   await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
   const a = server.address();
-  project.provide("fakeS3Url", `http://127.0.0.1:${typeof a === "object" && a ? a.port : 0}`);
+  return `http://127.0.0.1:${typeof a === "object" && a ? a.port : 0}`;
+}
+
+export async function setup(project: TestProject) {
+  project.provide("fakeS3Url", await startFakeS3());
 }
 
 export async function teardown() {
