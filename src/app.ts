@@ -12,6 +12,7 @@ import { mcpRoutes } from "./mcp/endpoint";
 import { oauthRoutes } from "./oauth-door/routes";
 import { declare } from "./rest/declare";
 import { mountDocs } from "./rest/docs";
+import { setReplayApp } from "./rest/replay-marks";
 import { accountRoutes } from "./rest/routes/account";
 import { adminRoutes } from "./rest/routes/admin";
 import { adminKeyRoutes } from "./rest/routes/admin-keys";
@@ -27,6 +28,7 @@ import { operationRoutes } from "./rest/routes/operations";
 import { paymentRoutes, paymentWebhookRoutes } from "./rest/routes/payments";
 import { providerKeyRoutes } from "./rest/routes/provider-keys";
 import { quoteRoutes } from "./rest/routes/quotes";
+import { requestLogRoutes } from "./rest/routes/requests";
 import { statusRoutes } from "./rest/routes/status";
 import { storageDestinationRoutes } from "./rest/routes/storage-destinations";
 import { taskOutputRoutes } from "./rest/routes/task-outputs";
@@ -105,6 +107,7 @@ export function createApp() {
   app.route("/", accountRoutes);
   app.route("/", keyRoutes);
   app.route("/", webhookRoutes);
+  app.route("/", requestLogRoutes);
   app.route("/", providerKeyRoutes);
   app.route("/", storageDestinationRoutes);
   app.route("/", fileRoutes);
@@ -131,6 +134,7 @@ export function createApp() {
     return response;
   });
   app.onError((err, c) => respondWithError(c, toApiError(err, c.get("requestId"))));
+  setReplayApp((request, env, ctx) => app.fetch(request, env as never, ctx));
   return app;
 }
 

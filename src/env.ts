@@ -15,6 +15,8 @@ export interface Env {
   HEALTH: DurableObjectNamespace;
   /** OAuth clients (`client:<client_id>`) and device authorizations (`device:<USERCODE>`), src/oauth/oauth-object.ts. */
   OAUTH: DurableObjectNamespace;
+  /** The request log: one per tenant and hour, one per tenant listing its hours (src/request-log/log-object.ts). */
+  REQUEST_LOG: DurableObjectNamespace;
   /** One per person who can sign in to the console (src/people/user-object.ts). */
   USERS: DurableObjectNamespace;
   /** The local outbox (EMAIL_OUTBOX): mail kept and printed instead of sent. Used only where EMAIL_OUTBOX is "true" (the local configuration). */

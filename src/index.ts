@@ -9,6 +9,7 @@ export { OutboxObject } from "./mail/outbox-object";
 export { OAuthObject } from "./oauth/oauth-object";
 export { UserObject } from "./people/user-object";
 export { RateCounterObject } from "./rate-limits/rate-counter-object";
+export { RequestLogObject } from "./request-log/log-object";
 export { TaskObject } from "./tasks/task-object";
 
 const app = createApp();

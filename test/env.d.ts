@@ -10,6 +10,7 @@ type DurableObjectBindings = {
   BATCHES: DurableObjectNamespace<import("../src/batches/batch-object").BatchObject>;
   RATE_COUNTERS: DurableObjectNamespace<import("../src/rate-limits/rate-counter-object").RateCounterObject>;
   HEALTH: DurableObjectNamespace<import("../src/health/health-object").HealthObject>;
+  REQUEST_LOG: DurableObjectNamespace<import("../src/request-log/log-object").RequestLogObject>;
   OAUTH: DurableObjectNamespace<import("../src/oauth/oauth-object").OAuthObject>;
   USERS: DurableObjectNamespace<import("../src/people/user-object").UserObject>;
   OUTBOX?: DurableObjectNamespace<import("../src/mail/outbox-object").OutboxObject>;

@@ -101,6 +101,9 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
   setRetention(days: number, audit?: AuditInput) {
     return this.tenant.setRetention(days, audit);
   }
+  setLogSettings(...a: Args<TenantStore["setLogSettings"]>) {
+    return this.tenant.setLogSettings(...a);
+  }
   safetyPolicy() {
     return this.tenant.safetyPolicy();
   }

@@ -14,6 +14,7 @@ import type { KeyMode, Permission } from "../keys/api-keys";
 import type { OAuthAccountSlice } from "../oauth/account-slice";
 import type { MembersAccountSlice } from "../people/account-slice";
 import type { ProviderKeysAccountSlice } from "../provider-keys/account-slice";
+import type { RequestLogAccountSlice } from "../request-log/account-slice";
 import type { RetentionAccountSlice } from "../retention/account-slice";
 import type { SafetyAccountSlice } from "../safety/account-slice";
 import type { TenantReadSlice } from "../tenancy/account-slice";
@@ -35,6 +36,7 @@ export interface AccountRpc
     AuditAccountSlice,
     MembersAccountSlice,
     RetentionAccountSlice,
+    RequestLogAccountSlice,
     SafetyAccountSlice,
     WebhooksAccountSlice,
     ProviderKeysAccountSlice,
@@ -88,7 +90,7 @@ export interface AccountRpc
   reserve(
     taskId: string,
     amount: string,
-    opts?: { lease_ms?: number; index?: TaskIndexEntry; key_id?: string; confirm?: string[] },
+    opts?: { lease_ms?: number; index?: TaskIndexEntry; key_id?: string; request_id?: string; confirm?: string[] },
     told?: boolean,
   ): { ok: true; settlement: Settlement; balance: string; features?: TenantFeatures } | ReserveRefusal;
   capture(taskId: string, actual: string, usage?: UsageNote, told?: boolean): (Settlement & { features?: TenantFeatures }) | null;

@@ -235,5 +235,14 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
         backfillFamilies(sql);
       },
     },
+    {
+      version: 21,
+      name: "tenant.request_body_logging, tenant.request_log_retention_days, reservations.request_id (each charge names its request)",
+      up(sql) {
+        addColumnIfMissing(sql, "tenant", "request_body_logging", "TEXT");
+        addColumnIfMissing(sql, "tenant", "request_log_retention_days", "INTEGER");
+        addColumnIfMissing(sql, "reservations", "request_id", "TEXT");
+      },
+    },
   ];
 }

@@ -3,6 +3,7 @@
 import type { Permission } from "../keys/api-keys";
 import type { SafetyPolicy } from "../safety/policy";
 import type { TenantFeatures } from "../tenancy/tenant-features";
+import type { RequestLogSettings } from "../tenancy/tenant-row";
 import type { ApiKeyRecord } from "./api-key-rows";
 import type { KeyLimits } from "./key-limits";
 
@@ -27,6 +28,8 @@ export type KeyResolution =
       output_retention_days?: number;
       /** Which optional features the tenant uses, cached with the key: a create pays no call for one it does not. */
       features?: TenantFeatures;
+      /** The tenant's request log settings, cached with the key. */
+      request_log?: RequestLogSettings;
     }
   /** `key_id`: a known key refused (revoked, disabled, expired), so that enabling it can drop the cached refusal. */
   | { ok: false; code: "invalid_api_key" | "tenant_disabled"; key_id?: string };

@@ -173,6 +173,7 @@ export class ApiKeyStore {
       held: familyHasCreditLimit(sql, keyId),
       output_retention_days: tenant.output_retention_days,
       features: readTenantFeatures(sql),
+      request_log: { body: tenant.request_body_logging, retention_days: tenant.request_log_retention_days },
     };
   }
 

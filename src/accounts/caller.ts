@@ -4,6 +4,7 @@ import type { KeyMode, Permission } from "../keys/api-keys";
 import type { RateState } from "../rate-limits/rate-limit";
 import type { SafetyPolicy } from "../safety/policy";
 import type { TenantFeatures } from "../tenancy/tenant-features";
+import type { RequestLogSettings } from "../tenancy/tenant-row";
 import type { KeyLimits } from "./key-limits";
 
 export interface Caller {
@@ -24,4 +25,6 @@ export interface Caller {
   output_retention_days?: number;
   /** Which optional features the tenant uses, as cached with the key; absent: unknown (each is asked for). */
   features?: TenantFeatures;
+  /** The tenant's request log settings, as cached with the key; absent: bodies off, the default retention. */
+  request_log?: RequestLogSettings;
 }

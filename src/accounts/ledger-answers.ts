@@ -37,4 +37,5 @@ export type ReserveRefusal =
 
 export type Totals = { granted: string; captured: string; reserved: string };
 
-export type ChargeItem = { id: string; amount: string; usage?: UsageNote; key_id?: string };
+/** `request_id`: the request whose charge it is (the request log names it too). */
+export type ChargeItem = { id: string; amount: string; usage?: UsageNote; key_id?: string; request_id?: string };

@@ -45,7 +45,7 @@ export function chargeBatch(
     const t = ledger.totals();
     let balance = dec(t.granted).minus(t.captured).minus(t.reserved);
     let captured = dec(t.captured);
-    for (const { id, amount, usage, key_id: keyId } of items) {
+    for (const { id, amount, usage, key_id: keyId, request_id: requestId } of items) {
       let kept = balance.lte(0) ? dec(0) : balance.lt(amount) ? balance : dec(amount);
       const key = keyId ? keyOf(keyId) : null;
       for (const lineage of key?.chain ?? []) {
@@ -54,13 +54,14 @@ export function chargeBatch(
       }
       const keptText = fmt(kept);
       const written = sql.exec(
-        "INSERT INTO reservations (task_id, amount, status, captured_amount, created_at, settled_at, key_id) VALUES (?, ?, 'captured', ?, ?, ?, ?) ON CONFLICT (task_id) DO NOTHING",
+        "INSERT INTO reservations (task_id, amount, status, captured_amount, created_at, settled_at, key_id, request_id) VALUES (?, ?, 'captured', ?, ?, ?, ?, ?) ON CONFLICT (task_id) DO NOTHING",
         id,
         keptText,
         keptText,
         at,
         at,
         keyId ?? null,
+        requestId ?? null,
       ).rowsWritten;
       if (written === 0) {
         // Charged before (a repeated batch): its first outcome stands.

@@ -104,7 +104,7 @@ export class LedgerStore {
   reserve(
     taskId: string,
     amount: string,
-    opts: { lease_ms?: number; index?: TaskIndexEntry; key_id?: string } = {},
+    opts: { lease_ms?: number; index?: TaskIndexEntry; key_id?: string; request_id?: string } = {},
   ): { ok: true; settlement: Settlement; balance: string } | ReserveRefusal {
     const sql = this.ctx.sql;
     const leaseUntil = opts.lease_ms ? Date.now() + opts.lease_ms : null;
@@ -140,12 +140,13 @@ export class LedgerStore {
     const now = new Date(nowMs).toISOString();
     this.ctx.transaction(() => {
       sql.exec(
-        "INSERT INTO reservations (task_id, amount, status, created_at, lease_until, key_id) VALUES (?, ?, 'open', ?, ?, ?)",
+        "INSERT INTO reservations (task_id, amount, status, created_at, lease_until, key_id, request_id) VALUES (?, ?, 'open', ?, ?, ?, ?)",
         taskId,
         fmt(dec(amount)),
         now,
         leaseUntil,
         opts.key_id ?? null,
+        opts.request_id ?? null,
       );
       if (opts.key_id) {
         bumpKeySpend(sql, opts.key_id, now, dec(amount), dec(0));

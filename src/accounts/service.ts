@@ -253,6 +253,7 @@ export async function authenticate(
     ...(resolved.held ? { held: true } : {}),
     ...(resolved.output_retention_days !== undefined ? { output_retention_days: resolved.output_retention_days } : {}),
     ...(resolved.features ? { features: resolved.features } : {}),
+    ...(resolved.request_log ? { request_log: resolved.request_log } : {}),
   };
 }
 

@@ -71,6 +71,26 @@ export class TenantStore {
     return this.view();
   }
 
+  /** Sets the request log's settings (those given), with its audit entry, in one write. */
+  setLogSettings(
+    settings: { request_body_logging?: TenantView["request_body_logging"]; request_log_retention_days?: number },
+    audit?: AuditInput,
+  ): TenantView | null {
+    if (!readTenant(this.ctx.sql)) return null;
+    const now = new Date().toISOString();
+    writeAudited(this.ctx, audit, now, () => {
+      if (settings.request_body_logging !== undefined)
+        this.ctx.sql.exec("UPDATE tenant SET request_body_logging = ?, updated_at = ?", settings.request_body_logging, now);
+      if (settings.request_log_retention_days !== undefined)
+        this.ctx.sql.exec(
+          "UPDATE tenant SET request_log_retention_days = ?, updated_at = ?",
+          settings.request_log_retention_days,
+          now,
+        );
+    });
+    return this.view();
+  }
+
   /** The tenant's content review policy (the default when the operator set none); null without a tenant. */
   safetyPolicy(): SafetyPolicy | null {
     return readTenant(this.ctx.sql) ? readSafetyPolicy(this.ctx.sql) : null;

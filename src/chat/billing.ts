@@ -121,9 +121,10 @@ async function chargeAsFarAsBalance(
   id: string,
   amount: string,
   usage: UsageNote,
-  keyId?: string,
+  keyId: string | undefined,
+  requestId: string,
 ): Promise<string> {
-  const opts = keyId ? { key_id: keyId } : {};
+  const opts = { ...(keyId ? { key_id: keyId } : {}), request_id: requestId };
   let keyRemaining: string | null = null;
   let held = await settleWithRetries(async () => {
     const r = await account.reserve(id, amount, opts);
@@ -170,7 +171,7 @@ export async function reserveChat(
   // A key with a credit limit is always held: its limit is enforced where the hold is taken.
   const covered = !label.limited && Date.now() - v.at < BALANCE_VIEW_MS && v.balance - v.inFlight - 2 * estimate >= 0;
   v.inFlight += estimate;
-  if (covered) return unheldCharge(env, tenantId, reservationId, amount, label);
+  if (covered) return unheldCharge(env, tenantId, reservationId, requestId, amount, label);
   // A stub costs a hash of the name: made only on the path that holds.
   const account = accountFor(env, tenantId);
   let standing: boolean | null = null;
@@ -179,6 +180,7 @@ export async function reserveChat(
       const result = await account.reserve(reservationId, amount, {
         lease_ms: CHAT_LEASE_MS,
         ...(label.key_id ? { key_id: label.key_id } : {}),
+        request_id: requestId,
       });
       heard(tenantId, result.balance);
       if (!result.ok) {
@@ -211,12 +213,12 @@ export async function reserveChat(
           () => false,
         );
         const counted = chatNote(label, true, counters);
-        if (!stood) return chargeAsFarAsBalance(account, `${reservationId}_unheld`, used, counted, label.key_id);
+        if (!stood) return chargeAsFarAsBalance(account, `${reservationId}_unheld`, used, counted, label.key_id, requestId);
         const excess = dec(used).minus(amount);
         const kept = await settleWithRetries(() => account.capture(reservationId, excess.gt(0) ? amount : used, counted));
         // A hold whose lease ran out (a very long call) was given back: charge anew.
         if (kept?.status === "released")
-          return chargeAsFarAsBalance(account, `${reservationId}_late`, used, counted, label.key_id);
+          return chargeAsFarAsBalance(account, `${reservationId}_late`, used, counted, label.key_id, requestId);
         if (!excess.gt(0)) return kept?.captured ?? "0";
         const extra = await chargeAsFarAsBalance(
           account,
@@ -224,6 +226,7 @@ export async function reserveChat(
           fmt(excess),
           chatNote(label, false),
           label.key_id,
+          requestId,
         );
         return fmt(dec(kept?.captured ?? "0").plus(extra));
       })();
@@ -244,7 +247,14 @@ export async function reserveChat(
  * A call admitted on a balance known to cover it: nothing held, one charge after the last byte,
  * written with the other calls this isolate settles at about the same time (src/chat/charge-batch.ts).
  */
-function unheldCharge(env: Env, tenantId: string, reservationId: string, amount: string, label: ChatLabel): ChatCharge {
+function unheldCharge(
+  env: Env,
+  tenantId: string,
+  reservationId: string,
+  requestId: string,
+  amount: string,
+  label: ChatLabel,
+): ChatCharge {
   const v = view(tenantId);
   let inFlight = true;
   const done = () => {
@@ -263,7 +273,7 @@ function unheldCharge(env: Env, tenantId: string, reservationId: string, amount:
       const amount = fmt(dec(used));
       outcome ??= chargeInBatch(
         tenantId,
-        { id: reservationId, amount, usage: chatNote(label, true, counters), key_id: label.key_id },
+        { id: reservationId, amount, usage: chatNote(label, true, counters), key_id: label.key_id, request_id: requestId },
         (items) => settleWithRetries(() => accountFor(env, tenantId).chargeBatch(items)),
         (result) => {
           if (result) heard(tenantId, result.balance);

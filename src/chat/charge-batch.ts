@@ -28,6 +28,8 @@ export interface ChargeItem {
   usage?: UsageNote;
   /** The API key the call was made with (its spend is counted per key). */
   key_id?: string;
+  /** The request whose charge it is: the ledger row names it, as the request log does. */
+  request_id?: string;
 }
 
 export type ChargeResult = { settlement: Settlement; balance: string };

@@ -17,7 +17,9 @@ import { randomToken } from "../lib/ids";
 import { type ChatRoute, chatRoutesFor, completeOnRoutes } from "../providers/chat";
 import type { ChatUpstreamResult } from "../providers/chat-upstream";
 import { liveProviders } from "../providers/routing";
+import type { RequestNote } from "../request-log/note";
 import { reserveChat } from "./billing";
+import { noteChatAttempt } from "./log-note";
 import { estimateCredits, estimatePromptTokens, tokenPrices, usageCredits } from "./pricing";
 import { ChatRelay } from "./relay";
 import type { ChatCompletionRequest } from "./schema";
@@ -41,6 +43,8 @@ export interface ChatCall {
    * throws a refusal, else gives the headers the answer carries.
    */
   review?: (bundle: CatalogBundle, body: ChatCompletionRequest) => Promise<Record<string, string>>;
+  /** The request's log note: the model, each upstream call and the charge (src/request-log/note.ts). */
+  note?: RequestNote;
 }
 
 const FREE = { input: "0", output: "0", cache_read: "0", cache_write: "0", reasoning: "0" };
@@ -117,6 +121,7 @@ export async function chatCompletion(
     call.limits?.models ? (m) => allowsModel(call.limits, m) : undefined,
   );
   const routes = chatRoutesFor(env, selection.model, ctx.providers);
+  if (call.note) call.note.model = selection.model.model;
   // The model's deprecation headers and what content review says, on every answer.
   const answerHeaders = { ...deprecationHeaders(selection.model), ...(call.review ? await call.review(ctx.bundle, body) : {}) };
   const stream = body.stream === true;
@@ -160,6 +165,7 @@ export async function chatCompletion(
           requestId: call.requestId,
         }),
         abort.signal,
+        call.note ? (route, startedAt, error) => noteChatAttempt(call.note, route, startedAt, error) : undefined,
       ));
       if (!result.stream) {
         const completion = relay.completion(result.completion);
@@ -167,6 +173,7 @@ export async function chatCompletion(
         // The charge is known here in the usual case (within the hold): capture after answering.
         const expected = ledger.expectedCharge(amount);
         const charged = expected ?? (await ledger.capture(amount, counters(relay)));
+        if (call.note) call.note.charged = charged;
         if (expected !== null) call.waitUntil(ledger.capture(amount, counters(relay)).catch(logBilling(call.requestId)));
         return Response.json(completion, { headers: { ...answerHeaders, "X-Credits-Charged": charged } });
       }
@@ -186,6 +193,15 @@ export async function chatCompletion(
       call.waitUntil(ledger.release().catch(logBilling(call.requestId)));
       throw e;
     }
+    // The log entry waits for the stream's end: its charge and its length are known then.
+    let ended = () => {};
+    if (call.note) call.note.settled = new Promise<void>((resolve) => (ended = resolve));
+    const noted = (settle: () => Promise<unknown>, amount: () => string | null) => () => {
+      if (call.note) call.note.charged = amount();
+      return settle()
+        .then(() => {})
+        .finally(ended);
+    };
     const body = eventStream({
       relay,
       first,
@@ -196,12 +212,17 @@ export async function chatCompletion(
       waitUntil: call.waitUntil,
       held: ledger.held,
       settlement: {
-        complete: () =>
-          ledger.capture(cost(call.mode, selection, served, relay, admittedAt, cap), counters(relay)).then(() => {}),
-        cutShort: () =>
-          relay.hasDelivered
-            ? ledger.capture(cost(call.mode, selection, served, relay, admittedAt, cap), counters(relay)).then(() => {})
-            : ledger.release(),
+        complete: noted(
+          () => ledger.capture(cost(call.mode, selection, served, relay, admittedAt, cap), counters(relay)),
+          () => cost(call.mode, selection, served, relay, admittedAt, cap),
+        ),
+        cutShort: noted(
+          () =>
+            relay.hasDelivered
+              ? ledger.capture(cost(call.mode, selection, served, relay, admittedAt, cap), counters(relay))
+              : ledger.release(),
+          () => (relay.hasDelivered ? cost(call.mode, selection, served, relay, admittedAt, cap) : null),
+        ),
       },
     });
     return new Response(body, {

@@ -20,3 +20,8 @@ export function apiKeyNotFound(keyId: string): ApiError {
 export function userCodeNotFound(): ApiError {
   return new ApiError("not_found", "That code is not valid or has expired.");
 }
+
+/** A request id the log does not hold for the caller (another tenant's, another mode's, or gone). */
+export function requestNotFound(requestId: string): ApiError {
+  return new ApiError("not_found", `Request '${requestId}' is not in the request log.`);
+}

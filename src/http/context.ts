@@ -3,6 +3,7 @@ import type { Router } from "hono/router";
 import type { Handler, RouterRoute } from "hono/types";
 import type { Caller } from "../accounts/service";
 import type { Env } from "../env";
+import type { RequestNote } from "../request-log/note";
 import { validationError } from "./validation";
 
 export type { Env } from "../env";
@@ -11,6 +12,8 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     caller: Caller;
+    /** What the request tells its log entry as it runs (src/request-log/note.ts). */
+    note: RequestNote;
   };
 }
 

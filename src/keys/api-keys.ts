@@ -8,8 +8,17 @@ export const WORK_PERMISSIONS = ["catalog:read", "tasks:read", "tasks:write", "c
  * `webhooks:manage`: the tenant's webhook endpoints (`/v1/webhook-endpoints`) and their deliveries.
  * `providers:manage`: the tenant's own provider keys (`/v1/provider-keys`).
  * `storage:manage`: the tenant's storage destinations (`/v1/storage-destinations`), its own buckets.
+ * `logs:read`: the tenant's request log (`/v1/requests`); `logs:manage`: its exports (`/v1/log-exports`).
  */
-export const PERMISSIONS = [...WORK_PERMISSIONS, "keys:manage", "webhooks:manage", "providers:manage", "storage:manage"] as const;
+export const PERMISSIONS = [
+  ...WORK_PERMISSIONS,
+  "keys:manage",
+  "webhooks:manage",
+  "providers:manage",
+  "storage:manage",
+  "logs:read",
+  "logs:manage",
+] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 /** 32 random bytes in base62 are 43 characters. */

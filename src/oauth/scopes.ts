@@ -57,4 +57,6 @@ export const SCOPE_LABELS: Record<Permission, string> = {
   "webhooks:manage": "Manage the tenant's webhook endpoints and their deliveries",
   "providers:manage": "Manage the tenant's own provider keys",
   "storage:manage": "Manage the tenant's storage destinations (its own buckets)",
+  "logs:read": "Read the tenant's request log: every call, its provider attempts and what it cost",
+  "logs:manage": "Manage the tenant's request log exports (OpenTelemetry, its own buckets)",
 };

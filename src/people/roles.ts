@@ -18,6 +18,8 @@ export const ACTIONS = [
   "settings:manage",
   "providers:manage",
   "storage:manage",
+  "logs:read",
+  "logs:manage",
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
@@ -33,9 +35,11 @@ const GRANTS: Record<Role, ReadonlySet<Action>> = {
     "usage:read",
     "providers:manage",
     "storage:manage",
+    "logs:read",
+    "logs:manage",
   ]),
   // Read only.
-  viewer: new Set<Action>(["tasks:read", "usage:read"]),
+  viewer: new Set<Action>(["tasks:read", "usage:read", "logs:read"]),
 };
 
 export function can(role: Role, action: Action): boolean {

@@ -59,16 +59,24 @@ export function chatRoutesFor(env: Env, model: ModelFile, providers: Set<string>
 const FAILOVER_CODES = new Set(["model_rate_limited", "model_unavailable", "model_request_failed", "model_timeout"]);
 
 /** Calls the routes in order until one answers; the last route's failure is the request's. */
+/** Told of each upstream call once it answered (its outcome) or failed (the error): the request log's attempts. */
+export type ChatAttemptReport = (route: ChatRoute, startedAt: number, error: unknown) => void;
+
 export async function completeOnRoutes(
   routes: ChatRoute[],
   request: (route: ChatRoute) => ChatUpstreamRequest,
   signal: AbortSignal,
+  report?: ChatAttemptReport,
 ): Promise<{ route: ChatRoute; result: ChatUpstreamResult }> {
   let last: unknown;
   for (const route of routes) {
+    const startedAt = Date.now();
     try {
-      return { route, result: await route.upstream.complete(request(route), signal) };
+      const result = await route.upstream.complete(request(route), signal);
+      report?.(route, startedAt, null);
+      return { route, result };
     } catch (e) {
+      report?.(route, startedAt, e);
       last = e;
       if (signal.aborted || !(e instanceof ApiError) || !FAILOVER_CODES.has(e.code)) throw e;
     }

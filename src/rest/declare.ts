@@ -19,7 +19,17 @@ export function declare<P extends string, R extends DeclaredRoute & { path: P }>
   route: R,
   handler: RouteHandler<R, AppEnv>,
 ): void {
-  const { permission: _p, operator: _o, idempotent: _i, rawBody: _r, guard: _g, hide, middleware: _m, ...documented } = route;
+  const {
+    permission: _p,
+    operator: _o,
+    idempotent: _i,
+    rawBody: _r,
+    guard: _g,
+    unlogged: _u,
+    hide,
+    middleware: _m,
+    ...documented
+  } = route;
   if (!hide) router.openAPIRegistry.registerPath(documented as RouteConfig);
   DECLARED.push(route);
   // One handler per route: Hono answers a route with a single handler without composing a chain.

@@ -16,7 +16,9 @@ import { drainRequest } from "../http/unread-body";
 import { type RequestPart, validationError } from "../http/validation";
 import type { RateState } from "../services/accounts";
 import { authenticate, rateHeaders } from "../services/accounts";
+import { logCall, logsBodies, type RequestNote } from "../services/request-log";
 import { requireIdempotencyKey } from "../services/tasks";
+import { replayOf } from "./replay-marks";
 import type { DeclaredRoute } from "./route";
 
 type Handler = (c: Context<AppEnv>) => Response | Promise<Response>;
@@ -32,18 +34,25 @@ export function pipelineFor(route: DeclaredRoute, handler: Handler) {
   const method = route.method.toUpperCase();
   const readsJson = !route.rawBody && (method === "POST" || method === "PUT" || method === "PATCH");
   const permission = route.permission;
+  const logged = `${method} ${route.path}`;
 
   return async (c: Context<AppEnv>): Promise<Response> => {
+    const at = Date.now();
     const request = c.req.raw;
     const requestId = requestIdOf(request.headers.get("X-Request-Id"));
     c.set("requestId", requestId);
+    const note: RequestNote = {};
+    c.set("note", note);
     let rate: RateState | null = null;
     let response: Response;
+    let errorCode: string | null = null;
+    let sent: unknown;
     try {
       let value: unknown = {};
       let empty = true;
       if (readsJson) {
         ({ value, empty } = await readJsonBody(request));
+        sent = empty ? undefined : value;
         // Handlers that want the body as sent read it through c.req.json(): hand them this one.
         (c.req.bodyCache as { json?: Promise<unknown> }).json = Promise.resolve(value);
       }
@@ -62,9 +71,34 @@ export function pipelineFor(route: DeclaredRoute, handler: Handler) {
       if (body) checkBody(c, body, value, empty);
       response = await handler(c);
     } catch (err) {
-      response = errorResponse(toApiError(err, requestId), requestId);
+      const error = toApiError(err, requestId);
+      errorCode = error.code;
+      response = errorResponse(error, requestId);
     }
     await drainRequest(request);
+    const caller = c.var.caller;
+    if (caller && !route.unlogged) {
+      const bodies = logsBodies(caller);
+      logCall(
+        c.env,
+        {
+          door: "rest",
+          requestId,
+          at,
+          method,
+          route: logged,
+          caller,
+          status: response.status,
+          errorCode,
+          userAgent: request.headers.get("User-Agent"),
+          note,
+          requestBody: bodies && sent !== undefined ? JSON.stringify(sent) : null,
+          response: bodies ? response.clone() : null,
+          replayOf: replayOf(request),
+        },
+        (p) => c.executionCtx.waitUntil(p),
+      );
+    }
     return withHeaders(response, rate ? { ...rateHeaders(rate), "X-Request-Id": requestId } : { "X-Request-Id": requestId });
   };
 }

@@ -18,6 +18,8 @@ export interface RouteNeeds {
   guard?: (c: Context<AppEnv>) => void;
   /** Served, but left out of the OpenAPI document. */
   hide?: true;
+  /** Not written to the request log: the route runs another request that is (a replay). */
+  unlogged?: true;
 }
 
 export type DeclaredRoute = RouteConfig & RouteNeeds;

@@ -44,7 +44,10 @@ export async function createBatch(
     ? itemsInHand(items.map((i, index) => ({ custom_id: i.custom_id, body: i.body, place: { kind: "inline", index } })))
     : await inputFileItems(ctx.env, { tenant_id: ctx.caller.tenant_id, mode: ctx.caller.mode }, input_file_id as string);
   const req: BatchRequest = { ...rest, items: inputs, raw: body as unknown as Record<string, unknown> };
-  return admitBatch(ctx, req, validate);
+  const { note, ...admission } = ctx;
+  const created = await admitBatch(admission, req, validate);
+  if (note) note.batch_id = created.envelope.batch_id;
+  return created;
 }
 
 function notFound(batchId: string): ApiError {

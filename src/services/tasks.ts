@@ -12,6 +12,7 @@ import { taskNotFound } from "../errors/not-found";
 import type { KeyMode } from "../keys/api-keys";
 import type { TaskScope } from "../keys/scope";
 import { type Envelope, TERMINAL } from "../task-record/record";
+import { admitOperation } from "../tasks/admit";
 import { listTaskPage, type TaskListQuery } from "../tasks/listing";
 import type { CancelResult } from "../tasks/task-answers";
 import { taskObjectFor, taskStub } from "../tasks/task-stub";
@@ -22,7 +23,6 @@ export { keyScope, tenantScope } from "../keys/scope";
 export type { Envelope, TaskStatus } from "../task-record/record";
 export { TASK_STATUSES, TERMINAL } from "../task-record/record";
 export type { AdmissionContext } from "../tasks/admit";
-export { admitOperation as createTask } from "../tasks/admit";
 export { artifactInScope, deleteArtifactInScope } from "../tasks/artifact-scope";
 export { followTask } from "../tasks/follow";
 export { requireIdempotencyKey } from "../tasks/idempotency";
@@ -31,6 +31,19 @@ export type { StoredOutput } from "../tasks/steps/store";
 export type { TaskState } from "../tasks/task-answers";
 export { readAfterWait, readOwnTask, readTask, readTaskState, requestSignal, type StoredTask } from "./task-read";
 export { taskStub };
+
+/** Admits a task; the request's log note learns the task, its model and its hold (its final charge follows the task). */
+export async function createTask(...args: Parameters<typeof admitOperation>) {
+  const result = await admitOperation(...args);
+  const note = args[0].note;
+  if (note) {
+    note.task_id = result.envelope.task_id;
+    note.model = result.envelope.resolved_model;
+    // A replayed create charged nothing new: its entry names the task, the first one's holds the charge.
+    note.charged = result.replayed ? null : result.envelope.billing.charged_credits;
+  }
+  return result;
+}
 
 /** A page of the tasks within `scope`, newest first: a key's own mode, or both for a console session. */
 export function listTasks(env: Env, scope: TaskScope, query: TaskListQuery) {

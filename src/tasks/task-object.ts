@@ -11,6 +11,7 @@ import { adapterFor } from "../providers/registry";
 import { outputsExpired } from "../retention/outputs";
 import { type Envelope, type TaskError, type TaskPlan, type TaskRecord, TERMINAL } from "../task-record/record";
 import type { RequeueOutcome } from "../webhooks/delivery-rows";
+import { type TaskLogView, taskLogView } from "./attempts";
 import { reserveAndCommit } from "./steps/commit";
 import { decide } from "./steps/outcome";
 import { woken } from "./steps/poll";
@@ -247,6 +248,11 @@ export class TaskObject extends DurableObject<Env> implements TaskRpc {
   readState(scope: TaskScope): TaskState | null {
     const rec = this.loadIn(scope);
     return rec ? { status: rec.status, progress: rec.progress, seq: rec.change_seq } : null;
+  }
+
+  attempts(scope: TaskScope): TaskLogView | null {
+    const rec = this.loadIn(scope);
+    return rec ? taskLogView(rec, this.store.timedEvents()) : null;
   }
 
   /**

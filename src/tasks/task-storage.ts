@@ -160,6 +160,14 @@ export class TaskStorage {
     );
   }
 
+  /** The execution log with each event's time, oldest first. */
+  timedEvents(): { at: string; kind: string; detail: unknown }[] {
+    return this.sql
+      .exec<{ at: string; kind: string; detail: string | null }>("SELECT at, kind, detail FROM events ORDER BY seq")
+      .toArray()
+      .map((e) => ({ at: e.at, kind: e.kind, detail: e.detail ? JSON.parse(e.detail) : null }));
+  }
+
   events(): { kind: string; detail: unknown }[] {
     return this.sql
       .exec<{ kind: string; detail: string | null }>("SELECT kind, detail FROM events ORDER BY seq")

@@ -169,6 +169,7 @@ export const RPC_FACADE: ReadonlySet<string> = new Set([
   "src/people/user-stub.ts",
   "src/providers/sandbox-stub.ts",
   "src/rate-limits/rate-counter-stub.ts",
+  "src/request-log/log-stub.ts",
   "src/tenancy/account-slice.ts",
   "src/tasks/task-stub.ts",
 ]);

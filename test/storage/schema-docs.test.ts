@@ -15,6 +15,7 @@ import { OUTBOX_MIGRATIONS } from "../../src/mail/outbox-object";
 import { OAUTH_OBJECT_MIGRATIONS } from "../../src/oauth/oauth-object";
 import { USER_MIGRATIONS } from "../../src/people/user-schema";
 import { ensureUser } from "../../src/people/users";
+import { REQUEST_LOG_MIGRATIONS } from "../../src/request-log/log-schema";
 import { RECORD_VERSION } from "../../src/tasks/record-versions";
 import { TASK_MIGRATIONS } from "../../src/tasks/task-schema";
 import { call, newTenant } from "../helpers/api";
@@ -160,6 +161,10 @@ describe("docs/storage matches the live objects", () => {
 
   it("DirectoryObject", async () => {
     await expectDocumented(env.DIRECTORY.getByName("directory-0"), "directory-object.md", DIRECTORY_MIGRATIONS);
+  });
+
+  it("RequestLogObject", async () => {
+    await expectDocumented(env.REQUEST_LOG.getByName("docs-check:hours"), "request-log-object.md", REQUEST_LOG_MIGRATIONS);
   });
 
   it("every page is listed in the storage index", () => {

@@ -11,6 +11,8 @@ export const PERMISSION_HELP: Record<Permission, string> = {
   "webhooks:manage": "manage webhook endpoints and their deliveries through the API",
   "providers:manage": "add, replace and remove the tenant's own provider keys through the API",
   "storage:manage": "manage the storage destinations (the tenant's own buckets) through the API",
+  "logs:read": "read the request log (every call, its attempts and cost) through the API",
+  "logs:manage": "manage the request log's exports through the API",
 };
 
 export function statusText(k: ApiKeyRecord): string {

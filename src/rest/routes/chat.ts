@@ -55,7 +55,11 @@ declare(
   async (c) => {
     const body = c.req.valid("json");
     const raw = (await c.req.json()) as Record<string, unknown>;
-    return chatCompletion(chatCall(c.env, c.get("caller"), c.get("requestId"), c.executionCtx), body, raw);
+    return chatCompletion(
+      { ...chatCall(c.env, c.get("caller"), c.get("requestId"), c.executionCtx), note: c.get("note") },
+      body,
+      raw,
+    );
   },
 );
 

@@ -9,5 +9,6 @@ export function taskContext(c: Context<AppEnv>): AdmissionContext {
     caller: c.get("caller"),
     requestId: c.get("requestId"),
     idempotencyKey: c.req.header("Idempotency-Key"),
+    note: c.get("note"),
   };
 }

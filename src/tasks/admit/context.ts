@@ -2,6 +2,7 @@
 import type { Caller } from "../../accounts/caller";
 import type { AuditActor } from "../../audit/audit-store";
 import type { Env } from "../../env";
+import type { RequestNote } from "../../request-log/note";
 import type { TaskPlan } from "../../task-record/record";
 
 export interface AdmissionContext {
@@ -13,6 +14,8 @@ export interface AdmissionContext {
   actor?: AuditActor;
   /** The batch this task is an item of (src/batches/). */
   batch?: TaskPlan["batch"];
+  /** The request's log note (src/request-log/note.ts): the door writes what admission tells it. */
+  note?: RequestNote;
 }
 
 /** Fields of every create that are not the operation's own: kept out of card rules and the echoed input. */

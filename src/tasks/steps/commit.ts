@@ -64,6 +64,7 @@ export async function reserveAndCommit(
         lease_ms: ADMISSION_LEASE_MS,
         index,
         ...(plan.key_id ? { key_id: plan.key_id } : {}),
+        request_id: plan.request_id,
         ...(n === 1 && confirm.length > 0 ? { confirm } : {}),
       },
       true,

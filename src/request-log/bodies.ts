@@ -1,0 +1,104 @@
+/**
+ * What the log keeps of a request's and an answer's bodies (docs/request-log.md, "Bodies"): nothing
+ * unless the tenant asked (`request_body_logging`); then the first 64 KiB of each, secrets always
+ * replaced, and under `redacted` data URIs and long text replaced by their digest and size.
+ */
+import { sha256Hex } from "../lib/crypto";
+
+export const BODY_LOGGING = ["off", "redacted", "full"] as const;
+export type BodyLogging = (typeof BODY_LOGGING)[number];
+export const MAX_LOGGED_BODY = 64 * 1024;
+/** Text longer than this is replaced under `redacted`. */
+export const MAX_CLEAR_TEXT = 256;
+
+/** Field names whose values are credentials, wherever they appear (compared without case, `-` as `_`). */
+const SECRET_FIELDS = new Set([
+  "api_key",
+  "apikey",
+  "key",
+  "secret",
+  "signing_secret",
+  "secret_access_key",
+  "access_key_id",
+  "authorization",
+  "password",
+  "token",
+  "access_token",
+  "refresh_token",
+  "client_secret",
+  "credentials",
+  "private_key",
+]);
+/** An API key of this service, or a bearer credential, inside any string. */
+const SECRET_TEXT = /\b(sk_[a-z]{2,8}_(?:(?:live|test)_)?[0-9A-Za-z]{43}|Bearer\s+[\w.~+/-]+=*)/g;
+
+export interface Redacted {
+  redacted: true;
+  sha256: string;
+  bytes: number;
+}
+
+async function digest(text: string): Promise<Redacted> {
+  const bytes = new TextEncoder().encode(text);
+  return { redacted: true, sha256: await sha256Hex(bytes), bytes: bytes.byteLength };
+}
+
+async function clean(value: unknown, mode: BodyLogging, name: string | null): Promise<unknown> {
+  if (name !== null && SECRET_FIELDS.has(name.toLowerCase().replaceAll("-", "_"))) return "[secret]";
+  if (typeof value === "string") {
+    if (mode === "redacted" && (value.startsWith("data:") || value.length > MAX_CLEAR_TEXT)) return digest(value);
+    return value.replace(SECRET_TEXT, "[secret]");
+  }
+  if (Array.isArray(value)) return Promise.all(value.map((v) => clean(v, mode, null)));
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = await clean(v, mode, k);
+    return out;
+  }
+  return value;
+}
+
+/** A body as the log keeps it: JSON cleaned of secrets (and redacted), cut at 64 KiB; other text, secrets replaced. */
+export async function loggedBody(text: string | null, mode: BodyLogging): Promise<string | null> {
+  if (mode === "off" || text === null || text === "") return null;
+  let kept: string;
+  try {
+    kept = JSON.stringify(await clean(JSON.parse(text), mode, null));
+  } catch {
+    // Not JSON (an event stream, say): its data lines may carry JSON; secrets are replaced as text.
+    kept = text.replace(SECRET_TEXT, "[secret]");
+  }
+  return cut(kept);
+}
+
+/** The first 64 KiB of `text` (whole characters). */
+function cut(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.byteLength <= MAX_LOGGED_BODY) return text;
+  return new TextDecoder().decode(bytes.subarray(0, MAX_LOGGED_BODY)).replace(/\uFFFD$/, "");
+}
+
+/** The first 64 KiB of an answer's body, read from a copy of it, without holding up the caller. */
+export async function readHead(response: Response): Promise<string | null> {
+  if (!response.body) return null;
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < MAX_LOGGED_BODY * 2) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    all.set(c, offset);
+    offset += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}

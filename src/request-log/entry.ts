@@ -1,0 +1,92 @@
+/**
+ * What the request log keeps of one call (docs/request-log.md): the entry every authenticated
+ * `/v1` request leaves, whichever door it came through, and the provider attempts it made.
+ */
+import type { KeyMode } from "../keys/api-keys";
+
+export type Door = "rest" | "mcp" | "console";
+export type AttemptOutcome = "accepted" | "refused" | "failed" | "succeeded" | "timeout";
+
+/** One call to a provider on the request's behalf. */
+export interface Attempt {
+  provider: string;
+  upstream_model: string;
+  key: "tenant" | "platform";
+  started_at: string;
+  duration_ms: number | null;
+  outcome: AttemptOutcome;
+  http_status: number | null;
+  error: { code: string; message: string } | null;
+}
+
+/** An entry as it is written (one row of a shard). */
+export interface LogRow {
+  request_id: string;
+  /** Ms since the epoch: when the request arrived (its hour names the shard). */
+  at: number;
+  method: string;
+  route: string;
+  status: number;
+  error_code: string | null;
+  duration_ms: number;
+  key_id: string;
+  mode: KeyMode;
+  door: Door;
+  model: string | null;
+  task_id: string | null;
+  batch_id: string | null;
+  /** Decimal credits charged (a chat call), or held until its task settles; null: nothing charged. */
+  charged: string | null;
+  /** Whether `charged` is final: a chat call's is; a task's once the task settled and said so. */
+  settled: boolean;
+  user_agent: string | null;
+  replay_of: string | null;
+  /** A chat call's upstream calls (a task's are read from the task as it goes on). */
+  attempts: Attempt[] | null;
+  /** Kept only when the tenant logs bodies (src/request-log/bodies.ts): the first 64 KiB of each. */
+  request_body: string | null;
+  response_body: string | null;
+}
+
+/** The wire form of an entry (`GET /v1/requests`). */
+export interface RequestEntry {
+  object: "request";
+  request_id: string;
+  created_at: string;
+  method: string;
+  route: string;
+  status: number;
+  error_code: string | null;
+  duration_ms: number;
+  key_id: string;
+  mode: KeyMode;
+  door: Door;
+  model: string | null;
+  task_id: string | null;
+  batch_id: string | null;
+  credits: { charged: string; settled: boolean } | null;
+  user_agent: string | null;
+  replay_of: string | null;
+}
+
+export function entryOf(row: LogRow): RequestEntry {
+  return {
+    object: "request",
+    request_id: row.request_id,
+    created_at: new Date(row.at).toISOString(),
+    method: row.method,
+    route: row.route,
+    status: row.status,
+    error_code: row.error_code,
+    duration_ms: row.duration_ms,
+    key_id: row.key_id,
+    mode: row.mode,
+    door: row.door,
+    model: row.model,
+    task_id: row.task_id,
+    batch_id: row.batch_id,
+    credits: row.charged === null ? null : { charged: row.charged, settled: row.settled },
+    user_agent: row.user_agent,
+    replay_of: row.replay_of,
+  };
+}

@@ -1,0 +1,92 @@
+/** The request log's wire shapes (`/v1/requests`), one zod schema each, for the routes, the tools and the OpenAPI document. */
+import { z } from "@hono/zod-openapi";
+
+const StatusFilter = z
+  .string()
+  .regex(/^([1-5][0-9]{2}|[1-5]xx)$/i, "an HTTP status (200) or a class (4xx)")
+  .openapi({ description: "An exact HTTP status (`200`) or a class (`2xx`, `4xx`, `5xx`)", example: "4xx" });
+
+const Time = z.string().datetime({ offset: true }).openapi({ example: "2026-12-01T00:00:00Z" });
+
+export const RequestListQuery = z
+  .object({
+    since: Time.optional().openapi({ description: "Only requests that arrived at or after this time (ISO 8601)" }),
+    until: Time.optional().openapi({ description: "Only requests that arrived before this time (ISO 8601)" }),
+    status: StatusFilter.optional(),
+    route: z
+      .string()
+      .max(200)
+      .optional()
+      .openapi({ description: "The declared route, as the entry names it", example: "POST /v1/images/generations" }),
+    key_id: z.string().max(64).optional(),
+    model: z.string().max(200).optional().openapi({ description: "The resolved model" }),
+    task_id: z.string().max(80).optional(),
+    error_code: z.string().max(80).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().max(512).optional(),
+  })
+  .strict();
+
+export const RequestAttempt = z
+  .object({
+    provider: z.string(),
+    upstream_model: z.string(),
+    key: z.enum(["tenant", "platform"]).openapi({ description: "Whose provider key served the attempt" }),
+    started_at: z.string(),
+    duration_ms: z.number().int().nullable().openapi({ description: "null while the attempt is still out" }),
+    outcome: z.enum(["accepted", "refused", "failed", "succeeded", "timeout"]),
+    http_status: z.number().int().nullable(),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  })
+  .openapi("RequestAttempt");
+
+export const RequestEntry = z
+  .object({
+    object: z.literal("request"),
+    request_id: z.string().openapi({ description: "The request's X-Request-Id" }),
+    created_at: z.string(),
+    method: z.string(),
+    route: z.string().openapi({ description: "The declared route (`POST /v1/images/generations`), or `MCP <tool>`" }),
+    status: z.number().int(),
+    error_code: z.string().nullable(),
+    duration_ms: z.number().int().openapi({ description: "To the end of the answer (a stream's last event)" }),
+    key_id: z.string().openapi({ description: "The API key, or the OAuth grant of an MCP client" }),
+    mode: z.enum(["live", "test"]),
+    door: z.enum(["rest", "mcp", "console"]),
+    model: z.string().nullable().openapi({ description: "The resolved model" }),
+    task_id: z.string().nullable(),
+    batch_id: z.string().nullable(),
+    credits: z
+      .object({
+        charged: z.string().openapi({ description: "Decimal credits: a task's hold until it settles, then its final charge" }),
+        settled: z.boolean(),
+      })
+      .nullable(),
+    user_agent: z.string().nullable(),
+    replay_of: z.string().nullable().openapi({ description: "The request this one ran again" }),
+  })
+  .openapi("RequestLogEntry");
+
+export const RequestDetail = RequestEntry.extend({
+  attempts: z.array(RequestAttempt),
+  request_body: z.string().nullable().optional().openapi({
+    description: "With the tenant's `request_body_logging` on: the body sent (first 64 KiB, secrets replaced)",
+  }),
+  response_body: z.string().nullable().optional().openapi({ description: "Likewise, the answer's body" }),
+}).openapi("RequestLogDetail");
+
+export const RequestPage = z
+  .object({
+    object: z.literal("list"),
+    data: z.array(RequestEntry),
+    has_more: z.boolean(),
+    next_cursor: z.string().nullable(),
+  })
+  .openapi("RequestLogPage");
+
+export const ReplayInput = z
+  .object({
+    model: z.string().min(1).max(200).optional().openapi({ description: "Run it on another model instead of the one it named" }),
+  })
+  .strict()
+  .openapi("RequestReplayInput");

@@ -1,0 +1,293 @@
+/**
+ * The request log as every door uses it (docs/request-log.md): a door writes an entry for each
+ * authenticated request once it has answered (`logCall`), and the REST routes, MCP tools and the
+ * console read it (`listRequests`, `getRequest`). Entries are written in batches per isolate
+ * (src/request-log/record.ts), after the answer, never on its path.
+ */
+import type { Caller } from "../accounts/caller";
+import type { Env } from "../env";
+import { ApiError } from "../errors/api-error";
+import { invalidCursor } from "../errors/common";
+import { requestNotFound } from "../errors/not-found";
+import type { TaskScope } from "../keys/scope";
+import { loggedBody, readHead } from "../request-log/bodies";
+import { type Attempt, type Door, entryOf, type LogRow, type RequestEntry } from "../request-log/entry";
+import { hourShard, logDirectory } from "../request-log/log-stub";
+import type { RequestNote } from "../request-log/note";
+import type { LogFilters } from "../request-log/query";
+import { recordEntry } from "../request-log/record";
+import { DAY_MS, DEFAULT_LOG_RETENTION_DAYS, HOUR_MS, hourOf, requestIdTime } from "../request-log/shards";
+import { taskStub } from "../tasks/task-stub";
+
+export type { Attempt, Door, RequestEntry } from "../request-log/entry";
+export { newNote, noteAttempt, type RequestNote } from "../request-log/note";
+export { statusRange } from "../request-log/query";
+
+/** What a door knows of a call once it has answered it. */
+export interface LoggedCall {
+  door: Door;
+  requestId: string;
+  /** Ms since the epoch: when the request arrived. */
+  at: number;
+  method: string;
+  /** The declared route (`POST /v1/images/generations`), or the tool (`MCP create_image`). */
+  route: string;
+  caller: Caller;
+  status: number;
+  errorCode: string | null;
+  userAgent: string | null;
+  note: RequestNote;
+  /** The request's body as sent (kept only when the tenant logs bodies). */
+  requestBody?: string | null;
+  /** A copy of the answer (`response.clone()`), taken only when the tenant logs bodies. */
+  response?: Response | null;
+  replayOf?: string | null;
+}
+
+/** Whether the tenant keeps bodies: a door clones the answer only then. */
+export function logsBodies(caller: Caller): boolean {
+  return (caller.request_log?.body ?? "off") !== "off";
+}
+
+/** Writes the call's entry after the answer: waits for what the note still waits on (a stream's end), then batches it. */
+export function logCall(env: Env, call: LoggedCall, waitUntil: (p: Promise<unknown>) => void): void {
+  const settings = call.caller.request_log;
+  const bodies = settings?.body ?? "off";
+  const retention = settings?.retention_days ?? DEFAULT_LOG_RETENTION_DAYS;
+  const write = (row: LogRow) => recordEntry(env, call.caller.tenant_id, retention, row, waitUntil);
+  const row = (requestBody: string | null, responseBody: string | null): LogRow => ({
+    request_id: call.requestId,
+    at: call.at,
+    method: call.method,
+    route: call.route,
+    status: call.status,
+    error_code: call.errorCode ?? call.note.error_code ?? null,
+    duration_ms: Math.max(0, Date.now() - call.at),
+    key_id: call.caller.key_id,
+    mode: call.caller.mode,
+    door: call.door,
+    model: call.note.model ?? null,
+    task_id: call.note.task_id ?? null,
+    batch_id: call.note.batch_id ?? null,
+    charged: call.note.charged ?? null,
+    settled: !call.note.task_id,
+    user_agent: call.userAgent,
+    replay_of: call.replayOf ?? null,
+    attempts: call.note.attempts ?? null,
+    request_body: requestBody,
+    response_body: responseBody,
+  });
+  if (bodies === "off" && !call.note.settled) {
+    write(row(null, null));
+    return;
+  }
+  waitUntil(
+    (async () => {
+      const responseText = call.response ? readHead(call.response).catch(() => null) : Promise.resolve(null);
+      await call.note.settled?.catch(() => {});
+      const [req, res] = await Promise.all([
+        loggedBody(call.requestBody ?? null, bodies),
+        responseText.then((t) => loggedBody(t, bodies)),
+      ]);
+      write(row(req, res));
+    })(),
+  );
+}
+
+// ------------------------------------------------------------------ reading
+
+export interface RequestListQuery extends Omit<LogFilters, "mode"> {
+  cursor?: string;
+  limit: number;
+}
+
+export interface RequestDetail extends RequestEntry {
+  attempts: Attempt[];
+  request_body?: string | null;
+  response_body?: string | null;
+}
+
+/** Shards asked at once when a listing or a lookup walks back through the hours. */
+const FAN_OUT = 8;
+
+interface Cursor {
+  h: number;
+  at: number;
+  seq: number;
+}
+
+function encodeCursor(c: Cursor): string {
+  return btoa(JSON.stringify(c)).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+}
+
+function decodeCursor(value: string): Cursor {
+  try {
+    const c = JSON.parse(atob(value.replaceAll("-", "+").replaceAll("_", "/"))) as Cursor;
+    if ([c.h, c.at, c.seq].every((n) => Number.isInteger(n))) return c;
+  } catch {}
+  throw invalidCursor();
+}
+
+/** The hours a scope's query may reach, newest first: within the retention window and `since`/`until`. */
+async function hoursOf(env: Env, tenantId: string, since?: number, until?: number): Promise<number[]> {
+  const now = Date.now();
+  const from = hourOf(since ?? now - 365 * DAY_MS);
+  const to = hourOf(until === undefined ? now + HOUR_MS : until - 1);
+  return to < from ? [] : logDirectory(env, tenantId).hours(from, to);
+}
+
+function modeOf(scope: TaskScope) {
+  return scope.mode === "both" ? {} : { mode: scope.mode };
+}
+
+/** The log newest first, filtered, a page of `limit` with an opaque cursor for the next. */
+export async function listRequests(env: Env, scope: TaskScope, query: RequestListQuery) {
+  const cursor = query.cursor ? decodeCursor(query.cursor) : null;
+  const { cursor: _c, limit, ...filters } = query;
+  let hours = await hoursOf(env, scope.tenant_id, filters.since, filters.until);
+  if (cursor) hours = hours.filter((h) => h <= cursor.h);
+  const rows: (LogRow & { seq: number; hour: number })[] = [];
+  for (let i = 0; i < hours.length && rows.length <= limit; i += FAN_OUT) {
+    const group = hours.slice(i, i + FAN_OUT);
+    const pages = await Promise.all(
+      group.map((hour) =>
+        hourShard(env, scope.tenant_id, hour).page({
+          ...filters,
+          ...modeOf(scope),
+          limit: limit + 1,
+          ...(cursor && cursor.h === hour ? { before: { at: cursor.at, seq: cursor.seq } } : {}),
+        }),
+      ),
+    );
+    pages.forEach((page, j) => {
+      for (const r of page.rows) rows.push({ ...r, hour: group[j] as number });
+    });
+  }
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const more = rows.length > limit && last;
+  return {
+    object: "list" as const,
+    data: page.map((r) => entryOf(r)),
+    has_more: Boolean(more),
+    next_cursor: more ? encodeCursor({ h: last.hour, at: last.at, seq: last.seq }) : null,
+  };
+}
+
+/** Where an id of this service's making says it was written (`req_` + its time): null for another id. */
+function hourOfOwnId(requestId: string): number | null {
+  const at = requestIdTime(requestId);
+  return at === null ? null : hourOf(at);
+}
+
+async function findRow(env: Env, scope: TaskScope, requestId: string): Promise<LogRow | null> {
+  const inScope = (row: LogRow | null) => (row && (scope.mode === "both" || row.mode === scope.mode) ? row : null);
+  const own = hourOfOwnId(requestId);
+  if (own !== null) {
+    const row = inScope(await hourShard(env, scope.tenant_id, own).byId(requestId));
+    if (row) return row;
+  }
+  // A caller's own X-Request-Id: the hours are searched newest first, FAN_OUT at a time.
+  const hours = (await hoursOf(env, scope.tenant_id)).filter((h) => h !== own);
+  for (let i = 0; i < hours.length; i += FAN_OUT) {
+    const found = await Promise.all(hours.slice(i, i + FAN_OUT).map((h) => hourShard(env, scope.tenant_id, h).byId(requestId)));
+    const row = found.map(inScope).find((r) => r !== null);
+    if (row) return row;
+  }
+  return null;
+}
+
+/** One entry with its attempts (a task's as it goes on) and, where kept, its bodies; 404 outside the scope. */
+export async function getRequest(env: Env, scope: TaskScope, requestId: string): Promise<RequestDetail> {
+  const row = await findRow(env, scope, requestId);
+  if (!row) throw requestNotFound(requestId);
+  return detailOf(env, scope, row);
+}
+
+async function detailOf(env: Env, scope: TaskScope, row: LogRow): Promise<RequestDetail> {
+  let attempts = row.attempts ?? [];
+  let entry = entryOf(row);
+  if (row.task_id && row.status < 300) {
+    const task = await taskStub(env, row.task_id).attempts({ tenant_id: scope.tenant_id, mode: row.mode });
+    if (task) {
+      attempts = task.attempts;
+      entry = { ...entry, credits: { charged: task.charged, settled: task.settled } };
+    }
+  }
+  return {
+    ...entry,
+    attempts,
+    ...(row.request_body !== null || row.response_body !== null
+      ? { request_body: row.request_body, response_body: row.response_body }
+      : {}),
+  };
+}
+
+/** The logged row itself (what a replay runs again); null outside the scope. */
+export function loggedRow(env: Env, scope: TaskScope, requestId: string): Promise<LogRow | null> {
+  return findRow(env, scope, requestId);
+}
+
+/** 422 for a `since`/`until` that is not a time. */
+export function timeParam(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new ApiError("invalid_request", `${name} must be an ISO 8601 time.`, { param: name });
+  return ms;
+}
+
+// ------------------------------------------------------------------ replay
+
+/** What a replay sends: the logged call's route and a body for it. */
+export interface ReplayPlan {
+  path: string;
+  body: Record<string, unknown>;
+}
+
+function notReplayable(requestId: string, why: string): ApiError {
+  return new ApiError("invalid_request", `Request '${requestId}' cannot be run again: ${why}`, { param: "request_id" });
+}
+
+function hasRedaction(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasRedaction);
+  if (value && typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    return record.redacted === true || Object.values(record).some(hasRedaction);
+  }
+  return value === "[secret]";
+}
+
+/**
+ * What running a logged request again sends: a task create or a chat call, with its logged body
+ * when the tenant kept it whole, else — for a task — the task's own stored input. `model` replaces
+ * the model it named.
+ */
+export async function replayPlan(
+  env: Env,
+  scope: TaskScope,
+  requestId: string,
+  replayable: (path: string) => boolean,
+  model?: string,
+): Promise<ReplayPlan> {
+  const row = await findRow(env, scope, requestId);
+  if (!row) throw requestNotFound(requestId);
+  const [method, path] = row.route.split(" ") as [string, string];
+  if (method !== "POST" || !replayable(path)) throw notReplayable(requestId, "only task creates and chat calls can be.");
+  let body: Record<string, unknown> | null = null;
+  if (row.request_body !== null) {
+    try {
+      const parsed = JSON.parse(row.request_body) as unknown;
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed) && !hasRedaction(parsed))
+        body = parsed as Record<string, unknown>;
+    } catch {
+      // A body cut at 64 KiB is not whole: the task's own input is used instead, where there is one.
+    }
+  }
+  if (!body && row.task_id) {
+    const task = await taskStub(env, row.task_id).read({ tenant_id: scope.tenant_id, mode: row.mode });
+    if (task)
+      body = { ...task.input, model: task.model, ...(Object.keys(task.metadata).length ? { metadata: task.metadata } : {}) };
+  }
+  if (!body) throw notReplayable(requestId, 'its body was not logged whole (request_body_logging "full" keeps it).');
+  return { path, body: model ? { ...body, model } : body };
+}
