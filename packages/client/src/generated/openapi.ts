@@ -1193,6 +1193,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's requests, newest first, filtered
+         * @description Every authenticated request of the calling key's mode, from every door (REST, MCP, console), kept for the tenant's `request_log_retention_days`.
+         */
+        get: operations["listRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a request with every provider attempt (a task's as it goes on) and, where kept, its bodies */
+        get: operations["getRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests/{request_id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a logged create or chat call again, as a new request of this key (optionally on another model)
+         * @description Answers exactly as the create or chat call would (202 with a task, or the completion), under the Idempotency-Key given (a retry answers the same new task); the new request's log entry names `replay_of`.
+         */
+        post: operations["createRequestReplay"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/provider-keys/{provider}": {
         parameters: {
             query?: never;
@@ -1638,7 +1695,7 @@ export interface components {
             region: string;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage" | "logs:read" | "logs:manage")[];
             limits: components["schemas"]["ApiKeyLimits"];
             created_at: string;
         };
@@ -1657,7 +1714,7 @@ export interface components {
             region: string;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage" | "logs:read" | "logs:manage")[];
             /**
              * @description `disabled`: turned off until enabled again; `expired`: a rotated key whose grace period has ended
              * @enum {string}
@@ -3092,7 +3149,7 @@ export interface components {
             name: string | null;
             /** @enum {string} */
             mode: "live" | "test";
-            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage")[];
+            permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage" | "logs:read" | "logs:manage")[];
             limits: components["schemas"]["ApiKeyLimits"];
             /** @description Captured in the current period */
             spent_credits: string;
@@ -3236,6 +3293,75 @@ export interface components {
             limited_by: "per_call" | "endpoint_budget" | "tenant_budget" | null;
             /** @description True when deliveries were left out: recover again (after the budget's Retry-After when a budget limited) */
             has_more: boolean;
+        };
+        RequestLogPage: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["RequestLogEntry"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        RequestLogEntry: {
+            /** @enum {string} */
+            object: "request";
+            /** @description The request's X-Request-Id */
+            request_id: string;
+            created_at: string;
+            method: string;
+            /** @description The declared route (`POST /v1/images/generations`), or `MCP <tool>` */
+            route: string;
+            status: number;
+            error_code: string | null;
+            /** @description To the end of the answer (a stream's last event) */
+            duration_ms: number;
+            /** @description The API key, or the OAuth grant of an MCP client */
+            key_id: string;
+            /** @enum {string} */
+            mode: "live" | "test";
+            /** @enum {string} */
+            door: "rest" | "mcp" | "console";
+            /** @description The resolved model */
+            model: string | null;
+            task_id: string | null;
+            batch_id: string | null;
+            credits: {
+                /** @description Decimal credits: a task's hold until it settles, then its final charge */
+                charged: string;
+                settled: boolean;
+            } | null;
+            user_agent: string | null;
+            /** @description The request this one ran again */
+            replay_of: string | null;
+        };
+        RequestLogDetail: components["schemas"]["RequestLogEntry"] & {
+            attempts: components["schemas"]["RequestAttempt"][];
+            /** @description With the tenant's `request_body_logging` on: the body sent (first 64 KiB, secrets replaced) */
+            request_body?: string | null;
+            /** @description Likewise, the answer's body */
+            response_body?: string | null;
+        };
+        RequestAttempt: {
+            provider: string;
+            upstream_model: string;
+            /**
+             * @description Whose provider key served the attempt
+             * @enum {string}
+             */
+            key: "tenant" | "platform";
+            started_at: string;
+            /** @description null while the attempt is still out */
+            duration_ms: number | null;
+            /** @enum {string} */
+            outcome: "accepted" | "refused" | "failed" | "succeeded" | "timeout";
+            http_status: number | null;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+        };
+        RequestReplayInput: {
+            /** @description Run it on another model instead of the one it named */
+            model?: string;
         };
         ProviderKey: {
             /** @enum {string} */
@@ -4354,7 +4480,7 @@ export interface operations {
                     name?: string;
                     region?: string;
                     /** @description Default: every permission but `keys:manage` */
-                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage")[];
+                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage" | "logs:read" | "logs:manage")[];
                     /** @description Credits per period, models, capabilities */
                     limits?: {
                         /**
@@ -4550,7 +4676,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage")[];
+                    permissions: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage" | "logs:read" | "logs:manage")[];
                 };
             };
         };
@@ -7869,7 +7995,7 @@ export interface operations {
                      */
                     name?: string;
                     /** @description Each must be held by the calling key; default: the calling key's, less `keys:manage` */
-                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage")[];
+                    permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage" | "logs:read" | "logs:manage")[];
                     /**
                      * @description Default: the calling key's; a test key makes test keys only
                      * @enum {string}
@@ -8954,6 +9080,251 @@ export interface operations {
             };
             /** @description Error (409) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listRequests: {
+        parameters: {
+            query?: {
+                /** @description Only requests that arrived at or after this time (ISO 8601) */
+                since?: string;
+                /** @description Only requests that arrived before this time (ISO 8601) */
+                until?: string;
+                /** @description An exact HTTP status (`200`) or a class (`2xx`, `4xx`, `5xx`) */
+                status?: string;
+                /** @description The declared route, as the entry names it */
+                route?: string;
+                key_id?: string;
+                /** @description The resolved model */
+                model?: string;
+                task_id?: string;
+                error_code?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of requests */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogPage"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogDetail"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createRequestReplay: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The new request's Idempotency-Key: a retry with the same key answers the same new task */
+                "Idempotency-Key": string;
+            };
+            path: {
+                request_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RequestReplayInput"];
+            };
+        };
+        responses: {
+            /** @description The chat call's answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The task created */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (402) */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (409) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
