@@ -13,6 +13,9 @@
  *                captured − reserved ≥ 0, granted = what the soak granted, captured = the tasks'
  *                net charges (plus chat, for tenants that chat), no open reservation of any task
  *                (all are terminal), chat holds open only for calls cut by a crash
+ *   log          the request log agrees with the bill: every settled ledger row names its request,
+ *                every request the ledger charged is logged with exactly that charge, and no
+ *                logged charge is missing from the ledger (check-log.ts)
  *   events       every terminal task of a tenant with a webhook endpoint: its event arrived, signed, one webhook-id
  *   callbacks    every callback that was due (terminal task, receiver that answers 2xx on a retry
  *                within the run) was delivered; every delivery of a task had one webhook-id (and no
@@ -30,6 +33,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import Big from "big.js";
 import { ERROR_CODES } from "../../src/errors/codes.ts";
+import { checkLogAgainstLedger } from "./check-log.ts";
 import type {
   BatchRecord,
   CallbackRecord,
@@ -37,8 +41,10 @@ import type {
   FileBatchRecord,
   HistoryRecord,
   LedgerRecord,
+  LedgerRowsRecord,
   MetaRecord,
   OutageRecord,
+  RequestLogRecord,
   RequestRecord,
   ServerRecord,
   StateRecord,
@@ -457,6 +463,15 @@ export function check(history: HistoryRecord[]): CheckResult {
   }
   lines.push("ledgers:", ...ledgerLines);
 
+  // ------------------------------------------------------------------ the request log against the bill
+  const logCheck = checkLogAgainstLedger(
+    history.filter((r): r is RequestLogRecord => r.type === "request_log"),
+    history.filter((r): r is LedgerRowsRecord => r.type === "ledger_rows"),
+    ledgers.map((l) => l.tenant),
+  );
+  for (const f of logCheck.failures) failSome("log", f.what, f.items);
+  lines.push("request log against the ledger:", ...logCheck.lines);
+
   // ------------------------------------------------------------------ callbacks
   const byTask = new Map<string, CallbackRecord[]>();
   for (const c of callbacks) byTask.set(c.task_id ?? "?", [...(byTask.get(c.task_id ?? "?") ?? []), c]);
@@ -788,6 +803,7 @@ export function check(history: HistoryRecord[]): CheckResult {
   const ok = failures.length === 0;
   const summary = [
     `soak: ${span.toFixed(0)} s of traffic, ${traffic.length} requests (${(traffic.length / Math.max(1, span)).toFixed(1)}/s) from ${new Set(traffic.map((r) => `${r.tenant}/${r.client}`)).size} clients of ${meta.tenants.length} tenants, 2 × SIGKILL + restart (down ${outages.map((o) => `${((o.to - o.from) / 1000).toFixed(1)} s`).join(", ")})`,
+    `request log: ${failures.some((f) => f.startsWith("[log]")) ? "NO" : "yes"}, every request the ledger charged logged with exactly its charge`,
     `tasks: ${accepted.size} created (${replayed.length} replays, ${createRetries} create retries), ${pct(accepted.size - notTerminal.length, accepted.size)} terminal: ${fmtCounts(count(tasks, (t) => t.status))}`,
     `fal: ${submits.length} submissions, ${refused.length} refused and retried, ${lostAnswers.length} accepted with the answer lost in a crash, ${twice.length} tasks run twice; callbacks: ${dueNow - undelivered.length}/${dueNow} due delivered${deferred.length ? ` (${deferred.length} deferred to the 5-minute retry)` : ""}, one webhook-id each: ${splitIds.length === 0 ? "yes" : "NO"}; endpoint events: ${eventDue.length - eventMissing.length}/${eventDue.length} arrived`,
     ...(meta.batch_items

@@ -218,6 +218,26 @@ export interface StateRecord {
   open_rows: { id: string; amount: string; created_at: string | null; lease_until: number | null }[];
 }
 
+/** After the drain: the tenant's request log, its entries that carry credits (GET /v1/requests, every page). */
+export interface RequestLogRecord {
+  type: "request_log";
+  at: number;
+  tenant: string;
+  tenant_id: string;
+  /** Entries read in all, and those with credits. */
+  read: number;
+  charged: { request_id: string; charged: string; settled: boolean; recovered: boolean; route: string }[];
+}
+
+/** After the server stopped: every settled ledger row of the tenant, with the request it names (state.ts). */
+export interface LedgerRowsRecord {
+  type: "ledger_rows";
+  at: number;
+  tenant: string;
+  tenant_id: string;
+  rows: { id: string; request_id: string | null; status: string; captured: string }[];
+}
+
 /** Phases of the run, for the reader of the history. */
 export interface PhaseRecord {
   type: "phase";
@@ -256,6 +276,8 @@ export type HistoryRecord =
   | TaskRecord
   | LedgerRecord
   | StateRecord
+  | RequestLogRecord
+  | LedgerRowsRecord
   | PhaseRecord;
 
 export class History {

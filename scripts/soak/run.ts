@@ -25,8 +25,9 @@ import { drain, readLedgers } from "./drain.ts";
 import { runSoakFileBatch, SOAK_FILE_BATCH_ITEMS } from "./file-batch.ts";
 import { History, readHistory } from "./history.ts";
 import { RECEIVERS, Receivers } from "./receivers.ts";
+import { readRequestLogs } from "./request-log.ts";
 import { SoakServer } from "./server.ts";
-import { openReservationRows } from "./state.ts";
+import { openReservationRows, settledReservationRows } from "./state.ts";
 import { Client, type Tenant, World } from "./traffic.ts";
 import { startUpstreams } from "./upstreams.ts";
 
@@ -82,6 +83,7 @@ async function setupTenants(server: SoakServer, receivers: Receivers): Promise<T
     const keys: string[] = [];
     for (let i = 0; i < p.clients; i++) keys.push((await must("POST", `/admin/v1/tenants/${t.tenant_id}/api-keys`, {})).api_key);
     const test = p.testKey ? (await must("POST", `/admin/v1/tenants/${t.tenant_id}/api-keys`, { mode: "test" })).api_key : null;
+    const logKey = (await must("POST", `/admin/v1/tenants/${t.tenant_id}/api-keys`, { permissions: ["logs:read"] })).api_key;
     const signing = await must("POST", `/admin/v1/tenants/${t.tenant_id}/callback-signing-keys`);
     receivers.secrets.set(p.name, signing.secret);
     if (p.endpoint) {
@@ -104,6 +106,7 @@ async function setupTenants(server: SoakServer, receivers: Receivers): Promise<T
       credits: p.credits,
       live_keys: keys,
       test_key: test,
+      log_key: logKey,
       signing_key_id: signing.id,
       chat: p.chat,
       poor: p.poor,
@@ -274,9 +277,15 @@ async function main(): Promise<number> {
     await settleEvents(history.file);
     history.write({ type: "phase", at: Date.now(), phase: "ledgers" });
     await readLedgers(world, server, history);
+    await readRequestLogs(world, server, history);
     const status = await fetch(`${server.base}/v1/status`);
     history.write({ type: "status", at: Date.now(), status: status.status, body: await status.json().catch(() => null) });
     await server.stop();
+    const settled = await settledReservationRows(stateDir);
+    for (const t of tenants) {
+      const rows = settled?.get(t.tenant_id);
+      if (rows) history.write({ type: "ledger_rows", at: Date.now(), tenant: t.name, tenant_id: t.tenant_id, rows });
+    }
     const rows = await openReservationRows(stateDir);
     if (rows) {
       for (const t of tenants)

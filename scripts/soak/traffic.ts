@@ -18,6 +18,8 @@ export interface Tenant {
   credits: string;
   live_keys: string[];
   test_key: string | null;
+  /** A key that may read the request log (logs:read). */
+  log_key: string;
   signing_key_id: string;
   chat: boolean;
   poor: boolean;

@@ -20,6 +20,7 @@ import { nextLeaseAt, sweepLeases } from "./lease-sweep";
 import type { ChargeItem } from "./ledger-answers";
 import { chargeBatch, chargeOne } from "./ledger-charges";
 import { LedgerStore } from "./ledger-store";
+import { forwardSettlements, nextForwardAt } from "./log-forward";
 import { insertQuote, type QuoteRecord, quoteRow, useQuoteRow } from "./quote-rows";
 import { SigningKeyStore } from "./signing-key-store";
 import { SpendAlerts } from "./spend-alerts";
@@ -73,16 +74,17 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
     void this.ctx.storage.setAlarm(at);
   }
 
-  /** Leases run out (src/accounts/lease-sweep.ts), the account's own webhooks, uploads at their end. */
+  /** Leases run out (src/accounts/lease-sweep.ts), the account's own webhooks, uploads at their end, settlements told to the request log. */
   override async alarm(): Promise<void> {
     this.alarmAt = null;
     await sweepLeases(this.store, this.ledgerStore, Date.now());
     await this.events.run();
     await expireUploads(this.sql, this.env.ARTIFACTS, Date.now());
-    const leases = nextLeaseAt(this.sql);
-    const hooks = nextWebhookAt(this.sql, Date.now());
-    const next = [leases, hooks, nextUploadExpiry(this.sql)].filter((x) => x != null) as number[];
-    if (next.length > 0) this.wakeAt(Math.min(...next));
+    await forwardSettlements(this.sql, this.env);
+    const now = Date.now();
+    const next = [nextLeaseAt(this.sql), nextWebhookAt(this.sql, now), nextUploadExpiry(this.sql), nextForwardAt(this.sql, now)];
+    const due = next.filter((x) => x != null) as number[];
+    if (due.length > 0) this.wakeAt(Math.min(...due));
   }
 
   // ------------------------------------------------------------------ tenant (src/accounts/tenant-store.ts)

@@ -237,11 +237,15 @@ export function accountMigrations(env: Pick<Env, "STORAGE_ENCRYPTION_KEY">): Mig
     },
     {
       version: 21,
-      name: "tenant.request_body_logging, tenant.request_log_retention_days, reservations.request_id (each charge names its request)",
+      name: "tenant.request_body_logging, tenant.request_log_retention_days, reservations.request_id (each charge names its request), log_forward",
       up(sql) {
         addColumnIfMissing(sql, "tenant", "request_body_logging", "TEXT");
         addColumnIfMissing(sql, "tenant", "request_log_retention_days", "INTEGER");
         addColumnIfMissing(sql, "reservations", "request_id", "TEXT");
+        sql.exec(
+          "CREATE INDEX IF NOT EXISTS reservations_settled_for_log ON reservations (settled_at) WHERE request_id IS NOT NULL",
+        );
+        sql.exec("CREATE TABLE IF NOT EXISTS log_forward (id INTEGER PRIMARY KEY CHECK (id = 1), settled_at TEXT NOT NULL)");
       },
     },
   ];

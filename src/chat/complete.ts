@@ -173,7 +173,6 @@ export async function chatCompletion(
         // The charge is known here in the usual case (within the hold): capture after answering.
         const expected = ledger.expectedCharge(amount);
         const charged = expected ?? (await ledger.capture(amount, counters(relay)));
-        if (call.note) call.note.charged = charged;
         if (expected !== null) call.waitUntil(ledger.capture(amount, counters(relay)).catch(logBilling(call.requestId)));
         return Response.json(completion, { headers: { ...answerHeaders, "X-Credits-Charged": charged } });
       }
@@ -193,15 +192,13 @@ export async function chatCompletion(
       call.waitUntil(ledger.release().catch(logBilling(call.requestId)));
       throw e;
     }
-    // The log entry waits for the stream's end: its charge and its length are known then.
+    // The log entry waits for the stream's end: its length is known then.
     let ended = () => {};
     if (call.note) call.note.settled = new Promise<void>((resolve) => (ended = resolve));
-    const noted = (settle: () => Promise<unknown>, amount: () => string | null) => () => {
-      if (call.note) call.note.charged = amount();
-      return settle()
+    const noted = (settle: () => Promise<unknown>) => () =>
+      settle()
         .then(() => {})
         .finally(ended);
-    };
     const body = eventStream({
       relay,
       first,
@@ -212,16 +209,11 @@ export async function chatCompletion(
       waitUntil: call.waitUntil,
       held: ledger.held,
       settlement: {
-        complete: noted(
-          () => ledger.capture(cost(call.mode, selection, served, relay, admittedAt, cap), counters(relay)),
-          () => cost(call.mode, selection, served, relay, admittedAt, cap),
-        ),
-        cutShort: noted(
-          () =>
-            relay.hasDelivered
-              ? ledger.capture(cost(call.mode, selection, served, relay, admittedAt, cap), counters(relay))
-              : ledger.release(),
-          () => (relay.hasDelivered ? cost(call.mode, selection, served, relay, admittedAt, cap) : null),
+        complete: noted(() => ledger.capture(cost(call.mode, selection, served, relay, admittedAt, cap), counters(relay))),
+        cutShort: noted(() =>
+          relay.hasDelivered
+            ? ledger.capture(cost(call.mode, selection, served, relay, admittedAt, cap), counters(relay))
+            : ledger.release(),
         ),
       },
     });

@@ -35,12 +35,14 @@ export interface LogRow {
   model: string | null;
   task_id: string | null;
   batch_id: string | null;
-  /** Decimal credits charged (a chat call), or held until its task settles; null: nothing charged. */
+  /** Decimal credits: what the ledger settled for the request (a task's hold until then); null: nothing yet. */
   charged: string | null;
-  /** Whether `charged` is final: a chat call's is; a task's once the task settled and said so. */
+  /** Whether `charged` is the ledger's settled figure. */
   settled: boolean;
   user_agent: string | null;
   replay_of: string | null;
+  /** Rebuilt from the ledger: the request's own entry was lost with its isolate. */
+  recovered: boolean;
   /** A chat call's upstream calls (a task's are read from the task as it goes on). */
   attempts: Attempt[] | null;
   /** Kept only when the tenant logs bodies (src/request-log/bodies.ts): the first 64 KiB of each. */
@@ -67,6 +69,7 @@ export interface RequestEntry {
   credits: { charged: string; settled: boolean } | null;
   user_agent: string | null;
   replay_of: string | null;
+  recovered: boolean;
 }
 
 export function entryOf(row: LogRow): RequestEntry {
@@ -88,5 +91,6 @@ export function entryOf(row: LogRow): RequestEntry {
     credits: row.charged === null ? null : { charged: row.charged, settled: row.settled },
     user_agent: row.user_agent,
     replay_of: row.replay_of,
+    recovered: row.recovered,
   };
 }

@@ -1,31 +1,40 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import { dec, fmt } from "../lib/decimal";
+import { requestIdTime } from "../lib/request-ids";
 import { migratedSql } from "../storage/migrations";
 import type { Attempt, LogRow } from "./entry";
+import { type LedgerFact, routeOfCapability } from "./ledger-facts";
 import type { RequestLogRpc } from "./log-rpc";
 import { REQUEST_LOG_MIGRATIONS } from "./log-schema";
-import { logDirectory } from "./log-stub";
+import { hourShard, logDirectory } from "./log-stub";
 import { type ShardPage, type ShardQuery, whereOf } from "./query";
 import { hourExpiresAt } from "./shards";
 
 const COLUMNS =
-  "request_id, at, method, route, status, error_code, duration_ms, key_id, mode, door, model, task_id, batch_id, charged, settled, user_agent, replay_of, attempts, request_body, response_body";
+  "request_id, at, method, route, status, error_code, duration_ms, key_id, mode, door, model, task_id, batch_id, charged, settled, user_agent, replay_of, recovered, attempts, request_body, response_body";
 
-type StoredRow = Omit<LogRow, "attempts" | "settled"> & { seq: number; attempts: string | null; settled: number };
+type StoredRow = Omit<LogRow, "attempts" | "settled" | "recovered"> & {
+  seq: number;
+  attempts: string | null;
+  settled: number;
+  recovered: number;
+};
 
 function rowOf(stored: StoredRow): LogRow & { seq: number } {
   return {
     ...stored,
     settled: stored.settled === 1,
+    recovered: stored.recovered === 1,
     attempts: stored.attempts === null ? null : (JSON.parse(stored.attempts) as Attempt[]),
   };
 }
 
 /**
  * A tenant's request log (docs/storage/request-log-object.md), in two roles of one class: an hour
- * shard (`<tenant>:h:<hour>`) holds the entries of requests that arrived in that hour and deletes
- * itself, by alarm, once the tenant's retention has passed; the directory (`<tenant>:hours`) lists
- * the hours that have entries, so that a listing visits only those.
+ * shard (`<tenant>:h:<hour>`) holds the entries of requests that arrived in that hour, with what
+ * the ledger settled for them, and deletes itself, by alarm, once the tenant's retention has passed;
+ * the directory (`<tenant>:hours`) lists the hours that have entries, so that a listing visits only those.
  */
 export class RequestLogObject extends DurableObject<Env> implements RequestLogRpc {
   private readonly sql: SqlStorage;
@@ -36,50 +45,50 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
   }
 
   async append(tenantId: string, hour: number, rows: LogRow[], retentionDays: number): Promise<void> {
-    const expiresAt = hourExpiresAt(hour, retentionDays);
-    const shard = this.sql
-      .exec<{ expires_at: number; announced: number }>("SELECT expires_at, announced FROM shard WHERE id = 1")
-      .toArray()[0];
-    // The directory learns of the hour before its first entry is written: an entry is never out of a listing's reach.
-    if (!shard?.announced || shard.expires_at !== expiresAt) await logDirectory(this.env, tenantId).addHour(hour, expiresAt);
+    const after = await this.claim(tenantId, hour, retentionDays);
     this.ctx.storage.transactionSync(() => {
-      if (!shard || shard.expires_at !== expiresAt || !shard.announced) {
-        this.sql.exec(
-          "INSERT INTO shard (id, tenant_id, hour, expires_at, announced) VALUES (1, ?, ?, ?, 1) ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at, announced = 1",
-          tenantId,
-          hour,
-          expiresAt,
-        );
-      }
+      after();
       for (const row of rows) {
-        const settled = row.task_id !== null && row.charged !== null ? this.settlementOf(row.task_id) : null;
-        const r = settled === null ? row : { ...row, charged: settled, settled: true };
-        this.sql.exec(
-          `INSERT INTO entries (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          r.request_id,
-          r.at,
-          r.method,
-          r.route,
-          r.status,
-          r.error_code,
-          r.duration_ms,
-          r.key_id,
-          r.mode,
-          r.door,
-          r.model,
-          r.task_id,
-          r.batch_id,
-          r.charged,
-          r.settled ? 1 : 0,
-          r.user_agent,
-          r.replay_of,
-          r.attempts ? JSON.stringify(r.attempts) : null,
-          r.request_body,
-          r.response_body,
-        );
+        // An entry the ledger already spoke for takes its charges; a rebuilt one gives way to it.
+        const charged = this.chargedOf(row.request_id);
+        this.sql.exec("DELETE FROM entries WHERE request_id = ? AND recovered = 1", row.request_id);
+        this.insert(charged === null ? row : { ...row, charged, settled: true });
       }
     });
-    if (!shard || shard.expires_at !== expiresAt) await this.ctx.storage.setAlarm(expiresAt);
+  }
+
+  /** The ledger's settlements (src/accounts/log-forward.ts): each entry's charge is their sum; an entry never written is rebuilt. */
+  async ledgerFacts(tenantId: string, hour: number, facts: LedgerFact[], retentionDays: number, fallback = true): Promise<void> {
+    const missing = new Map<string, LedgerFact[]>();
+    for (const f of facts) {
+      if (this.hasEntry(f.request_id)) continue;
+      missing.set(f.request_id, [...(missing.get(f.request_id) ?? []), f]);
+    }
+    // A caller's own request id does not say its hour: its entry may be in the hour before the charge's.
+    const elsewhere = fallback ? [...missing.values()].flat().filter((f) => requestIdTime(f.request_id) === null) : [];
+    if (elsewhere.length > 0) {
+      const found = await hourShard(this.env, tenantId, hour - 1).factsIfPresent(elsewhere);
+      for (const id of found) missing.delete(id);
+    }
+    const after = await this.claim(tenantId, hour, retentionDays);
+    this.ctx.storage.transactionSync(() => {
+      after();
+      const kept = facts.filter((f) => !(elsewhere.includes(f) && !missing.has(f.request_id)));
+      for (const f of kept) this.putCharge(f);
+      for (const [requestId, own] of missing) this.insert(rebuilt(requestId, own, this.chargedOf(requestId) ?? "0"));
+      for (const id of new Set(kept.map((f) => f.request_id))) this.applyCharges(id);
+    });
+  }
+
+  /** Facts for requests whose entries this shard holds are applied; answers their request ids. */
+  factsIfPresent(facts: LedgerFact[]): string[] {
+    const present = facts.filter((f) => this.hasEntry(f.request_id));
+    if (present.length === 0) return [];
+    this.ctx.storage.transactionSync(() => {
+      for (const f of present) this.putCharge(f);
+      for (const id of new Set(present.map((f) => f.request_id))) this.applyCharges(id);
+    });
+    return [...new Set(present.map((f) => f.request_id))];
   }
 
   page(query: ShardQuery): ShardPage {
@@ -99,22 +108,6 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
       .exec<StoredRow>(`SELECT seq, ${COLUMNS} FROM entries WHERE request_id = ? ORDER BY at DESC, seq DESC LIMIT 1`, requestId)
       .toArray()[0];
     return row ? rowOf(row) : null;
-  }
-
-  settle(taskId: string, charged: string): void {
-    this.sql.exec(
-      "INSERT INTO settlements (task_id, charged) VALUES (?, ?) ON CONFLICT (task_id) DO UPDATE SET charged = excluded.charged",
-      taskId,
-      charged,
-    );
-    this.sql.exec("UPDATE entries SET charged = ?, settled = 1 WHERE task_id = ? AND charged IS NOT NULL", charged, taskId);
-  }
-
-  private settlementOf(taskId: string): string | null {
-    return (
-      this.sql.exec<{ charged: string }>("SELECT charged FROM settlements WHERE task_id = ?", taskId).toArray()[0]?.charged ??
-      null
-    );
   }
 
   async addHour(hour: number, expiresAt: number): Promise<void> {
@@ -150,9 +143,114 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
     await this.scheduleDirectory();
   }
 
+  /**
+   * Makes this object the tenant's shard of `hour`: the directory learns of the hour before the
+   * first entry is written, so an entry is never out of a listing's reach. Answers the write to
+   * make in the entries' transaction.
+   */
+  private async claim(tenantId: string, hour: number, retentionDays: number): Promise<() => void> {
+    const expiresAt = hourExpiresAt(hour, retentionDays);
+    const shard = this.sql
+      .exec<{ expires_at: number; announced: number }>("SELECT expires_at, announced FROM shard WHERE id = 1")
+      .toArray()[0];
+    if (shard?.announced && shard.expires_at === expiresAt) return () => {};
+    await logDirectory(this.env, tenantId).addHour(hour, expiresAt);
+    await this.ctx.storage.setAlarm(expiresAt);
+    return () =>
+      this.sql.exec(
+        "INSERT INTO shard (id, tenant_id, hour, expires_at, announced) VALUES (1, ?, ?, ?, 1) ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at, announced = 1",
+        tenantId,
+        hour,
+        expiresAt,
+      );
+  }
+
+  private hasEntry(requestId: string): boolean {
+    return this.sql.exec("SELECT 1 FROM entries WHERE request_id = ? LIMIT 1", requestId).toArray().length > 0;
+  }
+
+  private putCharge(f: LedgerFact): void {
+    this.sql.exec(
+      "INSERT INTO charges (charge_id, request_id, amount) VALUES (?, ?, ?) ON CONFLICT (charge_id) DO UPDATE SET amount = excluded.amount",
+      f.charge_id,
+      f.request_id,
+      f.amount,
+    );
+  }
+
+  /** The sum of the ledger's settlements of a request; null when the ledger has told none. */
+  private chargedOf(requestId: string): string | null {
+    const amounts = this.sql
+      .exec<{ amount: string }>("SELECT amount FROM charges WHERE request_id = ?", requestId)
+      .toArray()
+      .map((r) => r.amount);
+    return amounts.length === 0 ? null : fmt(amounts.reduce((sum, a) => sum.plus(a), dec(0)));
+  }
+
+  private applyCharges(requestId: string): void {
+    const charged = this.chargedOf(requestId);
+    if (charged !== null) this.sql.exec("UPDATE entries SET charged = ?, settled = 1 WHERE request_id = ?", charged, requestId);
+  }
+
+  private insert(r: LogRow): void {
+    this.sql.exec(
+      `INSERT INTO entries (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      r.request_id,
+      r.at,
+      r.method,
+      r.route,
+      r.status,
+      r.error_code,
+      r.duration_ms,
+      r.key_id,
+      r.mode,
+      r.door,
+      r.model,
+      r.task_id,
+      r.batch_id,
+      r.charged,
+      r.settled ? 1 : 0,
+      r.user_agent,
+      r.replay_of,
+      r.recovered ? 1 : 0,
+      r.attempts ? JSON.stringify(r.attempts) : null,
+      r.request_body,
+      r.response_body,
+    );
+  }
+
   private async scheduleDirectory(): Promise<void> {
     const next = this.sql.exec<{ at: number | null }>("SELECT MIN(expires_at) AS at FROM hours").toArray()[0]?.at;
     if (next == null) await this.ctx.storage.deleteAlarm();
     else if ((await this.ctx.storage.getAlarm()) !== next) await this.ctx.storage.setAlarm(next);
   }
+}
+
+/** An entry rebuilt from the ledger: its own was lost with the isolate that held it (docs/request-log.md). */
+function rebuilt(requestId: string, facts: LedgerFact[], charged: string): LogRow {
+  const first = facts[0] as LedgerFact;
+  const chat = first.capability === "chat_completion";
+  return {
+    request_id: requestId,
+    at: Math.min(...facts.map((f) => f.created_at)),
+    method: "POST",
+    route: routeOfCapability(first.capability),
+    status: chat ? 200 : 202,
+    error_code: null,
+    duration_ms: 0,
+    key_id: first.key_id ?? "unknown",
+    mode: first.mode,
+    door: "rest",
+    model: facts.find((f) => f.model !== null)?.model ?? null,
+    task_id: null,
+    batch_id: null,
+    charged,
+    settled: true,
+    user_agent: null,
+    replay_of: null,
+    recovered: true,
+    attempts: null,
+    request_body: null,
+    response_body: null,
+  };
 }

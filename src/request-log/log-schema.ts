@@ -4,7 +4,7 @@ import type { Migration } from "../storage/migrations";
 export const REQUEST_LOG_MIGRATIONS: Migration[] = [
   {
     version: 1,
-    name: "entries, shard, settlements, hours",
+    name: "entries, shard, charges, hours",
     up(sql) {
       // An hour shard's entries; `seq` orders entries that arrived in the same millisecond.
       sql.exec(`CREATE TABLE IF NOT EXISTS entries (
@@ -26,6 +26,7 @@ export const REQUEST_LOG_MIGRATIONS: Migration[] = [
         settled INTEGER NOT NULL,
         user_agent TEXT,
         replay_of TEXT,
+        recovered INTEGER NOT NULL DEFAULT 0,
         attempts TEXT,
         request_body TEXT,
         response_body TEXT
@@ -41,8 +42,9 @@ export const REQUEST_LOG_MIGRATIONS: Migration[] = [
         expires_at INTEGER NOT NULL,
         announced INTEGER NOT NULL DEFAULT 0
       )`);
-      // Tasks' final charges, kept for entries still on their way (a task may settle before its entry is written).
-      sql.exec("CREATE TABLE IF NOT EXISTS settlements (task_id TEXT PRIMARY KEY, charged TEXT NOT NULL)");
+      // The ledger's settlements of this hour's requests, one row per ledger row (src/request-log/ledger-facts.ts).
+      sql.exec("CREATE TABLE IF NOT EXISTS charges (charge_id TEXT PRIMARY KEY, request_id TEXT NOT NULL, amount TEXT NOT NULL)");
+      sql.exec("CREATE INDEX IF NOT EXISTS charges_request ON charges (request_id)");
       // The tenant's directory: which hours have entries, and when each goes.
       sql.exec("CREATE TABLE IF NOT EXISTS hours (hour INTEGER PRIMARY KEY, expires_at INTEGER NOT NULL)");
     },

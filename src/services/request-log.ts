@@ -69,8 +69,10 @@ export function logCall(env: Env, call: LoggedCall, waitUntil: (p: Promise<unkno
     model: call.note.model ?? null,
     task_id: call.note.task_id ?? null,
     batch_id: call.note.batch_id ?? null,
-    charged: call.note.charged ?? null,
-    settled: !call.note.task_id,
+    // A task's hold until the ledger settles it; a chat call's charge only once the ledger has it.
+    charged: call.note.task_id ? (call.note.charged ?? null) : null,
+    settled: false,
+    recovered: false,
     user_agent: call.userAgent,
     replay_of: call.replayOf ?? null,
     attempts: call.note.attempts ?? null,
@@ -206,12 +208,11 @@ export async function getRequest(env: Env, scope: TaskScope, requestId: string):
 
 async function detailOf(env: Env, scope: TaskScope, row: LogRow): Promise<RequestDetail> {
   let attempts = row.attempts ?? [];
-  let entry = entryOf(row);
+  const entry = entryOf(row);
   if (row.task_id && row.status < 300) {
     const task = await taskStub(env, row.task_id).attempts({ tenant_id: scope.tenant_id, mode: row.mode });
     if (task) {
       attempts = task.attempts;
-      entry = { ...entry, credits: { charged: task.charged, settled: task.settled } };
     }
   }
   return {

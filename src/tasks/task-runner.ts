@@ -23,7 +23,6 @@ import { providerMessage } from "../providers/messages";
 import { redactingAdapter } from "../providers/redacting";
 import { adapterFor } from "../providers/registry";
 import { ProviderError, type ProviderJob } from "../providers/types";
-import { settleLogEntry } from "../request-log/settle";
 import { expiryAfter } from "../retention/days";
 import { expiredView, outputsDueAt, outputsExpired, unlistedOutputs } from "../retention/outputs";
 import { type Envelope, envelope, type TaskRecord, TERMINAL } from "../task-record/record";
@@ -97,7 +96,6 @@ export class TaskRunner {
   }
 
   private async index(rec: TaskRecord): Promise<void> {
-    if (rec.billing.settled) await settleLogEntry(this.env, rec);
     await accountFor(this.env, rec.tenant_id).indexTask({
       task_id: rec.task_id,
       created_at: rec.created_at,

@@ -14,7 +14,7 @@ const ALL = ["catalog:read", "tasks:read", "tasks:write", "chat", "logs:read"];
 
 /** The log is written just after each answer, in batches: a client polls for what it expects. */
 async function logOf(t: TestTenant, query: string, ready: (rows: any[]) => boolean) {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 250; i++) {
     const res = await call(`/v1/requests${query}`, { key: t.api_key });
     expect(res.status, res.text).toBe(200);
     if (ready(res.json.data)) return res.json;
@@ -24,7 +24,8 @@ async function logOf(t: TestTenant, query: string, ready: (rows: any[]) => boole
 }
 
 async function detail(t: TestTenant, id: string, ready: (d: any) => boolean = () => true) {
-  for (let i = 0; i < 100; i++) {
+  // The ledger tells the log what it settled from the account's alarm, about a second after.
+  for (let i = 0; i < 250; i++) {
     const res = await call(`/v1/requests/${id}`, { key: t.api_key });
     if (res.status === 200 && ready(res.json)) return res.json;
     await new Promise((r) => setTimeout(r, 20));
@@ -76,6 +77,7 @@ describe("GET /v1/requests", () => {
       batch_id: null,
       user_agent: "log-test/1.0",
       replay_of: null,
+      recovered: false,
     });
     expect(entry.duration_ms).toBeGreaterThanOrEqual(0);
     expect(Date.parse(entry.created_at)).not.toBeNaN();
@@ -118,7 +120,7 @@ describe("GET /v1/requests", () => {
     expect(res.status, res.text).toBe(200);
     const id = res.headers.get("X-Request-Id") as string;
     expect(id).toMatch(/^client-chat-/);
-    const d = await detail(t, id);
+    const d = await detail(t, id, (x) => x.credits !== null);
     expect(d).toMatchObject({
       route: "POST /v1/chat/completions",
       status: 200,
@@ -136,7 +138,7 @@ describe("GET /v1/requests", () => {
       body: { model: "gpt-6-luna", stream: true, messages: [{ role: "user", content: "stream log" }], max_tokens: 50 },
     });
     expect(res.status).toBe(200);
-    const d = await detail(t, res.headers.get("X-Request-Id") as string);
+    const d = await detail(t, res.headers.get("X-Request-Id") as string, (x) => x.credits !== null);
     expect(d.credits.settled).toBe(true);
     expect(Number(d.credits.charged)).toBeGreaterThan(0);
   });
@@ -167,12 +169,30 @@ describe("the log and the ledger", () => {
       body: { model: "gpt-6-luna", messages: [{ role: "user", content: "ledger names me" }], max_tokens: 20 },
     });
     const id = res.headers.get("X-Request-Id") as string;
-    const d = await detail(t, id);
+    const d = await detail(t, id, (x) => x.credits !== null);
     const rows = await ledgerRows(t.tenant_id);
     const charge = rows.filter((r) => r.request_id === id);
     expect(charge.reduce((sum, r) => sum + Number(r.captured_amount), 0)).toBeCloseTo(Number(d.credits.charged), 9);
     const task = rows.filter((r) => r.request_id === createId);
     expect(task).toHaveLength(1);
+  });
+});
+
+describe("an entry lost with its isolate", () => {
+  it("is rebuilt from the ledger, with the charge the ledger holds", async () => {
+    const lost = `lost-${Date.now()}`;
+    // A charge whose request's entry never reached the log (the isolate ended within its window).
+    await env.ACCOUNTS.getByName(t.tenant_id).chargeBatch([
+      { id: `chat_${lost}_00000000`, amount: "0.25", key_id: t.key_id, request_id: lost },
+    ]);
+    const d = await detail(t, lost);
+    expect(d).toMatchObject({
+      request_id: lost,
+      recovered: true,
+      route: "POST (unknown)",
+      key_id: t.key_id,
+      credits: { charged: "0.25", settled: true },
+    });
   });
 });
 

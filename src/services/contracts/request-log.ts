@@ -58,12 +58,19 @@ export const RequestEntry = z
     batch_id: z.string().nullable(),
     credits: z
       .object({
-        charged: z.string().openapi({ description: "Decimal credits: a task's hold until it settles, then its final charge" }),
+        charged: z.string().openapi({
+          description:
+            "Decimal credits: what the ledger settled for this request (a task's hold until it settles); a chat call's appears once the ledger has it, within seconds",
+        }),
         settled: z.boolean(),
       })
       .nullable(),
     user_agent: z.string().nullable(),
     replay_of: z.string().nullable().openapi({ description: "The request this one ran again" }),
+    recovered: z.boolean().openapi({
+      description:
+        "Rebuilt from the ledger: the request's own entry was lost (its isolate ended within the log's batch window); it holds what the ledger knows",
+    }),
   })
   .openapi("RequestLogEntry");
 
