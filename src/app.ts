@@ -24,6 +24,7 @@ import { catalogRoutes } from "./rest/routes/catalog";
 import { chatRoutes } from "./rest/routes/chat";
 import { fileRoutes } from "./rest/routes/files";
 import { keyRoutes } from "./rest/routes/keys";
+import { logExportRoutes } from "./rest/routes/log-exports";
 import { operationRoutes } from "./rest/routes/operations";
 import { paymentRoutes, paymentWebhookRoutes } from "./rest/routes/payments";
 import { providerKeyRoutes } from "./rest/routes/provider-keys";
@@ -108,6 +109,7 @@ export function createApp() {
   app.route("/", keyRoutes);
   app.route("/", webhookRoutes);
   app.route("/", requestLogRoutes);
+  app.route("/", logExportRoutes);
   app.route("/", providerKeyRoutes);
   app.route("/", storageDestinationRoutes);
   app.route("/", fileRoutes);

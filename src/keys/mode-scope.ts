@@ -107,6 +107,13 @@ export const MODE_TABLE = {
     tools: [],
     enforced: "src/services/webhooks.ts (a delivery has its endpoint's mode, a callback its task's)",
   },
+  log_exports: {
+    rule: "mode_scoped",
+    operations: ["createLogExport", "listLogExports", "getLogExport", "deleteLogExport", "createLogExportRun"],
+    tools: [],
+    enforced:
+      "src/services/log-exports.ts; an export sends its own mode's requests only (a destination export is live only, as destinations are)",
+  },
   provider_keys: {
     rule: "live_only",
     operations: ["setProviderKey", "listProviderKeys", "deleteProviderKey"],
@@ -176,7 +183,7 @@ export const MODE_TABLE = {
 
 /*
  * Not reachable by any key, so not in the table: members, the audit log, the tenant's settings
- * (output retention, content review), callback signing keys and the request log and its exports
+ * (output retention, content review), callback signing keys and the request log
  * are managed by the tenant's people in the console or by the operator, both acting live.
  */
 

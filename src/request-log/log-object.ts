@@ -1,14 +1,17 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../env";
+import type { KeyMode } from "../keys/api-keys";
 import { dec, fmt } from "../lib/decimal";
 import { requestIdTime } from "../lib/request-ids";
 import { migratedSql } from "../storage/migrations";
 import type { Attempt, LogRow } from "./entry";
+import { deleteExportRow, type ExportRecord, exportRow, exportRows, insertExport, type NewExport } from "./exports/export-rows";
+import { ExportRunner } from "./exports/run";
 import { type LedgerFact, routeOfCapability } from "./ledger-facts";
 import type { RequestLogRpc } from "./log-rpc";
 import { REQUEST_LOG_MIGRATIONS } from "./log-schema";
 import { hourShard, logDirectory } from "./log-stub";
-import { type ShardPage, type ShardQuery, whereOf } from "./query";
+import { type AfterQuery, type ShardPage, type ShardQuery, whereOf } from "./query";
 import { hourExpiresAt } from "./shards";
 
 const COLUMNS =
@@ -38,10 +41,12 @@ function rowOf(stored: StoredRow): LogRow & { seq: number } {
  */
 export class RequestLogObject extends DurableObject<Env> implements RequestLogRpc {
   private readonly sql: SqlStorage;
+  private readonly exportRuns: ExportRunner;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = migratedSql(ctx, REQUEST_LOG_MIGRATIONS);
+    this.exportRuns = new ExportRunner(env, this.sql);
   }
 
   async append(tenantId: string, hour: number, rows: LogRow[], retentionDays: number): Promise<void> {
@@ -103,6 +108,19 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
     return { rows: rows.map(rowOf) };
   }
 
+  after(query: AfterQuery): ShardPage {
+    const rows = this.sql
+      .exec<StoredRow>(
+        `SELECT seq, ${COLUMNS} FROM entries WHERE seq > ? AND at >= ? AND mode = ? ORDER BY seq LIMIT ?`,
+        query.seq,
+        query.since,
+        query.mode,
+        query.limit,
+      )
+      .toArray();
+    return { rows: rows.map(rowOf) };
+  }
+
   byId(requestId: string): LogRow | null {
     const row = this.sql
       .exec<StoredRow>(`SELECT seq, ${COLUMNS} FROM entries WHERE request_id = ? ORDER BY at DESC, seq DESC LIMIT 1`, requestId)
@@ -131,7 +149,36 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
       .map((r) => r.hour);
   }
 
-  /** A shard past its retention deletes everything it holds; the directory forgets the hours that went. */
+  async createExport(input: NewExport): Promise<ExportRecord | null> {
+    const created = insertExport(this.sql, input);
+    await this.scheduleDirectory();
+    return created;
+  }
+
+  exports(mode?: KeyMode): ExportRecord[] {
+    return exportRows(this.sql, mode);
+  }
+
+  exportById(exportId: string): ExportRecord | null {
+    return exportRow(this.sql, exportId);
+  }
+
+  async deleteExport(exportId: string): Promise<boolean> {
+    const deleted = deleteExportRow(this.sql, exportId);
+    await this.scheduleDirectory();
+    return deleted;
+  }
+
+  async runExport(exportId: string): Promise<ExportRecord | null> {
+    await this.exportRuns.run(exportId);
+    await this.scheduleDirectory();
+    return exportRow(this.sql, exportId);
+  }
+
+  /**
+   * A shard past its retention deletes everything it holds; the directory forgets the hours that
+   * went and runs the exports that are due (src/request-log/exports/run.ts).
+   */
   override async alarm(): Promise<void> {
     const shard = this.sql.exec<{ expires_at: number }>("SELECT expires_at FROM shard WHERE id = 1").toArray()[0];
     if (shard) {
@@ -140,6 +187,7 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
       return;
     }
     this.sql.exec("DELETE FROM hours WHERE expires_at <= ?", Date.now());
+    await this.exportRuns.runDue();
     await this.scheduleDirectory();
   }
 
@@ -219,8 +267,11 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
     );
   }
 
+  /** The directory's alarm: the earliest of an hour's end of retention and an export's next run. */
   private async scheduleDirectory(): Promise<void> {
-    const next = this.sql.exec<{ at: number | null }>("SELECT MIN(expires_at) AS at FROM hours").toArray()[0]?.at;
+    const expiry = this.sql.exec<{ at: number | null }>("SELECT MIN(expires_at) AS at FROM hours").toArray()[0]?.at ?? null;
+    const run = this.exportRuns.nextRunAt();
+    const next = expiry === null ? run : run === null ? expiry : Math.min(expiry, run);
     if (next == null) await this.ctx.storage.deleteAlarm();
     else if ((await this.ctx.storage.getAlarm()) !== next) await this.ctx.storage.setAlarm(next);
   }

@@ -49,4 +49,37 @@ export const REQUEST_LOG_MIGRATIONS: Migration[] = [
       sql.exec("CREATE TABLE IF NOT EXISTS hours (hour INTEGER PRIMARY KEY, expires_at INTEGER NOT NULL)");
     },
   },
+  {
+    version: 2,
+    name: "log_exports, log_export_cursors",
+    up(sql) {
+      // The directory's exports (src/request-log/exports/): where each goes, its schedule, what happened last.
+      sql.exec(`CREATE TABLE IF NOT EXISTS log_exports (
+        export_id TEXT PRIMARY KEY,
+        tenant_id TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        url TEXT,
+        header_names TEXT NOT NULL,
+        headers_sealed TEXT,
+        destination_id TEXT,
+        prefix TEXT,
+        created_at INTEGER NOT NULL,
+        done_hour INTEGER NOT NULL,
+        next_run_at INTEGER NOT NULL,
+        failures INTEGER NOT NULL,
+        last_run_at INTEGER,
+        last_success_at INTEGER,
+        last_error TEXT,
+        delivered_count INTEGER NOT NULL
+      )`);
+      // Per export, the last entry sent of each hour still open (a late write may still land in it).
+      sql.exec(`CREATE TABLE IF NOT EXISTS log_export_cursors (
+        export_id TEXT NOT NULL,
+        hour INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        PRIMARY KEY (export_id, hour)
+      )`);
+    },
+  },
 ];

@@ -24,6 +24,14 @@ export interface ShardQuery extends LogFilters {
   before?: { at: number; seq: number };
 }
 
+/** What an export reads of a shard: the entries written after `seq` (oldest write first), of one mode, arrived since `since`. */
+export interface AfterQuery {
+  seq: number;
+  since: number;
+  mode: KeyMode;
+  limit: number;
+}
+
 export interface ShardPage {
   rows: (LogRow & { seq: number })[];
 }

@@ -1250,6 +1250,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/log-exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the request log's exports, oldest first */
+        get: operations["listLogExports"];
+        put?: never;
+        /**
+         * Export the request log: OTLP traces to a collector, or JSON Lines files to a storage destination
+         * @description At most 5 exports per tenant. An `otlp` URL follows the webhooks' outside-URL policy (HTTPS, a public host). The export sends the requests of the creating key's mode that arrive from now on, at least every 60 seconds while there are new ones.
+         */
+        post: operations["createLogExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log-exports/{export_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an export with its last run, last success, last error and delivered count */
+        get: operations["getLogExport"];
+        put?: never;
+        post?: never;
+        /** Delete an export: nothing more is sent */
+        delete: operations["deleteLogExport"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/log-exports/{export_id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver what is new now; answers the export after the run (with `last_error` when it failed) */
+        post: operations["createLogExportRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/provider-keys/{provider}": {
         parameters: {
             query?: never;
@@ -3362,6 +3418,79 @@ export interface components {
         RequestReplayInput: {
             /** @description Run it on another model instead of the one it named */
             model?: string;
+        };
+        LogExport: {
+            /** @enum {string} */
+            object: "log_export";
+            export_id: string;
+            /** @enum {string} */
+            kind: "otlp" | "destination";
+            /**
+             * @description The key mode whose requests it exports (the creating key's)
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /** @description `otlp`: where the traces are posted */
+            url: string | null;
+            /** @description `otlp`: the custom headers sent (their values are never shown) */
+            header_names: string[];
+            /** @description `destination`: the storage destination written to */
+            destination_id: string | null;
+            prefix: string | null;
+            /** @description Requests from then on are exported */
+            created_at: string;
+            last_run_at: string | null;
+            /** @description The last run that delivered entries */
+            last_success_at: string | null;
+            /** @description Why the last run failed; null once one succeeds */
+            last_error: string | null;
+            consecutive_failures: number;
+            /** @description When it runs next if it has new entries (a retry's time after a failure) */
+            next_run_at: string;
+            /** @description Entries delivered so far */
+            delivered_count: number;
+        };
+        NewLogExport: {
+            /** @enum {string} */
+            kind: "otlp";
+            /**
+             * @description The collector's OTLP/HTTP traces URL, posted to as is (e.g. `https://collector.example.com/v1/traces`)
+             * @example https://otel.example.com/v1/traces
+             */
+            url: string;
+            /**
+             * @description Sent with every post (e.g. the collector's API key); stored sealed, never answered back: only their names
+             * @example {
+             *       "x-honeycomb-team": "hcaik_..."
+             *     }
+             */
+            headers?: {
+                [key: string]: string;
+            };
+        } | {
+            /** @enum {string} */
+            kind: "destination";
+            /** @example dst_0123456789abcdefghjkmnpqrs */
+            destination_id: string;
+            /**
+             * @description Where the files go in the bucket (no leading or trailing slash needed)
+             * @example request-log
+             */
+            prefix: string;
+        };
+        LogExportList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["LogExport"][];
+            /** @enum {boolean} */
+            has_more: false;
+        };
+        DeletedLogExport: {
+            /** @enum {string} */
+            object: "log_export";
+            export_id: string;
+            /** @enum {boolean} */
+            deleted: true;
         };
         ProviderKey: {
             /** @enum {string} */
@@ -9325,6 +9454,305 @@ export interface operations {
             };
             /** @description Error (422) */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listLogExports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The exports */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogExportList"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createLogExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewLogExport"];
+            };
+        };
+        responses: {
+            /** @description The export (custom header values are never shown again: only their names) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogExport"];
+                };
+            };
+            /** @description Error (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (409) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (422) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLogExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogExport"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteLogExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedLogExport"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (429) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createLogExportRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                export_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export after the run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogExport"];
+                };
+            };
+            /** @description Error (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error (404) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
