@@ -107,6 +107,13 @@ export const MODE_TABLE = {
     tools: [],
     enforced: "src/services/webhooks.ts (a delivery has its endpoint's mode, a callback its task's)",
   },
+  requests: {
+    rule: "mode_scoped",
+    operations: ["listRequests", "getRequest", "createRequestReplay"],
+    tools: [],
+    enforced:
+      "src/services/request-log.ts: a key lists and reads its own mode's entries, and a replay runs as a request of the calling key",
+  },
   log_exports: {
     rule: "mode_scoped",
     operations: ["createLogExport", "listLogExports", "getLogExport", "deleteLogExport", "createLogExportRun"],

@@ -235,9 +235,24 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
     return amounts.length === 0 ? null : fmt(amounts.reduce((sum, a) => sum.plus(a), dec(0)));
   }
 
+  /**
+   * An entry takes the ledger's charge as a new write (a new `seq`), so that an export, which reads
+   * a shard's writes in order, sends it again in its final form.
+   */
   private applyCharges(requestId: string): void {
     const charged = this.chargedOf(requestId);
-    if (charged !== null) this.sql.exec("UPDATE entries SET charged = ?, settled = 1 WHERE request_id = ?", charged, requestId);
+    if (charged === null) return;
+    const rows = this.sql
+      .exec<StoredRow>(
+        `SELECT seq, ${COLUMNS} FROM entries WHERE request_id = ? AND (charged IS NOT ? OR settled = 0)`,
+        requestId,
+        charged,
+      )
+      .toArray();
+    for (const stored of rows) {
+      this.sql.exec("DELETE FROM entries WHERE seq = ?", stored.seq);
+      this.insert({ ...rowOf(stored), charged, settled: true });
+    }
   }
 
   private insert(r: LogRow): void {
