@@ -21,16 +21,36 @@ const SECRET_FIELDS = new Set([
   "secret_access_key",
   "access_key_id",
   "authorization",
+  "proxy_authorization",
+  "cookie",
+  "set_cookie",
   "password",
+  "passphrase",
   "token",
   "access_token",
   "refresh_token",
+  "id_token",
+  "code_verifier",
   "client_secret",
   "credentials",
   "private_key",
+  "service_account_json",
 ]);
-/** An API key of this service, or a bearer credential, inside any string. */
-const SECRET_TEXT = /\b(sk_[a-z]{2,8}_(?:(?:live|test)_)?[0-9A-Za-z]{43}|Bearer\s+[\w.~+/-]+=*)/g;
+/** Any field whose name ends like a credential's (`x_api_key`, `webhook_secret`, `session_token`; not `max_tokens`). */
+const SECRET_SUFFIX = /_(api_key|apikey|secret|secret_key|token|password|private_key|credentials|authorization|cookie)$/;
+/**
+ * Credentials inside any string: this service's API keys (`sk_…`), OAuth tokens and codes
+ * (`mcp_at_…`, `mcp_rt_…`, `mcp_ac_…`, `mcp_dc_…`), webhook signing secrets (`whsec_…`), the
+ * common provider key forms (`sk-…`, AWS access key ids) and bearer tokens (16 characters or more,
+ * so that prose such as "Bearer of news" stays).
+ */
+const SECRET_TEXT =
+  /\b(sk_[a-z]{2,8}_(?:(?:live|test)_)?[0-9A-Za-z]{43}|mcp_(?:at|rt|ac|dc)_[\w-]{20,}|whsec_[A-Za-z0-9+/=]{20,}|sk-[\w-]{20,}|AKIA[0-9A-Z]{16}|Bearer\s+[\w.~+/-]{16,}=*)/g;
+
+function secretField(name: string): boolean {
+  const n = name.toLowerCase().replaceAll("-", "_");
+  return SECRET_FIELDS.has(n) || SECRET_SUFFIX.test(n);
+}
 
 export interface Redacted {
   redacted: true;
@@ -44,7 +64,7 @@ async function digest(text: string): Promise<Redacted> {
 }
 
 async function clean(value: unknown, mode: BodyLogging, name: string | null): Promise<unknown> {
-  if (name !== null && SECRET_FIELDS.has(name.toLowerCase().replaceAll("-", "_"))) return "[secret]";
+  if (name !== null && secretField(name)) return "[secret]";
   if (typeof value === "string") {
     if (mode === "redacted" && (value.startsWith("data:") || value.length > MAX_CLEAR_TEXT)) return digest(value);
     return value.replace(SECRET_TEXT, "[secret]");

@@ -255,7 +255,8 @@ function hasRedaction(value: unknown): boolean {
     const record = value as Record<string, unknown>;
     return record.redacted === true || Object.values(record).some(hasRedaction);
   }
-  return value === "[secret]";
+  // A secret replaced inside a text (a key pasted into a prompt) leaves it not whole either.
+  return typeof value === "string" && value.includes("[secret]");
 }
 
 /**

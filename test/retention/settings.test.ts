@@ -30,7 +30,7 @@ describe("the tenant's retention", () => {
     for (const days of [0, 366, -1, 1.5, "7", null]) {
       expectError(await settings(t.tenant_id, { output_retention_days: days }), 422, "invalid_request", "/output_retention_days");
     }
-    expectError(await settings(t.tenant_id, {}), 422, "invalid_request", "/output_retention_days");
+    expectError(await settings(t.tenant_id, {}), 422, "invalid_request");
     expectError(await settings(t.tenant_id, { output_retention_days: 7, colour: "red" }), 422, "invalid_request");
     expect((await admin(`/admin/v1/tenants/${t.tenant_id}`)).json.output_retention_days).toBe(30);
   });

@@ -3,6 +3,7 @@ import { tenantNotFound } from "../../errors/not-found";
 import { newRouter } from "../../http/context";
 import { isDecimalString } from "../../lib/decimal";
 import { createTenant, getTenantOr404, tenantAccount } from "../../services/accounts";
+import { BodyLoggingSetting, LogRetentionDays } from "../../services/contracts/request-log";
 import { createTenantWithOwner } from "../../services/people";
 import { RETENTION_DESCRIPTION } from "../../services/retention";
 import { declare } from "../declare";
@@ -27,6 +28,8 @@ export const Tenant = z
       .nullable()
       .openapi({ description: "Requests per minute per API key; null follows the deployment default" }),
     output_retention_days: z.number().int().openapi({ description: RETENTION_DESCRIPTION }),
+    request_body_logging: BodyLoggingSetting,
+    request_log_retention_days: LogRetentionDays,
   })
   .openapi("Tenant");
 const RateLimit = z.number().int().min(1).max(1_000_000).nullable();

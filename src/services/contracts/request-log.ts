@@ -1,5 +1,25 @@
 /** The request log's wire shapes (`/v1/requests`), one zod schema each, for the routes, the tools and the OpenAPI document. */
 import { z } from "@hono/zod-openapi";
+import { BODY_LOGGING } from "../../request-log/bodies";
+import { DEFAULT_LOG_RETENTION_DAYS, MAX_LOG_RETENTION_DAYS, MIN_LOG_RETENTION_DAYS } from "../../request-log/shards";
+
+/** The tenant's `request_body_logging`: set by owners in the console and by the operator. */
+export const BodyLoggingSetting = z.enum(BODY_LOGGING).openapi({
+  description:
+    "Whether the request log keeps bodies: `off` (default), `redacted` (first 64 KiB, secrets replaced, data URIs and text over 256 characters replaced by `{redacted, sha256, bytes}`) or `full` (first 64 KiB, secrets replaced)",
+  example: "redacted",
+});
+
+/** The tenant's `request_log_retention_days`: set by the operator only. */
+export const LogRetentionDays = z
+  .number()
+  .int()
+  .min(MIN_LOG_RETENTION_DAYS)
+  .max(MAX_LOG_RETENTION_DAYS)
+  .openapi({
+    description: `Days the request log keeps entries (${MIN_LOG_RETENTION_DAYS}–${MAX_LOG_RETENTION_DAYS}, default ${DEFAULT_LOG_RETENTION_DAYS}); applies to the hours logged from then on (hours already logged keep the end they were given)`,
+    example: DEFAULT_LOG_RETENTION_DAYS,
+  });
 
 const StatusFilter = z
   .string()

@@ -461,8 +461,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Set a tenant's settings (how many days its outputs and uploads are kept)
-         * @description Applies to what is stored from then on: outputs and uploads already stored keep the end they were given (their `expires_at`).
+         * Set a tenant's settings (output retention, request body logging, request log retention)
+         * @description Sets those given. Output retention applies to what is stored from then on: outputs and uploads already stored keep the end they were given (their `expires_at`). The request log settings apply to requests from then on, in every isolate within 5 seconds.
          */
         post: operations["adminSetTenantSettings"];
         delete?: never;
@@ -1716,6 +1716,17 @@ export interface components {
             rate_limit_per_minute: number | null;
             /** @description Days the tenant's outputs and uploads are kept (1–365, default 30): the default of every create and the most one may ask for with `output_retention_days` */
             output_retention_days: number;
+            /**
+             * @description Whether the request log keeps bodies: `off` (default), `redacted` (first 64 KiB, secrets replaced, data URIs and text over 256 characters replaced by `{redacted, sha256, bytes}`) or `full` (first 64 KiB, secrets replaced)
+             * @example redacted
+             * @enum {string}
+             */
+            request_body_logging: "off" | "redacted" | "full";
+            /**
+             * @description Days the request log keeps entries (1–365, default 30); applies to the hours logged from then on (hours already logged keep the end they were given)
+             * @example 30
+             */
+            request_log_retention_days: number;
         };
         Ledger: {
             totals: {
@@ -1848,12 +1859,24 @@ export interface components {
                 [key: string]: number;
             };
         };
+        /** @description At least one setting; those not given are left as they are */
         TenantSettingsInput: {
             /**
              * @description Days the tenant's outputs and uploads are kept (1–365, default 30): the default of every create and the most one may ask for with `output_retention_days`
              * @example 30
              */
-            output_retention_days: number;
+            output_retention_days?: number;
+            /**
+             * @description Whether the request log keeps bodies: `off` (default), `redacted` (first 64 KiB, secrets replaced, data URIs and text over 256 characters replaced by `{redacted, sha256, bytes}`) or `full` (first 64 KiB, secrets replaced)
+             * @example redacted
+             * @enum {string}
+             */
+            request_body_logging?: "off" | "redacted" | "full";
+            /**
+             * @description Days the request log keeps entries (1–365, default 30); applies to the hours logged from then on (hours already logged keep the end they were given)
+             * @example 30
+             */
+            request_log_retention_days?: number;
         };
         TaskEnvelope: {
             /** @enum {string} */

@@ -270,7 +270,7 @@ export const OPERATIONS = {
     method: "POST",
     path: "/admin/v1/tenants/{tenant_id}/settings",
     tag: "Operator",
-    summary: "Set a tenant's settings (how many days its outputs and uploads are kept)",
+    summary: "Set a tenant's settings (output retention, request body logging, request log retention)",
     capability: null,
     auth: "admin",
     idempotencyKey: false,
