@@ -27,7 +27,10 @@ export interface McpCaller {
 }
 
 /** The scopes a client is asked for in challenges: all the tools use (chat has no tool). */
-export const MCP_SCOPES: readonly Permission[] = ["catalog:read", "tasks:read", "tasks:write"];
+export const MCP_SCOPES: readonly Permission[] = ["catalog:read", "tasks:read", "tasks:write", "logs:read"];
+
+/** Holding any of these opens /mcp: a tool's own scope is checked when it is called. */
+const ENDPOINT_SCOPES: ReadonlySet<string> = new Set<string>([...WORK_PERMISSIONS, ...MCP_SCOPES]);
 
 const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
 
@@ -82,7 +85,7 @@ export async function authenticateMcp(env: Env, request: Request, background: (p
 
 /** Every /mcp request needs at least one scope of the service's; none: 403 with a step-up challenge. */
 export function requireEndpointScope(env: Env, request: Request, caller: Caller): void {
-  if (caller.permissions.some((p) => (WORK_PERMISSIONS as readonly string[]).includes(p))) return;
+  if (caller.permissions.some((p) => ENDPOINT_SCOPES.has(p))) return;
   throw new ApiError("insufficient_scope", `This token holds none of the scopes /mcp needs (${MCP_SCOPES.join(", ")}).`, {
     details: { missing_scopes: [...MCP_SCOPES] },
     headers: { "WWW-Authenticate": scopeChallenge(env, request) },

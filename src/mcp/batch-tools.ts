@@ -39,6 +39,7 @@ export const createBatchTool = zodTool({
         caller: ctx.caller,
         requestId: ctx.requestId,
         idempotencyKey: idempotency_key ?? `mcp-${crypto.randomUUID()}`,
+        note: ctx.note,
         ...(ctx.actor ? { actor: ctx.actor } : {}),
       },
       body,

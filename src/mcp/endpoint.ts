@@ -96,6 +96,7 @@ mcpRoutes.options(
 );
 
 mcpRoutes.post("/mcp", async (c) => {
+  const at = Date.now();
   const request = c.req.raw;
   const background = (p: Promise<unknown>) => c.executionCtx.waitUntil(p);
   const { caller, grant } = await authenticateMcp(c.env, request, background);
@@ -107,6 +108,9 @@ mcpRoutes.post("/mcp", async (c) => {
     requestId: c.get("requestId"),
     origin: oauthOrigin(c.env, request),
     from: requestFrom(request),
+    at,
+    userAgent: request.headers.get("User-Agent"),
+    waitUntil: background,
     ...(grant ? { actor: { type: "user" as const, id: grant.user_id, email: grant.email } } : {}),
   };
   // The SDK is loaded on the first /mcp request: isolates that serve only /v1 never evaluate it.

@@ -67,6 +67,7 @@ function operationTool(spec: OperationSpec): ToolDefinition<OperationCall> {
           caller: ctx.caller,
           requestId: ctx.requestId,
           idempotencyKey: call.idempotencyKey,
+          note: ctx.note,
           ...(ctx.actor ? { actor: ctx.actor } : {}),
         },
         spec,

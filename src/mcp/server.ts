@@ -17,7 +17,9 @@ import type { Env } from "../http/context";
 import type { Caller } from "../services/accounts";
 import type { AuditActor } from "../services/audit";
 import type { RequestFrom } from "../services/contracts/request-from";
+import type { RequestNote } from "../services/request-log";
 import { requireToolScope } from "./auth";
+import { logToolCall } from "./call-log";
 import { asApiError, toolError } from "./errors";
 import { type CreateTaskResult, declaresTasksExtension, registerTaskMethods, TASKS_EXTENSION } from "./tasks-extension";
 import type { ToolContext } from "./tool";
@@ -46,6 +48,11 @@ export interface McpRequestScope {
   actor?: AuditActor;
   /** Where the request came from, for the audit log. */
   from: RequestFrom;
+  /** Ms since the epoch: when the HTTP request arrived (the log entry's `created_at`). */
+  at: number;
+  userAgent: string | null;
+  /** Keeps work going after the answer (the log entry's write). */
+  waitUntil: (p: Promise<unknown>) => void;
 }
 
 function progressSender(ctx: ServerContext): ToolContext["progress"] {
@@ -64,18 +71,25 @@ async function callTool(
   const tool = toolNamed(name);
   // An unknown tool is a protocol error, not a tool error (the spec's own example).
   if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  const note: RequestNote = {};
+  let outcome: Parameters<typeof logToolCall>[4];
   try {
     requireToolScope(scope.caller, tool.name, tool.scopes);
     const parsed = tool.parse(args);
-    return await tool.run(parsed, {
+    const result = await tool.run(parsed, {
       ...scope,
       signal: ctx.mcpReq.signal,
       progress: progressSender(ctx),
       tasksExtension: declaresTasksExtension(ctx),
+      note,
     });
-  } catch (error) {
-    return toolError(asApiError(error, scope.requestId), scope.requestId);
+    outcome = { result };
+  } catch (thrown) {
+    const error = asApiError(thrown, scope.requestId);
+    outcome = { result: toolError(error, scope.requestId), error };
   }
+  logToolCall(scope, tool.name, args, note, outcome);
+  return outcome.result;
 }
 
 /** A server for one request: `modern` (2026-07-28, per-request envelope) or `legacy` (2025 stateless). */

@@ -12,6 +12,7 @@ import { type JsonSchema, jsonSchemaOf } from "../lib/json-schema";
 import type { Caller, Permission } from "../services/accounts";
 import type { AuditActor } from "../services/audit";
 import type { RequestFrom } from "../services/contracts/request-from";
+import type { RequestNote } from "../services/request-log";
 import { ToolErrorContent } from "./errors";
 import type { CreateTaskResult } from "./tasks-extension";
 
@@ -33,6 +34,8 @@ export interface ToolContext {
   progress?: (progress: number, total: number, message: string) => Promise<void>;
   /** The client declared the tasks extension on this request: task handles may be answered. */
   tasksExtension: boolean;
+  /** What the services called learn for the call's log entry (model, task, charge, attempts). */
+  note: RequestNote;
 }
 
 export interface ToolDefinition<A = unknown> {

@@ -3,6 +3,7 @@ import { createBatchTool, getBatchTool } from "./batch-tools";
 import { getBalanceTool, getModelTool, listModelsTool, listVoicesTool } from "./catalog-tools";
 import { OPERATION_TOOLS } from "./operation-tools";
 import { getQuoteTool } from "./quote-tools";
+import { getRequestTool, listRequestsTool } from "./request-log-tools";
 import { cancelTaskTool, deleteTaskOutputsTool, getTaskTool, listTasksTool, waitForTaskTool } from "./task-tools";
 import type { ToolDefinition } from "./tool";
 
@@ -20,6 +21,8 @@ export const TOOLS: readonly ToolDefinition<any>[] = [
   listVoicesTool,
   getBalanceTool,
   getQuoteTool,
+  listRequestsTool,
+  getRequestTool,
 ];
 
 const BY_NAME = new Map(TOOLS.map((t) => [t.name, t]));

@@ -12,7 +12,7 @@ import type { Permission } from "../keys/api-keys";
 import { resolveClient } from "./clients";
 import type { OAuthClient } from "./oauth-records";
 import { matchesRegistered } from "./redirect-uris";
-import { parseScope } from "./scopes";
+import { parseScope, UNKNOWN_SCOPE } from "./scopes";
 
 /** The parameters the consent form carries back, in this order. */
 export const AUTHORIZE_PARAMS = [
@@ -100,7 +100,7 @@ export async function checkAuthorizationRequest(
   if (!CHALLENGE.test(challenge as string))
     return back("invalid_request", "code_challenge must be 43 base64url characters (S256).");
   const scopes = parseScope(one("scope") as string | null);
-  if (!scopes) return back("invalid_scope", "scope names an unknown scope (known: catalog:read tasks:read tasks:write chat).");
+  if (!scopes) return back("invalid_scope", UNKNOWN_SCOPE);
   const resource = one("resource") ?? expected.resource;
   if (resource !== expected.resource) return back("invalid_target", `resource must be ${expected.resource}.`);
   return {

@@ -16,7 +16,7 @@ import { accountSlice } from "../tenancy/account-slice";
 import { DEVICE_GRANT, resolveClient } from "./clients";
 import type { DeviceView } from "./oauth-records";
 import { deviceObject } from "./oauth-stub";
-import { narrowScopes, parseScope } from "./scopes";
+import { narrowScopes, parseScope, UNKNOWN_SCOPE } from "./scopes";
 import { markOAuthTenant } from "./tenant-pointer";
 import {
   DEVICE_CODE_TTL_MS,
@@ -51,8 +51,7 @@ export async function startDeviceAuthorization(
     throw new OAuthError("unauthorized_client", `This client did not register the ${DEVICE_GRANT} grant.`);
   }
   const scopes = parseScope(form.get("scope"));
-  if (!scopes)
-    throw new OAuthError("invalid_scope", "scope names an unknown scope (known: catalog:read tasks:read tasks:write chat).");
+  if (!scopes) throw new OAuthError("invalid_scope", UNKNOWN_SCOPE);
   const resource = form.get("resource") ?? where.resource;
   if (resource !== where.resource) throw new OAuthError("invalid_target", `resource must be ${where.resource}.`);
   const expiresAt = now + DEVICE_CODE_TTL_MS;

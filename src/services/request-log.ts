@@ -4,6 +4,7 @@
  * console read it (`listRequests`, `getRequest`). Entries are written in batches per isolate
  * (src/request-log/record.ts), after the answer, never on its path.
  */
+import type { z } from "@hono/zod-openapi";
 import type { Caller } from "../accounts/caller";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
@@ -14,10 +15,11 @@ import { loggedBody, readHead } from "../request-log/bodies";
 import { type Attempt, type Door, entryOf, type LogRow, type RequestEntry } from "../request-log/entry";
 import { hourShard, logDirectory } from "../request-log/log-stub";
 import type { RequestNote } from "../request-log/note";
-import type { LogFilters } from "../request-log/query";
+import { type LogFilters, statusRange } from "../request-log/query";
 import { recordEntry } from "../request-log/record";
 import { DAY_MS, DEFAULT_LOG_RETENTION_DAYS, HOUR_MS, hourOf, requestIdTime } from "../request-log/shards";
 import { taskStub } from "../tasks/task-stub";
+import type { RequestListQuery as WireListQuery } from "./contracts/request-log";
 
 export type { Attempt, Door, RequestEntry } from "../request-log/entry";
 export { newNote, noteAttempt, type RequestNote } from "../request-log/note";
@@ -30,7 +32,7 @@ export interface LoggedCall {
   /** Ms since the epoch: when the request arrived. */
   at: number;
   method: string;
-  /** The declared route (`POST /v1/images/generations`), or the tool (`MCP create_image`). */
+  /** The declared route (`POST /v1/images/generations`), or the tool (`MCP text_to_image`). */
   route: string;
   caller: Caller;
   status: number;
@@ -107,6 +109,18 @@ export interface RequestDetail extends RequestEntry {
   attempts: Attempt[];
   request_body?: string | null;
   response_body?: string | null;
+}
+
+/** The query as the wire gives it (times in ISO 8601, `status` as `200` or `4xx`), as the log reads it. */
+export function listQueryOf(q: z.output<typeof WireListQuery>): RequestListQuery {
+  const { since, until, status, ...rest } = q;
+  const range = status === undefined ? null : statusRange(status);
+  return {
+    ...rest,
+    ...(since ? { since: Date.parse(since) } : {}),
+    ...(until ? { until: Date.parse(until) } : {}),
+    ...(range ? { status: range } : {}),
+  };
 }
 
 /** Shards asked at once when a listing or a lookup walks back through the hours. */
@@ -260,7 +274,8 @@ function hasRedaction(value: unknown): boolean {
 }
 
 /**
- * What running a logged request again sends: a task create or a chat call, with its logged body
+ * What running a logged request again sends: a task create or a chat call (`replayable` answers
+ * the path a logged route is sent to, null for any other), with its logged body
  * when the tenant kept it whole, else — for a task — the task's own stored input. `model` replaces
  * the model it named.
  */
@@ -268,19 +283,22 @@ export async function replayPlan(
   env: Env,
   scope: TaskScope,
   requestId: string,
-  replayable: (path: string) => boolean,
+  replayable: (route: string) => string | null,
   model?: string,
 ): Promise<ReplayPlan> {
   const row = await findRow(env, scope, requestId);
   if (!row) throw requestNotFound(requestId);
-  const [method, path] = row.route.split(" ") as [string, string];
-  if (method !== "POST" || !replayable(path)) throw notReplayable(requestId, "only task creates and chat calls can be.");
+  const path = replayable(row.route);
+  if (!path) throw notReplayable(requestId, "only task creates and chat calls can be.");
   let body: Record<string, unknown> | null = null;
   if (row.request_body !== null) {
     try {
       const parsed = JSON.parse(row.request_body) as unknown;
-      if (parsed && typeof parsed === "object" && !Array.isArray(parsed) && !hasRedaction(parsed))
-        body = parsed as Record<string, unknown>;
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed) && !hasRedaction(parsed)) {
+        // A tool call's arguments carry its idempotency key beside the body: the replay has its own.
+        const { idempotency_key: _key, ...fields } = parsed as Record<string, unknown>;
+        body = row.door === "mcp" ? fields : (parsed as Record<string, unknown>);
+      }
     } catch {
       // A body cut at 64 KiB is not whole: the task's own input is used instead, where there is one.
     }

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { admin, expectError, newTenant } from "../helpers/api";
 import { callError, callOk, connect, RESOURCE_METADATA, rawModern } from "./helpers";
 
-const SCOPE = 'scope="catalog:read tasks:read tasks:write"';
+const SCOPE = 'scope="catalog:read tasks:read tasks:write logs:read"';
 
 describe("401", () => {
   it("without credentials: unauthorized, and a challenge naming the resource metadata", async () => {
@@ -50,7 +50,7 @@ describe("endpoint scope", () => {
     const error = expectError(res, 403, "insufficient_scope");
     expect(error.type).toBe("permission_error");
     expect(error.retryable).toBe(false);
-    expect(error.details.missing_scopes).toEqual(["catalog:read", "tasks:read", "tasks:write"]);
+    expect(error.details.missing_scopes).toEqual(["catalog:read", "tasks:read", "tasks:write", "logs:read"]);
     expect(res.headers.get("WWW-Authenticate")).toBe(
       `Bearer error="insufficient_scope", ${SCOPE}, resource_metadata="${RESOURCE_METADATA}"`,
     );

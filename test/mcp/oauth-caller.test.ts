@@ -79,7 +79,7 @@ describe("an OAuth access token on /mcp", () => {
     const res = await rawModern(tokens.access_token, "tools/list");
     expectError(res, 401, "invalid_api_key");
     expect(res.headers.get("WWW-Authenticate")).toBe(
-      `Bearer error="invalid_token", resource_metadata="${RESOURCE_METADATA}", scope="catalog:read tasks:read tasks:write"`,
+      `Bearer error="invalid_token", resource_metadata="${RESOURCE_METADATA}", scope="catalog:read tasks:read tasks:write logs:read"`,
     );
   });
 });

@@ -22,6 +22,8 @@ const OTHER_TOOLS = [
   "list_voices",
   "get_balance",
   "get_quote",
+  "list_requests",
+  "get_request",
 ];
 
 let t: TestTenant;

@@ -43,6 +43,8 @@ interface Fixtures {
   taskId: string;
   model: string;
   batchId: string;
+  /** A request in the log (the batch's create). */
+  requestId: string;
 }
 
 /** A task-creating tool is called with its operation's first documented request body. */
@@ -67,6 +69,8 @@ const OTHER_ARGS: Record<string, (f: Fixtures) => Record<string, unknown>> = {
     concurrency: 1,
   }),
   get_batch: (f) => ({ batch_id: f.batchId }),
+  list_requests: () => ({ limit: 2, status: "2xx" }),
+  get_request: (f) => ({ request_id: f.requestId }),
 };
 
 function argsFor(name: string, f: Fixtures): Record<string, unknown> | undefined {
@@ -99,6 +103,8 @@ function errorCases(name: string, f: Fixtures): ErrorCase[] {
   if (name === "text_to_image") cases.push({ args: { ...args, model: "no-such-model" }, code: "unsupported_model" });
   if (name === "list_tasks") cases.push({ args: { limit: 0 }, code: "invalid_request", param: "/limit" });
   if (name === "list_models") cases.push({ args: { capability: "make_coffee" }, code: "invalid_request", param: "/capability" });
+  if (name === "list_requests") cases.push({ args: { status: "6xx" }, code: "invalid_request", param: "/status" });
+  if (name === "get_request") cases.push({ args: { request_id: "req_not_logged" }, code: "not_found" });
   if (name === "list_voices") cases.push({ args: { category: "robot" }, code: "invalid_request", param: "/category" });
   if (name === "get_quote") {
     cases.push({ args: { ...args, operation: "make_coffee" }, code: "invalid_request", param: "/operation" });
@@ -118,7 +124,7 @@ let poor: TestTenant;
 let fixtures: Fixtures;
 
 beforeAll(async () => {
-  rich = await newTenant({ credits: "100000" });
+  rich = await newTenant({ credits: "100000", permissions: ["catalog:read", "tasks:read", "tasks:write", "chat", "logs:read"] });
   poor = await newTenant({ credits: "0.000000001" });
   // The video examples name an artifact of the caller's: the tenant that succeeds owns it.
   await putArtifact(env.ARTIFACTS, EXAMPLE_VIDEO_ARTIFACT_ID, mp4(5, 1280, 720), {
@@ -134,7 +140,11 @@ beforeAll(async () => {
     body: { operation: "text_to_image", items: [{ custom_id: "one", body: { prompt: "a batch fixture" } }] },
   });
   expect(batch.status, batch.text).toBe(202);
-  fixtures = { taskId: task.json.task_id, model: "gpt-image-2", batchId: batch.json.batch_id };
+  const requestId = batch.headers.get("X-Request-Id") as string;
+  // The log is written just after the answer: wait for the batch's entry.
+  for (let i = 0; i < 100 && (await call(`/v1/requests/${requestId}`, { key: rich.api_key })).status !== 200; i++)
+    await new Promise((r) => setTimeout(r, 20));
+  fixtures = { taskId: task.json.task_id, model: "gpt-image-2", batchId: batch.json.batch_id, requestId };
 });
 
 describe("output schemas admit tool errors", () => {

@@ -12,7 +12,7 @@ describe("OAuth metadata", () => {
       expect(res.json).toEqual({
         resource: `${BASE}/mcp`,
         authorization_servers: [BASE],
-        scopes_supported: ["catalog:read", "tasks:read", "tasks:write", "chat"],
+        scopes_supported: ["catalog:read", "tasks:read", "tasks:write", "chat", "logs:read"],
         bearer_methods_supported: ["header"],
         resource_name: "Media API (MCP)",
       });
@@ -29,7 +29,7 @@ describe("OAuth metadata", () => {
       registration_endpoint: `${BASE}/oauth/register`,
       device_authorization_endpoint: `${BASE}/oauth/device_authorization`,
       revocation_endpoint: `${BASE}/oauth/revoke`,
-      scopes_supported: ["catalog:read", "tasks:read", "tasks:write", "chat"],
+      scopes_supported: ["catalog:read", "tasks:read", "tasks:write", "chat", "logs:read"],
       response_types_supported: ["code"],
       response_modes_supported: ["query"],
       grant_types_supported: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],

@@ -145,6 +145,8 @@ describe("GET /v1/requests", () => {
 
   it("pages newest first with an opaque cursor, and filters by route", async () => {
     for (let i = 0; i < 3; i++) expect((await call("/v1/models", { key: t.api_key })).status).toBe(200);
+    // Under load the three entries may come in separate batches: wait for all of them first.
+    await logOf(t, "?route=GET%20/v1/models", (rows) => rows.length >= 3);
     const first = await logOf(t, "?route=GET%20/v1/models&limit=2", (rows) => rows.length === 2);
     expect(first.has_more).toBe(true);
     const second = await logOf(t, `?route=GET%20/v1/models&limit=2&cursor=${first.next_cursor}`, (rows) => rows.length >= 1);

@@ -10,6 +10,17 @@ import { type ChatChunk, chatStream } from "./chat.js";
 import { type DownloadResult, downloadArtifact, type SavedFile } from "./download.js";
 import { MediaApiError, MediaTimeoutError } from "./errors.js";
 import { OPERATIONS, type OperationId } from "./generated/operations.js";
+import {
+  allRequests,
+  type ReplayResult,
+  type RequestDetail,
+  type RequestListQuery,
+  type RequestLogEntry,
+  type RequestPage,
+  type RequestRef,
+  replayRequest,
+  requestIdOf,
+} from "./requests.js";
 import { type CallSpec, type ClientOptions, type RequestOptions, Transport } from "./transport.js";
 import type { ArtifactRef, BodyOf, ConditionalTask, PathOf, QueryOf, ResultOf, TaskEnvelope, TaskEvent } from "./types.js";
 import { createFromFile, createUpload, type UploadData, type UploadOptions } from "./uploads.js";
@@ -34,6 +45,13 @@ type TaskRef = string | { task_id: string };
 type BatchRef = string | { batch_id: string };
 const batchIdOf = (b: BatchRef) => (typeof b === "string" ? b : b.batch_id);
 export type BatchEnvelope = ResultOf<"getBatch">;
+
+export interface ReplayOptions extends RequestOptions {
+  /** Run it on this model instead of the one the logged call named. */
+  model?: string;
+  /** The new request's Idempotency-Key: made once per call (and reused on its retries) when omitted. */
+  idempotencyKey?: string;
+}
 
 export interface BatchWaitOptions extends RequestOptions {
   onProgress?: (batch: BatchEnvelope) => void;
@@ -124,6 +142,9 @@ export const OTHER_METHODS = {
   "batches.list": "listBatches",
   "batches.items": "listBatchItems",
   "batches.cancel": "cancelBatch",
+  "requests.list": "listRequests",
+  "requests.get": "getRequest",
+  "requests.replay": "createRequestReplay",
 } as const satisfies Record<string, OperationId>;
 
 export class MediaClient {
@@ -284,6 +305,26 @@ export class MediaClient {
         if (Date.now() + pollIntervalMs > until) throw new MediaTimeoutError(b.batch_id, timeoutMs ?? 0);
         await this.transport.sleep(pollIntervalMs, signal);
       }
+    },
+  };
+
+  /**
+   * The tenant's request log (`logs:read`): every authenticated call, newest first, with its
+   * provider attempts and what it cost; `replay` (`tasks:write`) runs a logged create or chat call again.
+   */
+  readonly requests = {
+    list: (query: RequestListQuery = {}, options: RequestOptions = {}): Promise<RequestPage> =>
+      this.request("listRequests", { ...options, query: query as QueryOf<"listRequests"> }),
+    /** Every entry matching the query, page after page. */
+    listAll: (query: RequestListQuery = {}, options: RequestOptions = {}): AsyncGenerator<RequestLogEntry, void, undefined> =>
+      allRequests((q) => this.requests.list(q, options), query),
+    /** One entry with every provider attempt (a task's as it goes on) and, where the tenant keeps them, its bodies. */
+    get: (request: RequestRef, options: RequestOptions = {}): Promise<RequestDetail> =>
+      this.request("getRequest", { ...options, path: { request_id: requestIdOf(request) } }),
+    /** Runs a logged create or chat call again as a new request of this key; answers as that call does. */
+    replay: (request: RequestRef, options: ReplayOptions = {}): Promise<ReplayResult> => {
+      const { model, ...rest } = options;
+      return replayRequest(this.transport, request, { ...rest, body: model ? { model } : {} });
     },
   };
 

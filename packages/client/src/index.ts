@@ -8,12 +8,21 @@ export {
   MediaClient,
   OTHER_METHODS,
   operationForCapability,
+  type ReplayOptions,
 } from "./client.js";
 export type { DownloadResult, SavedFile } from "./download.js";
 export { type ErrorObject, MediaApiError, MediaConnectionError, MediaTimeoutError } from "./errors.js";
 export type { components, operations, paths } from "./generated/openapi.js";
 export { OPERATIONS, type OperationId } from "./generated/operations.js";
 export { extensionFor, sniffMediaType } from "./media-types.js";
+export type {
+  ReplayResult,
+  RequestDetail,
+  RequestListQuery,
+  RequestLogEntry,
+  RequestPage,
+  RequestRef,
+} from "./requests.js";
 export { DEFAULT_RETRY, parseRetryAfter } from "./retry.js";
 export { parseEventStream, type ServerSentEvent } from "./sse.js";
 export { type ClientOptions, DEFAULT_BASE_URL, type FetchLike, type RequestOptions } from "./transport.js";

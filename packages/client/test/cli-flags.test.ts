@@ -211,7 +211,10 @@ describe("the README's examples", () => {
     const synopses = commands.filter((c) => c.startsWith("media-api "));
     expect(synopses.length).toBeGreaterThanOrEqual(3);
     const fields = new Set(ROWS.flatMap((r) => Object.keys(r.fields ?? {}).map((f) => f.split(".")[0] as string)));
-    const queries = new Set((Object.values(OPERATIONS) as OperationRow[]).flatMap((r) => r.queryParams));
+    // A query parameter is taken as written or with dashes (`--task_id`, `--task-id`).
+    const queries = new Set(
+      (Object.values(OPERATIONS) as OperationRow[]).flatMap((r) => r.queryParams.flatMap((q) => [q, q.replaceAll("_", "-")])),
+    );
     const unknown = synopses
       .flatMap((line) => [...line.matchAll(/--([a-z][a-z_-]*)/g)].map((m) => m[1] as string))
       .filter((o) => !OWN.has(o) && !fields.has(o) && !queries.has(o));

@@ -9,7 +9,7 @@ import { newRouter } from "../../http/context";
 import { IdempotencyKeyString } from "../../services/contracts/idempotency";
 import { ReplayInput, RequestDetail, RequestListQuery, RequestPage } from "../../services/contracts/request-log";
 import { OPERATIONS } from "../../services/operations";
-import { getRequest, listRequests, replayPlan, statusRange } from "../../services/request-log";
+import { getRequest, listQueryOf, listRequests, replayPlan } from "../../services/request-log";
 import { keyScope } from "../../services/tasks";
 import { declare } from "../declare";
 import { dispatch } from "../replay-marks";
@@ -18,7 +18,12 @@ import { errorResponses } from "../schemas";
 const security = [{ bearerAuth: [] }];
 const tags = ["Request log"];
 const RequestPath = z.object({ request_id: z.string().min(1).max(128).openapi({ example: "req_1m8vxgy8gabcdefghjkmnpqrs" }) });
-const REPLAYABLE = new Set(["/v1/chat/completions", ...OPERATIONS.map((o) => o.path)]);
+/** The path a logged route runs again on: a REST create or chat call, or a media tool call through MCP. */
+const REPLAYABLE = new Map<string, string>([
+  ["POST /v1/chat/completions", "/v1/chat/completions"],
+  ...OPERATIONS.map((o): [string, string] => [`POST ${o.path}`, o.path]),
+  ...OPERATIONS.map((o): [string, string] => [`MCP ${o.capability}`, o.path]),
+]);
 
 export const requestLogRoutes = newRouter();
 
@@ -41,17 +46,7 @@ declare(
       ...errorResponses(400, 401, 403, 422, 429),
     },
   },
-  async (c) => {
-    const { since, until, status, ...rest } = c.req.valid("query");
-    const range = status === undefined ? undefined : (statusRange(status) ?? undefined);
-    const page = await listRequests(c.env, keyScope(c.get("caller")), {
-      ...rest,
-      ...(since ? { since: Date.parse(since) } : {}),
-      ...(until ? { until: Date.parse(until) } : {}),
-      ...(range ? { status: range } : {}),
-    });
-    return c.json(page, 200);
-  },
+  async (c) => c.json(await listRequests(c.env, keyScope(c.get("caller")), listQueryOf(c.req.valid("query"))), 200),
 );
 
 declare(
@@ -106,7 +101,13 @@ declare(
   },
   async (c) => {
     const id = c.req.valid("param").request_id;
-    const plan = await replayPlan(c.env, keyScope(c.get("caller")), id, (p) => REPLAYABLE.has(p), c.req.valid("json").model);
+    const plan = await replayPlan(
+      c.env,
+      keyScope(c.get("caller")),
+      id,
+      (route) => REPLAYABLE.get(route) ?? null,
+      c.req.valid("json").model,
+    );
     const headers = new Headers({
       Authorization: c.req.header("Authorization") ?? "",
       "Content-Type": "application/json",

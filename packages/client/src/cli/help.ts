@@ -23,6 +23,10 @@ Usage:
   media-api webhooks endpoints          media-api webhooks deliveries [--endpoint_id …] [--task_id …]
                                         [--status pending|succeeded|failed] [--limit N] [--cursor …]
   media-api webhooks delivery|resend <delivery_id>
+  media-api requests list [--status 200|4xx|5xx] [--route "POST /v1/…"] [--model …] [--task-id …]
+                     [--key-id …] [--error-code …] [--since <time>] [--until <time>] [--limit N] [--cursor …]
+  media-api requests show <request_id>  (the entry and its provider attempts as a time line)
+  media-api requests replay <request_id> [--model <id>] [--idempotency-key K]
 
 Generate:
   <capability> is one of: ${capabilities().join(", ")}.

@@ -12,6 +12,7 @@ import { batch } from "./commands/batch.js";
 import { capabilityCommand, models, voices } from "./commands/catalog.js";
 import { artifacts, download, upload } from "./commands/files.js";
 import { generate } from "./commands/generate.js";
+import { requests } from "./commands/requests.js";
 import { tasks } from "./commands/tasks.js";
 import { type CliIo, type Ctx, requireKeyNotice } from "./context.js";
 import { HELP } from "./help.js";
@@ -61,6 +62,7 @@ const COMMANDS = [
   "download",
   "artifacts",
   "webhooks",
+  "requests",
 ];
 
 function report(e: unknown, io: CliIo, json: boolean): number {
@@ -114,6 +116,8 @@ async function dispatch(command: string, ctx: Ctx): Promise<number> {
       return artifacts(ctx);
     case "webhooks":
       return webhooks(ctx);
+    case "requests":
+      return requests(ctx);
     default:
       throw new UsageError(`unknown command '${command}'`);
   }
