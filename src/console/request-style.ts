@@ -15,6 +15,9 @@ ol.timeline .bar.open { opacity: .5; }
 .side-by-side { display: grid; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); gap: 1rem; }
 .side-by-side > section { border: 1px solid var(--line); border-radius: 8px; padding: .75rem; min-width: 0; }
 .side-by-side h2 { margin-top: 0; }
+/* A model's select may be wider than a phone: it shrinks inside its form, which keeps to the page. */
+[data-run-again] form.inline { display: flex; max-width: 100%; }
+[data-run-again] select { flex: 1 1 12rem; min-width: 0; }
 pre.body { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: .75rem; overflow: auto;
   max-height: 28rem; font-size: .85rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 `;

@@ -11,6 +11,8 @@
  * Once only: each rendering of the form carries its own Idempotency-Key (`console-<uuid>`), so a
  * double submit, a resubmitted page or a retry creates one task, and a form already used leads to
  * its task.
+ * Logged: a create sent with a valid form is written to the request log from the console door, as
+ * the member (`CONSOLE POST /console/tasks/new`, key `console:<user id>`; src/console/member-create.ts).
  */
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
