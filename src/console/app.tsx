@@ -25,6 +25,9 @@ import { register as newTask } from "./pages/new-task";
 import { register as oauthConsent } from "./pages/oauth-consent";
 import { register as overview } from "./pages/overview";
 import { register as providerKeys } from "./pages/provider-keys";
+import { register as requestDetail } from "./pages/request-detail";
+import { register as requestRun } from "./pages/request-run";
+import { register as requests } from "./pages/requests";
 import { register as settings } from "./pages/settings";
 import { register as signIn } from "./pages/sign-in";
 import { register as signingKeys } from "./pages/signing-keys";
@@ -48,6 +51,9 @@ const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
   newTask,
   task,
   taskDelivery,
+  requests,
+  requestDetail,
+  requestRun,
   usage,
   status,
   keys,

@@ -32,3 +32,22 @@ export function DateField(props: { label: string; name: string; value: string; r
     </label>
   );
 }
+
+export function TextField(props: { label: string; name: string; value: string; placeholder?: string }) {
+  return (
+    <label>
+      {props.label}
+      <input type="text" name={props.name} value={props.value} placeholder={props.placeholder} autocomplete="off" />
+    </label>
+  );
+}
+
+/** A moment to the minute, read as UTC (the label says so). */
+export function DateTimeField(props: { label: string; name: string; value: string }) {
+  return (
+    <label>
+      {props.label}
+      <input type="datetime-local" name={props.name} value={props.value} />
+    </label>
+  );
+}

@@ -25,6 +25,7 @@ export const NAV: NavItem[] = [
   { key: "storage", label: "Storage", href: "/console/storage", needs: "storage:manage" },
   { key: "tasks", label: "Tasks", href: "/console/tasks", needs: "tasks:read" },
   { key: "batches", label: "Batches", href: "/console/batches", needs: "tasks:read" },
+  { key: "requests", label: "Requests", href: "/console/requests", needs: "logs:read" },
   { key: "usage", label: "Usage", href: "/console/usage", needs: "usage:read" },
   { key: "members", label: "Members", href: "/console/members", needs: "members:manage" },
   { key: "credits", label: "Credits", href: "/console/credits", needs: "billing:manage" },

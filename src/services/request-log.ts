@@ -18,8 +18,10 @@ import type { RequestNote } from "../request-log/note";
 import { type LogFilters, statusRange } from "../request-log/query";
 import { recordEntry } from "../request-log/record";
 import { DAY_MS, DEFAULT_LOG_RETENTION_DAYS, HOUR_MS, hourOf, requestIdTime } from "../request-log/shards";
+import type { Envelope } from "../task-record/record";
 import { taskStub } from "../tasks/task-stub";
 import type { RequestListQuery as WireListQuery } from "./contracts/request-log";
+import { OPERATIONS } from "./operations";
 
 export type { Attempt, Door, RequestEntry } from "../request-log/entry";
 export { newNote, noteAttempt, type RequestNote } from "../request-log/note";
@@ -273,23 +275,54 @@ function hasRedaction(value: unknown): boolean {
   return typeof value === "string" && value.includes("[secret]");
 }
 
+/** A task's own stored request: what a create is run again with when its body was not kept whole. */
+async function taskRequest(env: Env, scope: TaskScope, row: LogRow) {
+  if (!row.task_id) return null;
+  return taskStub(env, row.task_id).read({ tenant_id: scope.tenant_id, mode: row.mode });
+}
+
+/** The path a logged route runs again on: a REST create or chat call, or a media tool call through MCP. */
+const REPLAYABLE = new Map<string, string>([
+  ["POST /v1/chat/completions", "/v1/chat/completions"],
+  ...OPERATIONS.map((o): [string, string] => [`POST ${o.path}`, o.path]),
+  ...OPERATIONS.map((o): [string, string] => [`MCP ${o.capability}`, o.path]),
+]);
+
 /**
- * What running a logged request again sends: a task create or a chat call (`replayable` answers
- * the path a logged route is sent to, null for any other), with its logged body
- * when the tenant kept it whole, else — for a task — the task's own stored input. `model` replaces
- * the model it named.
+ * The path a logged call ran: a REST route's own, a media tool's create; for a create the console
+ * made on the tenant's behalf (`CONSOLE POST /console/tasks/new`), the path of its task's
+ * operation. null for anything else (a read, another tool).
  */
-export async function replayPlan(
+async function pathOf(row: LogRow, task: () => Promise<Envelope | null>): Promise<string | null> {
+  const direct = REPLAYABLE.get(row.route);
+  if (direct) return direct;
+  if (row.door !== "console") return null;
+  const capability = (await task())?.capability;
+  return OPERATIONS.find((o) => o.capability === capability)?.path ?? null;
+}
+
+/**
+ * What running a logged row again sends (the REST replay and the console's Run again alike): a task
+ * create or a chat call, with its logged body when the tenant kept it whole, else — for a task —
+ * the task's own stored input. `model` replaces the model it named; `accepts` narrows the paths
+ * (the console runs task creates only).
+ */
+export async function replayPlanOf(
   env: Env,
   scope: TaskScope,
-  requestId: string,
-  replayable: (route: string) => string | null,
+  row: LogRow,
   model?: string,
+  accepts: (path: string) => boolean = () => true,
 ): Promise<ReplayPlan> {
-  const row = await findRow(env, scope, requestId);
-  if (!row) throw requestNotFound(requestId);
-  const path = replayable(row.route);
-  if (!path) throw notReplayable(requestId, "only task creates and chat calls can be.");
+  const requestId = row.request_id;
+  // Read once, and only when needed: the path of a console create, or a body not kept whole.
+  let read: Promise<Envelope | null> | undefined;
+  const task = () => {
+    read ??= taskRequest(env, scope, row);
+    return read;
+  };
+  const path = await pathOf(row, task);
+  if (!path || !accepts(path)) throw notReplayable(requestId, "only task creates and chat calls can be.");
   let body: Record<string, unknown> | null = null;
   if (row.request_body !== null) {
     try {
@@ -303,11 +336,20 @@ export async function replayPlan(
       // A body cut at 64 KiB is not whole: the task's own input is used instead, where there is one.
     }
   }
-  if (!body && row.task_id) {
-    const task = await taskStub(env, row.task_id).read({ tenant_id: scope.tenant_id, mode: row.mode });
-    if (task)
-      body = { ...task.input, model: task.model, ...(Object.keys(task.metadata).length ? { metadata: task.metadata } : {}) };
-  }
+  const stored = body ? null : await task();
+  if (stored)
+    body = {
+      ...stored.input,
+      model: stored.model,
+      ...(Object.keys(stored.metadata).length ? { metadata: stored.metadata } : {}),
+    };
   if (!body) throw notReplayable(requestId, 'its body was not logged whole (request_body_logging "full" keeps it).');
   return { path, body: model ? { ...body, model } : body };
+}
+
+/** `replayPlanOf` for a request id of `scope`: 404 outside it. */
+export async function replayPlan(env: Env, scope: TaskScope, requestId: string, model?: string): Promise<ReplayPlan> {
+  const row = await findRow(env, scope, requestId);
+  if (!row) throw requestNotFound(requestId);
+  return replayPlanOf(env, scope, row, model);
 }

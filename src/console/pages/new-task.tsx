@@ -11,62 +11,46 @@
  * Once only: each rendering of the form carries its own Idempotency-Key (`console-<uuid>`), so a
  * double submit, a resubmitted page or a retry creates one task, and a form already used leads to
  * its task.
+ * Logged: a create sent with a valid form is written to the request log from the console door, as
+ * the member (`CONSOLE POST /console/tasks/new`, key `console:<user id>`; src/console/member-create.ts).
  */
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError } from "../../errors/api-error";
-import type { Caller } from "../../services/accounts";
 import { KEY_MODES, type KeyMode } from "../../services/accounts";
-import { interfacesOf, isOffered, isSelectable, loadCatalog } from "../../services/catalog";
 import type { OperationSpec } from "../../services/operations";
 import { OPERATIONS } from "../../services/operations";
-import { liveProviders } from "../../services/providers";
 import { storeRetainedUpload } from "../../services/retention";
-import type { Envelope } from "../../services/tasks";
-import { createTask as admitTask, taskOfKey, tenantScope } from "../../services/tasks";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import type { Flash } from "../flash";
 import { formField } from "../form-body";
 import { Layout } from "../layout";
+import {
+  admitForMember,
+  type ConsoleCreate,
+  consoleCaller,
+  IDEMPOTENCY_FIELD,
+  loggedCreate,
+  madeAlready,
+  newFormKey,
+  postedKey,
+} from "../member-create";
+import { type Choices, catalogChoices } from "../model-choices";
 import { refusal } from "../refusal";
 import { render } from "../render";
-import { actorOf } from "../request-meta";
 import { requireRole } from "../session";
 import { checkTask, isMainField, postedTask, type TaskField, taskFields } from "../task-form";
 
 type C = Context<ConsoleEnv>;
 
 export const NEW_TASK_PATH = "/console/tasks/new";
-const IDEMPOTENCY_FIELD = "idempotency_key";
-const CONSOLE_KEY = /^console-[0-9a-f-]{36}$/;
 /** Console-made tasks run in test mode unless the person chooses live. */
 export const DEFAULT_TASK_MODE: KeyMode = "test";
 
 function operationOf(capability: string | undefined): OperationSpec | undefined {
   return OPERATIONS.find((o) => o.capability === capability);
 }
-
-/** The choices of the model and voice selects, from the catalog. */
-async function catalogChoices(c: C, spec: OperationSpec) {
-  const bundle = await loadCatalog(c.env.CATALOG);
-  const test = liveProviders(c.env, "test");
-  const live = liveProviders(c.env, "live");
-  const models = interfacesOf({ bundle, providers: live }, spec.capability)
-    .filter(({ model, card }) => isOffered(model, card))
-    .map(({ model, card }) => ({
-      id: model.model,
-      label: model.display_name ?? model.model,
-      test: isSelectable(model, card, test),
-      live: isSelectable(model, card, live),
-    }));
-  const voices = bundle.voices
-    .filter((v) => v.status === "ready")
-    .map((v) => ({ id: v.voice_id, label: `${v.display_name} (${v.language}, ${v.gender})` }));
-  return { models, voices };
-}
-
-type Choices = Awaited<ReturnType<typeof catalogChoices>>;
 
 function Help({ f }: { f: TaskField }) {
   return f.description ? (
@@ -241,7 +225,7 @@ async function newTaskPage(c: C, flash?: Flash, status: ContentfulStatusCode = 2
     );
   }
   const fields = taskFields(spec);
-  const choices = await catalogChoices(c, spec);
+  const choices = await catalogChoices(c.env, spec.capability);
   // A refused form is shown again with what was typed (files must be chosen again).
   const posted = (name: string) => (c.req.method === "POST" ? formField(c, name) : undefined);
   const mode = posted("mode") ?? DEFAULT_TASK_MODE;
@@ -254,7 +238,7 @@ async function newTaskPage(c: C, flash?: Flash, status: ContentfulStatusCode = 2
       <form class="stack wide task-form" method="post" action={NEW_TASK_PATH} enctype="multipart/form-data">
         {csrfField(c)}
         <input type="hidden" name="capability" value={spec.capability} />
-        <input type="hidden" name={IDEMPOTENCY_FIELD} value={`console-${crypto.randomUUID()}`} />
+        <input type="hidden" name={IDEMPOTENCY_FIELD} value={newFormKey()} />
         <fieldset>
           <legend>Mode</legend>
           <div>
@@ -286,19 +270,6 @@ async function newTaskPage(c: C, flash?: Flash, status: ContentfulStatusCode = 2
   );
 }
 
-/** The form's Idempotency-Key: one the page made, else refused (reload for a new form). */
-function postedKey(c: C): string {
-  const key = formField(c, IDEMPOTENCY_FIELD);
-  if (!key || !CONSOLE_KEY.test(key)) {
-    const reason = "this form has no valid idempotency key: reload the page and send it again";
-    throw new ApiError("invalid_request", `${IDEMPOTENCY_FIELD}: ${reason}.`, {
-      param: IDEMPOTENCY_FIELD,
-      details: { errors: [{ loc: ["body", IDEMPOTENCY_FIELD], reason }] },
-    });
-  }
-  return key;
-}
-
 function postedMode(c: C): KeyMode {
   const mode = formField(c, "mode") || DEFAULT_TASK_MODE;
   if (!(KEY_MODES as readonly string[]).includes(mode)) {
@@ -310,60 +281,39 @@ function postedMode(c: C): KeyMode {
   return mode as KeyMode;
 }
 
-/** The task this form's key made already in `mode`, if any (a form sent again). */
-async function madeAlready(c: C, key: string, mode: KeyMode): Promise<Envelope | null> {
-  const tenantId = c.get("member").tenant_id;
-  return taskOfKey(c.env, tenantId, mode, key, tenantScope(tenantId));
+/** The form's task, made by the member (or the one this form made already: a form sent again). */
+async function createTask(c: C, call: ConsoleCreate, spec: OperationSpec, key: string) {
+  const seen = await madeAlready(c, key, call.caller.mode);
+  if (seen) {
+    call.note.task_id = seen.task_id;
+    return seen;
+  }
+  const { raw, files } = postedTask(c, spec);
+  call.body = raw;
+  // Everything but the files' contents is checked before anything is uploaded.
+  checkTask(spec, raw);
+  for (const { field, files: given } of files) {
+    const refs = [];
+    for (const [i, file] of given.entries()) {
+      const param = field.maxFiles === 1 ? `/${field.name}` : `/${field.name}/${i}`;
+      const stored = await storeRetainedUpload(c.env, { body: file.stream(), length: file.size, param }, call.caller);
+      refs.push({ type: "artifact", artifact_id: stored.artifact_id });
+    }
+    raw[field.name] = field.maxFiles === 1 ? refs[0] : refs;
+  }
+  return admitForMember(c, call, spec, checkTask(spec, raw), raw, key);
 }
 
-async function createTask(c: C): Promise<Response> {
-  const member = c.get("member");
+/** Refusals before the member's caller is known (no capability, no key, no mode) are not logged: nothing was asked of the tenant. */
+async function createFromForm(c: C): Promise<Response> {
   const spec = operationOf(formField(c, "capability"));
   if (!spec) {
     throw new ApiError("unsupported_capability", "Choose a capability first.", { param: "capability" });
   }
   const key = postedKey(c);
-  const mode = postedMode(c);
-  const seen = await madeAlready(c, key, mode);
-  if (seen) return c.redirect(`/console/tasks/${seen.task_id}`, 303);
-  const { raw, files } = postedTask(c, spec);
-  // Everything but the files' contents is checked before anything is uploaded.
-  checkTask(spec, raw);
-  // The member stands in for a key: the same admission as a key of this mode with tasks:write.
-  const caller: Caller = {
-    tenant_id: member.tenant_id,
-    key_id: `console:${member.user_id}`,
-    permissions: ["tasks:write"],
-    region: c.env.REGION,
-    mode,
-    rate: null,
-  };
-  for (const { field, files: given } of files) {
-    const refs = [];
-    for (const [i, file] of given.entries()) {
-      const param = field.maxFiles === 1 ? `/${field.name}` : `/${field.name}/${i}`;
-      const stored = await storeRetainedUpload(c.env, { body: file.stream(), length: file.size, param }, caller);
-      refs.push({ type: "artifact", artifact_id: stored.artifact_id });
-    }
-    raw[field.name] = field.maxFiles === 1 ? refs[0] : refs;
-  }
-  const body = checkTask(spec, raw);
-  try {
-    const { envelope } = await admitTask(
-      { env: c.env, caller, requestId: c.get("requestId") ?? crypto.randomUUID(), idempotencyKey: key, actor: actorOf(c).actor },
-      spec,
-      body,
-      raw,
-    );
-    return c.redirect(`/console/tasks/${envelope.task_id}`, 303);
-  } catch (e) {
-    // Sent twice at once: the other request made the task (its uploads differ, hence the conflict).
-    if (e instanceof ApiError && (e.code === "idempotency_conflict" || e.code === "request_in_progress")) {
-      const made = await madeAlready(c, key, mode);
-      if (made) return c.redirect(`/console/tasks/${made.task_id}`, 303);
-    }
-    throw e;
-  }
+  const caller = await consoleCaller(c, postedMode(c));
+  const envelope = await loggedCreate(c, { path: NEW_TASK_PATH, caller }, (call) => createTask(c, call, spec, key));
+  return c.redirect(`/console/tasks/${envelope.task_id}`, 303);
 }
 
 export function register(app: Hono<ConsoleEnv>) {
@@ -371,7 +321,7 @@ export function register(app: Hono<ConsoleEnv>) {
 
   app.post("/tasks/new", requireRole("tasks:write"), async (c) => {
     try {
-      return await createTask(c);
+      return await createFromForm(c);
     } catch (e) {
       const { flash, status } = refusal(c, e);
       return newTaskPage(c, flash, status);

@@ -8,7 +8,6 @@ import { z } from "@hono/zod-openapi";
 import { newRouter } from "../../http/context";
 import { IdempotencyKeyString } from "../../services/contracts/idempotency";
 import { ReplayInput, RequestDetail, RequestListQuery, RequestPage } from "../../services/contracts/request-log";
-import { OPERATIONS } from "../../services/operations";
 import { getRequest, listQueryOf, listRequests, replayPlan } from "../../services/request-log";
 import { keyScope } from "../../services/tasks";
 import { declare } from "../declare";
@@ -18,12 +17,6 @@ import { errorResponses } from "../schemas";
 const security = [{ bearerAuth: [] }];
 const tags = ["Request log"];
 const RequestPath = z.object({ request_id: z.string().min(1).max(128).openapi({ example: "req_1m8vxgy8gabcdefghjkmnpqrs" }) });
-/** The path a logged route runs again on: a REST create or chat call, or a media tool call through MCP. */
-const REPLAYABLE = new Map<string, string>([
-  ["POST /v1/chat/completions", "/v1/chat/completions"],
-  ...OPERATIONS.map((o): [string, string] => [`POST ${o.path}`, o.path]),
-  ...OPERATIONS.map((o): [string, string] => [`MCP ${o.capability}`, o.path]),
-]);
 
 export const requestLogRoutes = newRouter();
 
@@ -101,13 +94,7 @@ declare(
   },
   async (c) => {
     const id = c.req.valid("param").request_id;
-    const plan = await replayPlan(
-      c.env,
-      keyScope(c.get("caller")),
-      id,
-      (route) => REPLAYABLE.get(route) ?? null,
-      c.req.valid("json").model,
-    );
+    const plan = await replayPlan(c.env, keyScope(c.get("caller")), id, c.req.valid("json").model);
     const headers = new Headers({
       Authorization: c.req.header("Authorization") ?? "",
       "Content-Type": "application/json",
