@@ -121,8 +121,9 @@ describe("OpenAPI examples", () => {
   });
 
   it("every task-creating operation documents at least one whole request body", () => {
+    // A replay (`/v1/requests/{request_id}/replay`) runs a logged create again: its body is optional, not a create's.
     const creates = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
-      item.post?.responses?.["202"] && path.startsWith("/v1/") ? [path] : [],
+      item.post?.responses?.["202"] && path.startsWith("/v1/") && !path.includes("{") ? [path] : [],
     );
     expect(creates.length).toBeGreaterThanOrEqual(13);
     for (const path of creates)

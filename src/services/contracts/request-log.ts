@@ -23,7 +23,7 @@ export const LogRetentionDays = z
 
 const StatusFilter = z
   .string()
-  .regex(/^([1-5][0-9]{2}|[1-5]xx)$/i, "an HTTP status (200) or a class (4xx)")
+  .regex(/^[1-5]([0-9]{2}|xx|XX)$/, "an HTTP status (200) or a class (4xx)")
   .openapi({ description: "An exact HTTP status (`200`) or a class (`2xx`, `4xx`, `5xx`)", example: "4xx" });
 
 const Time = z.string().datetime({ offset: true }).openapi({ example: "2026-12-01T00:00:00Z" });

@@ -3404,13 +3404,15 @@ export interface components {
             task_id: string | null;
             batch_id: string | null;
             credits: {
-                /** @description Decimal credits: a task's hold until it settles, then its final charge */
+                /** @description Decimal credits: what the ledger settled for this request (a task's hold until it settles); a chat call's appears once the ledger has it, within seconds */
                 charged: string;
                 settled: boolean;
             } | null;
             user_agent: string | null;
             /** @description The request this one ran again */
             replay_of: string | null;
+            /** @description Rebuilt from the ledger: the request's own entry was lost (its isolate ended within the log's batch window); it holds what the ledger knows */
+            recovered: boolean;
         };
         RequestLogDetail: components["schemas"]["RequestLogEntry"] & {
             attempts: components["schemas"]["RequestAttempt"][];
