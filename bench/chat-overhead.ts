@@ -5,7 +5,8 @@
  * (test/chat/fake-upstream.ts, in this process, answering at once):
  *   direct     the fake itself
  *   reference  the reference Worker (bench/reference) forwarding it: the least a proxy on this runtime costs
- *   service    this service (authentication, rate limit, catalog, billing), on its inner workerd port
+ *   service    this service (authentication, rate limit, catalog, billing, request log), on its inner workerd port
+ *   service-log-off  the same with the request log off (REQUEST_LOG_RECORDING = "off"): what the log costs a call
  *   portkey    Portkey's open-source gateway (Node), installed under bench/peers/portkey on first use
  * Cells: JSON and stream × 1 and 16 connections, measured in interleaved rounds (each round runs
  * every cell for every subject, the subjects' order turning from round to round) so that the
@@ -69,6 +70,12 @@ async function main() {
       vars: { PROVIDER_DEEPSEEK_BASE_URL: upstream, PROVIDER_DEEPSEEK_API_KEY: FAKE_UPSTREAM_KEY },
     });
     stops.push(server.stop);
+    const logOff = await startLocalServer({
+      port: PORT + 2,
+      permissions: ["chat"],
+      vars: { PROVIDER_DEEPSEEK_BASE_URL: upstream, PROVIDER_DEEPSEEK_API_KEY: FAKE_UPSTREAM_KEY, REQUEST_LOG_RECORDING: "off" },
+    });
+    stops.push(logOff.stop);
     const reference = await startReferenceServer({ port: PORT + 1, upstream });
     stops.push(reference.stop);
     const portkey: Portkey = await startPortkey();
@@ -88,6 +95,12 @@ async function main() {
         url: `${server.base}${path}`,
         headers: { Authorization: `Bearer ${server.apiKey}` },
         pids: workerdOf(server),
+      },
+      {
+        name: "service-log-off",
+        url: `${logOff.base}${path}`,
+        headers: { Authorization: `Bearer ${logOff.apiKey}` },
+        pids: workerdOf(logOff),
       },
       {
         name: "portkey",

@@ -17,6 +17,8 @@ export interface Env {
   OAUTH: DurableObjectNamespace;
   /** The request log: one per tenant and hour, one per tenant listing its hours (src/request-log/log-object.ts). */
   REQUEST_LOG: DurableObjectNamespace;
+  /** "off": no request is recorded in the request log (a deployment that must keep no request metadata; the bench's baseline). */
+  REQUEST_LOG_RECORDING?: string;
   /** One per person who can sign in to the console (src/people/user-object.ts). */
   USERS: DurableObjectNamespace;
   /** The local outbox (EMAIL_OUTBOX): mail kept and printed instead of sent. Used only where EMAIL_OUTBOX is "true" (the local configuration). */

@@ -117,6 +117,19 @@ export function targets(all: Record<string, Record<string, Figures>>): Target[] 
       pass: rps >= minRps,
     });
   }
+  // The request log costs a chat call at most 10 % of its CPU: the service against itself with the log off.
+  for (const kind of ["json", "stream"] as const) {
+    const cell = cellName({ kind, concurrency: 16 });
+    const on = fig(cell, "service");
+    const off = fig(cell, "service-log-off");
+    if (!on || !off) continue;
+    const ratio = (on.cpuMsPerRequest ?? Number.NaN) / (off.cpuMsPerRequest ?? Number.NaN);
+    out.push({
+      name: `${cell}: service CPU/req with the request log ≤ 1.1× with it off`,
+      detail: `${num(on.cpuMsPerRequest, 3)} ms vs ${num(off.cpuMsPerRequest, 3)} ms = ${num(ratio)}×`,
+      pass: ratio <= 1.1,
+    });
+  }
   const json1 = cellName({ kind: "json", concurrency: 1 });
   const s1 = fig(json1, "service");
   const r1 = fig(json1, "reference");

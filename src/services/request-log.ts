@@ -55,6 +55,7 @@ export function logsBodies(caller: Caller): boolean {
 
 /** Writes the call's entry after the answer: waits for what the note still waits on (a stream's end), then batches it. */
 export function logCall(env: Env, call: LoggedCall, waitUntil: (p: Promise<unknown>) => void): void {
+  if (env.REQUEST_LOG_RECORDING === "off") return;
   const settings = call.caller.request_log;
   const bodies = settings?.body ?? "off";
   const retention = settings?.retention_days ?? DEFAULT_LOG_RETENTION_DAYS;
