@@ -2,14 +2,14 @@
 import type { TaskLeaseSlice } from "../accounts/task-lease-stub";
 import type { KeyMode } from "../keys/api-keys";
 import type { TaskScope } from "../keys/scope";
+import type { TaskAttemptsSlice } from "../request-log/task-attempts";
 import type { Envelope, TaskError } from "../task-record/record";
 import type { AttemptRow, DeliveryRow, RequeueOutcome } from "../webhooks/delivery-rows";
-import type { TaskLogView } from "./attempts";
 import type { CancelResult, CreateResult, RedeliverAnswer, TaskRead, TaskState } from "./task-answers";
 
 type DeliveryWithAttempts = DeliveryRow & { attempts: AttemptRow[] };
 
-export interface TaskRpc extends Rpc.DurableObjectBranded, TaskLeaseSlice {
+export interface TaskRpc extends Rpc.DurableObjectBranded, TaskLeaseSlice, TaskAttemptsSlice {
   webhookDelivery(deliveryId: string): DeliveryWithAttempts | null;
   resendWebhookDelivery(deliveryId: string, wait: boolean): Promise<DeliveryWithAttempts | null>;
   requeueWebhookDelivery(deliveryId: string, atMs: number): Promise<RequeueOutcome | null>;
@@ -19,8 +19,6 @@ export interface TaskRpc extends Rpc.DurableObjectBranded, TaskLeaseSlice {
   replay(requestHash: string, mode?: KeyMode): Promise<CreateResult | null>;
   /** `plan_json`: the TaskPlan as JSON. */
   create(input: { request_hash: string; plan_json: string }): Promise<CreateResult>;
-  /** Its provider attempts and charge, as the request log shows them, if `scope` may see it. */
-  attempts(scope: TaskScope): TaskLogView | null;
   /** The envelope if `scope` may see it. */
   read(scope: TaskScope): Promise<Envelope | null>;
   /** The envelope as served JSON, with what conditional reads need. */

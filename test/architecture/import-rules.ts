@@ -170,6 +170,7 @@ export const RPC_FACADE: ReadonlySet<string> = new Set([
   "src/providers/sandbox-stub.ts",
   "src/rate-limits/rate-counter-stub.ts",
   "src/request-log/log-stub.ts",
+  "src/request-log/task-attempts.ts",
   "src/tenancy/account-slice.ts",
   "src/tasks/task-stub.ts",
 ]);

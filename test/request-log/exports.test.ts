@@ -148,6 +148,26 @@ describe("OTLP exports", () => {
     expect(spans.filter((s) => !s.parentSpanId).map((s) => s.name)).not.toContain("POST /v1/log-exports");
   });
 
+  it("sends a task create's attempts as the task made them", async () => {
+    const t = await newTenant({ permissions: [...ALL, "tasks:read", "tasks:write"] });
+    const name = `otlp-task-${Date.now()}`;
+    await createExport(t, { kind: "otlp", url: collector(name) });
+    const created = await call("/v1/images/generations", {
+      key: t.api_key,
+      body: { model: "flux-2-pro", prompt: "a lighthouse at dusk" },
+      headers: { "Idempotency-Key": `otlp-task-${Date.now()}` },
+    });
+    expect(created.status, created.text).toBe(202);
+    const id = created.headers.get("X-Request-Id") as string;
+    await logged(t, [id]);
+    await alarmRun(t);
+    const spans = (await posts(name)).flatMap((p) => spansIn(p));
+    const root = spans.find((s) => !s.parentSpanId && attr(s, "request.id") === id);
+    expect(attr(root, "task.id")).toBe(created.json.task_id);
+    const attempts = spans.filter((s) => s.traceId === root.traceId && s.name !== "admission" && s.parentSpanId);
+    expect(attempts.length).toBeGreaterThanOrEqual(1);
+  });
+
   it("retries after a failure: last_error set, the cursor kept, then the same entries delivered", async () => {
     const t = await newTenant({ permissions: ALL });
     const name = `otlp-retry-${Date.now()}`;

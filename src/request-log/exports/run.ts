@@ -13,6 +13,7 @@ import type { Env } from "../../env";
 import type { LogRow } from "../entry";
 import { hourShard } from "../log-stub";
 import { hourOf } from "../shards";
+import { withTaskAttempts } from "../task-attempts";
 import {
   cursorsOf,
   type ExportRecord,
@@ -89,10 +90,10 @@ async function runOnce(env: Env, sql: SqlStorage, exportId: string, nowMs: () =>
     recordIdle(sql, exportId, read.doneHour, nowMs());
     return;
   }
+  // A task create's attempts are the task's own, read as they now stand.
+  const rows = await withTaskAttempts(env, e.tenant_id, read.rows);
   const error =
-    e.kind === "otlp"
-      ? await sendOtlp(env, e, sealedHeaders(sql, exportId), read.rows)
-      : await sendToDestination(env, e, read.rows);
+    e.kind === "otlp" ? await sendOtlp(env, e, sealedHeaders(sql, exportId), rows) : await sendToDestination(env, e, rows);
   // Deleted while its batch was out: nothing is left to record.
   if (!exportRow(sql, exportId)) return;
   if (error) recordFailure(sql, exportId, error, nowMs());
