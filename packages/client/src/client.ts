@@ -145,6 +145,11 @@ export const OTHER_METHODS = {
   "requests.list": "listRequests",
   "requests.get": "getRequest",
   "requests.replay": "createRequestReplay",
+  "logExports.create": "createLogExport",
+  "logExports.list": "listLogExports",
+  "logExports.get": "getLogExport",
+  "logExports.delete": "deleteLogExport",
+  "logExports.run": "createLogExportRun",
 } as const satisfies Record<string, OperationId>;
 
 export class MediaClient {
@@ -454,6 +459,20 @@ export class MediaClient {
       this.request("updateStorageDestination", { ...options, path: { destination_id: destinationId }, body }),
     delete: (destinationId: string, options: RequestOptions = {}) =>
       this.request("deleteStorageDestination", { ...options, path: { destination_id: destinationId } }),
+  };
+
+  /** Where the request log is sent: OTLP/HTTP traces to a collector, or JSON Lines to a storage destination (`logs:manage`). */
+  readonly logExports = {
+    create: (body: BodyOf<"createLogExport">, options: RequestOptions = {}) =>
+      this.request("createLogExport", { ...options, body }),
+    list: (options: RequestOptions = {}) => this.request("listLogExports", options),
+    get: (exportId: string, options: RequestOptions = {}) =>
+      this.request("getLogExport", { ...options, path: { export_id: exportId } }),
+    delete: (exportId: string, options: RequestOptions = {}) =>
+      this.request("deleteLogExport", { ...options, path: { export_id: exportId } }),
+    /** Delivers what is new now; answers the export after the run (its `last_error`, `delivered_count`). */
+    run: (exportId: string, options: RequestOptions = {}) =>
+      this.request("createLogExportRun", { ...options, path: { export_id: exportId } }),
   };
 
   readonly credits = {
