@@ -110,7 +110,7 @@ export const MODE_TABLE = {
   requests: {
     rule: "mode_scoped",
     operations: ["listRequests", "getRequest", "createRequestReplay"],
-    tools: [],
+    tools: ["list_requests", "get_request"],
     enforced:
       "src/services/request-log.ts: a key lists and reads its own mode's entries, and a replay runs as a request of the calling key",
   },

@@ -36,7 +36,7 @@ describe("email addresses", () => {
 });
 
 describe("roles", () => {
-  it("owner may do everything; developer keys, signing keys, webhooks, tasks, usage, provider keys and storage; viewer only reads", () => {
+  it("owner may do everything; developer keys, signing keys, webhooks, tasks, usage, provider keys, storage and the request log; viewer only reads", () => {
     expect(ROLES).toEqual(["owner", "developer", "viewer"]);
     const allowed = (role: Role) => ACTIONS.filter((a) => can(role, a));
     expect(allowed("owner")).toEqual([...ACTIONS]);
@@ -49,7 +49,9 @@ describe("roles", () => {
       "usage:read",
       "providers:manage",
       "storage:manage",
+      "logs:read",
+      "logs:manage",
     ]);
-    expect(allowed("viewer")).toEqual(["tasks:read", "usage:read"]);
+    expect(allowed("viewer")).toEqual(["tasks:read", "usage:read", "logs:read"]);
   });
 });

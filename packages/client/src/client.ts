@@ -10,6 +10,7 @@ import { type ChatChunk, chatStream } from "./chat.js";
 import { type DownloadResult, downloadArtifact, type SavedFile } from "./download.js";
 import { MediaApiError, MediaTimeoutError } from "./errors.js";
 import { OPERATIONS, type OperationId } from "./generated/operations.js";
+import { logExports } from "./log-exports.js";
 import {
   allRequests,
   type ReplayResult,
@@ -461,19 +462,8 @@ export class MediaClient {
       this.request("deleteStorageDestination", { ...options, path: { destination_id: destinationId } }),
   };
 
-  /** Where the request log is sent: OTLP/HTTP traces to a collector, or JSON Lines to a storage destination (`logs:manage`). */
-  readonly logExports = {
-    create: (body: BodyOf<"createLogExport">, options: RequestOptions = {}) =>
-      this.request("createLogExport", { ...options, body }),
-    list: (options: RequestOptions = {}) => this.request("listLogExports", options),
-    get: (exportId: string, options: RequestOptions = {}) =>
-      this.request("getLogExport", { ...options, path: { export_id: exportId } }),
-    delete: (exportId: string, options: RequestOptions = {}) =>
-      this.request("deleteLogExport", { ...options, path: { export_id: exportId } }),
-    /** Delivers what is new now; answers the export after the run (its `last_error`, `delivered_count`). */
-    run: (exportId: string, options: RequestOptions = {}) =>
-      this.request("createLogExportRun", { ...options, path: { export_id: exportId } }),
-  };
+  /** Where the request log is sent (`logs:manage`): src/log-exports.ts. */
+  readonly logExports = logExports((op, spec) => this.request(op, spec as never));
 
   readonly credits = {
     /** Starts buying credits: a hosted checkout whose `url` the buyer opens; granted once the payment is confirmed. */
