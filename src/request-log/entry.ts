@@ -66,7 +66,7 @@ export interface RequestEntry {
   model: string | null;
   task_id: string | null;
   batch_id: string | null;
-  credits: { charged: string; settled: boolean } | null;
+  credits: { charged: string; settled: boolean; held?: string } | null;
   user_agent: string | null;
   replay_of: string | null;
   recovered: boolean;
@@ -88,7 +88,13 @@ export function entryOf(row: LogRow): RequestEntry {
     model: row.model,
     task_id: row.task_id,
     batch_id: row.batch_id,
-    credits: row.charged === null ? null : { charged: row.charged, settled: row.settled },
+    // A task's hold is not a charge: until the ledger settles the request it has charged nothing yet.
+    credits:
+      row.charged === null
+        ? null
+        : row.settled
+          ? { charged: row.charged, settled: true }
+          : { charged: "0", held: row.charged, settled: false },
     user_agent: row.user_agent,
     replay_of: row.replay_of,
     recovered: row.recovered,

@@ -3,7 +3,7 @@ import type { Env } from "../env";
 import type { KeyMode } from "../keys/api-keys";
 import { dec, fmt } from "../lib/decimal";
 import { requestIdTime } from "../lib/request-ids";
-import { migratedSql } from "../storage/migrations";
+import { migrate, migratedSql } from "../storage/migrations";
 import type { Attempt, LogRow } from "./entry";
 import { deleteExportRow, type ExportRecord, exportRow, exportRows, insertExport, type NewExport } from "./exports/export-rows";
 import { ExportRunner } from "./exports/run";
@@ -184,6 +184,8 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
     if (shard) {
       if (shard.expires_at > Date.now()) return void (await this.ctx.storage.setAlarm(shard.expires_at));
       await this.ctx.storage.deleteAll();
+      // This instance may still be asked (a lookup by an id that names this hour): it answers as an empty shard.
+      await migrate(this.ctx.storage, REQUEST_LOG_MIGRATIONS);
       return;
     }
     this.sql.exec("DELETE FROM hours WHERE expires_at <= ?", Date.now());

@@ -80,9 +80,13 @@ export const RequestEntry = z
       .object({
         charged: z.string().openapi({
           description:
-            "Decimal credits: what the ledger settled for this request (a task's hold until it settles); a chat call's appears once the ledger has it, within seconds",
+            "Decimal credits: what the ledger settled for this request (0 while a task's hold is open, with `held`); a chat call's appears once the ledger has it, within seconds",
         }),
         settled: z.boolean(),
+        held: z
+          .string()
+          .optional()
+          .openapi({ description: "Before a task settles: the credits its hold keeps (`charged` is then 0)" }),
       })
       .nullable(),
     user_agent: z.string().nullable(),
