@@ -28,6 +28,8 @@ describe("request log retention", () => {
     const set = await admin(`/admin/v1/tenants/${t.tenant_id}/settings`, { request_log_retention_days: 3 });
     expect(set.status, set.text).toBe(200);
     const { id, hour } = await loggedRead(t);
+    // The lookups above are logged too, in batches a moment after each: let them land before the hour ends.
+    await new Promise((r) => setTimeout(r, 500));
     const end = await runInDurableObject(shard(t, hour), async (_o, state) => state.storage.getAlarm());
     expect(end).toBe((hour + 1) * HOUR_MS + 3 * DAY_MS);
 
@@ -39,18 +41,19 @@ describe("request log retention", () => {
       state.storage.sql.exec("UPDATE hours SET expires_at = ? WHERE hour = ?", Date.now() - 1, hour);
     });
     expect(await runDurableObjectAlarm(shard(t, hour))).toBe(true);
+    const deletedAt = Date.now();
     expect(await runDurableObjectAlarm(directory(t))).toBe(true);
-    // Everything went: the shard answers as an empty one.
-    const left = await runInDurableObject(shard(t, hour), async (_o, state) => ({
-      entries: state.storage.sql.exec("SELECT COUNT(*) AS n FROM entries").one().n,
-      shard: state.storage.sql.exec("SELECT COUNT(*) AS n FROM shard").one().n,
-      alarm: await state.storage.getAlarm(),
-    }));
-    expect(left).toEqual({ entries: 0, shard: 0, alarm: null });
-    const hours = await runInDurableObject(directory(t), async (_o, state) =>
-      state.storage.sql.exec("SELECT hour FROM hours").toArray(),
+    // The read's entry went with its hour. (An entry batched late lands in a fresh shard of this very
+    // hour, which the test made end early: only what was there before is looked at.)
+    const left = await runInDurableObject(
+      shard(t, hour),
+      async (_o, state) => state.storage.sql.exec("SELECT COUNT(*) AS n FROM entries WHERE request_id = ?", id).one().n,
     );
-    expect(hours).toEqual([]);
+    expect(left).toBe(0);
+    const expired = await runInDurableObject(directory(t), async (_o, state) =>
+      state.storage.sql.exec("SELECT hour FROM hours WHERE expires_at <= ?", deletedAt).toArray(),
+    );
+    expect(expired).toEqual([]);
     // (The lookup below is itself logged, into this very hour, which the test made end early.)
     expectError(await call(`/v1/requests/${id}`, { key: t.api_key }), 404, "not_found");
   });

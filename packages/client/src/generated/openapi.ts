@@ -3404,9 +3404,11 @@ export interface components {
             task_id: string | null;
             batch_id: string | null;
             credits: {
-                /** @description Decimal credits: what the ledger settled for this request (a task's hold until it settles); a chat call's appears once the ledger has it, within seconds */
+                /** @description Decimal credits: what the ledger settled for this request (0 while a task's hold is open, with `held`); a chat call's appears once the ledger has it, within seconds */
                 charged: string;
                 settled: boolean;
+                /** @description Before a task settles: the credits its hold keeps (`charged` is then 0) */
+                held?: string;
             } | null;
             user_agent: string | null;
             /** @description The request this one ran again */
