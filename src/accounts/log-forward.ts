@@ -82,7 +82,9 @@ async function forward(sql: SqlStorage, env: Env): Promise<void> {
         capability: r.capability,
       };
       const hour = hoursOfRequest(r.request_id, fact.created_at)[0] as number;
-      byHour.set(hour, [...(byHour.get(hour) ?? []), fact]);
+      const facts = byHour.get(hour);
+      if (facts) facts.push(fact);
+      else byHour.set(hour, [fact]);
     }
     await Promise.all(
       [...byHour].map(([hour, facts]) =>

@@ -3,7 +3,9 @@
  * unless the tenant asked (`request_body_logging`); then the first 64 KiB of each, secrets always
  * replaced, and under `redacted` data URIs and long text replaced by their digest and size.
  */
+
 import { sha256Hex } from "../lib/crypto";
+import { headBytes } from "../lib/stream-head";
 
 export const BODY_LOGGING = ["off", "redacted", "full"] as const;
 export type BodyLogging = (typeof BODY_LOGGING)[number];
@@ -98,27 +100,8 @@ function cut(text: string): string {
   return new TextDecoder().decode(bytes.subarray(0, MAX_LOGGED_BODY)).replace(/\uFFFD$/, "");
 }
 
-/** The first 64 KiB of an answer's body, read from a copy of it, without holding up the caller. */
+/** The head of an answer's body, read from a copy of it, without holding up the caller (cut to 64 KiB by `loggedBody`). */
 export async function readHead(response: Response): Promise<string | null> {
   if (!response.body) return null;
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < MAX_LOGGED_BODY * 2) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    all.set(c, offset);
-    offset += c.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  return new TextDecoder().decode(await headBytes(response, MAX_LOGGED_BODY * 2));
 }

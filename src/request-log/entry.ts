@@ -50,27 +50,12 @@ export interface LogRow {
   response_body: string | null;
 }
 
-/** The wire form of an entry (`GET /v1/requests`). */
-export interface RequestEntry {
+/** The wire form of an entry (`GET /v1/requests`): the row's fields, its time as ISO 8601 and its credits. */
+export type RequestEntry = Omit<LogRow, "at" | "charged" | "settled" | "attempts" | "request_body" | "response_body"> & {
   object: "request";
-  request_id: string;
   created_at: string;
-  method: string;
-  route: string;
-  status: number;
-  error_code: string | null;
-  duration_ms: number;
-  key_id: string;
-  mode: KeyMode;
-  door: Door;
-  model: string | null;
-  task_id: string | null;
-  batch_id: string | null;
   credits: { charged: string; settled: boolean; held?: string } | null;
-  user_agent: string | null;
-  replay_of: string | null;
-  recovered: boolean;
-}
+};
 
 export function entryOf(row: LogRow): RequestEntry {
   return {

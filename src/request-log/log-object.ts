@@ -67,7 +67,9 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
     const missing = new Map<string, LedgerFact[]>();
     for (const f of facts) {
       if (this.hasEntry(f.request_id)) continue;
-      missing.set(f.request_id, [...(missing.get(f.request_id) ?? []), f]);
+      const own = missing.get(f.request_id);
+      if (own) own.push(f);
+      else missing.set(f.request_id, [f]);
     }
     // A caller's own request id does not say its hour: its entry may be in the hour before the charge's.
     const elsewhere = fallback ? [...missing.values()].flat().filter((f) => requestIdTime(f.request_id) === null) : [];

@@ -18,11 +18,6 @@ export interface RequestNote {
   settled?: Promise<unknown>;
 }
 
-/** The note of a request that has none (a path that logs nothing): notes written to it are dropped. */
-export function newNote(): RequestNote {
-  return {};
-}
-
 /** Adds an attempt to a note, when there is one. */
 export function noteAttempt(note: RequestNote | undefined, attempt: Attempt): void {
   if (!note) return;

@@ -6,7 +6,6 @@
  */
 import { requestIdTime } from "../lib/request-ids";
 
-export { newRequestId, requestIdTime } from "../lib/request-ids";
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 

@@ -10,10 +10,7 @@ import type { Remote } from "../lib/remote";
 import type { Attempt, LogRow } from "./entry";
 
 export interface TaskAttemptsSlice {
-  attempts(scope: {
-    tenant_id: string;
-    mode: KeyMode | "both";
-  }): { attempts: Attempt[]; charged: string; settled: boolean } | null;
+  attempts(scope: { tenant_id: string; mode: KeyMode | "both" }): { attempts: Attempt[] } | null;
 }
 
 const TASK_ID = /^task_([0-9a-f]{64})$/;

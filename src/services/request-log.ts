@@ -11,20 +11,21 @@ import { ApiError } from "../errors/api-error";
 import { invalidCursor } from "../errors/common";
 import { requestNotFound } from "../errors/not-found";
 import type { TaskScope } from "../keys/scope";
+import { requestIdTime } from "../lib/request-ids";
 import { loggedBody, readHead } from "../request-log/bodies";
 import { type Attempt, type Door, entryOf, type LogRow, type RequestEntry } from "../request-log/entry";
 import { hourShard, logDirectory } from "../request-log/log-stub";
 import type { RequestNote } from "../request-log/note";
 import { type LogFilters, statusRange } from "../request-log/query";
 import { recordEntry } from "../request-log/record";
-import { DAY_MS, DEFAULT_LOG_RETENTION_DAYS, HOUR_MS, hourOf, requestIdTime } from "../request-log/shards";
+import { DAY_MS, DEFAULT_LOG_RETENTION_DAYS, HOUR_MS, hourOf } from "../request-log/shards";
 import type { Envelope } from "../task-record/record";
 import { taskStub } from "../tasks/task-stub";
 import type { RequestListQuery as WireListQuery } from "./contracts/request-log";
 import { OPERATIONS } from "./operations";
 
 export type { Attempt, Door, RequestEntry } from "../request-log/entry";
-export { newNote, noteAttempt, type RequestNote } from "../request-log/note";
+export { noteAttempt, type RequestNote } from "../request-log/note";
 export { statusRange } from "../request-log/query";
 
 /** What a door knows of a call once it has answered it. */
@@ -244,14 +245,6 @@ async function detailOf(env: Env, scope: TaskScope, row: LogRow): Promise<Reques
 /** The logged row itself (what a replay runs again); null outside the scope. */
 export function loggedRow(env: Env, scope: TaskScope, requestId: string): Promise<LogRow | null> {
   return findRow(env, scope, requestId);
-}
-
-/** 422 for a `since`/`until` that is not a time. */
-export function timeParam(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw new ApiError("invalid_request", `${name} must be an ISO 8601 time.`, { param: name });
-  return ms;
 }
 
 // ------------------------------------------------------------------ replay

@@ -70,7 +70,6 @@ export function taskAttempts(rec: TaskRecord, events: TimedEvent[]): Attempt[] {
     }
   }
   if (open) {
-    const last = open as Attempt;
     if (rec.status === "succeeded") close("succeeded", rec.completed_at, null);
     else if (rec.status === "failed" || rec.status === "canceled") {
       const code = rec.error?.code ?? rec.status;
@@ -79,18 +78,13 @@ export function taskAttempts(rec: TaskRecord, events: TimedEvent[]): Attempt[] {
         message: rec.error?.message ?? rec.status,
       });
     } else if (rec.provider_handle === null && rec.submitting === null) close("failed", null, null);
-    void last;
   }
   return attempts;
 }
 
-/** What a task tells the request log: its attempts and its charge (final once settled). */
+/** What a task tells the request log: its attempts (its charge comes from the ledger). */
 export function taskLogView(rec: TaskRecord, events: TimedEvent[]) {
-  return {
-    attempts: taskAttempts(rec, events),
-    charged: rec.billing.settled ? rec.billing.captured : rec.billing.reserved,
-    settled: rec.billing.settled,
-  };
+  return { attempts: taskAttempts(rec, events) };
 }
 
 export type TaskLogView = ReturnType<typeof taskLogView>;

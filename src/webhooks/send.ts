@@ -4,6 +4,7 @@
  * Only a 2xx succeeds; a 3xx fails and its `Location` is kept for the log.
  */
 
+import { headBytes } from "../lib/stream-head";
 import { checkOutsideUrl, type UrlPolicy } from "../lib/url-policy";
 import { signatureHeaders } from "./callback-signing";
 
@@ -35,28 +36,7 @@ export interface SendResult {
 
 /** The answer's first bytes as text, control characters (but tab and newline) removed. */
 export async function responseExcerpt(res: Response): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < EXCERPT_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  const bytes = new Uint8Array(Math.min(size, EXCERPT_BYTES));
-  let at = 0;
-  for (const c of chunks) {
-    const part = c.subarray(0, bytes.length - at);
-    bytes.set(part, at);
-    at += part.length;
-    if (at >= bytes.length) break;
-  }
+  const bytes = await headBytes(res, EXCERPT_BYTES);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: removing them is the point
   return new TextDecoder().decode(bytes).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "");
 }

@@ -4,22 +4,10 @@
  * sends the model and the Idempotency-Key given, and `--json` prints what the API answered.
  */
 import { describe, expect, it } from "vitest";
-import { runCli } from "../src/cli/main.js";
-import { envelope, fakeFetch, type Handler, json } from "./fake-fetch.js";
+import { envelope, json, runCliOn } from "./fake-fetch.js";
 import { entry } from "./request-fixtures.js";
 
-async function run(argv: string[], routes: Record<string, Handler | Handler[]>) {
-  const fake = fakeFetch(routes);
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
-    env: { MEDIA_API_KEY: "sk_us_test_key", MEDIA_API_BASE_URL: "https://api.example" },
-    fetch: fake.fetch,
-  });
-  return { code, stdout, stderr, seen: fake.seen };
-}
+const run = runCliOn;
 
 const DETAIL = {
   ...entry("req_a", { credits: { charged: "4", settled: false } }),

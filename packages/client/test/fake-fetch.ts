@@ -2,6 +2,7 @@
  * An in-process stand-in for `fetch`: answers from a script of handlers, records every request
  * (method, URL, headers, body), and honours the abort signal as the real one does.
  */
+import { runCli } from "../src/cli/main.js";
 import { MediaClient } from "../src/client.js";
 import type { ClientOptions } from "../src/transport.js";
 
@@ -121,4 +122,18 @@ export function envelope(status: string, extra: Record<string, unknown> = {}) {
     links: { self: "/v1/tasks/task_1", cancel: "/v1/tasks/task_1/cancel" },
     ...extra,
   };
+}
+
+/** Runs the CLI on a fake fetch with a key and base URL in its environment: its exit code, output and requests. */
+export async function runCliOn(argv: string[], routes: Record<string, Handler | Handler[]>) {
+  const fake = fakeFetch(routes);
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(argv, {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    env: { MEDIA_API_KEY: "sk_us_test_key", MEDIA_API_BASE_URL: "https://api.example" },
+    fetch: fake.fetch,
+  });
+  return { code, stdout, stderr, seen: fake.seen };
 }
