@@ -80,9 +80,10 @@ export class AccountObject extends DurableObject<Env> implements AccountRpc {
     await sweepLeases(this.store, this.ledgerStore, Date.now());
     await this.events.run();
     await expireUploads(this.sql, this.env.ARTIFACTS, Date.now());
-    await forwardSettlements(this.sql, this.env);
+    await forwardSettlements(this.store);
     const now = Date.now();
-    const next = [nextLeaseAt(this.sql), nextWebhookAt(this.sql, now), nextUploadExpiry(this.sql), nextForwardAt(this.sql, now)];
+    const { sql } = this;
+    const next = [nextLeaseAt(sql), nextWebhookAt(sql, now), nextUploadExpiry(sql), nextForwardAt(this.store, now)];
     const due = next.filter((x) => x != null) as number[];
     if (due.length > 0) this.wakeAt(Math.min(...due));
   }

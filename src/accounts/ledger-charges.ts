@@ -4,7 +4,7 @@ import { bumpFamilySpend, familyChain, limitedStandings } from "./key-family";
 import { bumpKeySpend } from "./key-spend";
 import type { ChargeItem, Settlement } from "./ledger-answers";
 import type { LedgerStore } from "./ledger-store";
-import { FORWARD_DELAY_MS } from "./log-forward";
+import { wakeForLog } from "./log-forward";
 import type { AlertRecorder, SpendAlerts } from "./spend-alerts";
 import { recordUsageBatch, type UsageNote } from "./usage";
 
@@ -27,7 +27,7 @@ export function chargeBatch(
   const at = new Date(nowMs).toISOString();
   const settlements: Settlement[] = [];
   // The request log hears of these charges from the alarm soon after (src/accounts/log-forward.ts).
-  ctx.wakeAt(nowMs + FORWARD_DELAY_MS);
+  wakeForLog(ctx, nowMs);
   // Per key of the batch: its chain, what it charged and its alerts to record; per limited
   // lineage of those chains: what its limit leaves, shared by every key of its family.
   const keys = new Map<string, { chain: string[]; alerts: AlertRecorder | null; spent: Decimal }>();

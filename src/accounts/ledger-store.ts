@@ -5,7 +5,7 @@ import { readTenant } from "../tenancy/tenant-row";
 import { bumpFamilySpend, familyChain, familyRefusal, familySpendMismatches, lineageKeyId } from "./key-family";
 import { bumpKeySpend, keySpendMismatches } from "./key-spend";
 import type { GrantView, ReserveRefusal, Settlement, Totals } from "./ledger-answers";
-import { FORWARD_DELAY_MS } from "./log-forward";
+import { wakeForLog } from "./log-forward";
 import type { SpendAlerts } from "./spend-alerts";
 import { insertTaskIndex, type TaskIndexEntry } from "./task-index";
 import { recordUsage, type UsageNote } from "./usage";
@@ -168,7 +168,7 @@ export class LedgerStore {
   capture(taskId: string, actual: string, usage?: UsageNote): Settlement | null {
     const r = this.settlement(taskId);
     if (r?.status !== "open") return r;
-    this.ctx.wakeAt(Date.now() + FORWARD_DELAY_MS);
+    wakeForLog(this.ctx);
     const kept = dec(actual).gt(r.reserved) ? dec(r.reserved) : dec(actual);
     const at = new Date().toISOString();
     const alerts = this.alerts.of(taskId, at);
@@ -197,7 +197,7 @@ export class LedgerStore {
     const r = this.settlement(taskId);
     if (r?.status !== "open") return r;
     // What is settled is told to the request log by the alarm soon after (src/accounts/log-forward.ts).
-    this.ctx.wakeAt(Date.now() + FORWARD_DELAY_MS);
+    wakeForLog(this.ctx);
     const at = new Date().toISOString();
     this.ctx.transaction(() => {
       this.ctx.sql.exec(

@@ -11,6 +11,16 @@ import { hoursOfRequest } from "../request-log/shards";
 import { readTenant } from "../tenancy/tenant-row";
 
 export const FORWARD_DELAY_MS = 1_000;
+
+/** A deployment that records no log (REQUEST_LOG_RECORDING = "off") has nothing to tell it. */
+export function forwardsToLog(env: Env): boolean {
+  return env.REQUEST_LOG_RECORDING !== "off";
+}
+
+/** A settlement's part: the alarm runs soon after to tell the log, when the deployment keeps one. */
+export function wakeForLog(ctx: { env: Env; wakeAt(atMs: number): void }, nowMs = Date.now()): void {
+  if (forwardsToLog(ctx.env)) ctx.wakeAt(nowMs + FORWARD_DELAY_MS);
+}
 /** Rows settled this close before the cursor are sent again (the shard counts each once): rows of one millisecond are never skipped. */
 const OVERLAP_MS = 2_000;
 const PAGE = 500;
@@ -33,7 +43,8 @@ function cursorOf(sql: SqlStorage): string | null {
 }
 
 /** When the alarm should run for the log: now-ish when something was settled past the cursor, else never. */
-export function nextForwardAt(sql: SqlStorage, now: number): number | null {
+export function nextForwardAt({ sql, env }: { sql: SqlStorage; env: Env }, now: number): number | null {
+  if (!forwardsToLog(env)) return null;
   const cursor = cursorOf(sql);
   const newer = sql
     .exec("SELECT 1 FROM reservations WHERE request_id IS NOT NULL AND status != 'open' AND settled_at > ? LIMIT 1", cursor ?? "")
@@ -42,7 +53,8 @@ export function nextForwardAt(sql: SqlStorage, now: number): number | null {
 }
 
 /** Sends what was settled since the cursor to the shards of the requests it names; advances the cursor after. */
-export async function forwardSettlements(sql: SqlStorage, env: Env): Promise<void> {
+export async function forwardSettlements({ sql, env }: { sql: SqlStorage; env: Env }): Promise<void> {
+  if (!forwardsToLog(env)) return;
   try {
     await forward(sql, env);
   } catch (e) {
