@@ -153,6 +153,10 @@ export default defineConfig({
         plugins: [worker()],
         test: {
           ...shared,
+          // One runtime per runner, reused file after file: starting a runtime and loading the app for
+          // every file cost more than the tests themselves. Files keep to their own tenants, so what
+          // one leaves in storage or in the isolate's caches is nobody else's.
+          isolate: false,
           name: "local",
           include: ["test/**/*.test.ts"],
           exclude: [
@@ -166,7 +170,8 @@ export default defineConfig({
         },
       },
       // Route health opens circuits on purpose: in a runtime of their own, so that the routes they
-      // open (and the isolate's kept snapshots of them) never refuse another file's tasks.
+      // open (and the isolate's kept snapshots of them) never refuse another file's tasks; and a
+      // runtime per file (isolated), so that they never refuse each other's.
       {
         logLevel: "error",
         plugins: [worker()],
@@ -178,6 +183,8 @@ export default defineConfig({
         plugins: [worker(undefined, true)],
         test: {
           ...shared,
+          // A runtime per file: the conformance cases open real routes' circuits on purpose, and a
+          // route one file left open would send another file's tasks to the model's next route.
           name: "providers",
           // Tenants' own provider keys are proved against the same fakes.
           include: ["test/providers/**/*.test.ts", "test/byok/**/*.test.ts"],
@@ -200,7 +207,7 @@ export default defineConfig({
       {
         logLevel: "error",
         plugins: [worker("us")],
-        test: { ...shared, name: "region-us", include: ["test/regional/**/*.test.ts"] },
+        test: { ...shared, isolate: false, name: "region-us", include: ["test/regional/**/*.test.ts"] },
       },
       // The client and its command line, in Node: unit tests on a fake fetch, and end to end
       // against a local `wrangler dev` (packages/client/test/cli.e2e.test.ts).

@@ -21,7 +21,8 @@ export async function waitForBatch(
   t: TestTenant,
   id: string,
   done = (b: any) => ["completed", "canceled"].includes(b.status),
-  ms = 60_000,
+  // Within the test's own timeout, so that a batch that does not end says where it stopped.
+  ms = 25_000,
 ) {
   const until = Date.now() + ms;
   for (;;) {

@@ -22,15 +22,23 @@ async function parkedTask(provider: "fal" | "replicate") {
     ["#fake:slow"],
   );
   await follow(t, created.task_id, (x) => x.progress.stage === "submitted" || x.status === "running" || x.progress.percent > 0);
-  const jobId = await runInDurableObject(taskStub(created.task_id), async (_o, state) => {
-    const row = state.storage.sql.exec<{ record: string }>("SELECT record FROM task WHERE id = 1").one();
-    const rec = JSON.parse(row.record);
-    rec.next_poll_at = Date.now() + 3_600_000;
-    state.storage.sql.exec("UPDATE task SET record = ? WHERE id = 1", JSON.stringify(rec));
-    forgetCached(_o);
-    await state.storage.setAlarm(Date.now() + 3_600_000);
-    return rec.provider_handle.job_id as string;
-  });
+  const park = () =>
+    runInDurableObject(taskStub(created.task_id), async (_o, state) => {
+      const row = state.storage.sql.exec<{ record: string }>("SELECT record FROM task WHERE id = 1").one();
+      const rec = JSON.parse(row.record);
+      rec.next_poll_at = Date.now() + 3_600_000;
+      state.storage.sql.exec("UPDATE task SET record = ? WHERE id = 1", JSON.stringify(rec));
+      forgetCached(_o);
+      await state.storage.setAlarm(Date.now() + 3_600_000);
+      return rec.provider_handle.job_id as string;
+    });
+  const jobId = await park();
+  // A poll already under way when the task was parked saves its own next poll after it: park again.
+  for (let i = 0; i < 10; i++) {
+    await new Promise((r) => setTimeout(r, 150));
+    if ((await nextPollAt(created.task_id)) > Date.now() + 60_000) break;
+    await park();
+  }
   return { t, taskId: created.task_id as string, jobId };
 }
 
