@@ -17,6 +17,13 @@ import { hourExpiresAt } from "./shards";
 const COLUMNS =
   "request_id, at, method, route, status, error_code, duration_ms, key_id, mode, door, model, task_id, batch_id, charged, settled, user_agent, replay_of, recovered, attempts, request_body, response_body";
 
+/** A JSON list of [request id, charged] pairs as a table (rid, ch). */
+const CHARGED_PAIRS = "SELECT json_extract(value, '$[0]') AS rid, json_extract(value, '$[1]') AS ch FROM json_each(?)";
+/** An entry's columns as it is written again with the ledger's charge (j.ch), settled. */
+const RECHARGED = COLUMNS.split(", ")
+  .map((c) => (c === "charged" ? "j.ch" : c === "settled" ? "1" : `e.${c}`))
+  .join(", ");
+
 type StoredRow = Omit<LogRow, "attempts" | "settled" | "recovered"> & {
   seq: number;
   attempts: string | null;
@@ -53,11 +60,14 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
     const after = await this.claim(tenantId, hour, retentionDays);
     this.ctx.storage.transactionSync(() => {
       after();
+      // An entry the ledger already spoke for takes its charges; a rebuilt one gives way to it.
+      const ids = JSON.stringify(rows.map((r) => r.request_id));
+      const charged = this.chargesOf(ids);
+      if (charged.size > 0)
+        this.sql.exec("DELETE FROM entries WHERE recovered = 1 AND request_id IN (SELECT value FROM json_each(?))", ids);
       for (const row of rows) {
-        // An entry the ledger already spoke for takes its charges; a rebuilt one gives way to it.
-        const charged = this.chargedOf(row.request_id);
-        this.sql.exec("DELETE FROM entries WHERE request_id = ? AND recovered = 1", row.request_id);
-        this.insert(charged === null ? row : { ...row, charged, settled: true });
+        const sum = charged.get(row.request_id);
+        this.insert(sum === undefined ? row : { ...row, charged: sum, settled: true });
       }
     });
   }
@@ -65,8 +75,9 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
   /** The ledger's settlements (src/accounts/log-forward.ts): each entry's charge is their sum; an entry never written is rebuilt. */
   async ledgerFacts(tenantId: string, hour: number, facts: LedgerFact[], retentionDays: number, fallback = true): Promise<void> {
     const missing = new Map<string, LedgerFact[]>();
+    const present = this.withEntries(facts);
     for (const f of facts) {
-      if (this.hasEntry(f.request_id)) continue;
+      if (present.has(f.request_id)) continue;
       const own = missing.get(f.request_id);
       if (own) own.push(f);
       else missing.set(f.request_id, [f]);
@@ -81,20 +92,19 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
     this.ctx.storage.transactionSync(() => {
       after();
       const kept = facts.filter((f) => !(elsewhere.includes(f) && !missing.has(f.request_id)));
-      for (const f of kept) this.putCharge(f);
-      for (const [requestId, own] of missing) this.insert(rebuilt(requestId, own, this.chargedOf(requestId) ?? "0"));
-      for (const id of new Set(kept.map((f) => f.request_id))) this.applyCharges(id);
+      const ids = this.putCharges(kept);
+      const charged = this.chargesOf(ids);
+      for (const [requestId, own] of missing) this.insert(rebuilt(requestId, own, charged.get(requestId) ?? "0"));
+      this.applyCharges(charged);
     });
   }
 
   /** Facts for requests whose entries this shard holds are applied; answers their request ids. */
   factsIfPresent(facts: LedgerFact[]): string[] {
-    const present = facts.filter((f) => this.hasEntry(f.request_id));
+    const here = this.withEntries(facts);
+    const present = facts.filter((f) => here.has(f.request_id));
     if (present.length === 0) return [];
-    this.ctx.storage.transactionSync(() => {
-      for (const f of present) this.putCharge(f);
-      for (const id of new Set(present.map((f) => f.request_id))) this.applyCharges(id);
-    });
+    this.ctx.storage.transactionSync(() => this.applyCharges(this.chargesOf(this.putCharges(present))));
     return [...new Set(present.map((f) => f.request_id))];
   }
 
@@ -217,46 +227,61 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
       );
   }
 
-  private hasEntry(requestId: string): boolean {
-    return this.sql.exec("SELECT 1 FROM entries WHERE request_id = ? LIMIT 1", requestId).toArray().length > 0;
-  }
-
-  private putCharge(f: LedgerFact): void {
-    this.sql.exec(
-      "INSERT INTO charges (charge_id, request_id, amount) VALUES (?, ?, ?) ON CONFLICT (charge_id) DO UPDATE SET amount = excluded.amount",
-      f.charge_id,
-      f.request_id,
-      f.amount,
+  /** The request ids of `facts` that have an entry here: one query for the whole batch. */
+  private withEntries(facts: LedgerFact[]): Set<string> {
+    const ids = JSON.stringify(facts.map((f) => f.request_id));
+    const rows = this.sql.exec<{ request_id: string }>(
+      "SELECT DISTINCT request_id FROM entries WHERE request_id IN (SELECT value FROM json_each(?))",
+      ids,
     );
+    return new Set([...rows].map((r) => r.request_id));
   }
 
-  /** The sum of the ledger's settlements of a request; null when the ledger has told none. */
-  private chargedOf(requestId: string): string | null {
-    const amounts = this.sql
-      .exec<{ amount: string }>("SELECT amount FROM charges WHERE request_id = ?", requestId)
-      .toArray()
-      .map((r) => r.amount);
-    return amounts.length === 0 ? null : fmt(amounts.reduce((sum, a) => sum.plus(a), dec(0)));
+  /** Keeps each fact's amount under its ledger row's id (a row told again takes its last amount); answers their request ids as JSON. */
+  private putCharges(facts: LedgerFact[]): string {
+    this.sql.exec(
+      `INSERT INTO charges (charge_id, request_id, amount)
+       SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?) WHERE true
+       ON CONFLICT (charge_id) DO UPDATE SET amount = excluded.amount`,
+      JSON.stringify(facts.map((f) => [f.charge_id, f.request_id, f.amount])),
+    );
+    return JSON.stringify([...new Set(facts.map((f) => f.request_id))]);
+  }
+
+  /** What the ledger charged each of the requests (a JSON list of ids) that it has charged, summed exactly. */
+  private chargesOf(ids: string): Map<string, string> {
+    const sums = new Map<string, ReturnType<typeof dec>>();
+    const rows = this.sql.exec<{ request_id: string; amount: string }>(
+      "SELECT request_id, amount FROM charges WHERE request_id IN (SELECT value FROM json_each(?))",
+      ids,
+    );
+    for (const r of rows) sums.set(r.request_id, (sums.get(r.request_id) ?? dec(0)).plus(r.amount));
+    return new Map([...sums].map(([id, sum]) => [id, fmt(sum)]));
   }
 
   /**
-   * An entry takes the ledger's charge as a new write (a new `seq`), so that an export, which reads
-   * a shard's writes in order, sends it again in its final form.
+   * Entries take the ledger's charges as new writes (a new `seq` each, in their order), so that an
+   * export, which reads a shard's writes in order, sends them again in their final form. Entries
+   * that already show their charge are left as they are.
    */
-  private applyCharges(requestId: string): void {
-    const charged = this.chargedOf(requestId);
-    if (charged === null) return;
-    const rows = this.sql
-      .exec<StoredRow>(
-        `SELECT seq, ${COLUMNS} FROM entries WHERE request_id = ? AND (charged IS NOT ? OR settled = 0)`,
-        requestId,
-        charged,
-      )
-      .toArray();
-    for (const stored of rows) {
-      this.sql.exec("DELETE FROM entries WHERE seq = ?", stored.seq);
-      this.insert({ ...rowOf(stored), charged, settled: true });
-    }
+  private applyCharges(charged: Map<string, string>): void {
+    if (charged.size === 0) return;
+    const stale = [
+      ...this.sql.exec<{ seq: number }>(
+        `SELECT e.seq FROM entries e JOIN (${CHARGED_PAIRS}) j ON e.request_id = j.rid
+         WHERE e.charged IS NOT j.ch OR e.settled = 0 ORDER BY e.seq`,
+        JSON.stringify([...charged]),
+      ),
+    ].map((r) => r.seq);
+    if (stale.length === 0) return;
+    const seqs = JSON.stringify(stale);
+    this.sql.exec(
+      `INSERT INTO entries (${COLUMNS}) SELECT ${RECHARGED} FROM entries e JOIN (${CHARGED_PAIRS}) j ON e.request_id = j.rid
+       WHERE e.seq IN (SELECT value FROM json_each(?)) ORDER BY e.seq`,
+      JSON.stringify([...charged]),
+      seqs,
+    );
+    this.sql.exec("DELETE FROM entries WHERE seq IN (SELECT value FROM json_each(?))", seqs);
   }
 
   private insert(r: LogRow): void {
