@@ -122,6 +122,26 @@ const withBrowser = Boolean(findChromium()) || process.env.REQUIRE_BROWSER === "
 if (!withBrowser)
   console.warn(`\nThe browser tests (test/browser) are NOT run: no Chromium was found. To run them: ${INSTALL_HINT}\n`);
 
+/**
+ * Files that change what the whole isolate sees while they run (a spy on the global `fetch` or on
+ * an adapter, a fake clock, the crash-drill hook): in a runtime of their own each, so that work
+ * another file left running in a shared runtime never meets their stand-ins.
+ */
+const ISOLATE_WIDE = [
+  "test/billing-truth/deadline.test.ts",
+  "test/billing-truth/engine.property.test.ts",
+  "test/billing/payments.test.ts",
+  "test/console/credits.test.ts",
+  "test/oauth/client-metadata.test.ts",
+  "test/retention/outputs.test.ts",
+  "test/retention/uploads.test.ts",
+  "test/services/spend-alerts.test.ts",
+  "test/tasks/crash-safety.test.ts",
+];
+for (const file of ISOLATE_WIDE)
+  if (!existsSync(new URL(`./${file}`, import.meta.url).pathname))
+    throw new Error(`vitest.config.ts: ${file} is listed but does not exist`);
+
 const shared = {
   globalSetup: [
     "./test/global-setup.ts",
@@ -166,9 +186,11 @@ export default defineConfig({
             "test/browser/**",
             "test/e2e/**",
             "test/route-health/**",
+            ...ISOLATE_WIDE,
           ],
         },
       },
+      { logLevel: "error", plugins: [worker()], test: { ...shared, name: "local-isolated", include: ISOLATE_WIDE } },
       // Route health opens circuits on purpose: in a runtime of their own, so that the routes they
       // open (and the isolate's kept snapshots of them) never refuse another file's tasks; and a
       // runtime per file (isolated), so that they never refuse each other's.
