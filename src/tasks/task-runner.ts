@@ -347,9 +347,13 @@ export class TaskRunner {
   private delivering = false;
 
   /** Captures (success) or releases (anything else) at the account, then shows the outcome. */
-  async settle(rec: TaskRecord): Promise<void> {
-    const outcome = rec.pending_outcome;
+  async settle(decidedRec: TaskRecord): Promise<void> {
+    const outcome = decidedRec.pending_outcome;
     if (!outcome) return;
+    // Outputs the decided outcome does not list go before the outcome shows: a client that reads
+    // the final envelope never finds their bytes still stored.
+    await dropUnlistedOutputs(this.env, this.store);
+    const rec = this.store.load() as TaskRecord;
     const account = accountFor(this.env, rec.tenant_id);
     const answer =
       outcome.status === "succeeded"
@@ -359,7 +363,6 @@ export class TaskRunner {
     const { features, ...settlement } = answer ?? {};
     learnFeatures(rec.tenant_id, features);
     await this.apply(settled(rec, answer ? (settlement as Settlement) : null, Date.now()));
-    await dropUnlistedOutputs(this.env, this.store);
   }
 
   /** The task's webhook events: fanned out to the subscribed endpoints, each attempt made when due. */

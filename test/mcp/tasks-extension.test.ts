@@ -79,7 +79,12 @@ describe("a client that declares the extension", () => {
     const ack = await rawModern(t.api_key, "tasks/cancel", { taskId: handle.taskId }, DECLARED);
     expect(ack.message.error).toBeUndefined();
     expect(ack.message.result).toMatchObject({ resultType: "complete" });
-    const after = await tasksGet(handle.taskId);
+    // The cancel is acknowledged at once; the task ends cancelled once its object has stopped it.
+    let after = await tasksGet(handle.taskId);
+    for (let i = 0; i < 100 && after.result?.status === "working"; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      after = await tasksGet(handle.taskId);
+    }
     expect(after.result).toMatchObject({ status: "cancelled", taskId: handle.taskId });
     expect(after.result.result).toBeUndefined();
   });
