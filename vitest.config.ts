@@ -174,8 +174,8 @@ export default defineConfig({
         test: {
           ...shared,
           // One runtime per runner, reused file after file: starting a runtime and loading the app for
-          // every file cost more than the tests themselves. Files keep to their own tenants, so what
-          // one leaves in storage or in the isolate's caches is nobody else's.
+          // every file cost more than the tests themselves. Files keep to their own tenants; the one
+          // thing shared across tenants, route health, is reset as each file starts (test/setup.ts).
           isolate: false,
           name: "local",
           include: ["test/**/*.test.ts"],

@@ -6,10 +6,15 @@ import type { Env } from "../src/env";
 import { liveProviders } from "../src/providers/routing";
 import { closeAllRoutes } from "./route-health/close";
 
-// A file may share its runtime with the files before it (vitest.config.ts): publish the catalog
-// into the KV it reads, and start with every route's circuit closed, whatever an earlier file's
-// faults opened (route health is per route, across tenants, by design).
+// Whether an earlier file ran in this runtime: the projects with `isolate: false` (vitest.config.ts)
+// reuse one runtime file after file; a runtime of its own starts with every circuit closed.
+const runtime = globalThis as { testFilesBefore?: number };
+const shared = (runtime.testFilesBefore ?? 0) > 0;
+runtime.testFilesBefore = (runtime.testFilesBefore ?? 0) + 1;
+
+// Publish the catalog into the KV this file reads; in a shared runtime, close every route's circuit
+// that an earlier file's faults opened (route health is per route, across tenants, by design).
 beforeAll(async () => {
   await publishCatalog(env.CATALOG, buildCatalog(JSON.parse(env.TEST_CATALOG)));
-  for (const provider of liveProviders(env as Env, "live")) await closeAllRoutes(provider);
+  if (shared) for (const provider of liveProviders(env as Env, "live")) await closeAllRoutes(provider);
 });

@@ -61,10 +61,13 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
     this.ctx.storage.transactionSync(() => {
       after();
       // An entry the ledger already spoke for takes its charges; a rebuilt one gives way to it.
-      const ids = JSON.stringify(rows.map((r) => r.request_id));
+      const ids = rows.map((r) => r.request_id);
       const charged = this.chargesOf(ids);
       if (charged.size > 0)
-        this.sql.exec("DELETE FROM entries WHERE recovered = 1 AND request_id IN (SELECT value FROM json_each(?))", ids);
+        this.sql.exec(
+          "DELETE FROM entries WHERE recovered = 1 AND request_id IN (SELECT value FROM json_each(?))",
+          JSON.stringify(ids),
+        );
       for (const row of rows) {
         const sum = charged.get(row.request_id);
         this.insert(sum === undefined ? row : { ...row, charged: sum, settled: true });
@@ -92,8 +95,8 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
     this.ctx.storage.transactionSync(() => {
       after();
       const kept = facts.filter((f) => !(elsewhere.includes(f) && !missing.has(f.request_id)));
-      const ids = this.putCharges(kept);
-      const charged = this.chargesOf(ids);
+      this.putCharges(kept);
+      const charged = this.chargesOf(kept.map((f) => f.request_id));
       for (const [requestId, own] of missing) this.insert(rebuilt(requestId, own, charged.get(requestId) ?? "0"));
       this.applyCharges(charged);
     });
@@ -104,8 +107,12 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
     const here = this.withEntries(facts);
     const present = facts.filter((f) => here.has(f.request_id));
     if (present.length === 0) return [];
-    this.ctx.storage.transactionSync(() => this.applyCharges(this.chargesOf(this.putCharges(present))));
-    return [...new Set(present.map((f) => f.request_id))];
+    const ids = [...new Set(present.map((f) => f.request_id))];
+    this.ctx.storage.transactionSync(() => {
+      this.putCharges(present);
+      this.applyCharges(this.chargesOf(ids));
+    });
+    return ids;
   }
 
   page(query: ShardQuery): ShardPage {
@@ -237,23 +244,22 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
     return new Set([...rows].map((r) => r.request_id));
   }
 
-  /** Keeps each fact's amount under its ledger row's id (a row told again takes its last amount); answers their request ids as JSON. */
-  private putCharges(facts: LedgerFact[]): string {
+  /** Keeps each fact's amount under its ledger row's id (a row told again takes its last amount). */
+  private putCharges(facts: LedgerFact[]): void {
     this.sql.exec(
       `INSERT INTO charges (charge_id, request_id, amount)
        SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]') FROM json_each(?) WHERE true
        ON CONFLICT (charge_id) DO UPDATE SET amount = excluded.amount`,
       JSON.stringify(facts.map((f) => [f.charge_id, f.request_id, f.amount])),
     );
-    return JSON.stringify([...new Set(facts.map((f) => f.request_id))]);
   }
 
-  /** What the ledger charged each of the requests (a JSON list of ids) that it has charged, summed exactly. */
-  private chargesOf(ids: string): Map<string, string> {
+  /** What the ledger charged each of `ids` that it has charged, summed exactly. */
+  private chargesOf(ids: readonly string[]): Map<string, string> {
     const sums = new Map<string, ReturnType<typeof dec>>();
     const rows = this.sql.exec<{ request_id: string; amount: string }>(
       "SELECT request_id, amount FROM charges WHERE request_id IN (SELECT value FROM json_each(?))",
-      ids,
+      JSON.stringify(ids),
     );
     for (const r of rows) sums.set(r.request_id, (sums.get(r.request_id) ?? dec(0)).plus(r.amount));
     return new Map([...sums].map(([id, sum]) => [id, fmt(sum)]));
@@ -266,11 +272,12 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
    */
   private applyCharges(charged: Map<string, string>): void {
     if (charged.size === 0) return;
+    const pairs = JSON.stringify([...charged]);
     const stale = [
       ...this.sql.exec<{ seq: number }>(
         `SELECT e.seq FROM entries e JOIN (${CHARGED_PAIRS}) j ON e.request_id = j.rid
          WHERE e.charged IS NOT j.ch OR e.settled = 0 ORDER BY e.seq`,
-        JSON.stringify([...charged]),
+        pairs,
       ),
     ].map((r) => r.seq);
     if (stale.length === 0) return;
@@ -278,7 +285,7 @@ export class RequestLogObject extends DurableObject<Env> implements RequestLogRp
     this.sql.exec(
       `INSERT INTO entries (${COLUMNS}) SELECT ${RECHARGED} FROM entries e JOIN (${CHARGED_PAIRS}) j ON e.request_id = j.rid
        WHERE e.seq IN (SELECT value FROM json_each(?)) ORDER BY e.seq`,
-      JSON.stringify([...charged]),
+      pairs,
       seqs,
     );
     this.sql.exec("DELETE FROM entries WHERE seq IN (SELECT value FROM json_each(?))", seqs);
