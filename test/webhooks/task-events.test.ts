@@ -208,6 +208,12 @@ describe("retries", () => {
     const ep = await newEndpoint(t, h.url, ["task.succeeded"]);
     const id = (await createImage(t, { prompt: "never" })).json.task_id;
     await waitFor(t, id);
+    // The first attempt is made on the real clock, after the task ends: let it happen before the rest are moved.
+    for (let i = 0; i < 200; i++) {
+      const [first] = (await webhooksOf(id)).deliveries.filter((x) => x.endpoint_id === ep.endpoint_id);
+      if ((first?.attempt_count ?? 0) >= 1) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
     const start = Date.now() + 60_000;
     await runInDurableObject(taskStub(id), (_o, state) => {
       state.storage.sql.exec("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE endpoint_id = ?", start, ep.endpoint_id);
