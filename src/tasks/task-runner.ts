@@ -174,6 +174,8 @@ export class TaskRunner {
       }
       const raw = adapterFor(rec.route.provider);
       const config = raw ? await configForTask(this.env, raw, rec) : null;
+      // A cancel (or a webhook) may have moved the task while its key was looked up: start again from what is stored.
+      if (!stillCurrent(this.store, rec)) continue;
       if (!raw || !config) {
         // The provider's credential was removed after admission: another route may still serve.
         await this.apply(providerMissing(rec, now));
@@ -211,9 +213,12 @@ export class TaskRunner {
       if (found) return this.apply(reconciled(rec, found, ctx.now));
     }
     if (!rec.route_uncertain && !(await mayUseRoute(this.env, rec.task_id, rec.route.provider, rec.route.upstream_model))) {
+      const around = await this.routeAround(rec, ctx.now);
       if (!stillCurrent(this.store, rec)) return false;
-      return this.apply(await this.routeAround(rec, ctx.now));
+      return this.apply(around);
     }
+    // A cancel decided while route health answered stands: the stale record is never written over it.
+    if (!stillCurrent(this.store, rec)) return false;
     const begun = beginSubmit(rec, { now: ctx.now, webhook: !!ctx.webhookUrl && !!adapter.adopt });
     await this.apply(begun);
     let handle: Awaited<ReturnType<typeof adapter.submit>>;

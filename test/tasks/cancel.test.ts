@@ -25,6 +25,25 @@ describe("cancel", () => {
     expect(l.open_reservations).toBe(0);
   });
 
+  it("a cancel that lands while the first step is in flight stands: the step never writes its stale record over it", async () => {
+    const own = await newTenant({ credits: "1000" });
+    const ids = await Promise.all(
+      Array.from({ length: 16 }, async (_, i) => {
+        const created = await createImage(own, { prompt: `race ${i}`, metadata: { sandbox_fault: "stay_queued" } });
+        // Spread over the first step's window: its key lookup, route health's answer and the submission.
+        await new Promise((r) => setTimeout(r, i * 2));
+        const res = await call(`/v1/tasks/${created.json.task_id}/cancel`, { key: own.api_key, method: "POST", body: {} });
+        expect(res.json.status).toBe("canceled");
+        return created.json.task_id as string;
+      }),
+    );
+    // Whatever the interrupted steps do next, every task stays canceled and nothing is held or charged.
+    await new Promise((r) => setTimeout(r, 500));
+    for (const id of ids)
+      expect((await getTask(own, id)).json).toMatchObject({ status: "canceled", billing: { net_charged_credits: "0" } });
+    expect((await expectLedgerBalanced(own.tenant_id)).open_reservations).toBe(0);
+  });
+
   it("a running task is canceled at the provider when it can stop", async () => {
     const created = await createImage(t, { prompt: "long", metadata: { sandbox_fault: "hang" } });
     const running = await waitFor(t, created.json.task_id, (x) => x.status === "running");

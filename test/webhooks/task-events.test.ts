@@ -70,6 +70,24 @@ async function alarmAt(taskId: string, nowMs: number) {
   await runDurableObjectAlarm(taskStub(taskId));
 }
 
+/** Moves a delivery's next attempt a minute into the real future, so the real alarm cannot make it before the test does. */
+async function holdDelivery(taskId: string, endpointId: string): Promise<number> {
+  const at = Date.now() + 60_000;
+  await runInDurableObject(taskStub(taskId), (_o, state) => {
+    state.storage.sql.exec("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE endpoint_id = ?", at, endpointId);
+  });
+  return at;
+}
+
+/** The delivery to an endpoint once it has made `count` attempts (the alarm that makes one may still be running). */
+async function afterAttempts(taskId: string, endpointId: string, count: number) {
+  for (let i = 0; ; i++) {
+    const [d] = (await webhooksOf(taskId)).deliveries.filter((x) => x.endpoint_id === endpointId);
+    if ((d?.attempt_count ?? 0) >= count || i >= 200) return d;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 function verify(secret: string, d: { headers: Record<string, string>; body: string }) {
   return new Webhook(secret).verify(d.body, {
     "webhook-id": d.headers["webhook-id"] as string,
@@ -186,10 +204,11 @@ describe("retries", () => {
     expect(d!.next_attempt_at! - first).toBeGreaterThanOrEqual(RETRY_SCHEDULE_MS[1]!);
     expect(d!.next_attempt_at! - first).toBeLessThan(RETRY_SCHEDULE_MS[1]! + 1000);
     // From here the clock is injected: each attempt is made exactly when due.
+    d!.next_attempt_at = await holdDelivery(id, ep.endpoint_id);
     for (let attempt = 2; attempt <= 4; attempt++) {
       const due = d!.next_attempt_at!;
       await alarmAt(id, due);
-      [d] = (await webhooksOf(id)).deliveries.filter((x) => x.endpoint_id === ep.endpoint_id);
+      d = await afterAttempts(id, ep.endpoint_id, attempt);
       expect(d!.attempts[attempt - 1]!.attempted_at).toBe(new Date(due).toISOString());
       if (attempt < 4) expect(d!.next_attempt_at! - due).toBe(RETRY_SCHEDULE_MS[attempt]);
     }
@@ -209,18 +228,11 @@ describe("retries", () => {
     const id = (await createImage(t, { prompt: "never" })).json.task_id;
     await waitFor(t, id);
     // The first attempt is made on the real clock, after the task ends: let it happen before the rest are moved.
-    for (let i = 0; i < 200; i++) {
-      const [first] = (await webhooksOf(id)).deliveries.filter((x) => x.endpoint_id === ep.endpoint_id);
-      if ((first?.attempt_count ?? 0) >= 1) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    const start = Date.now() + 60_000;
-    await runInDurableObject(taskStub(id), (_o, state) => {
-      state.storage.sql.exec("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE endpoint_id = ?", start, ep.endpoint_id);
-    });
-    for (let i = 0; i < 7; i++) {
-      const [d] = (await webhooksOf(id)).deliveries.filter((x) => x.endpoint_id === ep.endpoint_id);
-      await alarmAt(id, d!.next_attempt_at!);
+    await afterAttempts(id, ep.endpoint_id, 1);
+    let due = await holdDelivery(id, ep.endpoint_id);
+    for (let attempt = 2; attempt <= 8; attempt++) {
+      await alarmAt(id, due);
+      due = (await afterAttempts(id, ep.endpoint_id, attempt))!.next_attempt_at!;
     }
     const [d] = (await webhooksOf(id)).deliveries.filter((x) => x.endpoint_id === ep.endpoint_id);
     expect(d).toMatchObject({ status: "failed", attempt_count: 8, next_attempt_at: null });
