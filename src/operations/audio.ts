@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { unicodeLength } from "../catalog/select";
 import { formatMime } from "../media/output-formats";
-import { commonTaskFields, ModelField, RequiredModelField } from "./fields";
+import { commonTaskFields, ModelField, RequiredModelField, requireModel } from "./fields";
 import { resolved } from "./shared";
 import { operation } from "./types";
 
@@ -51,6 +51,7 @@ export const textToMusic = operation({
     })
     .strict()
     .superRefine((b, ctx) => {
+      requireModel(b, ctx);
       if (b.instrumental === true && b.lyrics !== undefined) {
         ctx.addIssue({ code: "custom", path: ["lyrics"], message: "must be omitted for instrumental music" });
       }

@@ -3,6 +3,8 @@ import { z } from "@hono/zod-openapi";
 import { MaxCredits } from "../billing/max-credits";
 import { dec } from "../lib/decimal";
 import { REQUEST_RETENTION_DESCRIPTION, RetentionDays } from "../retention/days";
+import { ModelsList } from "../routing/models-list";
+import { ProviderPreferences } from "../routing/preferences";
 import { DeadlineSecondsField } from "./deadline-request";
 
 export const Metadata = z
@@ -37,6 +39,8 @@ export const commonTaskFields = {
     example: "quo_01jd8x3k2m4n5p6q7r8s9t0v1w",
   }),
   output_retention_days: RetentionDays.optional().openapi({ description: REQUEST_RETENTION_DESCRIPTION }),
+  models: ModelsList.optional(),
+  provider: ProviderPreferences.optional(),
 };
 
 const ModelId = z.string().min(1).max(128);
@@ -51,9 +55,19 @@ export const ModelField = (
     example: "auto",
   });
 
-/** `model` where the spec makes it required: no default, `auto` must be asked for. */
+/** `model` where the spec makes it required: no default, `auto` must be asked for (or a `models` list sent instead). */
 export const RequiredModelField = (concrete: string) =>
-  ModelId.openapi({ description: `Required, no default: \`auto\` or ${concrete}.`, example: "auto" });
+  ModelId.optional().openapi({
+    description: `Required unless \`models\` is sent, no default: \`auto\` or ${concrete}.`,
+    example: "auto",
+  });
+
+/** The check that goes with RequiredModelField: a missing `model` is refused as any missing field is, unless `models` stands in. */
+export function requireModel(b: { model?: string; models?: string[] }, ctx: z.RefinementCtx): void {
+  if (b.model === undefined && b.models === undefined) {
+    ctx.addIssue({ code: "invalid_type", expected: "string", path: ["model"], input: undefined, message: "Required" });
+  }
+}
 
 export const Prompt = (max: number) =>
   z

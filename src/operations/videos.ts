@@ -5,7 +5,7 @@ import { ApiError } from "../errors/api-error";
 import { formatMime } from "../media/output-formats";
 import { MediaInput } from "../media/resolve-input";
 import { EXAMPLE_IMAGE, EXAMPLE_VIDEO } from "./examples";
-import { commonTaskFields, ModelField, Prompt, RequiredModelField } from "./fields";
+import { commonTaskFields, ModelField, Prompt, RequiredModelField, requireModel } from "./fields";
 import { maxOutputTokens, promptTokens, refs, resolved, SANITY_BOUNDS } from "./shared";
 import { type MediaRef, type OperationContext, operation } from "./types";
 
@@ -416,6 +416,7 @@ export const videoUnderstanding = operation({
       ...commonTaskFields,
     })
     .strict()
+    .superRefine(requireModel)
     .openapi("VideoToTextRequest"),
   examples: {
     summarize: {

@@ -75,10 +75,12 @@ export async function createQuote(
     healthView(ctx.env, providers),
   ]);
   const priced = await priceRequest(admission, spec, body, raw, { bundle, providers, keys, health });
-  const meters = priced.meters[priced.dearest] ?? [];
-  const route = priced.routes[priced.dearest];
+  // With a `models` list the quote's lines are the dearest listed model's: the one its credits stand for.
+  const lined = priced.dearestModel ?? priced;
+  const meters = lined.meters[lined.dearest] ?? [];
+  const route = lined.routes[lined.dearest];
   const cardLines: QuoteLine[] = meters.map((m) => {
-    const quantity = priced.quantities[m.usage_key] ?? 0;
+    const quantity = lined.quantities[m.usage_key] ?? 0;
     return {
       meter: m.meter,
       quantity: String(quantity),

@@ -10,6 +10,7 @@ import type { ErrorCode } from "../errors/codes";
 import type { KeyMode } from "../keys/api-keys";
 import type { RoutePlan } from "../providers/route-plan";
 import type { Progress, ProviderHandle } from "../providers/types";
+import type { ModelFallback } from "../routing/models-list";
 import type { DeliveryState } from "./delivery-state";
 import { withDeliveries } from "./delivery-view";
 import { refundReason } from "./refund-reason";
@@ -126,7 +127,26 @@ export interface TaskPlan {
   output_destination?: { destination_id: string; prefix: string } | null;
   /** The batch the task is an item of, and its item's `custom_id` (src/batches/). */
   batch?: { batch_id: string; custom_id: string };
+  /** The caller's `models` list, when it sent one (docs/routing.md). */
+  models?: string[];
+  /** The listed models after the one admitted, in order: each ready to run, or why it cannot (src/tasks/steps/model-fallback.ts). */
+  alternates?: AlternateModel[];
+  /** The listed models passed over at admission. */
+  model_fallbacks?: ModelFallback[];
 }
+
+/** A listed model the task may move to: what it needs to run there, fixed at admission like its first model's. */
+export type AlternateModel =
+  | {
+      model: string;
+      card: InterfaceFile;
+      request: Record<string, unknown>;
+      routes: RoutePlan[];
+      pricing: PricedMeter[];
+      route_pricing: PricedMeter[][];
+      failure?: undefined;
+    }
+  | { model: string; failure: { code: string; message: string } };
 
 /** The stored task: the plan it was admitted with, and everything execution has learned since. */
 export interface TaskRecord
@@ -149,7 +169,12 @@ export interface TaskRecord
     | "origin"
     | "request_id"
     | "batch"
+    | "models"
+    | "alternates"
+    | "model_fallbacks"
   > {
+  /** Which model of `models` the task is on: 0 the admitted one, n the n-th of `alternates` (its plan replaces the first's). */
+  model_index?: number;
   /** The shape's version (src/tasks/record-versions.ts). */
   record_version: number;
   task_id: string;
@@ -240,6 +265,7 @@ function taskEnvelope(rec: TaskRecord) {
     ...(rec.batch ? { batch_id: rec.batch.batch_id, custom_id: rec.batch.custom_id } : {}),
     model: rec.model,
     resolved_model: rec.resolved_model,
+    ...(rec.models ? { models: rec.models, model_fallbacks: rec.model_fallbacks ?? [] } : {}),
     metadata: rec.metadata,
     input: rec.input,
     progress: rec.progress,

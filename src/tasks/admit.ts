@@ -69,7 +69,8 @@ export async function admitOperation<B extends CommonFields>(
       images,
       keys,
       health,
-      ...(quote ? { model: quote.resolved_model, quoted: quote } : {}),
+      // A quoted `models` list runs as listed, within the quote's total; a quoted model runs on that model.
+      ...(quote ? { ...(body.models ? {} : { model: quote.resolved_model }), quoted: quote } : {}),
     });
   } catch (e) {
     // A key already used answers as it was (or as a conflict) before any refusal of the moment,

@@ -11,7 +11,7 @@ import { upgradeRecord } from "./record-versions";
 import { TASK_BASELINE, TASK_MIGRATIONS } from "./task-schema";
 
 /** The record's fields fixed at admission: stored apart (`task.plan`), read once per object. */
-type PlanField = "card" | "routes" | "route_pricing" | "pricing" | "request" | "input" | "metadata" | "warnings";
+type PlanField = "card" | "routes" | "route_pricing" | "pricing" | "request" | "input" | "metadata" | "warnings" | "alternates";
 
 export interface Admission {
   request_hash: string;
@@ -34,6 +34,21 @@ function deepFreeze<T>(value: T): T {
 /** What a client sees change: events of GET /v1/tasks/{id}/events are counted by it (`change_seq`). */
 function shownKey(rec: TaskRecord): string {
   return JSON.stringify([rec.status, rec.progress]);
+}
+
+/** A task moved to a later listed model runs on that model's card, request, routes and prices. */
+function onCurrentModel(rec: TaskRecord): TaskRecord {
+  const index = rec.model_index ?? 0;
+  const alt = index > 0 ? rec.alternates?.[index - 1] : undefined;
+  if (!alt || alt.failure) return rec;
+  return {
+    ...rec,
+    card: alt.card,
+    request: alt.request,
+    routes: alt.routes,
+    pricing: alt.pricing,
+    route_pricing: alt.route_pricing,
+  };
 }
 
 export class TaskStorage {
@@ -97,7 +112,9 @@ export class TaskStorage {
         this.planStored = true;
       }
     }
-    return this.noteShown(upgradeRecord({ ...(JSON.parse(this.stateJson) as Record<string, unknown>), ...this.plan }));
+    return this.noteShown(
+      onCurrentModel(upgradeRecord({ ...(JSON.parse(this.stateJson) as Record<string, unknown>), ...this.plan })),
+    );
   }
 
   /** Remembers what the stored record shows, when this instance does not know it yet. */
@@ -114,11 +131,13 @@ export class TaskStorage {
     // Never below what is stored (a step may save an older copy), and one more when what shows changed.
     const shown = shownKey(rec);
     if (this.shown) rec.change_seq = Math.max(rec.change_seq, this.shown.seq) + (this.shown.key === shown ? 0 : 1);
-    const { card, routes, route_pricing, pricing, request, input, metadata, warnings, ...state } = rec;
+    const { card, routes, route_pricing, pricing, request, input, metadata, warnings, alternates, ...state } = rec;
     const json = JSON.stringify(state);
     this.stateJson = null;
     if (!this.planStored) {
-      const planJson = JSON.stringify({ card, routes, route_pricing, pricing, request, input, metadata, warnings });
+      // The plan is the admitted model's: a record on a later model never writes it (its overlay comes from `alternates`).
+      if ((rec.model_index ?? 0) > 0) throw new Error("a task's plan is written once, on its admitted model");
+      const planJson = JSON.stringify({ card, routes, route_pricing, pricing, request, input, metadata, warnings, alternates });
       this.sql.exec("INSERT OR REPLACE INTO task (id, record, plan) VALUES (1, ?, ?)", json, planJson);
       // A copy of its own (parsed back: cheaper than a structured clone), which steps cannot change.
       this.plan = deepFreeze(JSON.parse(planJson));

@@ -70,10 +70,27 @@ describe("required fields", () => {
         }
       }
     }
-    // The music and video understanding operations require `model`; every generating one a prompt or its media.
-    expect(fields).toContain("/v1/music/text-to-music /model");
-    expect(fields).toContain("/v1/videos/responses /model");
+    // Every generating operation requires a prompt or its media.
     expect(fields).toContain("/v1/images/generations /prompt");
+    // The music and video understanding operations require `model` unless a `models` list is sent.
+    for (const [path, model] of [
+      ["/v1/music/text-to-music", "music-2.6"],
+      ["/v1/videos/responses", "gemini-3.6-flash"],
+    ] as const) {
+      const example = Object.values<any>(doc.paths[path].post.requestBody.content["application/json"].examples)[0].value;
+      const res = await call(path, {
+        key: t.api_key,
+        body: without(example, ["model"]),
+        headers: { "Idempotency-Key": newKey() },
+      });
+      const e = expectError(res, 422, "invalid_request", "/model");
+      expect(e.message).toContain("'model' is required (");
+      // With `models` instead, the body passes validation (the video example's artifact is another tenant's: 404 after it).
+      const listed = { ...without(example, ["model"]), models: [model] };
+      const ok = await call(path, { key: t.api_key, body: listed, headers: { "Idempotency-Key": newKey() } });
+      expect(ok.json.error?.param, ok.text).not.toBe("/model");
+      expect(ok.status, ok.text).not.toBe(422);
+    }
     expect(checked).toBeGreaterThan(20);
   });
 

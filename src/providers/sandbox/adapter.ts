@@ -48,9 +48,14 @@ const LATENCY_MS: Partial<Record<Capability, number>> = {
 };
 const DEFAULT_LATENCY_MS = 3000;
 
-/** The faults a job asks for: `metadata.sandbox_fault`, comma-separated (e.g. "uncancelable,hang"). */
+/**
+ * The faults a job asks for: `metadata.sandbox_fault`, comma-separated (e.g. "uncancelable,hang");
+ * with `metadata.sandbox_fault_model`, only on that model (a `models` list's first model fails, the next serves).
+ */
 function requested(job: ProviderJob, ctx: ProviderContext): Set<Fault> {
   if (ctx.env.SANDBOX_FAULT_INJECTION !== "true") return new Set();
+  const only = job.metadata.sandbox_fault_model;
+  if (only !== undefined && only !== job.model) return new Set();
   const asked = (job.metadata.sandbox_fault ?? "").split(",").map((f) => f.trim());
   return new Set(FAULTS.filter((f) => asked.includes(f)));
 }

@@ -79,8 +79,20 @@ export const TaskEnvelope = z
     workload_type: z.string().optional(),
     batch_id: z.string().optional().openapi({ description: "The batch this task is an item of" }),
     custom_id: z.string().optional().openapi({ description: "Its item's custom_id in that batch" }),
-    model: z.string(),
-    resolved_model: z.string(),
+    model: z.string().openapi({ description: "The model asked for: `auto`, the concrete id, or the first of `models`" }),
+    resolved_model: z.string().openapi({ description: "The model serving the task (with `models`: the one it is on now)" }),
+    models: z.array(z.string()).optional().openapi({ description: "The `models` fallback list, when the create sent one" }),
+    model_fallbacks: z
+      .array(
+        z.object({
+          model: z.string(),
+          reason: z.string().openapi({ description: "A `candidate_failures` code, or `upstream_failed`" }),
+          at: z.string(),
+          message: z.string().optional(),
+        }),
+      )
+      .optional()
+      .openapi({ description: "With `models`: each listed model passed over, in order, and why (docs/routing.md)" }),
     metadata: z.record(z.string(), z.string()),
     input: z.record(z.string(), z.unknown()),
     progress: z.object({

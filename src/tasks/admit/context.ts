@@ -3,6 +3,7 @@ import type { Caller } from "../../accounts/caller";
 import type { AuditActor } from "../../audit/audit-store";
 import type { Env } from "../../env";
 import type { RequestNote } from "../../request-log/note";
+import type { ProviderPreferences } from "../../routing/preferences";
 import type { TaskPlan } from "../../task-record/record";
 
 export interface AdmissionContext {
@@ -28,6 +29,8 @@ export const COMMON_FIELDS = new Set([
   "deadline_seconds",
   "output_retention_days",
   "output_destination_id",
+  "models",
+  "provider",
 ]);
 
 export interface CommonFields {
@@ -39,4 +42,6 @@ export interface CommonFields {
   deadline_seconds?: number;
   output_retention_days?: number;
   output_destination_id?: string;
+  models?: string[];
+  provider?: ProviderPreferences;
 }

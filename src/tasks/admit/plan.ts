@@ -8,7 +8,7 @@ import type { OperationContext, OperationSpec } from "../../operations/types";
 import { PROVIDERS } from "../../providers/names";
 import type { RoutePlan } from "../../providers/routing";
 import type { SafetyRecord } from "../../safety/review";
-import type { TaskPlan } from "../../task-record/record";
+import type { AlternateModel, TaskPlan } from "../../task-record/record";
 import { echoInput } from "../input-echo";
 import { type AdmissionContext, COMMON_FIELDS, type CommonFields } from "./context";
 import type { PricedRequest } from "./price";
@@ -36,23 +36,15 @@ export async function taskPlan<B extends CommonFields>(
   const plan: TaskPlan = {
     tenant_id: ctx.caller.tenant_id,
     capability: spec.capability,
-    model: typeof raw.model === "string" ? raw.model : "auto",
+    // With a `models` list, the first listed model is the one asked for; `resolved_model` the one that serves.
+    model: typeof raw.model === "string" ? raw.model : (body.models?.[0] ?? "auto"),
     resolved_model: selection.model.model,
     route,
     routes,
     mode: ctx.caller.mode,
     key_id: ctx.caller.key_id,
     card: selection.card,
-    request: {
-      ...spec.providerRequest(opCtx),
-      inputs: media.map((m) => ({
-        field: m.field,
-        key: m.key,
-        role: m.role,
-        ...m.facts,
-        ...(m.origin ? { origin: m.origin } : {}),
-      })),
-    },
+    request: { ...spec.providerRequest(opCtx), inputs: planInputs(priced) },
     input,
     metadata: body.metadata ?? {},
     warnings: [
@@ -73,8 +65,27 @@ export async function taskPlan<B extends CommonFields>(
     safety: choices.safety.record,
     output_destination: choices.outputDestination,
     ...(ctx.batch ? { batch: ctx.batch } : {}),
+    ...(body.models
+      ? { models: body.models, alternates: alternatesOf(spec, priced), model_fallbacks: priced.fallbacks ?? [] }
+      : {}),
   };
   return { plan, json: checkRecordSize(plan) };
+}
+
+/** The listed models after the admitted one, each with what it needs to run, or why it cannot. */
+function alternatesOf<B extends CommonFields>(spec: OperationSpec, priced: PricedRequest<B>): AlternateModel[] {
+  return (priced.alternates ?? []).map((l) =>
+    l.failure
+      ? { model: l.model, failure: { code: l.failure.code, message: l.failure.message } }
+      : {
+          model: l.model,
+          card: l.priced.selection.card,
+          request: { ...spec.providerRequest(l.priced.opCtx), inputs: planInputs(l.priced) },
+          routes: l.priced.routes,
+          pricing: l.priced.meters[0] as PricedMeter[],
+          route_pricing: l.priced.meters,
+        },
+  );
 }
 
 /** A task record is one SQLite value (at most 2 MB): far below that, with room for what execution adds. */
@@ -104,6 +115,17 @@ export function checkRecordSize(plan: TaskPlan): string {
     );
   }
   return json;
+}
+
+/** The request's stored media, as the provider request lists them. */
+function planInputs(priced: { media: PricedRequest<CommonFields>["media"] }) {
+  return priced.media.map((m) => ({
+    field: m.field,
+    key: m.key,
+    role: m.role,
+    ...m.facts,
+    ...(m.origin ? { origin: m.origin } : {}),
+  }));
 }
 
 /** A target canvas is normalised to the model's multiple and bounds: say so when it moved. */

@@ -20,8 +20,11 @@ import type { ProviderKeyPlan } from "../../provider-keys/rows";
 import { PROVIDERS } from "../../providers/names";
 import { routeProduces } from "../../providers/output-formats";
 import { type RoutePlan, routesFor } from "../../providers/routing";
+import { checkOneModelField, type ModelFallback } from "../../routing/models-list";
+import { applyPreferences, excludedByPreferences, hasPreferences } from "../../routing/preferences";
 import { type AdmissionContext, COMMON_FIELDS, type CommonFields } from "./context";
 import { resolveMedia } from "./media";
+import { fitListed, type ListedModel, noListedModel, passedOver } from "./model-list";
 import { atQuotedPrices, drillRouteOrder, overCapFailure, pricedRoutes } from "./route-prices";
 import type { FetchedImages } from "./safety";
 
@@ -73,6 +76,11 @@ export interface PricedRequest<B> {
   estimate: string;
   /** The index of the route whose price is the estimate. */
   dearest: number;
+  /** With `models`: the listed models passed over before this one, and those after it, each fitted or not. */
+  fallbacks?: ModelFallback[];
+  alternates?: ListedModel<PricedRequest<B>>[];
+  /** With `models`: the listed model whose estimate is the hold (a quote's lines are its). */
+  dearestModel?: PricedRequest<B>;
 }
 
 /**
@@ -98,14 +106,17 @@ export async function priceRequest<B extends CommonFields>(
     health?: HealthView;
   },
 ): Promise<PricedRequest<B>> {
+  checkOneModelField(raw);
   const { bundle, providers: platform } = opts;
+  const prefs = hasPreferences(body.provider) ? body.provider : undefined;
+  const listed = opts.model === undefined && Array.isArray(body.models) ? body.models : undefined;
   const keys = opts.keys ?? [];
   const providers = keys.length > 0 ? withTenantProviders(platform, keys) : platform;
   const feePercent = byokFeePercent(ctx.env);
   // The key's lists first: a key never learns more of a model it may not use.
   checkCapabilityAllowed(ctx.caller.limits, spec.capability);
   const asked = opts.model ?? raw.model;
-  if (typeof asked === "string") checkModelAllowed(ctx.caller.limits, asked);
+  if (typeof asked === "string" && !listed) checkModelAllowed(ctx.caller.limits, asked);
   let voice: { voice_id: string; compatible_models: string[]; sample?: boolean } | undefined;
   const voiceId = spec.voice?.(body);
   if (voiceId !== undefined) {
@@ -125,17 +136,47 @@ export async function priceRequest<B extends CommonFields>(
       feePercent,
     ).filter((r) => !selection.output || routeProduces(r, spec.capability, selection.output.mime));
   const healthOrder = (routes: RoutePlan[]) => (opts.health ? orderByHealth(routes, opts.health) : { routes, retry_at: null });
+  const latency = (r: RoutePlan) => opts.health?.route(r.provider, r.upstream_model).p50_ms ?? null;
+  /** The routes the caller's preferences leave, in their order (before health); the usual request pays nothing here. */
+  const preferredRoutes = (selection: Selection, price?: (r: RoutePlan) => number) => {
+    const producing = producingRoutes(selection);
+    if (!prefs) return producing;
+    const left = applyPreferences(producing, prefs, { latency, ...(price ? { price } : {}) });
+    if (left.length === 0) {
+      const failure = excludedByPreferences(
+        selection.model.model,
+        producing.map((r) => r.provider),
+      );
+      throw new ApiError("no_eligible_model", failure.message, {
+        param: failure.param,
+        details: { candidate_failures: [{ ...failure, error: undefined }] },
+      });
+    }
+    return left;
+  };
   const priceOn = (selection: Selection) => {
     const opCtx: OperationContext<B> = { body, raw, selection, media };
     spec.check?.(opCtx);
-    const producing = producingRoutes(selection);
+    const dimensions = spec.dimensions?.(opCtx) ?? {};
+    const quantities = spec.quantities(opCtx);
+    // `sort: "price"`: each route's price of this very request, as the estimate below reckons it.
+    const routePrice = (r: RoutePlan) => {
+      try {
+        const one = pricedRoutes(ctx, [r], selection.card, dimensions, spec.usageKey);
+        return Number(routeEstimate(estimateCredits({ meters: one.meters[0] as PricedMeter[], quantities }), r));
+      } catch {
+        return Number.POSITIVE_INFINITY;
+      }
+    };
+    const producing = preferredRoutes(selection, prefs?.sort === "price" ? routePrice : undefined);
     const ordered = healthOrder(drillRouteOrder(ctx.env, body.metadata, producing));
     if (ordered.retry_at !== null) throw allRoutesUnhealthy(selection.model.model, ordered.retry_at, producing);
     const live = ordered.routes;
     if (live.length === 0) throw noLiveRoute(selection.model.model, spec.capability);
-    const priced = pricedRoutes(ctx, live, selection.card, spec.dimensions?.(opCtx) ?? {}, spec.usageKey);
-    const meters = opts.quoted ? priced.meters.map((m) => atQuotedPrices(m, opts.quoted as QuoteRecord)) : priced.meters;
-    const quantities = spec.quantities(opCtx);
+    const priced = pricedRoutes(ctx, live, selection.card, dimensions, spec.usageKey);
+    // A quote's unit prices are the quoted model's: another listed model keeps its own (the total is capped below).
+    const atQuote = opts.quoted && opts.quoted.resolved_model === selection.model.model;
+    const meters = atQuote ? priced.meters.map((m) => atQuotedPrices(m, opts.quoted as QuoteRecord)) : priced.meters;
     // Reserve what the dearest route would cost, so a failover never runs past the reservation.
     const estimates = meters.map((m, i) =>
       routeEstimate(estimateCredits({ meters: m, quantities }), priced.routes[i] as RoutePlan),
@@ -148,31 +189,71 @@ export async function priceRequest<B extends CommonFields>(
     if (opts.quoted && dec(estimate).gt(opts.quoted.credits)) estimate = fmt(dec(opts.quoted.credits));
     return { opCtx, selection, media, routes: priced.routes, meters, quantities, estimate, dearest };
   };
-  const selection = select(
-    { bundle, providers },
-    {
-      capability: spec.capability,
-      model: opts.model ?? modelFor(spec, raw, bundle, providers, ctx.caller.limits),
-      prompt: spec.prompt?.(body),
-      controls: controlValues(spec, spec.normalize ? spec.normalize(raw) : raw),
-      canvas: spec.canvas?.(body),
-      media,
-      voice,
-      fields: Object.fromEntries(Object.entries(flatten(raw)).filter(([k]) => !COMMON_FIELDS.has(k.split(".")[0] as string))),
-      ...(spec.output ? { output: (s: Selection) => spec.output?.(body, s) } : {}),
-      ...(cap !== undefined || body.deadline_seconds !== undefined
-        ? {
-            overCap: (s: Selection) =>
-              deadlineFailure(s, body.deadline_seconds) ?? (cap !== undefined ? overCapFailure(s, cap, priceOn) : null),
-          }
-        : {}),
-      unhealthy: (s: Selection) => {
-        const { retry_at } = healthOrder(producingRoutes(s));
-        return retry_at === null ? null : unhealthyFailure(s.model.model, retry_at);
+  const checkVoice = (priced: PricedRequest<B>) => {
+    const route = priced.routes[0] as RoutePlan;
+    if (voice?.sample && !PROVIDERS[route.provider]?.simulated) {
+      // A sample voice exists only in the simulator: no real upstream can speak it.
+      throw new ApiError(
+        "voice_model_incompatible",
+        `Voice '${voice.voice_id}' is a sample voice that ${priced.selection.model.model} cannot speak on ${route.provider}; choose a preset voice.`,
+        { param: "/voice", details: { voice_id: voice.voice_id, reason: "sample_voice", provider: route.provider } },
+      );
+    }
+  };
+  const selectOn = (model: string) =>
+    select(
+      { bundle, providers },
+      {
+        capability: spec.capability,
+        model,
+        prompt: spec.prompt?.(body),
+        controls: controlValues(spec, spec.normalize ? spec.normalize(raw) : raw),
+        canvas: spec.canvas?.(body),
+        media,
+        voice,
+        fields: Object.fromEntries(Object.entries(flatten(raw)).filter(([k]) => !COMMON_FIELDS.has(k.split(".")[0] as string))),
+        ...(spec.output ? { output: (s: Selection) => spec.output?.(body, s) } : {}),
+        ...(cap !== undefined || body.deadline_seconds !== undefined
+          ? {
+              overCap: (s: Selection) =>
+                deadlineFailure(s, body.deadline_seconds) ?? (cap !== undefined ? overCapFailure(s, cap, priceOn) : null),
+            }
+          : {}),
+        unhealthy: (s: Selection) => {
+          const producing = producingRoutes(s);
+          const left = prefs ? applyPreferences(producing, prefs, { latency }) : producing;
+          if (left.length === 0)
+            return excludedByPreferences(
+              s.model.model,
+              producing.map((r) => r.provider),
+            );
+          const { retry_at } = healthOrder(left);
+          return retry_at === null ? null : unhealthyFailure(s.model.model, retry_at);
+        },
+        ...(ctx.caller.limits?.models ? { allowModel: (m: string) => allowsModel(ctx.caller.limits, m) } : {}),
       },
-      ...(ctx.caller.limits?.models ? { allowModel: (m: string) => allowsModel(ctx.caller.limits, m) } : {}),
-    },
-  );
+    );
+  if (listed) {
+    // Each listed model as if it alone were asked: the first that fits serves, the rest wait behind it.
+    const fitted = fitListed(listed, ctx.caller.limits, cap, (model) => {
+      const selection = selectOn(model);
+      checkDeadline(selection, body.deadline_seconds);
+      const priced = priceOn(selection);
+      checkVoice(priced);
+      return priced;
+    });
+    const first = fitted.findIndex((l) => !l.failure);
+    if (first < 0) throw noListedModel(spec.capability, fitted);
+    const primary = (fitted[first] as { priced: PricedRequest<B> }).priced;
+    const later = fitted.slice(first + 1);
+    // The hold covers the dearest model the task may still move to (never above the cap or the quote).
+    let dearestModel = primary;
+    for (const l of later) if (!l.failure && dec(l.priced.estimate).gt(dearestModel.estimate)) dearestModel = l.priced;
+    let estimate = dearestModel.estimate;
+    if (opts.quoted && dec(estimate).gt(opts.quoted.credits)) estimate = fmt(dec(opts.quoted.credits));
+    return { ...primary, estimate, fallbacks: passedOver(fitted, first, Date.now()), alternates: later, dearestModel };
+  }
+  const selection = selectOn(opts.model ?? modelFor(spec, raw, bundle, providers, ctx.caller.limits));
   checkDeadline(selection, body.deadline_seconds);
   const priced = priceOn(selection);
   if (cap !== undefined && dec(priced.estimate).gt(cap)) {
@@ -189,14 +270,6 @@ export async function priceRequest<B extends CommonFields>(
       },
     );
   }
-  const route = priced.routes[0] as RoutePlan;
-  if (voice?.sample && !PROVIDERS[route.provider]?.simulated) {
-    // A sample voice exists only in the simulator: no real upstream can speak it.
-    throw new ApiError(
-      "voice_model_incompatible",
-      `Voice '${voice.voice_id}' is a sample voice that ${selection.model.model} cannot speak on ${route.provider}; choose a preset voice.`,
-      { param: "/voice", details: { voice_id: voice.voice_id, reason: "sample_voice", provider: route.provider } },
-    );
-  }
+  checkVoice(priced);
   return priced;
 }

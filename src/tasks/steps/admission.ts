@@ -86,6 +86,9 @@ export function admissionRecord(
     retention: { days: plan.output_retention_days, expires_at: null, expired_at: null },
     delivery: plannedDelivery(plan.output_destination ?? null),
     ...(plan.batch ? { batch: plan.batch } : {}),
+    ...(plan.models
+      ? { models: plan.models, alternates: plan.alternates ?? [], model_fallbacks: plan.model_fallbacks ?? [] }
+      : {}),
   };
   return new StepLog(rec)
     .save(rec)

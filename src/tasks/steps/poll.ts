@@ -4,7 +4,8 @@ import type { PollResult, ProviderError } from "../../providers/types";
 import type { TaskRecord } from "../../task-record/record";
 import { StepLog, type StepResult } from "../../task-record/step-effects";
 import { etaSeconds } from "./eta";
-import { backoff, fail } from "./outcome";
+import { failOrNextModel } from "./model-fallback";
+import { backoff } from "./outcome";
 import { stallConfirmRead, stalledEvent, watchActivity } from "./stall";
 
 /** Consecutive status answers in an undocumented shape before the task gives up on the job. */
@@ -20,10 +21,11 @@ export function pollFailed(rec: TaskRecord, pe: ProviderError, now: number): Ste
   if (malformed_polls >= MALFORMED_POLLS) {
     return log
       .save(
-        fail(
+        failOrNextModel(
           { ...rec, malformed_polls },
           "model_request_failed",
           `${rec.route.provider} kept sending malformed status answers: ${providerMessage(pe)}`,
+          now,
         ),
       )
       .done(false);
@@ -77,7 +79,8 @@ export function pollAnswered(rec: TaskRecord, result: PollResult, time: { at: nu
     // A stalled job to move is canceled at once; otherwise the next poll is awaited.
     return saved(watched).done(stalled?.phase !== "cancel");
   }
-  if (result.state === "failed") return log.save(fail(cur, result.error.code, providerMessage(result.error.message))).done(false);
+  if (result.state === "failed")
+    return log.save(failOrNextModel(cur, result.error.code, providerMessage(result.error.message), time.now)).done(false);
   return saved({
     ...cur,
     step: "fetch",

@@ -12,7 +12,8 @@ import { providerMessage } from "../../providers/messages";
 import type { PollResult } from "../../providers/types";
 import type { StallState, TaskRecord } from "../../task-record/record";
 import { StepLog, type StepResult } from "../../task-record/step-effects";
-import { backoff, fail } from "./outcome";
+import { failOrNextModel } from "./model-fallback";
+import { backoff } from "./outcome";
 
 type Waiting = Extract<PollResult, { state: "queued" | "running" }>;
 
@@ -152,7 +153,14 @@ function moveStalled(log: StepLog, rec: TaskRecord, now: number): StepResult {
   if (index === null || !next) {
     // The route list is fixed at admission, so this is only a record from elsewhere: end it, refunded.
     return log
-      .save(fail({ ...rec, stall: null }, "model_timeout", `${why}; the job was canceled and no other route serves it.`))
+      .save(
+        failOrNextModel(
+          { ...rec, stall: null },
+          "model_timeout",
+          `${why}; the job was canceled and no other route serves it.`,
+          now,
+        ),
+      )
       .done(false);
   }
   const message = `${why}; the job was canceled there and moved to ${next.provider}.`;

@@ -9,6 +9,7 @@ import type { RoutePlan } from "../../providers/routing";
 import { ProviderError, type ProviderOutput, type ProviderResult, SAFETY_CODES } from "../../providers/types";
 import { emptyUsage, type TaskRecord, type Usage } from "../../task-record/record";
 import { StepLog, type StepResult } from "../../task-record/step-effects";
+import { failOrNextModel } from "./model-fallback";
 import { decide, fail } from "./outcome";
 
 export const FETCH_ATTEMPTS = 3;
@@ -43,10 +44,11 @@ export function fetchFailed(rec: TaskRecord, error: unknown, now: number): StepR
   if (rec.fetch_attempts >= FETCH_ATTEMPTS) {
     return log
       .save(
-        fail(
+        failOrNextModel(
           rec,
           "model_output_invalid",
           `The output could not be downloaded after ${FETCH_ATTEMPTS} attempts: ${providerMessage(error)}`,
+          now,
         ),
       )
       .done(false);

@@ -6,6 +6,7 @@ import { providerMessage } from "../../providers/messages";
 import { type ProviderError, type ProviderHandle, SAFETY_CODES } from "../../providers/types";
 import type { TaskRecord } from "../../task-record/record";
 import { StepLog, type StepResult } from "../../task-record/step-effects";
+import { failOrNextModel } from "./model-fallback";
 import { backoff, decide, fail } from "./outcome";
 
 /** Attempts on one route before the task moves to the model's next route. */
@@ -127,7 +128,7 @@ export function submitFailed(rec: TaskRecord, e: ProviderError, now: number): St
     const moved = moveToNextRoute(failed, e.code, message, now);
     if (moved) return moved;
   }
-  return log.save(fail(failed, e.code, message)).done(false);
+  return log.save(failOrNextModel(failed, e.code, message, now)).done(false);
 }
 
 /**
@@ -192,7 +193,7 @@ export function providerMissing(rec: TaskRecord, now: number): StepResult {
   const message = own
     ? `The tenant's own ${rec.route.provider} key was removed or refused by ${rec.route.provider} while this task needed it.`
     : `Provider ${rec.route.provider} is not available on this deployment.`;
-  return new StepLog(rec).save(fail(rec, "model_unavailable", message)).done(false);
+  return new StepLog(rec).save(failOrNextModel(rec, "model_unavailable", message, now)).done(false);
 }
 
 /**

@@ -1890,8 +1890,20 @@ export interface components {
             batch_id?: string;
             /** @description Its item's custom_id in that batch */
             custom_id?: string;
+            /** @description The model asked for: `auto`, the concrete id, or the first of `models` */
             model: string;
+            /** @description The model serving the task (with `models`: the one it is on now) */
             resolved_model: string;
+            /** @description The `models` fallback list, when the create sent one */
+            models?: string[];
+            /** @description With `models`: each listed model passed over, in order, and why (docs/routing.md) */
+            model_fallbacks?: {
+                model: string;
+                /** @description A `candidate_failures` code, or `upstream_failed` */
+                reason: string;
+                at: string;
+                message?: string;
+            }[];
             metadata: {
                 [key: string]: string;
             };
@@ -2128,6 +2140,15 @@ export interface components {
              * @example 30
              */
             output_retention_days?: number;
+            /**
+             * @description Instead of `model`: 1 to 5 concrete model ids tried in this order when the one before cannot serve (its card refuses the request, its routes are all failing, the key or max_credits excludes it, or — for a task — its upstreams fail). `resolved_model` names the one that served; `model_fallbacks` the ones passed over and why.
+             * @example [
+             *       "flux-2-pro",
+             *       "gpt-image-1"
+             *     ]
+             */
+            models?: string[];
+            provider?: components["schemas"]["ProviderPreferences"];
         };
         PaletteEntry: {
             color: string;
@@ -2152,6 +2173,22 @@ export interface components {
             type: "target";
             width: number;
             height: number;
+        };
+        /** @description Route preferences for this request (docs/routing.md): which providers may serve it, and in what order */
+        ProviderPreferences: {
+            /** @description Providers to try first, in this order; then the model's other routes unless `allow_fallbacks` is false */
+            order?: string[];
+            /** @description Use these providers' routes and no other */
+            only?: string[];
+            /** @description Never use these providers' routes */
+            ignore?: string[];
+            /**
+             * @description Order the routes not named in `order`: `price` by their price for this request, `latency` by their measured p50 over the last hour (routes without figures last)
+             * @enum {string}
+             */
+            sort?: "price" | "latency";
+            /** @description Default true. False: only the providers in `order` (or, without `order`, only the first route) may serve; the rest are never tried */
+            allow_fallbacks?: boolean;
         };
         ImageToImageRequest: {
             /**
@@ -2217,6 +2254,15 @@ export interface components {
              * @example 30
              */
             output_retention_days?: number;
+            /**
+             * @description Instead of `model`: 1 to 5 concrete model ids tried in this order when the one before cannot serve (its card refuses the request, its routes are all failing, the key or max_credits excludes it, or — for a task — its upstreams fail). `resolved_model` names the one that served; `model_fallbacks` the ones passed over and why.
+             * @example [
+             *       "flux-2-pro",
+             *       "gpt-image-1"
+             *     ]
+             */
+            models?: string[];
+            provider?: components["schemas"]["ProviderPreferences"];
         };
         MediaInput: {
             /** @enum {string} */
@@ -2293,6 +2339,15 @@ export interface components {
              * @example 30
              */
             output_retention_days?: number;
+            /**
+             * @description Instead of `model`: 1 to 5 concrete model ids tried in this order when the one before cannot serve (its card refuses the request, its routes are all failing, the key or max_credits excludes it, or — for a task — its upstreams fail). `resolved_model` names the one that served; `model_fallbacks` the ones passed over and why.
+             * @example [
+             *       "flux-2-pro",
+             *       "gpt-image-1"
+             *     ]
+             */
+            models?: string[];
+            provider?: components["schemas"]["ProviderPreferences"];
         };
         EditRegion: {
             image_index: number;
@@ -2353,6 +2408,15 @@ export interface components {
              * @example 30
              */
             output_retention_days?: number;
+            /**
+             * @description Instead of `model`: 1 to 5 concrete model ids tried in this order when the one before cannot serve (its card refuses the request, its routes are all failing, the key or max_credits excludes it, or — for a task — its upstreams fail). `resolved_model` names the one that served; `model_fallbacks` the ones passed over and why.
+             * @example [
+             *       "flux-2-pro",
+             *       "gpt-image-1"
+             *     ]
+             */
+            models?: string[];
+            provider?: components["schemas"]["ProviderPreferences"];
         };
         VideoPromptEnhanceRequest: {
             /** @description Ignored, no default: this operation always runs on `video-prompt-enhancer`; the field is accepted for compatibility (a different value adds a `model_ignored` warning). */
@@ -2400,6 +2464,15 @@ export interface components {
              * @example 30
              */
             output_retention_days?: number;
+            /**
+             * @description Instead of `model`: 1 to 5 concrete model ids tried in this order when the one before cannot serve (its card refuses the request, its routes are all failing, the key or max_credits excludes it, or — for a task — its upstreams fail). `resolved_model` names the one that served; `model_fallbacks` the ones passed over and why.
+             * @example [
+             *       "flux-2-pro",
+             *       "gpt-image-1"
+             *     ]
+             */
+            models?: string[];
+            provider?: components["schemas"]["ProviderPreferences"];
         };
         TextToVideoRequest: {
             /**
@@ -2464,6 +2537,15 @@ export interface components {
              * @example 30
              */
             output_retention_days?: number;
+            /**
+             * @description Instead of `model`: 1 to 5 concrete model ids tried in this order when the one before cannot serve (its card refuses the request, its routes are all failing, the key or max_credits excludes it, or — for a task — its upstreams fail). `resolved_model` names the one that served; `model_fallbacks` the ones passed over and why.
+             * @example [
+             *       "flux-2-pro",
+             *       "gpt-image-1"
+             *     ]
+             */
+            models?: string[];
+            provider?: components["schemas"]["ProviderPreferences"];
         };
         ImageToVideoRequest: {
             /**
@@ -2530,6 +2612,15 @@ export interface components {
              * @example 30
              */
             output_retention_days?: number;
+            /**
+             * @description Instead of `model`: 1 to 5 concrete model ids tried in this order when the one before cannot serve (its card refuses the request, its routes are all failing, the key or max_credits excludes it, or — for a task — its upstreams fail). `resolved_model` names the one that served; `model_fallbacks` the ones passed over and why.
+             * @example [
+             *       "flux-2-pro",
+             *       "gpt-image-1"
+             *     ]
+             */
+            models?: string[];
+            provider?: components["schemas"]["ProviderPreferences"];
         };
         ReferenceToVideoRequest: {
             /**
@@ -2594,6 +2685,15 @@ export interface components {
              * @example 30
              */
             output_retention_days?: number;
+            /**
+             * @description Instead of `model`: 1 to 5 concrete model ids tried in this order when the one before cannot serve (its card refuses the request, its routes are all failing, the key or max_credits excludes it, or — for a task — its upstreams fail). `resolved_model` names the one that served; `model_fallbacks` the ones passed over and why.
+             * @example [
+             *       "flux-2-pro",
+             *       "gpt-image-1"
+             *     ]
+             */
+            models?: string[];
+            provider?: components["schemas"]["ProviderPreferences"];
         };
         VideoReference: {
             /** @enum {string} */
@@ -2667,6 +2767,15 @@ export interface components {
              * @example 30
              */
             output_retention_days?: number;
+            /**
+             * @description Instead of `model`: 1 to 5 concrete model ids tried in this order when the one before cannot serve (its card refuses the request, its routes are all failing, the key or max_credits excludes it, or — for a task — its upstreams fail). `resolved_model` names the one that served; `model_fallbacks` the ones passed over and why.
+             * @example [
+             *       "flux-2-pro",
+             *       "gpt-image-1"
+             *     ]
+             */
+            models?: string[];
+            provider?: components["schemas"]["ProviderPreferences"];
         };
         VideoExtendRequest: {
             /**
@@ -2733,13 +2842,22 @@ export interface components {
              * @example 30
              */
             output_retention_days?: number;
+            /**
+             * @description Instead of `model`: 1 to 5 concrete model ids tried in this order when the one before cannot serve (its card refuses the request, its routes are all failing, the key or max_credits excludes it, or — for a task — its upstreams fail). `resolved_model` names the one that served; `model_fallbacks` the ones passed over and why.
+             * @example [
+             *       "flux-2-pro",
+             *       "gpt-image-1"
+             *     ]
+             */
+            models?: string[];
+            provider?: components["schemas"]["ProviderPreferences"];
         };
         VideoToTextRequest: {
             /**
-             * @description Required, no default: `auto` or the concrete understanding model id.
+             * @description Required unless `models` is sent, no default: `auto` or the concrete understanding model id.
              * @example auto
              */
-            model: string;
+            model?: string;
             prompt: string;
             video: components["schemas"]["MediaInput"];
             /**
@@ -2786,13 +2904,22 @@ export interface components {
              * @example 30
              */
             output_retention_days?: number;
+            /**
+             * @description Instead of `model`: 1 to 5 concrete model ids tried in this order when the one before cannot serve (its card refuses the request, its routes are all failing, the key or max_credits excludes it, or — for a task — its upstreams fail). `resolved_model` names the one that served; `model_fallbacks` the ones passed over and why.
+             * @example [
+             *       "flux-2-pro",
+             *       "gpt-image-1"
+             *     ]
+             */
+            models?: string[];
+            provider?: components["schemas"]["ProviderPreferences"];
         };
         TextToMusicRequest: {
             /**
-             * @description Required, no default: `auto` or a concrete music model id.
+             * @description Required unless `models` is sent, no default: `auto` or a concrete music model id.
              * @example auto
              */
-            model: string;
+            model?: string;
             prompt: string;
             /** @description Words to be sung; omit for instrumental music */
             lyrics?: string;
@@ -2858,6 +2985,15 @@ export interface components {
              * @example 30
              */
             output_retention_days?: number;
+            /**
+             * @description Instead of `model`: 1 to 5 concrete model ids tried in this order when the one before cannot serve (its card refuses the request, its routes are all failing, the key or max_credits excludes it, or — for a task — its upstreams fail). `resolved_model` names the one that served; `model_fallbacks` the ones passed over and why.
+             * @example [
+             *       "flux-2-pro",
+             *       "gpt-image-1"
+             *     ]
+             */
+            models?: string[];
+            provider?: components["schemas"]["ProviderPreferences"];
         };
         SpeechRequest: {
             /** @description A voice_id from GET /v1/voices */
@@ -2924,6 +3060,15 @@ export interface components {
              * @example 30
              */
             output_retention_days?: number;
+            /**
+             * @description Instead of `model`: 1 to 5 concrete model ids tried in this order when the one before cannot serve (its card refuses the request, its routes are all failing, the key or max_credits excludes it, or — for a task — its upstreams fail). `resolved_model` names the one that served; `model_fallbacks` the ones passed over and why.
+             * @example [
+             *       "flux-2-pro",
+             *       "gpt-image-1"
+             *     ]
+             */
+            models?: string[];
+            provider?: components["schemas"]["ProviderPreferences"];
         };
         Quote: {
             /** @enum {string} */
