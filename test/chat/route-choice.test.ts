@@ -10,7 +10,7 @@ import { buildCatalog } from "../../src/catalog/build";
 import { publishCatalog } from "../../src/catalog/store";
 import { forgetStatus } from "../../src/health/status";
 import { call, expectError, newTenant, type TestTenant } from "../helpers/api";
-import { expectSettled, fake, fakeRequests, ledger, uniqueTag, waitUntil } from "./helpers";
+import { fake, fakeRequests, ledger, uniqueTag, waitUntil } from "./helpers";
 
 const files = JSON.parse(env.TEST_CATALOG) as Record<string, string>;
 const second = "deepseek-flash-b";
