@@ -131,6 +131,7 @@ const ISOLATE_WIDE = [
   "test/billing-truth/deadline.test.ts",
   "test/billing-truth/engine.property.test.ts",
   "test/billing/payments.test.ts",
+  "test/chat/route-choice.test.ts",
   "test/console/credits.test.ts",
   "test/oauth/client-metadata.test.ts",
   "test/retention/outputs.test.ts",

@@ -10,20 +10,30 @@ import type { CatalogBundle } from "../catalog/build";
 import { deprecationHeaders } from "../catalog/deprecation";
 import { loadCatalog } from "../catalog/store";
 import type { Env } from "../env";
-import { ApiError } from "../errors/api-error";
+import { chatFailed, chatSucceeded } from "../health/chat-outcomes";
+import { flushOutcomes } from "../health/reporter";
+import { type HealthView, healthView } from "../health/snapshot";
 import type { KeyMode } from "../keys/api-keys";
 import { dec, fmt } from "../lib/decimal";
 import { randomToken } from "../lib/ids";
-import { type ChatRoute, chatRoutesFor, completeOnRoutes } from "../providers/chat";
+import type { ProviderKeysAccountSlice } from "../provider-keys/account-slice";
+import { byokFeePercent, routeEstimate } from "../provider-keys/fee";
+import { tenantKeyPlans, withTenantProviders } from "../provider-keys/routing";
+import { type ChatRoute, completeOnRoutes, providerSide, tenantKeyRefused } from "../providers/chat";
 import type { ChatUpstreamResult } from "../providers/chat-upstream";
+import { providerMessage } from "../providers/messages";
 import { liveProviders } from "../providers/routing";
 import type { RequestNote } from "../request-log/note";
+import { checkOneModelField, type ModelFallback } from "../routing/models-list";
+import { accountSlice } from "../tenancy/account-slice";
+import type { TenantFeatures } from "../tenancy/tenant-features";
 import { reserveChat } from "./billing";
 import { noteChatAttempt } from "./log-note";
-import { estimateCredits, estimatePromptTokens, tokenPrices, usageCredits } from "./pricing";
+import { type ChatCandidate, planChat, routePrices } from "./plan";
+import { estimatePromptTokens, usageCredits } from "./pricing";
 import { ChatRelay } from "./relay";
 import type { ChatCompletionRequest } from "./schema";
-import { type ChatSelection, selectChatModel } from "./select";
+import type { ChatSelection } from "./select";
 import { eventStream } from "./stream";
 
 export interface ChatCall {
@@ -45,20 +55,14 @@ export interface ChatCall {
   review?: (bundle: CatalogBundle, body: ChatCompletionRequest) => Promise<Record<string, string>>;
   /** The request's log note: the model, each upstream call and the charge (src/request-log/note.ts). */
   note?: RequestNote;
+  /** What the key's resolution says the tenant uses: without provider keys, they cost no call. */
+  features?: TenantFeatures;
 }
-
-const FREE = { input: "0", output: "0", cache_read: "0", cache_write: "0", reasoning: "0" };
 
 /**
- * The token prices of the route (its own, or the card's) in force when the call was admitted, so
- * the hold and the charge use one price even across a price change; nothing for a test-mode key.
+ * What the relay's usage costs on the route that served: the card's (or the route's) price, or on
+ * a tenant's own key the BYOK fee on it; never more than the call's max_credits.
  */
-function prices(mode: KeyMode, selection: ChatSelection, route: ChatRoute, promptTokens: number, admittedAt: number) {
-  if (mode === "test") return FREE;
-  return tokenPrices(route.pricing ? { ...selection.card, pricing: route.pricing } : selection.card, promptTokens, admittedAt);
-}
-
-/** What the relay's usage costs on the card; never more than the call's max_credits. */
 function cost(
   mode: KeyMode,
   selection: ChatSelection,
@@ -68,21 +72,8 @@ function cost(
   cap?: string,
 ): string {
   const usage = relay.used();
-  const amount = usageCredits(prices(mode, selection, route, usage.prompt_tokens, admittedAt), usage);
+  const amount = routeEstimate(usageCredits(routePrices(mode, selection, route, usage.prompt_tokens, admittedAt), usage), route);
   return cap !== undefined && dec(amount).gt(cap) ? fmt(dec(cap)) : amount;
-}
-
-/** 422 at /max_credits, before anything is held or sent, when the most the call can cost is above the cap. */
-function capCheck(estimate: string, cap: string, model: string): void {
-  if (!dec(estimate).gt(cap)) return;
-  throw new ApiError("invalid_request", `This call may cost up to ${estimate} credits on ${model}, above max_credits (${cap}).`, {
-    param: "/max_credits",
-    details: {
-      estimate_credits: estimate,
-      max_credits: fmt(dec(cap)),
-      errors: [{ loc: ["body", "max_credits"], reason: `the estimate (${estimate} credits) is above it` }],
-    },
-  });
 }
 
 /** The relay's usage as the usage report counts it (the task envelope's counter names). */
@@ -109,39 +100,59 @@ export async function chatCompletion(
   raw: Record<string, unknown>,
 ): Promise<Response> {
   const { env } = call;
+  checkOneModelField(raw);
   const admittedAt = Date.now();
-  const ctx = { bundle: await loadCatalog(env.CATALOG), providers: liveProviders(env, call.mode) };
+  const live = call.mode === "live";
+  const platform = liveProviders(env, call.mode);
+  // One wait for all three: the catalog, the tenant's own keys (no call for a tenant without any)
+  // and route health (cached per isolate; read only when this isolate's copy is old). Test-mode
+  // calls run on the sandbox: no keys, no health.
+  const caller = { tenant_id: call.tenantId, mode: call.mode, ...(call.features ? { features: call.features } : {}) };
+  const [bundle, keys, health] = await Promise.all([
+    loadCatalog(env.CATALOG),
+    tenantKeyPlans(env, caller),
+    live ? healthView(env, platform) : Promise.resolve(null as HealthView | null),
+  ]);
+  const providers = keys.length > 0 ? withTenantProviders(platform, keys) : platform;
+  const ctx = { bundle, providers };
   const promptTokens = estimatePromptTokens(body);
   checkCapabilityAllowed(call.limits, CHAT_CAPABILITY);
-  checkModelAllowed(call.limits, body.model);
-  const selection = selectChatModel(
-    ctx,
-    body,
-    promptTokens,
-    call.limits?.models ? (m) => allowsModel(call.limits, m) : undefined,
-  );
-  const routes = chatRoutesFor(env, selection.model, ctx.providers);
-  if (call.note) call.note.model = selection.model.model;
-  // The model's deprecation headers and what content review says, on every answer.
-  const answerHeaders = { ...deprecationHeaders(selection.model), ...(call.review ? await call.review(ctx.bundle, body) : {}) };
-  const stream = body.stream === true;
-  const reserve = estimateCredits(
-    prices(call.mode, selection, routes[0] as ChatRoute, promptTokens, admittedAt),
-    promptTokens,
-    selection.maxCompletionTokens * (body.n ?? 1),
-  );
+  const models = body.models;
+  // A listed model the key may not use is passed over (not_allowed_for_key), not refused.
+  if (!models) checkModelAllowed(call.limits, body.model);
   const cap = body.max_credits;
-  if (cap !== undefined) capCheck(reserve, cap, selection.model.model);
-  const ledger = await reserveChat(env, call.tenantId, call.requestId, reserve, {
+  const plan = planChat(
+    {
+      env,
+      mode: call.mode,
+      ctx,
+      platform,
+      body,
+      promptTokens,
+      admittedAt,
+      ...(call.limits?.models ? { allowModel: (m: string) => allowsModel(call.limits, m) } : {}),
+      ...(keys.length > 0 ? { tenant: { tenantId: call.tenantId, keys, feePercent: byokFeePercent(env) } } : {}),
+      health,
+      ...(body.provider ? { prefs: body.provider } : {}),
+      ...(cap !== undefined ? { cap } : {}),
+    },
+    models,
+  );
+  const firstModel = (plan.candidates[0] as ChatCandidate).selection.model;
+  if (call.note) call.note.model = firstModel.model;
+  // Content review sees the request once, whichever listed model serves.
+  const reviewHeaders = call.review ? await call.review(ctx.bundle, body) : {};
+  const stream = body.stream === true;
+  const ledger = await reserveChat(env, call.tenantId, call.requestId, plan.hold, {
     mode: call.mode,
-    model: selection.model.model,
+    model: firstModel.model,
     ...(call.keyId ? { key_id: call.keyId } : {}),
     limited: call.held === true || hasCreditLimit(call.limits),
   });
   const includeUsage = stream && body.stream_options?.include_usage === true;
-  const relay = new ChatRelay(`chatcmpl-${randomToken(16)}`, selection.model.model, promptTokens, includeUsage);
-  // max_credits is this service's own field: the upstream never sees it.
-  const { max_credits: _cap, ...forwarded } = raw;
+  const completionId = `chatcmpl-${randomToken(16)}`;
+  // max_credits, models and provider are this service's own fields: the upstream never sees them.
+  const { max_credits: _cap, models: _models, provider: _provider, ...forwarded } = raw;
   const upstreamBody = (upstreamModel: string): Record<string, unknown> => ({
     ...forwarded,
     model: upstreamModel,
@@ -149,49 +160,137 @@ export async function chatCompletion(
     ...(stream ? { stream_options: { ...(body.stream_options ?? {}), include_usage: true } } : {}),
   });
   const abort = new AbortController();
+  let reported = false;
+  const flush = () => {
+    if (!reported) return;
+    reported = false;
+    call.waitUntil(flushOutcomes(env));
+  };
+  /** Each upstream call: the request log's attempt, route health's outcome, a tenant's refused key. */
+  const report = (route: ChatRoute, startedAt: number, error: unknown) => {
+    if (call.note) noteChatAttempt(call.note, route, startedAt, error);
+    if (error === null) return;
+    if (health && !abort.signal.aborted) {
+      chatFailed(route, call.tenantId, call.requestId, startedAt, error);
+      reported = true;
+    }
+    if (tenantKeyRefused(route, error)) {
+      // Invalid from now on, and its owners mailed once (docs/byok.md), as a task's refused key.
+      call.waitUntil(
+        accountSlice<ProviderKeysAccountSlice>(env, call.tenantId)
+          .providerKeyRejected(route.provider, providerMessage(error))
+          .catch(() => undefined),
+      );
+    }
+  };
 
   // Settlement must not depend on the client staying connected.
   const work = (async (): Promise<Response> => {
     let result: ChatUpstreamResult;
-    let served: ChatRoute = routes[0] as ChatRoute;
+    let served: ChatRoute;
+    let startedAt: number;
+    let candidate = plan.candidates[0] as ChatCandidate;
+    const fallbacks: ModelFallback[] = [...(plan.passedOver[0] ?? [])];
     const first: { events: string[]; created?: number } = { events: [] };
+    let relay: ChatRelay;
     try {
-      ({ result, route: served } = await completeOnRoutes(
-        routes,
-        (route) => ({
-          body: upstreamBody(route.upstreamModel),
-          stream,
-          maxCompletionTokens: selection.maxCompletionTokens,
-          requestId: call.requestId,
-        }),
-        abort.signal,
-        call.note ? (route, startedAt, error) => noteChatAttempt(call.note, route, startedAt, error) : undefined,
-      ));
+      for (let i = 0; ; i++) {
+        candidate = plan.candidates[i] as ChatCandidate;
+        try {
+          ({
+            result,
+            route: served,
+            startedAt,
+          } = await completeOnRoutes(
+            candidate.routes,
+            (route) => ({
+              body: upstreamBody(route.upstreamModel),
+              stream,
+              maxCompletionTokens: candidate.selection.maxCompletionTokens,
+              requestId: call.requestId,
+            }),
+            abort.signal,
+            report,
+          ));
+          break;
+        } catch (e) {
+          // Every route of this model failed on the provider's side: the next listed model that fits, if any.
+          const next = plan.candidates[i + 1];
+          if (!next || abort.signal.aborted || !providerSide(e)) throw e;
+          fallbacks.push({
+            model: candidate.selection.model.model,
+            reason: "upstream_failed",
+            at: new Date().toISOString(),
+            message: (e as Error).message,
+          });
+          fallbacks.push(...(plan.passedOver[i + 1] ?? []));
+        }
+      }
+      const model = candidate.selection.model;
+      if (call.note) call.note.model = model.model;
+      relay = new ChatRelay(completionId, model.model, promptTokens, includeUsage);
+      const answerHeaders: Record<string, string> = {
+        ...deprecationHeaders(model),
+        ...reviewHeaders,
+        "X-Provider": served.provider,
+        ...(fallbacks.length > 0 ? { "X-Model-Fallbacks": JSON.stringify(fallbacks) } : {}),
+      };
       if (!result.stream) {
+        if (health) {
+          chatSucceeded(served, call.tenantId, call.requestId, startedAt);
+          reported = true;
+        }
+        flush();
         const completion = relay.completion(result.completion);
-        const amount = cost(call.mode, selection, served, relay, admittedAt, cap);
+        const amount = cost(call.mode, candidate.selection, served, relay, admittedAt, cap);
         // The charge is known here in the usual case (within the hold): capture after answering.
         const expected = ledger.expectedCharge(amount);
         const charged = expected ?? (await ledger.capture(amount, counters(relay)));
         if (expected !== null) call.waitUntil(ledger.capture(amount, counters(relay)).catch(logBilling(call.requestId)));
-        return Response.json(completion, { headers: { ...answerHeaders, "X-Credits-Charged": charged } });
+        return Response.json(fallbacks.length > 0 ? { ...completion, model_fallbacks: fallbacks } : completion, {
+          headers: { ...answerHeaders, "X-Credits-Charged": charged },
+        });
       }
       // Failures up to the first forwardable chunk are still answered as JSON errors.
-      while (first.events.length === 0) {
-        const next = await result.chunks.next();
-        if (next.done) break;
-        for (const chunk of Array.isArray(next.value) ? next.value : [next.value]) {
-          const out = relay.chunkText(chunk);
-          if (!out) continue;
-          if (first.events.length === 0 && typeof chunk.created === "number") first.created = chunk.created;
-          first.events.push(out);
+      try {
+        while (first.events.length === 0) {
+          const next = await result.chunks.next();
+          if (next.done) break;
+          for (const chunk of Array.isArray(next.value) ? next.value : [next.value]) {
+            const out = relay.chunkText(chunk);
+            if (!out) continue;
+            if (first.events.length === 0 && typeof chunk.created === "number") first.created = chunk.created;
+            first.events.push(out);
+          }
         }
+      } catch (e) {
+        report(served, startedAt, e);
+        throw e;
       }
+      // The first chunk is the stream's first token: what route health measures.
+      if (health) {
+        chatSucceeded(served, call.tenantId, call.requestId, startedAt);
+        reported = true;
+      }
+      flush();
+      return streamed(answerHeaders, served, candidate.selection, relay, first, result.chunks);
     } catch (e) {
+      flush();
       abort.abort();
       call.waitUntil(ledger.release().catch(logBilling(call.requestId)));
       throw e;
     }
+  })();
+
+  /** The event stream of a call whose first chunk is in `first`. */
+  function streamed(
+    answerHeaders: Record<string, string>,
+    served: ChatRoute,
+    selection: ChatSelection,
+    relay: ChatRelay,
+    first: { events: string[]; created?: number },
+    chunks: Extract<ChatUpstreamResult, { stream: true }>["chunks"],
+  ) {
     // The log entry waits for the stream's end: its length is known then.
     let ended = () => {};
     if (call.note) call.note.settled = new Promise<void>((resolve) => (ended = resolve));
@@ -199,10 +298,10 @@ export async function chatCompletion(
       settle()
         .then(() => {})
         .finally(ended);
-    const body = eventStream({
+    const out = eventStream({
       relay,
       first,
-      chunks: result.chunks,
+      chunks,
       includeUsage,
       requestId: call.requestId,
       abort,
@@ -217,10 +316,10 @@ export async function chatCompletion(
         ),
       },
     });
-    return new Response(body, {
+    return new Response(out, {
       headers: { ...answerHeaders, "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache" },
     });
-  })();
+  }
   call.waitUntil(work.catch(() => {}));
   return work;
 }

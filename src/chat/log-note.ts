@@ -18,7 +18,7 @@ export function noteChatAttempt(note: RequestNote | undefined, route: ChatRoute,
   noteAttempt(note, {
     provider: route.provider,
     upstream_model: route.upstreamModel,
-    key: "platform",
+    key: route.key === "tenant" ? "tenant" : "platform",
     started_at: new Date(startedAt).toISOString(),
     duration_ms: Math.max(0, Date.now() - startedAt),
     outcome: outcomeOf(error),

@@ -5,6 +5,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { MaxCredits } from "../billing/max-credits";
+import { ModelsList } from "../routing/models-list";
+import { ProviderPreferences } from "../routing/preferences";
 
 const TextPart = z.object({ type: z.literal("text"), text: z.string() });
 const ImagePart = z.object({
@@ -72,8 +74,11 @@ const ResponseFormat = z.discriminatedUnion("type", [
 export const ChatCompletionRequest = z
   .object({
     model: z.string().min(1).default("auto").openapi({
-      description: "Default `auto`: the service chooses a capable live model. Or a concrete id from GET /v1/models.",
+      description:
+        "Default `auto`: the service chooses a capable live model. Or a concrete id from GET /v1/models. Omitted when `models` is sent.",
     }),
+    models: ModelsList.optional(),
+    provider: ProviderPreferences.optional(),
     messages: z.array(ChatMessage).min(1),
     temperature: z.number().min(0).max(2).nullish(),
     top_p: z.number().min(0).max(1).nullish(),
@@ -136,6 +141,17 @@ export const ChatCompletion = z
       }),
     ),
     usage: Usage,
+    model_fallbacks: z
+      .array(
+        z.object({
+          model: z.string(),
+          reason: z.string().openapi({ description: "A candidate failure code, or `upstream_failed` when its upstreams failed" }),
+          at: z.string(),
+          message: z.string().optional(),
+        }),
+      )
+      .optional()
+      .openapi({ description: "Extension, only when `models` was sent and a model was passed over: which, and why" }),
   })
   .openapi("ChatCompletion");
 

@@ -68,32 +68,67 @@ function check(
   return { failures, maxCompletionTokens };
 }
 
+/**
+ * A model's routes for this call, judged after its card accepted the request: null when it can
+ * serve, else why not (the preferences leave it no route, every route is open, max_credits).
+ */
+export type RouteCheck = (selection: ChatSelection) => CandidateFailure | null;
+
+const publicFailures = (failures: CandidateFailure[]) => failures.map(({ error: _e, ...f }) => f);
+
+/** One named model against its card: the selection, or why its card refuses the request. */
+function checkNamed(
+  ctx: CatalogContext,
+  body: ChatCompletionRequest,
+  promptTokens: number,
+  name: string,
+): { selection: ChatSelection } | { failures: CandidateFailure[]; unknown?: true; noRoute?: true } {
+  const found = interfacesOf(ctx, "chat_completion").find(({ model, card }) => model.model === name && isOffered(model, card));
+  if (!found) {
+    return {
+      unknown: true,
+      failures: [
+        {
+          model: name,
+          code: "unsupported_model",
+          param: "/models",
+          message: `'${name}' is not a chat model available on this deployment.`,
+          error: "invalid_request",
+        },
+      ],
+    };
+  }
+  if (!isSelectable(found.model, found.card, ctx.providers)) {
+    return { noRoute: true, failures: [noLiveRouteFailure(name, "chat_completion")] };
+  }
+  const { failures, maxCompletionTokens } = check(found.model, found.card, body, promptTokens);
+  return failures.length > 0 ? { failures } : { selection: { ...found, maxCompletionTokens } };
+}
+
 export function selectChatModel(
   ctx: CatalogContext,
   body: ChatCompletionRequest,
   promptTokens: number,
   allowModel?: (model: string) => boolean,
+  routeCheck?: RouteCheck,
 ): ChatSelection {
   const candidates = interfacesOf(ctx, "chat_completion");
   if (body.model !== "auto") {
-    const found = candidates.find(({ model, card }) => model.model === body.model && isOffered(model, card));
-    if (found && !isSelectable(found.model, found.card, ctx.providers)) throw noLiveRoute(body.model, "chat_completion");
-    if (!found) {
+    const named = checkNamed(ctx, body, promptTokens, body.model);
+    if ("selection" in named) return named.selection;
+    if (named.noRoute) throw noLiveRoute(body.model, "chat_completion");
+    if (named.unknown) {
       const selectable = candidates.filter(({ model, card }) => isSelectable(model, card, ctx.providers));
       throw new ApiError("unsupported_model", `Model '${body.model}' is not a chat model available on this deployment.`, {
         param: "/model",
         details: { supported_models: ["auto", ...selectable.map((c) => c.model.model)] },
       });
     }
-    const { failures, maxCompletionTokens } = check(found.model, found.card, body, promptTokens);
-    const first = failures[0];
-    if (first) {
-      throw new ApiError(first.error, first.message, {
-        param: first.param,
-        details: { candidate_failures: failures.map(({ error: _e, ...f }) => f) },
-      });
-    }
-    return { ...found, maxCompletionTokens };
+    const first = named.failures[0] as CandidateFailure;
+    throw new ApiError(first.error, first.message, {
+      param: first.param,
+      details: { candidate_failures: publicFailures(named.failures) },
+    });
   }
   const firstFailures: CandidateFailure[] = [];
   for (const { model, card } of candidates) {
@@ -107,11 +142,44 @@ export function selectChatModel(
       continue;
     }
     const { failures, maxCompletionTokens } = check(model, card, body, promptTokens);
-    if (failures.length === 0) return { model, card, maxCompletionTokens };
-    firstFailures.push(failures[0] as CandidateFailure);
+    const selection = { model, card, maxCompletionTokens };
+    const routeFailure = failures.length === 0 && routeCheck ? routeCheck(selection) : null;
+    if (failures.length === 0 && !routeFailure) return selection;
+    firstFailures.push((failures[0] ?? routeFailure) as CandidateFailure);
   }
-  throw new ApiError("no_eligible_model", "No live chat model can honour this request as sent.", {
-    param: firstFailures[0]?.param,
-    details: { candidate_failures: firstFailures.map(({ error: _e, ...f }) => f) },
+  throw noEligibleModel(firstFailures);
+}
+
+export function noEligibleModel(
+  failures: CandidateFailure[],
+  message = "No live chat model can honour this request as sent.",
+): ApiError {
+  return new ApiError("no_eligible_model", message, {
+    param: failures[0]?.param,
+    details: { candidate_failures: publicFailures(failures) },
+  });
+}
+
+/** A model of the caller's `models` list, judged in the list's order: it fits, or why it is passed over. */
+export type ListedModel = { model: string; selection: ChatSelection } | { model: string; failure: CandidateFailure };
+
+/**
+ * Every model of `models`, in order: each the key's list allows, whose card accepts the request
+ * and whose routes can serve it fits; the others carry the first reason they are passed over.
+ */
+export function judgeChatModels(
+  ctx: CatalogContext,
+  body: ChatCompletionRequest,
+  list: readonly string[],
+  promptTokens: number,
+  allowModel: ((model: string) => boolean) | undefined,
+  routeCheck: RouteCheck,
+): ListedModel[] {
+  return list.map((name) => {
+    if (allowModel && !allowModel(name)) return { model: name, failure: notAllowedFailure(name) };
+    const named = checkNamed(ctx, body, promptTokens, name);
+    if (!("selection" in named)) return { model: name, failure: named.failures[0] as CandidateFailure };
+    const failure = routeCheck(named.selection);
+    return failure ? { model: name, failure } : { model: name, selection: named.selection };
   });
 }

@@ -12,9 +12,29 @@ import type { HealthView } from "./snapshot";
 /** A half-open route keeps its place: the next task to reach it makes its probe (src/health/snapshot.ts mayUseRoute). */
 const RANK = { closed: 0, half_open: 0, open: 1 } as const;
 
-/** The routes in the order they should be tried, and, when every one is open, when the first reopens. */
-export function orderByHealth(routes: RoutePlan[], view: HealthView): { routes: RoutePlan[]; retry_at: number | null } {
-  const states = routes.map((r) => view.route(r.provider, r.upstream_model));
+/** Anything routed: a task's route plan, a chat route (whose upstream model is named by a key function). */
+type Routed = { provider: string };
+const planModel = (r: Pick<RoutePlan, "upstream_model">) => r.upstream_model;
+
+/**
+ * The routes in the order they should be tried, and, when every one is open, when the first
+ * reopens. `upstreamOf` names a route's upstream model where it is not `upstream_model`.
+ */
+export function orderByHealth<R extends Routed & Pick<RoutePlan, "upstream_model">>(
+  routes: R[],
+  view: HealthView,
+): { routes: R[]; retry_at: number | null };
+export function orderByHealth<R extends Routed>(
+  routes: R[],
+  view: HealthView,
+  upstreamOf: (r: R) => string,
+): { routes: R[]; retry_at: number | null };
+export function orderByHealth<R extends Routed>(
+  routes: R[],
+  view: HealthView,
+  upstreamOf: (r: R) => string = planModel as unknown as (r: R) => string,
+): { routes: R[]; retry_at: number | null } {
+  const states = routes.map((r) => view.route(r.provider, upstreamOf(r)));
   if (states.length === 0 || states.some((s) => s.state !== "open")) {
     const order = routes.map((r, i) => ({ r, rank: RANK[(states[i] as { state: keyof typeof RANK }).state] }));
     // A stable sort: the card's order within each rank.
@@ -27,7 +47,7 @@ export function retryAfterSeconds(retryAt: number, now = Date.now()): number {
   return Math.max(1, Math.ceil((retryAt - now) / 1000));
 }
 
-export function allRoutesUnhealthy(model: string, retryAt: number, routes: RoutePlan[]): ApiError {
+export function allRoutesUnhealthy(model: string, retryAt: number, routes: readonly Routed[]): ApiError {
   const retryAfter = retryAfterSeconds(retryAt);
   return new ApiError(
     "model_unavailable",

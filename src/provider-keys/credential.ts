@@ -33,7 +33,7 @@ export function unsealProviderKey(env: Env, tenantId: string, provider: string, 
  */
 export function tenantConfig(
   env: Env,
-  adapter: ProviderAdapter,
+  adapter: Pick<ProviderAdapter, "name" | "defaultBaseUrl">,
   key: { api_key: string; base_url: string | null },
 ): ProviderConfig {
   const platform = providerConfig(env, adapter.name, adapter.defaultBaseUrl);
@@ -68,4 +68,21 @@ export async function configForTask(
   if (!found) return null;
   const apiKey = await unsealProviderKey(env, task.tenant_id, adapter.name, found.key_sealed);
   return tenantConfig(env, adapter, { api_key: apiKey, base_url: found.base_url });
+}
+
+/**
+ * The tenant's own credential for `provider` as a configuration on `defaultBaseUrl` (a chat
+ * upstream's documented host), opened for one call of that tenant; null when the key was removed
+ * since the call was routed.
+ */
+export async function tenantProviderConfig(
+  env: Env,
+  tenantId: string,
+  provider: string,
+  defaultBaseUrl: string,
+): Promise<ProviderConfig | null> {
+  const found = await accountSlice<ProviderKeysAccountSlice>(env, tenantId).providerCredential(provider);
+  if (!found) return null;
+  const apiKey = await unsealProviderKey(env, tenantId, provider, found.key_sealed);
+  return tenantConfig(env, { name: provider, defaultBaseUrl }, { api_key: apiKey, base_url: found.base_url });
 }

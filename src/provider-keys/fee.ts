@@ -18,8 +18,11 @@ export function byokFeePercent(env: Env): string {
   return fmt(dec(raw));
 }
 
-/** What a route would reserve for `cardEstimate` credits of card price: the fee on a tenant's route. */
-export function routeEstimate(cardEstimate: string, route: RoutePlan): string {
+/** What a route (a task's, or a chat call's) would reserve for `cardEstimate` credits of card price: the fee on a tenant's route. */
+export function routeEstimate(
+  cardEstimate: string,
+  route: RoutePlan | (Pick<RoutePlan, "provider" | "key" | "fee_percent"> & object),
+): string {
   if (route.key !== "tenant") return cardEstimate;
   return fmt(
     dec(cardEstimate)

@@ -13,6 +13,8 @@
  *   {scenario: "stream_error", after?}           an `{"error": …}` event after `after` chunks
  *   {scenario: "context_length"}                 400 context_length_exceeded, as OpenAI sends it
  *   {scenario: "prompt_refused"}                 400 content_policy_violation: the prompt refused on content policy
+ *   {fail_models: [...], status?}               any scenario, but a request for one of these upstream models gets
+ *                                                `status` (default 500), so a card's routes can fail one by one
  * Every attempt is recorded by tag: GET /_fake/requests?tag=<tag>.
  * Used as a vitest globalSetup (the URL is provided as `fakeOpenAiUrl`) and by bench/chat-overhead.ts.
  */
@@ -52,6 +54,7 @@ interface Fake {
   cached_tokens?: number;
   reasoning_tokens?: number;
   usage_format?: "openai" | "deepseek";
+  fail_models?: string[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -239,6 +242,11 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       res.writeHead(status, { "Content-Type": "application/json", ...headers }).end(JSON.stringify({ error }));
     if (req.headers.authorization !== `Bearer ${FAKE_UPSTREAM_KEY}`) {
       json(401, { message: "Incorrect API key provided.", type: "invalid_request_error", code: "invalid_api_key" });
+      return;
+    }
+    if (fake.fail_models?.includes(body.model)) {
+      const status = fake.status ?? 500;
+      json(status, { message: `The model ${body.model} failed.`, type: "server_error", code: null });
       return;
     }
     switch (fake.scenario) {

@@ -43,7 +43,15 @@ declare(
     responses: {
       200: {
         description: "The completion, or with `stream: true` an event stream of chunks",
-        headers: { "X-Credits-Charged": { schema: { type: "string" }, description: "Credits captured (non-streaming answers)" } },
+        headers: {
+          "X-Credits-Charged": { schema: { type: "string" }, description: "Credits captured (non-streaming answers)" },
+          "X-Provider": { schema: { type: "string" }, description: "The provider whose route served the call" },
+          "X-Model-Fallbacks": {
+            schema: { type: "string" },
+            description:
+              "With `models`, when a model was passed over: the `model_fallbacks` list as JSON (streams carry it only here)",
+          },
+        },
         content: {
           "application/json": { schema: ChatCompletion },
           "text/event-stream": { schema: ChatCompletionStream },
@@ -72,6 +80,7 @@ function chatCall(env: Env, caller: Caller, requestId: string, ctx: Pick<Executi
     keyId: caller.key_id,
     limits: caller.limits ?? null,
     held: caller.held === true,
+    ...(caller.features ? { features: caller.features } : {}),
     requestId,
     waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p),
     review: (bundle: CatalogBundle, reviewed: ChatCompletionRequest) => reviewChat(env, caller, requestId, reviewed, bundle),

@@ -3781,13 +3781,30 @@ export interface components {
                     reasoning_tokens: number;
                 };
             };
+            /** @description Extension, only when `models` was sent and a model was passed over: which, and why */
+            model_fallbacks?: {
+                model: string;
+                /** @description A candidate failure code, or `upstream_failed` when its upstreams failed */
+                reason: string;
+                at: string;
+                message?: string;
+            }[];
         };
         ChatCompletionRequest: {
             /**
-             * @description Default `auto`: the service chooses a capable live model. Or a concrete id from GET /v1/models.
+             * @description Default `auto`: the service chooses a capable live model. Or a concrete id from GET /v1/models. Omitted when `models` is sent.
              * @default auto
              */
             model: string;
+            /**
+             * @description Instead of `model`: 1 to 5 concrete model ids tried in this order when the one before cannot serve (its card refuses the request, its routes are all failing, the key or max_credits excludes it, or — for a task — its upstreams fail). `resolved_model` names the one that served; `model_fallbacks` the ones passed over and why.
+             * @example [
+             *       "flux-2-pro",
+             *       "gpt-image-1"
+             *     ]
+             */
+            models?: string[];
+            provider?: components["schemas"]["ProviderPreferences"];
             messages: ({
                 /** @enum {string} */
                 role: "system";
@@ -3912,6 +3929,22 @@ export interface components {
             max_credits?: string;
         } & {
             [key: string]: unknown;
+        };
+        /** @description Route preferences for this request (docs/routing.md): which providers may serve it, and in what order */
+        ProviderPreferences: {
+            /** @description Providers to try first, in this order; then the model's other routes unless `allow_fallbacks` is false */
+            order?: string[];
+            /** @description Use these providers' routes and no other */
+            only?: string[];
+            /** @description Never use these providers' routes */
+            ignore?: string[];
+            /**
+             * @description Order the routes not named in `order`: `price` by their price for this request, `latency` by their measured p50 over the last hour (routes without figures last)
+             * @enum {string}
+             */
+            sort?: "price" | "latency";
+            /** @description Default true. False: only the providers in `order` (or, without `order`, only the first route) may serve; the rest are never tried */
+            allow_fallbacks?: boolean;
         };
         CreditCheckout: {
             /** @enum {string} */
@@ -10653,6 +10686,10 @@ export interface operations {
                 headers: {
                     /** @description Credits captured (non-streaming answers) */
                     "X-Credits-Charged"?: string;
+                    /** @description The provider whose route served the call */
+                    "X-Provider"?: string;
+                    /** @description With `models`, when a model was passed over: the `model_fallbacks` list as JSON (streams carry it only here) */
+                    "X-Model-Fallbacks"?: string;
                     [name: string]: unknown;
                 };
                 content: {
