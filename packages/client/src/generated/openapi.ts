@@ -3930,22 +3930,6 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Route preferences for this request (docs/routing.md): which providers may serve it, and in what order */
-        ProviderPreferences: {
-            /** @description Providers to try first, in this order; then the model's other routes unless `allow_fallbacks` is false */
-            order?: string[];
-            /** @description Use these providers' routes and no other */
-            only?: string[];
-            /** @description Never use these providers' routes */
-            ignore?: string[];
-            /**
-             * @description Order the routes not named in `order`: `price` by their price for this request, `latency` by their measured p50 over the last hour (routes without figures last)
-             * @enum {string}
-             */
-            sort?: "price" | "latency";
-            /** @description Default true. False: only the providers in `order` (or, without `order`, only the first route) may serve; the rest are never tried */
-            allow_fallbacks?: boolean;
-        };
         CreditCheckout: {
             /** @enum {string} */
             object: "checkout";
