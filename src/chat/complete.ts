@@ -11,7 +11,7 @@ import { deprecationHeaders } from "../catalog/deprecation";
 import { loadCatalog } from "../catalog/store";
 import type { Env } from "../env";
 import { chatFailed, chatSucceeded } from "../health/chat-outcomes";
-import { flushOutcomes } from "../health/reporter";
+import { flushDue, flushOutcomes } from "../health/reporter";
 import { type HealthView, healthView } from "../health/snapshot";
 import type { KeyMode } from "../keys/api-keys";
 import { dec, fmt } from "../lib/decimal";
@@ -161,10 +161,11 @@ export async function chatCompletion(
   });
   const abort = new AbortController();
   let reported = false;
+  let failed = false;
   const flush = () => {
     if (!reported) return;
     reported = false;
-    call.waitUntil(flushOutcomes(env));
+    if (flushDue(failed)) call.waitUntil(flushOutcomes(env));
   };
   /** Each upstream call: the request log's attempt, route health's outcome, a tenant's refused key. */
   const report = (route: ChatRoute, startedAt: number, error: unknown) => {
@@ -173,6 +174,7 @@ export async function chatCompletion(
     if (health && !abort.signal.aborted) {
       chatFailed(route, call.tenantId, call.requestId, startedAt, error);
       reported = true;
+      failed = true;
     }
     if (tenantKeyRefused(route, error)) {
       // Invalid from now on, and its owners mailed once (docs/byok.md), as a task's refused key.

@@ -15,6 +15,26 @@ const pending = new Map<string, RouteOutcome[]>();
 /** A batch larger than this is cut (a burst in one isolate); the rest goes in the next call. */
 const MAX_BATCH = 500;
 
+/** When this isolate last sent its outcomes. */
+let lastFlushAt = 0;
+/** A chat call's successes wait at most this long in the isolate before one call sends them all. */
+export const CALL_FLUSH_MS = 1_000;
+/** …or until this many outcomes wait. */
+const CALL_FLUSH_COUNT = 200;
+
+/**
+ * Whether a synchronous call (chat) should send what this isolate holds now: always after a
+ * failure (a circuit must open quickly), else at most once per CALL_FLUSH_MS or every
+ * CALL_FLUSH_COUNT outcomes. A call per request would make one health object every chat call's
+ * hot spot; successes lose nothing by waiting a second (each keeps its own time).
+ */
+export function flushDue(failed: boolean, now = Date.now()): boolean {
+  if (failed || now - lastFlushAt >= CALL_FLUSH_MS) return true;
+  let waiting = 0;
+  for (const list of pending.values()) waiting += list.length;
+  return waiting >= CALL_FLUSH_COUNT;
+}
+
 export function recordOutcome(o: RouteOutcome): void {
   const list = pending.get(o.provider);
   if (list) list.push(o);
@@ -27,6 +47,7 @@ export function recordOutcome(o: RouteOutcome): void {
  * forbids I/O across objects). Outcomes another run is sending are not sent twice.
  */
 export async function flushOutcomes(env: Env): Promise<void> {
+  lastFlushAt = Date.now();
   const calls: Promise<void>[] = [];
   for (const [provider, list] of pending) {
     const batch = list.splice(0, MAX_BATCH);
