@@ -7,7 +7,10 @@
  * - media inputs (a MediaInput, or a list of them): file inputs, the files uploaded as artifacts;
  * - enums: selects; strings: text (a textarea when long); numbers: number inputs; booleans:
  *   "model default / yes / no" (omitted is not false);
- * - anything structured (canvas, palette, metadata, …): JSON, under "More options".
+ * - anything structured (canvas, palette, metadata, …): JSON, under "More options";
+ * - `models` (the fallback list): comma-separated model ids; `provider` (route preferences): an
+ *   order, an only and an ignore list (comma-separated), a sort select and an "allow other
+ *   providers" checkbox — both under "Models and providers".
  * Fields left empty are omitted, so the schema's defaults apply exactly as on the API. The body is
  * then checked by the same schema, with the same error vocabulary (`param`, `details.errors`).
  */
@@ -19,7 +22,19 @@ import type { OperationSpec } from "../services/operations";
 import type { ConsoleEnv } from "./context";
 import { formField, formFiles } from "./form-body";
 
-export type FieldKind = "model" | "voice" | "media" | "enum" | "text" | "longtext" | "number" | "boolean" | "scalar" | "json";
+export type FieldKind =
+  | "model"
+  | "voice"
+  | "media"
+  | "enum"
+  | "text"
+  | "longtext"
+  | "number"
+  | "boolean"
+  | "scalar"
+  | "json"
+  | "models"
+  | "provider";
 
 export interface TaskField {
   name: string;
@@ -58,6 +73,16 @@ function fieldOf(name: string, raw: JsonSchema, required: boolean, defs: Record<
   };
   if (name === "model") return { ...base, kind: "model" };
   if (name === "voice") return { ...base, kind: "voice" };
+  if (name === "models") {
+    const node = resolve(raw, defs);
+    return { ...base, kind: "models", ...(typeof node.maxItems === "number" ? { maximum: node.maxItems } : {}) };
+  }
+  if (name === "provider") {
+    const node = resolve(raw, defs);
+    const sort = (node.properties as Record<string, JsonSchema> | undefined)?.sort;
+    const description = typeof node.description === "string" ? { description: node.description } : {};
+    return { ...base, ...description, kind: "provider", options: Array.isArray(sort?.enum) ? (sort.enum as string[]) : [] };
+  }
   if (isMediaRef(raw)) return { ...base, kind: "media", maxFiles: 1 };
   if (raw.type === "array" && isMediaRef(raw.items as JsonSchema)) {
     return { ...base, kind: "media", maxFiles: typeof raw.maxItems === "number" ? raw.maxItems : 16 };
@@ -105,8 +130,14 @@ export function taskFields(spec: OperationSpec): TaskField[] {
   return fields;
 }
 
+/** The routing fields, shown under "Models and providers". */
+export function isRoutingField(f: TaskField): boolean {
+  return f.kind === "models" || f.kind === "provider";
+}
+
 /** Shown first: what a person must or usually wants to give; the rest goes under "More options". */
 export function isMainField(f: TaskField): boolean {
+  if (isRoutingField(f)) return false;
   return f.required || f.kind === "model" || f.kind === "voice" || f.kind === "media" || f.kind === "longtext";
 }
 
@@ -141,6 +172,34 @@ function typedValue(f: TaskField, text: string): unknown {
   }
 }
 
+/** The provider preferences' list inputs: `provider.<key>`, comma-separated provider names. */
+export const PROVIDER_LISTS = ["order", "only", "ignore"] as const;
+/** Posted with the provider inputs: the "allow other providers" checkbox was on the form (unchecked then means false). */
+export const ALLOW_FALLBACKS_SHOWN = "provider.allow_fallbacks_shown";
+
+/** `a, b,c` as ["a", "b", "c"] (empty pieces dropped), or undefined when nothing is named. */
+export function commaList(text: string | undefined): string[] | undefined {
+  const list = (text ?? "")
+    .split(",")
+    .map((x) => x.trim())
+    .filter((x) => x !== "");
+  return list.length ? list : undefined;
+}
+
+/** The posted provider inputs as the `provider` preferences, or undefined when they ask for nothing. */
+function postedProvider(c: Context<ConsoleEnv>): Record<string, unknown> | undefined {
+  const prefs: Record<string, unknown> = {};
+  for (const key of PROVIDER_LISTS) {
+    const list = commaList(formField(c, `provider.${key}`));
+    if (list) prefs[key] = list;
+  }
+  const sort = formField(c, "provider.sort")?.trim();
+  if (sort) prefs.sort = sort;
+  if (formField(c, ALLOW_FALLBACKS_SHOWN) !== undefined && formField(c, "provider.allow_fallbacks") === undefined)
+    prefs.allow_fallbacks = false;
+  return Object.keys(prefs).length ? prefs : undefined;
+}
+
 export interface PostedTask {
   /** The body without its media, each media input standing as a placeholder until uploaded. */
   raw: Record<string, unknown>;
@@ -165,11 +224,23 @@ export function postedTask(c: Context<ConsoleEnv>, spec: OperationSpec): PostedT
       raw[f.name] = f.maxFiles === 1 ? pending[0] : pending;
       continue;
     }
+    if (f.kind === "models") {
+      const list = commaList(formField(c, f.name));
+      if (list) raw[f.name] = list;
+      continue;
+    }
+    if (f.kind === "provider") {
+      const prefs = postedProvider(c);
+      if (prefs) raw[f.name] = prefs;
+      continue;
+    }
     const text = formField(c, f.name);
     if (text === undefined) continue;
     const value = typedValue(f, text);
     if (value !== undefined) raw[f.name] = value;
   }
+  // A fallback list stands instead of the model: the model select's default (`auto`) is then not sent.
+  if (raw.models !== undefined && raw.model === "auto") delete raw.model;
   return { raw, files };
 }
 

@@ -74,9 +74,28 @@ export function taskSummary(envelope: Envelope): string {
   }
 }
 
-/** A task as a tool result: its envelope, a summary, any text answer and its outputs as links. */
+/**
+ * With a `models` list: the model serving (or that served) and each listed model passed over,
+ * and why; nothing for a task made with `model`.
+ */
+export function fallbackSummary(envelope: Envelope): string | undefined {
+  if (!envelope.models?.length) return undefined;
+  const serving = TERMINAL_STATUSES.has(envelope.status) ? "served" : "is serving";
+  const passed = (envelope.model_fallbacks ?? []).map(
+    (f) => `${f.model} (${f.reason}${f.message ? `: ${clause(f.message)}` : ""})`,
+  );
+  return `Of the models ${envelope.models.join(", ")}, ${envelope.resolved_model} ${serving}${
+    passed.length ? `; passed over: ${passed.join("; ")}` : "; none was passed over"
+  }.`;
+}
+
+const TERMINAL_STATUSES: ReadonlySet<string> = new Set(["succeeded", "failed", "canceled"]);
+
+/** A task as a tool result: its envelope, a summary, the models passed over, any text answer and its outputs as links. */
 export function taskResult(envelope: Envelope, origin: string): CallToolResult {
   const content: ContentBlock[] = [{ type: "text", text: taskSummary(envelope) }];
+  const fallbacks = fallbackSummary(envelope);
+  if (fallbacks) content.push({ type: "text", text: fallbacks });
   const text = (envelope.output as { text?: unknown } | null)?.text;
   if (typeof text === "string" && text !== "") content.push({ type: "text", text });
   if (envelope.provider?.simulated) {

@@ -271,6 +271,12 @@ describe("the console in Chromium", () => {
     await page.getByLabel("prompt", { exact: true }).fill("a paper boat on a pond");
     await page.locator("details summary", { hasText: "More options" }).click();
     await page.getByLabel("canvas").fill('{"type":"preset","tier":"1K","aspect":"1:1"}');
+    // A fallback list and provider preferences, each found by its label; other providers allowed by default.
+    await page.locator("details summary", { hasText: "Models and providers" }).click();
+    await page.getByLabel("Fallback models").fill("flux-2-pro, gpt-image-2");
+    await page.getByLabel("Provider order").fill("sandbox");
+    await page.getByLabel("Sort the other routes").selectOption("price");
+    expect(await page.getByLabel("Allow other providers").isChecked()).toBe(true);
     await screenshot("new-task");
     await page.getByRole("button", { name: "Create task" }).click();
     await page.waitForURL(/\/console\/tasks\/task_[0-9a-f]{64}$/);
@@ -284,7 +290,11 @@ describe("the console in Chromium", () => {
       status: "succeeded",
       capability: "text_to_image",
       input: { prompt: "a paper boat on a pond" },
+      models: ["flux-2-pro", "gpt-image-2"],
+      resolved_model: "flux-2-pro",
+      provider: { name: "sandbox" },
     });
+    expect(await page.locator('#task-live [data-field="models"]').textContent()).toBe("flux-2-pro, gpt-image-2");
     expect(envelope.warnings.map((w: { code: string }) => w.code)).toContain("simulated_output");
   });
 

@@ -12,6 +12,7 @@ import { readTaskEnvelope } from "../../src/tasks/task-stub";
 import { BASE } from "../helpers/api";
 import { type Browser, freshEmail, inviteAndSignIn, signIn, tenantWithOwner } from "../helpers/console";
 import { png } from "../helpers/media-fixtures";
+import { runAlarm } from "../helpers/tasks";
 
 let tenant: { tenant_id: string };
 let developer: Browser;
@@ -141,6 +142,103 @@ describe("the new-task page", () => {
     const b = await submit(developer, "image_to_image", { prompt: "twice" }, withFile, a.key);
     expect(b.res.status).toBe(303);
     expect(b.res.location).toBe(a.res.location);
+  });
+
+  it("offers fallback models and provider preferences, each input labelled, other providers allowed by default", async () => {
+    const form = (await developer.get("/console/tasks/new?capability=text_to_image")).text;
+    for (const [id, name] of <[string, string][]>[
+      ["field-models", "models"],
+      ["field-provider-order", "provider.order"],
+      ["field-provider-only", "provider.only"],
+      ["field-provider-ignore", "provider.ignore"],
+    ]) {
+      expect(form).toContain(`<label for="${id}">`);
+      expect(form).toMatch(new RegExp(`<input id="${id}" name="${name.replace(".", "\\.")}" type="text"`));
+    }
+    expect(form).toContain('<label for="field-models">Fallback models');
+    expect(form).toMatch(
+      /<select id="field-provider-sort" name="provider.sort"[^>]*><option value="">none[^<]*<\/option><option value="price">price<\/option><option value="latency">latency<\/option>/,
+    );
+    expect(form).toMatch(
+      /<label class="inline-check" for="field-provider-allow_fallbacks"><input id="field-provider-allow_fallbacks" type="checkbox" name="provider.allow_fallbacks" value="true" checked/,
+    );
+    expect(form).toContain("Allow other providers");
+    // Not also as raw JSON under "More options".
+    expect(form).not.toContain('<textarea id="field-models"');
+    expect(form).not.toContain('<textarea id="field-provider"');
+  });
+
+  it("a form with fallback models and a provider order makes a task on that list; the task page shows who was passed over", async () => {
+    const { res } = await submit(developer, "text_to_image", {
+      prompt: "a harbour at dusk",
+      // As a browser posts it: the model select left on auto, the checkbox on the form and checked.
+      model: "auto",
+      models: "flux-2-pro, gpt-image-2",
+      "provider.order": "sandbox",
+      "provider.ignore": "",
+      "provider.sort": "price",
+      "provider.allow_fallbacks_shown": "1",
+      "provider.allow_fallbacks": "true",
+      metadata: '{"sandbox_fault":"provider_error","sandbox_fault_model":"flux-2-pro"}',
+    });
+    expect(res.status, res.text).toBe(303);
+    const taskId = taskIdOf(res.location) as string;
+    const scope = tenantScope(tenant.tenant_id);
+    const task = await readTaskEnvelope(env, taskId, scope);
+    // The envelope shows the list, and the route the preferences led to.
+    expect(task).toMatchObject({ model: "flux-2-pro", models: ["flux-2-pro", "gpt-image-2"], provider: { name: "sandbox" } });
+    let done = task;
+    for (let i = 0; i < 100 && !["succeeded", "failed", "canceled"].includes(done?.status ?? ""); i++) {
+      await runAlarm(taskId).catch(() => undefined);
+      done = await readTaskEnvelope(env, taskId, scope);
+    }
+    expect(done?.status, JSON.stringify(done?.error)).toBe("succeeded");
+    expect(done?.resolved_model).toBe("gpt-image-2");
+    const page = (await developer.get(res.location as string)).text;
+    expect(page).toMatch(
+      /<dt>Fallback models<\/dt><dd data-field="models"><code>flux-2-pro<\/code>, <code>gpt-image-2<\/code><\/dd>/,
+    );
+    expect(page).toMatch(
+      /<dt>Passed over<\/dt><dd data-field="model-fallbacks"><ul class="model-fallbacks"><li><code>flux-2-pro<\/code> — upstream_failed/,
+    );
+  });
+
+  it("the preferences reach admission: other providers allowed or not by the checkbox, ignored providers never used", async () => {
+    // Locally every model's one route is the sandbox's: an order naming only another provider
+    // leaves it no route unless other providers are allowed.
+    const form = { prompt: "ordered", model: "flux-2-pro", "provider.order": "openai", "provider.allow_fallbacks_shown": "1" };
+    const allowed = await submit(developer, "text_to_image", { ...form, "provider.allow_fallbacks": "true" });
+    expect(allowed.res.status, allowed.res.text).toBe(303);
+    const task = await readTaskEnvelope(env, taskIdOf(allowed.res.location) as string, tenantScope(tenant.tenant_id));
+    expect(task?.provider?.name).toBe("sandbox");
+    expect(task).not.toHaveProperty("models");
+    const unchecked = await submit(developer, "text_to_image", form);
+    expect(unchecked.res.status).toBe(422);
+    expect(unchecked.res.text).toContain("provider preferences leave flux-2-pro no route");
+    const ignored = await submit(developer, "text_to_image", {
+      prompt: "ignored",
+      models: "flux-2-pro,gpt-image-2",
+      "provider.ignore": "sandbox",
+    });
+    expect(ignored.res.status).toBe(422);
+    expect(ignored.res.text).toContain("None of the listed models can honour this text_to_image request as sent.");
+
+    const unknown = await submit(developer, "text_to_image", {
+      prompt: "x",
+      model: "auto",
+      "provider.order": "sandbox, nope",
+      "provider.allow_fallbacks_shown": "1",
+    });
+    expect(unknown.res.status).toBe(422);
+    expect(unknown.res.text).toContain("/provider/order/1");
+    // Shown again as typed, the checkbox as it was (unchecked), the section open.
+    expect(unknown.res.text).toMatch(/<input id="field-provider-order" name="provider.order" type="text" value="sandbox, nope"/);
+    expect(unknown.res.text).not.toMatch(/name="provider.allow_fallbacks" value="true" checked/);
+    expect(unknown.res.text).toMatch(/<details open=""><summary>Models and providers/);
+    // A model chosen and a fallback list too: the API's refusal.
+    const both = await submit(developer, "text_to_image", { prompt: "x", model: "flux-2-pro", models: "gpt-image-2" });
+    expect(both.res.status).toBe(422);
+    expect(both.res.text).toContain("Send either `model` or `models`, not both.");
   });
 
   it("shows a refusal on the form with the API's words, and keeps what was typed", async () => {

@@ -120,6 +120,11 @@ describe("flags and fields", () => {
       "ask-above": ["--quote", "--ask-above", "1000"],
       yes: ["--quote", "--yes"],
       "retention-days": ["--retention-days", "7"],
+      "provider-order": ["--provider-order", "sandbox,fal"],
+      "provider-only": ["--provider-only", "sandbox"],
+      "provider-ignore": ["--provider-ignore", "fal"],
+      sort: ["--sort", "price"],
+      "no-fallbacks": ["--no-fallbacks"],
     };
     const base = ["generate", "image_to_image", "--prompt", "x", "--images", "https://media.example/a.png"];
     for (const option of GENERATE_OPTIONS) {

@@ -205,6 +205,44 @@ describe("media-api against the local Worker", { timeout: 120_000 }, () => {
     expect(task.billing.charged_credits).toBe(quote.credits);
   });
 
+  it("tries --models in order within the provider preferences, and says which served and which were passed over", async () => {
+    const run = await cli([
+      "generate",
+      "text_to_image",
+      "--prompt",
+      "a harbour at dusk",
+      "--models",
+      "flux-2-pro,gpt-image-2",
+      "--provider-order",
+      "sandbox",
+      "--sort",
+      "price",
+      "--metadata.sandbox_fault",
+      "provider_error",
+      "--metadata.sandbox_fault_model",
+      "flux-2-pro",
+      "--out",
+      "fallbacks",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^task task_\S+ queued · models flux-2-pro, gpt-image-2 → flux-2-pro$/m);
+    expect(run.stdout).toMatch(/✓ task_\S+ succeeded .*· model gpt-image-2 · /);
+    expect(run.stdout).toMatch(/^ {2}passed over flux-2-pro — upstream_failed/m);
+    const task = /task (task_[0-9a-f]+)/.exec(run.stdout)?.[1] as string;
+    const got = JSON.parse((await cli(["tasks", "get", task, "--json"])).stdout);
+    expect(got.models).toEqual(["flux-2-pro", "gpt-image-2"]);
+    expect(got.resolved_model).toBe("gpt-image-2");
+    expect(got.model_fallbacks).toMatchObject([{ model: "flux-2-pro", reason: "upstream_failed" }]);
+    // Both at once: a usage error, and nothing sent.
+    const both = await cli(["generate", "text_to_image", "--prompt", "x", "--model", "flux-2-pro", "--models", "gpt-image-2"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--model and --models cannot be given together");
+    // A provider this service does not know: the API's refusal, pointing at it.
+    const unknown = await cli(["generate", "text_to_image", "--prompt", "x", "--provider-order", "sandbox,nope"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/code: invalid_request \(param \/provider\/order\/1, HTTP 422/);
+  });
+
   it("cancels a task it did not wait for, and reports the ending of a task that did not succeed", async () => {
     const started = await cli(["generate", "text_to_video", "--prompt", "slow clouds", "--no-wait", "--json"]);
     expect(started.code, started.stderr).toBe(0);

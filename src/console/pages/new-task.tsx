@@ -17,6 +17,7 @@
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError } from "../../errors/api-error";
+import { PROVIDERS } from "../../providers/names";
 import { KEY_MODES, type KeyMode } from "../../services/accounts";
 import type { OperationSpec } from "../../services/operations";
 import { OPERATIONS } from "../../services/operations";
@@ -40,7 +41,16 @@ import { type Choices, catalogChoices } from "../model-choices";
 import { refusal } from "../refusal";
 import { render } from "../render";
 import { requireRole } from "../session";
-import { checkTask, isMainField, postedTask, type TaskField, taskFields } from "../task-form";
+import {
+  ALLOW_FALLBACKS_SHOWN,
+  checkTask,
+  isMainField,
+  isRoutingField,
+  PROVIDER_LISTS,
+  postedTask,
+  type TaskField,
+  taskFields,
+} from "../task-form";
 
 type C = Context<ConsoleEnv>;
 
@@ -192,6 +202,121 @@ function Field({ f, choices, value }: { f: TaskField; choices: Choices; value: s
   );
 }
 
+const PROVIDER_LIST_TEXT: Record<(typeof PROVIDER_LISTS)[number], { label: string; help: string }> = {
+  order: { label: "Provider order", help: "Providers to try first, in this order; then the model's other routes" },
+  only: { label: "Only these providers", help: "Use these providers' routes and no other" },
+  ignore: { label: "Never these providers", help: "Never use these providers' routes" },
+};
+
+/**
+ * `models` (fallback models, comma-separated) and `provider` (the route preferences: three lists,
+ * a sort and whether other providers may serve), each input labelled; `read` gives what was
+ * posted, when a refused form is shown again.
+ */
+function RoutingFields({
+  fields,
+  capability,
+  read,
+}: {
+  fields: TaskField[];
+  capability: string;
+  read: (name: string) => string | undefined;
+}) {
+  const models = fields.find((f) => f.kind === "models");
+  const provider = fields.find((f) => f.kind === "provider");
+  if (!models && !provider) return null;
+  const serving = Object.entries(PROVIDERS)
+    .filter(([, p]) => (p.media as readonly string[]).includes(capability))
+    .map(([name]) => name);
+  const posted = read(ALLOW_FALLBACKS_SHOWN) !== undefined;
+  const allow = posted ? read("provider.allow_fallbacks") !== undefined : true;
+  const given = !!read("models") || PROVIDER_LISTS.some((k) => !!read(`provider.${k}`)) || !!read("provider.sort") || !allow;
+  return (
+    <details open={given}>
+      <summary>Models and providers</summary>
+      <div class="stack">
+        {models && (
+          <div class="field" data-field="models" data-kind="models">
+            <label for="field-models">
+              Fallback models <span class="muted">(optional)</span>
+            </label>
+            <input
+              id="field-models"
+              name="models"
+              type="text"
+              value={read("models") ?? ""}
+              placeholder="flux-2-pro, gpt-image-2"
+              autocomplete="off"
+              aria-describedby="help-models"
+            />
+            <small id="help-models" class="muted">
+              Instead of a model: up to {models.maximum ?? 5} model ids, comma-separated, tried in this order; the first that can
+              serve does (leave model on auto). The task page shows any passed over, and why.
+            </small>
+          </div>
+        )}
+        {provider && (
+          <fieldset data-field="provider" data-kind="provider">
+            <legend>Providers</legend>
+            <div class="stack">
+              {PROVIDER_LISTS.map((key) => (
+                <div class="field" data-field={`provider.${key}`}>
+                  <label for={`field-provider-${key}`}>
+                    {PROVIDER_LIST_TEXT[key].label} <span class="muted">(optional)</span>
+                  </label>
+                  <input
+                    id={`field-provider-${key}`}
+                    name={`provider.${key}`}
+                    type="text"
+                    value={read(`provider.${key}`) ?? ""}
+                    placeholder={serving.slice(0, 2).join(", ")}
+                    autocomplete="off"
+                    aria-describedby={`help-provider-${key}`}
+                  />
+                  <small id={`help-provider-${key}`} class="muted">
+                    {PROVIDER_LIST_TEXT[key].help}; comma-separated. Providers of {capability}: {serving.join(", ")}.
+                  </small>
+                </div>
+              ))}
+              <div class="field" data-field="provider.sort">
+                <label for="field-provider-sort">Sort the other routes</label>
+                <select id="field-provider-sort" name="provider.sort" aria-describedby="help-provider-sort">
+                  <option value="">none — the service's order</option>
+                  {(provider.options ?? []).map((o) => (
+                    <option value={o} selected={read("provider.sort") === o}>
+                      {o}
+                    </option>
+                  ))}
+                </select>
+                <small id="help-provider-sort" class="muted">
+                  price: by their price for this request; latency: by their measured p50 over the last hour.
+                </small>
+              </div>
+              <div class="field" data-field="provider.allow_fallbacks">
+                <input type="hidden" name={ALLOW_FALLBACKS_SHOWN} value="1" />
+                <label class="inline-check" for="field-provider-allow_fallbacks">
+                  <input
+                    id="field-provider-allow_fallbacks"
+                    type="checkbox"
+                    name="provider.allow_fallbacks"
+                    value="true"
+                    checked={allow}
+                    aria-describedby="help-provider-allow_fallbacks"
+                  />{" "}
+                  Allow other providers
+                </label>
+                <small id="help-provider-allow_fallbacks" class="muted">
+                  Unchecked: only the providers in the order (without one, only the first route) may serve.
+                </small>
+              </div>
+            </div>
+          </fieldset>
+        )}
+      </div>
+    </details>
+  );
+}
+
 function Chooser() {
   return (
     <>
@@ -257,12 +382,13 @@ async function newTaskPage(c: C, flash?: Flash, status: ContentfulStatusCode = 2
           <summary>More options</summary>
           <div class="stack">
             {fields
-              .filter((f) => !isMainField(f))
+              .filter((f) => !isMainField(f) && !isRoutingField(f))
               .map((f) => (
                 <Field f={f} choices={choices} value={posted(f.name)} />
               ))}
           </div>
         </details>
+        <RoutingFields fields={fields} capability={spec.capability} read={posted} />
         <button type="submit">Create task</button>
       </form>
     </Layout>,

@@ -108,6 +108,34 @@ function TaskLive({ t, inputs, canCancel, csrf }: { t: Envelope; inputs: Preview
           {t.resolved_model}
           {t.provider?.simulated ? " (sandbox: simulated output)" : ""}
         </dd>
+        {t.models?.length ? (
+          <>
+            <dt>Fallback models</dt>
+            <dd data-field="models">
+              {t.models.map((m, i) => (
+                <>
+                  {i > 0 ? ", " : ""}
+                  <code>{m}</code>
+                </>
+              ))}
+            </dd>
+          </>
+        ) : null}
+        {t.model_fallbacks?.length ? (
+          <>
+            <dt>Passed over</dt>
+            <dd data-field="model-fallbacks">
+              <ul class="model-fallbacks">
+                {t.model_fallbacks.map((f) => (
+                  <li>
+                    <code>{f.model}</code> — {f.reason}
+                    {f.message ? <span class="muted">: {f.message}</span> : null} <span class="muted">({shortTime(f.at)})</span>
+                  </li>
+                ))}
+              </ul>
+            </dd>
+          </>
+        ) : null}
         <dt>Credits</dt>
         <dd>
           {t.billing.net_charged_credits} {terminal ? "charged" : "held"}

@@ -17,7 +17,7 @@ export interface ParsedArgs {
 }
 
 /** Options that never take a value. */
-export const SWITCHES: ReadonlySet<string> = new Set(["json", "help", "h", "no-wait", "version", "quote", "yes"]);
+export const SWITCHES: ReadonlySet<string> = new Set(["json", "help", "h", "no-wait", "version", "quote", "yes", "no-fallbacks"]);
 
 /** Options of every command. */
 export const GLOBAL_OPTIONS = ["json", "help", "h", "version", "base-url", "api-key"] as const;
@@ -39,6 +39,11 @@ export const GENERATE_OPTIONS = [
   "ask-above",
   "yes",
   "retention-days",
+  "provider-order",
+  "provider-only",
+  "provider-ignore",
+  "sort",
+  "no-fallbacks",
 ] as const;
 
 export function parseArgs(argv: readonly string[]): ParsedArgs {

@@ -5,9 +5,11 @@
  * (`--media`) go to the operation's media fields by what they are: an image to the first image
  * field still free, a video to the video field, … or to the field named (`--media last_frame=b.png`,
  * or the field's own flag: `--last_frame b.png`).
+ * The routing flags (`--models`, `--provider-order|only|ignore`, `--sort`, `--no-fallbacks`) set
+ * `models` and `provider` (routing()).
  */
 import type { OperationRow } from "../operation-row.js";
-import { type OptionValue, UsageError } from "./args.js";
+import { type Options, type OptionValue, UsageError } from "./args.js";
 
 export type MediaKind = "image" | "video" | "audio";
 
@@ -233,4 +235,53 @@ export function placeInputs(body: Record<string, unknown>, assignments: Assignme
       body[a.field] = list;
     }
   });
+}
+
+/** The orders `--sort` takes. */
+export const SORTS = ["price", "latency"] as const;
+
+/** `a,b , c` (and the same flag given again) as one list; an empty name is refused. */
+function commaList(flag: string, values: string[]): string[] {
+  const list = values.flatMap((v) => v.split(",").map((x) => x.trim()));
+  if (list.some((x) => x === ""))
+    throw new UsageError(`--${flag} takes comma-separated names, none empty (got '${values.join(",")}')`);
+  return list;
+}
+
+/**
+ * The routing flags into the body: `--models a,b,c` is the `models` fallback list (a JSON array
+ * is taken as written), `--provider-order|only|ignore p,q`, `--sort price|latency` and
+ * `--no-fallbacks` are `provider` preferences, merged over any `provider` the body already has.
+ */
+export function applyRouting(body: Record<string, unknown>, opts: Options): void {
+  const models = opts.strings("models");
+  if (models.length) {
+    const first = models[0] as string;
+    if (models.length === 1 && JSON_VALUE.test(first)) body.models = coerce(first, ["array"], "models");
+    else body.models = commaList("models", models);
+  }
+  const provider: Record<string, unknown> = {};
+  for (const key of ["order", "only", "ignore"] as const) {
+    const values = opts.strings(`provider-${key}`);
+    if (values.length) provider[key] = commaList(`provider-${key}`, values);
+  }
+  const sort = opts.string("sort");
+  if (sort !== undefined) {
+    if (!(SORTS as readonly string[]).includes(sort)) throw new UsageError(`--sort takes ${SORTS.join(" or ")} (got '${sort}')`);
+    provider.sort = sort;
+  }
+  if (opts.flag("no-fallbacks")) provider.allow_fallbacks = false;
+  if (Object.keys(provider).length) {
+    const given = body.provider;
+    body.provider = { ...(given && typeof given === "object" && !Array.isArray(given) ? given : {}), ...provider };
+  }
+}
+
+/** `model` and `models` together (by flags, --set or --body) are refused before anything is uploaded or sent. */
+export function checkOneModel(body: Record<string, unknown>): void {
+  if (body.model !== undefined && body.models !== undefined) {
+    throw new UsageError(
+      "--model and --models cannot be given together: --models names every model to try, in order (the first that can serve does)",
+    );
+  }
 }

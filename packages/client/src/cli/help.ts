@@ -7,8 +7,10 @@ import { table } from "./format.js";
 export const HELP = `media-api — the media generation API from the command line
 
 Usage:
-  media-api generate <capability> --prompt "…" [--model <id>] [--<field> <value> …]
+  media-api generate <capability> --prompt "…" [--model <id> | --models <id,id,…>] [--<field> <value> …]
                      [--media <file|url|field=…> …] [--out <dir>] [--no-wait] [--timeout <s>]
+                     [--provider-order <p,p,…>] [--provider-only <p,…>] [--provider-ignore <p,…>]
+                     [--sort price|latency] [--no-fallbacks]
   media-api batch run <file.jsonl> --operation <capability> [--concurrency N] [--max-credits C]
                      [--out results.jsonl] [--idempotency-key K] [--no-wait]
   media-api batch get|cancel <batch_id>
@@ -43,6 +45,17 @@ Generate:
   writes the outputs to that storage destination too (default: the tenant's default destination).
   --retention-days <n> keeps the outputs n days (1 to 365, at most the tenant's retention, which is
   also the default); then they are deleted (media-api tasks delete-outputs <task_id> does it sooner).
+
+Routing (generate, and the quote of --quote):
+  --models <id,id,…>        instead of --model: 1 to 5 concrete model ids (not auto), tried in this
+                            order; the first that can serve does. The outcome names the model that
+                            served and each one passed over, with why. Not with --model.
+  --provider-order <p,…>    providers to try first, in this order (names as media-api models shows them)
+  --provider-only <p,…>     use these providers and no other
+  --provider-ignore <p,…>   never use these providers
+  --sort price|latency      order the other routes by their price for the request, or by measured latency
+  --no-fallbacks            only the providers of --provider-order (without it, only the first route)
+                            may serve; the others are never tried
 
 Options:
   --json              machine-readable JSON only on stdout (progress goes to stderr)

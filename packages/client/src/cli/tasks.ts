@@ -81,8 +81,13 @@ function seconds(task: TaskEnvelope): string {
   return Number.isNaN(start) || Number.isNaN(end) ? "" : ` in ${((end - start) / 1000).toFixed(1)} s`;
 }
 
+/** One line per listed model the task passed over: `passed over <model> — <reason>: <message>`. */
+export function fallbackLines(task: TaskEnvelope): string[] {
+  return (task.model_fallbacks ?? []).map((f) => `  passed over ${f.model} — ${f.reason}${f.message ? `: ${f.message}` : ""}`);
+}
+
 /**
- * Prints the outcome; saves the outputs when `out` is given. 0 when the task succeeded, 1 when
+ * Prints the outcome (and the listed models passed over on the way); saves the outputs when `out` is given. 0 when the task succeeded, 1 when
  * it failed or was canceled (its error on stderr).
  */
 export async function finishTask(
@@ -95,11 +100,13 @@ export async function finishTask(
   if (task.status !== "succeeded") {
     const why = task.error ? `${task.error.message}\n  code: ${task.error.code}` : `the task ended ${task.status}`;
     o.io.stderr.write(`task ${task.task_id} ${task.status}: ${why}\n`);
+    if (!o.json) for (const line of fallbackLines(task)) o.io.stderr.write(`${line}\n`);
     return 1;
   }
   if (o.json) return 0;
   const w = (line: string) => o.io.stdout.write(`${line}\n`);
   w(`✓ ${task.task_id} succeeded${seconds(task)} · model ${task.resolved_model} · ${task.billing.net_charged_credits} credits`);
+  for (const line of fallbackLines(task)) w(line);
   for (const f of files) {
     const a = outputArtifacts(task).find((x) => x.artifact_id === f.artifact_id);
     w(`  saved ${f.path}  (${mediaFacts({ ...a, content_type: f.content_type, bytes: f.bytes })})`);

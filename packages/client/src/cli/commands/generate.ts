@@ -7,7 +7,9 @@ import type { OperationRow } from "../../operation-row.js";
 import { UsageError } from "../args.js";
 import {
   applyFields,
+  applyRouting,
   assignInputs,
+  checkOneModel,
   type InputSource,
   type MediaKind,
   placeInputs,
@@ -17,7 +19,7 @@ import {
 import { type Ctx, print, requireKeyNotice } from "../context.js";
 import { table } from "../format.js";
 import { capabilities, fieldHelp, HELP } from "../help.js";
-import { finishTask, followTask } from "../tasks.js";
+import { fallbackLines, finishTask, followTask } from "../tasks.js";
 
 async function resolveSource(value: string, kindHint: MediaKind | undefined): Promise<InputSource> {
   if (/^https?:\/\//i.test(value)) {
@@ -95,8 +97,10 @@ export async function generate(ctx: Ctx): Promise<number> {
     throw new UsageError(`--retention-days must be a whole number of days from 1 to 365 (got '${retentionDays}')`);
   if (!CREDITS.test(askAbove)) throw new UsageError(`--ask-above must be a credit figure such as 2.5 (got '${askAbove}')`);
   if (!quoteFirst && (opts.has("ask-above") || yes)) throw new UsageError("--ask-above and --yes go with --quote");
+  applyRouting(body, opts);
   const { fields, media } = splitMediaFlags(row, opts.rest());
   applyFields(body, row, fields, sets, capability);
+  checkOneModel(body);
   if (retentionDays !== undefined) body.output_retention_days = Number(retentionDays);
 
   // Every input is checked and placed before anything is uploaded.
@@ -134,7 +138,11 @@ export async function generate(ctx: Ctx): Promise<number> {
     print(ctx, task, () => `${task.task_id}  ${task.status}  (follow it: media-api tasks wait ${task.task_id})`);
     return 0;
   }
-  if (!json) io.stdout.write(`task ${task.task_id} ${task.status} · model ${task.model}\n`);
+  if (!json) {
+    const model = task.models?.length ? `models ${task.models.join(", ")} → ${task.resolved_model}` : `model ${task.model}`;
+    io.stdout.write(`task ${task.task_id} ${task.status} · ${model}\n`);
+    for (const line of fallbackLines(task)) io.stdout.write(`${line}\n`);
+  }
   const final = await followTask(client, task, {
     io,
     json,

@@ -87,6 +87,8 @@ function describeTask(t: TaskEnvelope, resolve: (link: string) => string): strin
     `status     ${t.status}  ${t.progress.percent}%  ${[t.progress.stage, t.progress.message].filter(Boolean).join(": ")}${wait ? `  (${wait})` : ""}`,
     `capability ${t.capability}`,
     `model      ${t.model}${t.resolved_model && t.resolved_model !== t.model ? ` → ${t.resolved_model}` : ""}`,
+    ...(t.models?.length ? [`models     ${t.models.join(", ")}`] : []),
+    ...(t.model_fallbacks ?? []).map((f) => `passed     ${f.model} — ${f.reason}${f.message ? `: ${f.message}` : ""}`),
     `created    ${t.created_at}${t.completed_at ? `  completed ${t.completed_at}` : ""}`,
     `credits    charged ${t.billing.charged_credits}, net ${t.billing.net_charged_credits}`,
   ];
