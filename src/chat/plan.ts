@@ -14,10 +14,11 @@ import type { HealthView } from "../health/snapshot";
 import type { KeyMode } from "../keys/api-keys";
 import { dec, fmt } from "../lib/decimal";
 import { routeEstimate } from "../provider-keys/fee";
-import { type ChatRoute, chatRoutesOf, noChatUpstream, type TenantKeys } from "../providers/chat";
+import { type ChatRoute, noChatUpstream } from "../providers/chat";
 import type { ModelFallback } from "../routing/models-list";
 import { applyPreferences, excludedByPreferences, hasPreferences, type ProviderPreferences } from "../routing/preferences";
 import { estimateCredits, type TokenPrices, tokenPrices } from "./pricing";
+import { chatRoutesOf, type TenantKeys } from "./routes";
 import type { ChatCompletionRequest } from "./schema";
 import { type ChatSelection, judgeChatModels, noEligibleModel, selectChatModel } from "./select";
 

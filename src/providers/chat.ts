@@ -3,18 +3,15 @@
  * card's routes: before the first byte, a retryable failure of one route moves the request to the
  * card's next route (never to another model); once an upstream has answered, its answer is final.
  */
-import type { ModelFile, Pricing } from "../catalog/schema";
+import type { Pricing } from "../catalog/schema";
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
-import { tenantProviderConfig } from "../provider-keys/credential";
-import { orderWithTenantKeys } from "../provider-keys/routing";
-import type { ProviderKeyMode, ProviderKeyPlan } from "../provider-keys/rows";
 import { anthropicAdapter, anthropicChat } from "./anthropic/index";
 import type { ChatUpstream, ChatUpstreamRequest, ChatUpstreamResult } from "./chat-upstream";
 import { type ProviderConfig, providerConfig } from "./config";
 import { googleAdapter, googleChat } from "./google/index";
 import { openAiCompatibleChat } from "./openai-compatible/chat";
-import { routesFor } from "./routing";
+import type { RoutePlan } from "./routing";
 import { sandboxChat } from "./sandbox/chat";
 
 /** Chat upstreams by provider: their documented base URL ("" = none) and how to make one from its configuration. */
@@ -35,7 +32,7 @@ export interface ChatRoute {
   /** "tenant": the call runs on the tenant's own key (src/provider-keys/routing.ts); absent: the platform's. */
   key?: "tenant";
   /** On a tenant's route: its key's mode (`only`: a refused key ends the call rather than moving on). */
-  key_mode?: ProviderKeyMode;
+  key_mode?: RoutePlan["key_mode"];
   /** On a tenant's route: the percentage of the card price charged as the platform fee. */
   fee_percent?: string;
 }
@@ -49,49 +46,17 @@ function chatUpstream(env: Env, provider: string): ChatUpstream | null {
 }
 
 /**
- * The upstream of a tenant's own key: the key is opened just before the call, for this call only
- * (never kept in the isolate), and the upstream is made with it in place of the platform's.
+ * The upstreams that may answer a chat card, in the order given by `plans` (the platform's routes,
+ * perhaps with a tenant's own placed among them by src/chat/routes.ts): a tenant's route is made
+ * by `tenantUpstream`. An empty list when none is configured (the caller decides what that means).
  */
-function tenantChatUpstream(env: Env, tenantId: string, provider: string): ChatUpstream | null {
-  const chat = Object.hasOwn(CHAT, provider) ? CHAT[provider] : undefined;
-  if (!chat) return null;
-  return {
-    name: provider,
-    async complete(req, signal) {
-      const config = await tenantProviderConfig(env, tenantId, provider, chat.defaultBaseUrl);
-      // Removed (or made invalid) since the call was routed: this route cannot serve, the next may.
-      if (!config?.baseUrl) {
-        throw new ApiError("model_unavailable", `Your own ${provider} key is no longer available for this call.`, {
-          details: { reason: "provider_key_missing", provider },
-        });
-      }
-      return chat.make(config).complete(req, signal);
-    },
-  };
-}
-
-/** What routing a chat card for a tenant needs beyond the platform: its own keys (live calls only). */
-export interface TenantKeys {
-  tenantId: string;
-  keys: readonly ProviderKeyPlan[];
-  /** BYOK_FEE_PERCENT now (src/provider-keys/fee.ts). */
-  feePercent: string;
-}
-
-/**
- * The upstreams that may answer a chat card for this caller, in the order they are tried: the
- * platform's live routes, with the tenant's own routes placed by their key's mode. An empty list
- * when none is configured (the caller decides what that means).
- */
-export function chatRoutesOf(env: Env, model: ModelFile, providers: Set<string>, tenant?: TenantKeys): ChatRoute[] {
-  const platform = routesFor(model, "chat_completion", providers);
-  const plans =
-    tenant && tenant.keys.length > 0
-      ? orderWithTenantKeys(model, "chat_completion", platform, tenant.keys, tenant.feePercent)
-      : platform;
+export function chatRoutesFrom(
+  env: Env,
+  plans: readonly RoutePlan[],
+  tenantUpstream?: (provider: string) => ChatUpstream | null,
+): ChatRoute[] {
   return plans.flatMap((r) => {
-    const upstream =
-      r.key === "tenant" && tenant ? tenantChatUpstream(env, tenant.tenantId, r.provider) : chatUpstream(env, r.provider);
+    const upstream = r.key === "tenant" ? (tenantUpstream?.(r.provider) ?? null) : chatUpstream(env, r.provider);
     if (!upstream) return [];
     return [
       {
@@ -105,18 +70,18 @@ export function chatRoutesOf(env: Env, model: ModelFile, providers: Set<string>,
   });
 }
 
+/** How a provider's chat upstream is made from a configuration, and its documented base URL (none: not a chat provider). */
+export function chatMaker(
+  provider: string,
+): { defaultBaseUrl: string; make: (config: ProviderConfig) => ChatUpstream } | undefined {
+  return Object.hasOwn(CHAT, provider) ? CHAT[provider] : undefined;
+}
+
 export function noChatUpstream(model: string): ApiError {
   return new ApiError("model_unavailable", `No chat upstream serving ${model} is configured on this deployment.`, {
     param: "/model",
     details: { model },
   });
-}
-
-/** The upstreams that may answer a chat card for this caller, in the order they are tried. */
-export function chatRoutesFor(env: Env, model: ModelFile, providers: Set<string>, tenant?: TenantKeys): ChatRoute[] {
-  const routes = chatRoutesOf(env, model, providers, tenant);
-  if (routes.length === 0) throw noChatUpstream(model.model);
-  return routes;
 }
 
 const FAILOVER_CODES = new Set(["model_rate_limited", "model_unavailable", "model_request_failed", "model_timeout"]);

@@ -17,10 +17,10 @@
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError } from "../../errors/api-error";
-import { PROVIDERS } from "../../providers/names";
 import { KEY_MODES, type KeyMode } from "../../services/accounts";
 import type { OperationSpec } from "../../services/operations";
 import { OPERATIONS } from "../../services/operations";
+import { providersServing } from "../../services/providers";
 import { storeRetainedUpload } from "../../services/retention";
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
@@ -225,9 +225,7 @@ function RoutingFields({
   const models = fields.find((f) => f.kind === "models");
   const provider = fields.find((f) => f.kind === "provider");
   if (!models && !provider) return null;
-  const serving = Object.entries(PROVIDERS)
-    .filter(([, p]) => (p.media as readonly string[]).includes(capability))
-    .map(([name]) => name);
+  const serving = providersServing(capability);
   const posted = read(ALLOW_FALLBACKS_SHOWN) !== undefined;
   const allow = posted ? read("provider.allow_fallbacks") !== undefined : true;
   const given = !!read("models") || PROVIDER_LISTS.some((k) => !!read(`provider.${k}`)) || !!read("provider.sort") || !allow;
