@@ -18,6 +18,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { catalogEntries } from "../src/catalog/store.ts";
+import { PERMISSIONS } from "../src/keys/api-keys.ts";
 import { buildFromDisk } from "./build-catalog.ts";
 import { startDocsWorker, startSandboxWorker } from "./lib/local-server.ts";
 
@@ -98,20 +99,37 @@ async function ensureOwner(token: string, tenantId: string, email: string): Prom
   if (added.status !== 201) throw new Error(`could not add ${email} to the dev tenant: ${JSON.stringify(added.json)}`);
 }
 
+/** The dev key: every permission a tenant's key can hold, so that every feature can be tried with it. */
+async function devKey(token: string, tenantId: string): Promise<string> {
+  const k = await adminCall(token, `/admin/v1/tenants/${tenantId}/api-keys`, { name: "local dev key", permissions: PERMISSIONS });
+  if (k.status !== 201) throw new Error(`could not create the dev API key: ${JSON.stringify(k.json)}`);
+  return k.json.api_key as string;
+}
+
+/** Whether a saved key still holds every permission (one saved before a permission existed does not). */
+async function holdsEverything(apiKey: string): Promise<boolean> {
+  const r = await fetch(`${base}/v1/key`, { headers: { Authorization: `Bearer ${apiKey}` } });
+  if (r.status !== 200) return false;
+  const held = new Set(((await r.json()) as { permissions?: string[] }).permissions ?? []);
+  return PERMISSIONS.every((p) => held.has(p));
+}
+
 async function devTenant(token: string): Promise<{ tenant_id: string; api_key: string }> {
   if (existsSync(tenantFile)) {
     const saved = JSON.parse(readFileSync(tenantFile, "utf8"));
     const t = await adminCall(token, `/admin/v1/tenants/${saved.tenant_id}`);
     if (t.status === 200) {
       await ensureOwner(token, saved.tenant_id, devEmail);
-      return saved;
+      if (await holdsEverything(saved.api_key)) return saved;
+      // A key from before a permission was added: a new one that holds them all (the old one still works).
+      const renewed = { ...saved, api_key: await devKey(token, saved.tenant_id) };
+      writeFileSync(tenantFile, JSON.stringify(renewed, null, 2), { mode: 0o600 });
+      return renewed;
     }
   }
   const t = await adminCall(token, "/admin/v1/tenants", { name: "Local developer", credits: "10000", owner_email: devEmail });
   if (t.status !== 201) throw new Error(`could not create the dev tenant: ${JSON.stringify(t.json)}`);
-  const k = await adminCall(token, `/admin/v1/tenants/${t.json.tenant_id}/api-keys`, {});
-  if (k.status !== 201) throw new Error(`could not create the dev API key: ${JSON.stringify(k.json)}`);
-  const saved = { tenant_id: t.json.tenant_id as string, api_key: k.json.api_key as string };
+  const saved = { tenant_id: t.json.tenant_id as string, api_key: await devKey(token, t.json.tenant_id as string) };
   writeFileSync(tenantFile, JSON.stringify(saved, null, 2), { mode: 0o600 });
   return saved;
 }

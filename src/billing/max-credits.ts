@@ -1,11 +1,8 @@
-/** A cost cap as sent: a decimal credit figure (task, batch and chat requests all take one). */
-import { z } from "@hono/zod-openapi";
+/** A cost cap as sent: a credit figure, a number or a decimal string (task, batch and chat requests all take one). */
+import { CreditAmountInput } from "./credit-amount";
 
-export const MaxCredits = z
-  .string()
-  .regex(/^\d{1,12}(\.\d{1,9})?$/, "must be a non-negative decimal string with at most 9 decimals")
-  .openapi({
-    description:
-      "The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.",
-    example: "2.5",
-  });
+export const MaxCredits = CreditAmountInput.openapi({
+  description:
+    'The most this request may cost, in credits: a number (2.5) or a decimal string ("2.5"), at most 9 decimals. A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.',
+  example: "2.5",
+});

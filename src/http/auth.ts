@@ -16,11 +16,17 @@ export function setHeaders(c: Context<AppEnv>, headers: Record<string, string>) 
   }
 }
 
-/** 403 unless the caller's key holds `permission` (null: any valid key). */
+/** How to get a key that holds `permission`: what the 403 tells a caller who lacks it. */
+export function permissionHint(permission: Permission): string {
+  return `Create a key that holds it: in the console (API keys → Create a key, tick '${permission}'), or with POST /v1/keys {"permissions": ["${permission}", …]} from a key holding 'keys:manage'; an owner of the tenant can do either.`;
+}
+
+/** 403 unless the caller's key holds `permission` (null: any valid key); the answer says how to get one. */
 export function requirePermission(caller: Caller, permission: Permission | null): void {
   if (permission !== null && !caller.permissions.includes(permission)) {
-    throw new ApiError("forbidden", `This API key lacks the '${permission}' permission.`, {
-      details: { required_permission: permission },
+    const hint = permissionHint(permission);
+    throw new ApiError("forbidden", `This API key lacks the '${permission}' permission. ${hint}`, {
+      details: { required_permission: permission, permission, hint },
     });
   }
 }

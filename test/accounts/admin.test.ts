@@ -33,7 +33,8 @@ describe("operator API", () => {
   it.each([
     [{ amount: "-1", source: "x" }, "/amount"],
     [{ amount: "0", source: "x" }, "/amount"],
-    [{ amount: 5, source: "x" }, "/amount"],
+    [{ amount: -5, source: "x" }, "/amount"],
+    [{ amount: 0, source: "x" }, "/amount"],
     [{ amount: "1e3", source: "x" }, "/amount"],
     [{ amount: "1.0000000001", source: "x" }, "/amount"],
     [{ amount: "10" }, "/source"],

@@ -73,6 +73,8 @@ describe("max_credits", () => {
 
   it("is validated as a decimal credit figure", async () => {
     expectError(await create({ ...BODY, max_credits: "-1" }), 422, "invalid_request", "/max_credits");
-    expectError(await create({ ...BODY, max_credits: 5 }), 422, "invalid_request", "/max_credits");
+    expectError(await create({ ...BODY, max_credits: -5 }), 422, "invalid_request", "/max_credits");
+    expectError(await create({ ...BODY, max_credits: "1e3" }), 422, "invalid_request", "/max_credits");
+    expectError(await create({ ...BODY, max_credits: true }), 422, "invalid_request", "/max_credits");
   });
 });

@@ -8,10 +8,22 @@
  */
 import type { Context, Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { GRACE_LABELS, issueApiKey, listApiKeys, PERMISSIONS, revokeApiKey, rotateApiKey } from "../../services/accounts";
+import {
+  GRACE_LABELS,
+  issueApiKey,
+  listApiKeys,
+  PERMISSIONS,
+  revokeApiKey,
+  rotateApiKey,
+  WORK_PERMISSIONS,
+} from "../../services/accounts";
 import { keyStandingsOf, limitsFrom, setKeyLimits } from "../../services/keys";
 import { can } from "../../services/people";
 import { acting } from "../acting";
+
+/** Ticked when the form opens: the work permissions, as a key issued without a list holds; the managing ones only when chosen. */
+const DEFAULT_TICKED: ReadonlySet<string> = new Set(WORK_PERMISSIONS);
+
 import type { ConsoleEnv } from "../context";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
@@ -134,7 +146,7 @@ async function keysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Contentfu
               <legend>Permissions</legend>
               {PERMISSIONS.map((p) => (
                 <div>
-                  <input id={`perm-${p}`} type="checkbox" name="permissions" value={p} checked={p !== "keys:manage"} />{" "}
+                  <input id={`perm-${p}`} type="checkbox" name="permissions" value={p} checked={DEFAULT_TICKED.has(p)} />{" "}
                   <label for={`perm-${p}`}>
                     <code>{p}</code>
                   </label>{" "}

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { CreditAmountInput } from "../../billing/credit-amount";
 import { tenantNotFound } from "../../errors/not-found";
 import { newRouter } from "../../http/context";
-import { isDecimalString } from "../../lib/decimal";
 import { createTenant, getTenantOr404, tenantAccount } from "../../services/accounts";
 import { BodyLoggingSetting, LogRetentionDays } from "../../services/contracts/request-log";
 import { createTenantWithOwner } from "../../services/people";
@@ -9,11 +9,10 @@ import { RETENTION_DESCRIPTION } from "../../services/retention";
 import { declare } from "../declare";
 import { body, errors, json, operator, security, TenantId } from "./admin-shared";
 
-const Amount = z
-  .string()
-  .refine(isDecimalString, 'must be a decimal string such as "100" or "12.5" (at most 9 decimals)')
-  .refine((s) => !/^0+(\.0+)?$/.test(s), "must be greater than zero")
-  .openapi({ example: "1000" });
+const Amount = CreditAmountInput.refine((s) => !/^0+(\.0+)?$/.test(s), "must be greater than zero").openapi({
+  description: "Credits: a number or a decimal string, at most 9 decimals",
+  example: "1000",
+});
 
 export const Tenant = z
   .object({

@@ -5,19 +5,18 @@
  */
 import { z } from "@hono/zod-openapi";
 import { PERIODS } from "../../accounts/key-period";
+import { CreditAmountInput } from "../../billing/credit-amount";
 import { CAPABILITIES } from "../../catalog/schema";
 import { KEY_MODES, PERMISSIONS } from "../../keys/api-keys";
-import { isDecimalString } from "../../lib/decimal";
 
 /** What a key may spend per period and use; every field optional (docs/spend-controls.md). */
 export const KeyLimitsInput = z
   .object({
-    credits: z
-      .string()
-      .refine(isDecimalString, 'must be a decimal string such as "100" or "12.5" (at most 9 decimals)')
-      .nullable()
-      .optional()
-      .openapi({ description: "Credits the key may hold and spend per period; absent or null: no credit limit", example: "50" }),
+    credits: CreditAmountInput.nullable().optional().openapi({
+      description:
+        "Credits the key may hold and spend per period (a number or a decimal string); absent or null: no credit limit",
+      example: "50",
+    }),
     period: z.enum(PERIODS).optional().openapi({
       description:
         "`day`, `week` (from Monday), `month` (from the 1st) — all from 00:00 UTC — or `total` (never resets; the default)",

@@ -2116,10 +2116,10 @@ export interface components {
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
             /**
-             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @description The most this request may cost, in credits: a number (2.5) or a decimal string ("2.5"), at most 9 decimals. A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
              * @example 2.5
              */
-            max_credits?: string;
+            max_credits?: string | number;
             /**
              * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
              * @example 300
@@ -2230,10 +2230,10 @@ export interface components {
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
             /**
-             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @description The most this request may cost, in credits: a number (2.5) or a decimal string ("2.5"), at most 9 decimals. A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
              * @example 2.5
              */
-            max_credits?: string;
+            max_credits?: string | number;
             /**
              * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
              * @example 300
@@ -2315,10 +2315,10 @@ export interface components {
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
             /**
-             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @description The most this request may cost, in credits: a number (2.5) or a decimal string ("2.5"), at most 9 decimals. A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
              * @example 2.5
              */
-            max_credits?: string;
+            max_credits?: string | number;
             /**
              * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
              * @example 300
@@ -2384,10 +2384,10 @@ export interface components {
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
             /**
-             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @description The most this request may cost, in credits: a number (2.5) or a decimal string ("2.5"), at most 9 decimals. A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
              * @example 2.5
              */
-            max_credits?: string;
+            max_credits?: string | number;
             /**
              * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
              * @example 300
@@ -2440,10 +2440,10 @@ export interface components {
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
             /**
-             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @description The most this request may cost, in credits: a number (2.5) or a decimal string ("2.5"), at most 9 decimals. A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
              * @example 2.5
              */
-            max_credits?: string;
+            max_credits?: string | number;
             /**
              * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
              * @example 300
@@ -2513,10 +2513,10 @@ export interface components {
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
             /**
-             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @description The most this request may cost, in credits: a number (2.5) or a decimal string ("2.5"), at most 9 decimals. A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
              * @example 2.5
              */
-            max_credits?: string;
+            max_credits?: string | number;
             /**
              * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
              * @example 300
@@ -2588,10 +2588,10 @@ export interface components {
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
             /**
-             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @description The most this request may cost, in credits: a number (2.5) or a decimal string ("2.5"), at most 9 decimals. A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
              * @example 2.5
              */
-            max_credits?: string;
+            max_credits?: string | number;
             /**
              * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
              * @example 300
@@ -2661,10 +2661,10 @@ export interface components {
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
             /**
-             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @description The most this request may cost, in credits: a number (2.5) or a decimal string ("2.5"), at most 9 decimals. A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
              * @example 2.5
              */
-            max_credits?: string;
+            max_credits?: string | number;
             /**
              * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
              * @example 300
@@ -2743,10 +2743,10 @@ export interface components {
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
             /**
-             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @description The most this request may cost, in credits: a number (2.5) or a decimal string ("2.5"), at most 9 decimals. A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
              * @example 2.5
              */
-            max_credits?: string;
+            max_credits?: string | number;
             /**
              * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
              * @example 300
@@ -2818,10 +2818,10 @@ export interface components {
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
             /**
-             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @description The most this request may cost, in credits: a number (2.5) or a decimal string ("2.5"), at most 9 decimals. A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
              * @example 2.5
              */
-            max_credits?: string;
+            max_credits?: string | number;
             /**
              * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
              * @example 300
@@ -2880,10 +2880,10 @@ export interface components {
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
             /**
-             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @description The most this request may cost, in credits: a number (2.5) or a decimal string ("2.5"), at most 9 decimals. A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
              * @example 2.5
              */
-            max_credits?: string;
+            max_credits?: string | number;
             /**
              * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
              * @example 300
@@ -2961,10 +2961,10 @@ export interface components {
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
             /**
-             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @description The most this request may cost, in credits: a number (2.5) or a decimal string ("2.5"), at most 9 decimals. A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
              * @example 2.5
              */
-            max_credits?: string;
+            max_credits?: string | number;
             /**
              * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
              * @example 300
@@ -3036,10 +3036,10 @@ export interface components {
             /** @description Sign deliveries per Standard Webhooks with this key; requires callback_url */
             callback_signing_key_id?: string;
             /**
-             * @description The most this request may cost, in credits (decimal string). A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
+             * @description The most this request may cost, in credits: a number (2.5) or a decimal string ("2.5"), at most 9 decimals. A concrete model whose estimate is above it is refused (422, param /max_credits); `auto` passes over such models. The charge never exceeds it.
              * @example 2.5
              */
-            max_credits?: string;
+            max_credits?: string | number;
             /**
              * @description Seconds the task may run before it ends failed with `model_timeout` (its `deadline_at`): at least the model card's `timing.min_deadline_seconds`, at most 10800. Default: the capability's own deadline. `auto` passes over models whose minimum is longer.
              * @example 300
@@ -3228,7 +3228,7 @@ export interface components {
              * @description The most the whole batch may hold or spend, in credits. Items that would pass it end `canceled` with `details.reason: batch_budget_exhausted`.
              * @example 2.5
              */
-            max_credits?: string;
+            max_credits?: string | number;
             /** @description Tasks in flight at once (default 10) */
             concurrency?: number;
             /** @description Receives one POST of the batch envelope when it ends */
@@ -3926,7 +3926,7 @@ export interface components {
              * @description Extension: the most this call may cost, in credits (decimal string). A call whose estimate (prompt plus the output budget) is above it is refused (422, param /max_credits) before anything is sent upstream; the charge never exceeds it. Not forwarded upstream.
              * @example 0.5
              */
-            max_credits?: string;
+            max_credits?: string | number;
         } & {
             [key: string]: unknown;
         };
@@ -4419,8 +4419,11 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
-                    /** @example 1000 */
-                    credits?: string;
+                    /**
+                     * @description Credits: a number or a decimal string, at most 9 decimals
+                     * @example 1000
+                     */
+                    credits?: string | number;
                     rate_limit_per_minute?: number | null;
                     /**
                      * Format: email
@@ -4733,8 +4736,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @example 1000 */
-                    amount: string;
+                    /**
+                     * @description Credits: a number or a decimal string, at most 9 decimals
+                     * @example 1000
+                     */
+                    amount: string | number;
                     /** @example purchase */
                     source: string;
                 };
@@ -4802,10 +4808,10 @@ export interface operations {
                     /** @description Credits per period, models, capabilities */
                     limits?: {
                         /**
-                         * @description Credits the key may hold and spend per period; absent or null: no credit limit
+                         * @description Credits the key may hold and spend per period (a number or a decimal string); absent or null: no credit limit
                          * @example 50
                          */
-                        credits?: string | null;
+                        credits?: string | number | null;
                         /**
                          * @description `day`, `week` (from Monday), `month` (from the 1st) — all from 00:00 UTC — or `total` (never resets; the default)
                          * @enum {string}
@@ -5051,10 +5057,10 @@ export interface operations {
                 "application/json": {
                     limits: {
                         /**
-                         * @description Credits the key may hold and spend per period; absent or null: no credit limit
+                         * @description Credits the key may hold and spend per period (a number or a decimal string); absent or null: no credit limit
                          * @example 50
                          */
-                        credits?: string | null;
+                        credits?: string | number | null;
                         /**
                          * @description `day`, `week` (from Monday), `month` (from the 1st) — all from 00:00 UTC — or `total` (never resets; the default)
                          * @enum {string}
@@ -8321,10 +8327,10 @@ export interface operations {
                     mode?: "live" | "test";
                     limits?: {
                         /**
-                         * @description Credits the key may hold and spend per period; absent or null: no credit limit
+                         * @description Credits the key may hold and spend per period (a number or a decimal string); absent or null: no credit limit
                          * @example 50
                          */
-                        credits?: string | null;
+                        credits?: string | number | null;
                         /**
                          * @description `day`, `week` (from Monday), `month` (from the 1st) — all from 00:00 UTC — or `total` (never resets; the default)
                          * @enum {string}
@@ -8526,10 +8532,10 @@ export interface operations {
                     name?: string | null;
                     limits?: {
                         /**
-                         * @description Credits the key may hold and spend per period; absent or null: no credit limit
+                         * @description Credits the key may hold and spend per period (a number or a decimal string); absent or null: no credit limit
                          * @example 50
                          */
-                        credits?: string | null;
+                        credits?: string | number | null;
                         /**
                          * @description `day`, `week` (from Monday), `month` (from the 1st) — all from 00:00 UTC — or `total` (never resets; the default)
                          * @enum {string}
