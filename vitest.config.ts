@@ -187,6 +187,7 @@ export default defineConfig({
             "test/browser/**",
             "test/e2e/**",
             "test/route-health/**",
+            "test/docs/**",
             ...ISOLATE_WIDE,
           ],
         },
@@ -243,6 +244,8 @@ export default defineConfig({
           hookTimeout: 180_000,
         },
       },
+      // The documentation's links and index, read from the files in Node.
+      { test: { name: "docs", environment: "node", include: ["test/docs/**/*.test.ts"] } },
       // The HTTP surface as a client on the network meets it: a Node client against one local
       // `wrangler dev` (large and slow bodies; a minute or so, hence apart from `local`), started
       // once for the files that can share it (test/e2e/shared-server.ts).

@@ -1,9 +1,12 @@
-/** The `media-api` commands of the README's shell blocks, for the tests that run them. */
+/** The `media-api` commands of the README's and docs/sdk.md's shell blocks, for the tests that run them. */
 import { readFileSync } from "node:fs";
 
 /** Every command line (continuations joined, comments dropped), `npx` kept. */
 export function readmeCommands(): string[] {
-  const readme = readFileSync(new URL("../../../README.md", import.meta.url).pathname, "utf8");
+  // The README's quick start first (its commands are the ones the quick-start tests run), then the SDK and CLI page.
+  const readme = ["../../../README.md", "../../../docs/sdk.md"]
+    .map((f) => readFileSync(new URL(f, import.meta.url).pathname, "utf8"))
+    .join("\n");
   const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string);
   return blocks
     .flatMap((b) => b.replace(/\\\n\s*/g, " ").split("\n"))
