@@ -98,6 +98,9 @@ describe("generate --quote", () => {
   it("sends --max_credits as the request's cap", async () => {
     const r = await generate(["--max_credits", "2.5"]);
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.creates[0]?.body ?? "")).toEqual({ prompt: "a fox", max_credits: "2.5" });
+    expect(JSON.parse(r.creates[0]?.body ?? "")).toEqual({ prompt: "a fox", max_credits: 2.5 });
+    // Digits a number cannot hold exactly go as the string typed (the API takes either).
+    const exact = await generate(["--max_credits", "12345678901234.123456789"]);
+    expect(JSON.parse(exact.creates[0]?.body ?? "").max_credits).toBe("12345678901234.123456789");
   });
 });

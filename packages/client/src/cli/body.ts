@@ -57,7 +57,11 @@ export function coerce(value: OptionValue, types: string[] | undefined, flag: st
     throw new UsageError(`--${flag} needs a value (${types.join(" or ")})`);
   }
   const t = types ?? [];
-  if ((t.includes("integer") || t.includes("number")) && NUMBER.test(value)) return Number(value);
+  // A field that also takes a string (a credit amount, `duration: "auto"`) gets a number only when the
+  // number says exactly what was typed; otherwise the digits go as written, never as a rounded binary fraction.
+  if ((t.includes("integer") || t.includes("number")) && NUMBER.test(value)) {
+    if (!t.includes("string") || String(Number(value)) === value) return Number(value);
+  }
   if (t.includes("boolean") && (value === "true" || value === "false")) return value === "true";
   if (t.includes("null") && value === "null") return null;
   if ((t.includes("array") || t.includes("object") || t.length === 0) && /^\s*[[{]/.test(value)) {
