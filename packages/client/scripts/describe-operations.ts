@@ -5,7 +5,7 @@
  * and which fields carry media. Nothing in it is written by hand.
  */
 
-import type { MediaField, OperationRow } from "../src/operation-row.ts";
+import type { FieldDoc, MediaField, OperationRow } from "../src/operation-row.ts";
 
 type Schema = Record<string, any>;
 export interface OpenApiDocument {
@@ -20,6 +20,7 @@ export interface DescribedOperation extends OperationRow {
   fields?: Record<string, string[]>;
   required?: string[];
   media?: MediaField[];
+  docs?: Record<string, FieldDoc>;
 }
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
@@ -83,14 +84,47 @@ function mediaShape(doc: OpenApiDocument, schema: Schema): Pick<MediaField, "sha
   return null;
 }
 
-function collectFields(doc: OpenApiDocument, schema: Schema, prefix: string, depth: number, out: Record<string, string[]>) {
+/** What the document says of a field for people: its description, default, allowed values and range. */
+function fieldDoc(doc: OpenApiDocument, prop: Schema): FieldDoc | null {
+  const out: FieldDoc = {};
+  const own = resolve(doc, prop);
+  const all = [own, ...variants(doc, prop)];
+  const description = all.map((v) => v.description).find((d): d is string => typeof d === "string" && d.length > 0);
+  if (description) out.description = description.replace(/\s+/g, " ").trim();
+  const withDefault = all.find((v) => "default" in v);
+  if (withDefault) out.default = withDefault.default;
+  // A list's allowed values are its items'.
+  const items = all.flatMap((v) =>
+    v.type === "array" || (Array.isArray(v.type) && v.type.includes("array")) ? variants(doc, v.items) : [],
+  );
+  const values = [
+    ...new Set([...all, ...items].flatMap((v) => (Array.isArray(v.enum) ? v.enum : "const" in v ? [v.const] : []))),
+  ];
+  if (values.length) out.enum = values as FieldDoc["enum"];
+  const min = all.map((v) => v.minimum ?? v.exclusiveMinimum).find((n) => typeof n === "number");
+  const max = all.map((v) => v.maximum ?? v.exclusiveMaximum).find((n) => typeof n === "number");
+  if (typeof min === "number") out.minimum = min;
+  if (typeof max === "number") out.maximum = max;
+  return Object.keys(out).length ? out : null;
+}
+
+function collectFields(
+  doc: OpenApiDocument,
+  schema: Schema,
+  prefix: string,
+  depth: number,
+  out: Record<string, string[]>,
+  docs: Record<string, FieldDoc>,
+) {
   for (const v of variants(doc, schema)) {
     for (const [name, prop] of Object.entries<Schema>(v.properties ?? {})) {
       const path = prefix ? `${prefix}.${name}` : name;
       const types = new Set([...(out[path] ?? []), ...jsonTypes(doc, prop)]);
       out[path] = [...types].sort();
+      const described = docs[path] ? null : fieldDoc(doc, prop);
+      if (described) docs[path] = described;
       if (depth < 3 && !isMediaInput(doc, prop) && types.has("object")) {
-        collectFields(doc, prop, path, depth + 1, out);
+        collectFields(doc, prop, path, depth + 1, out, docs);
         // A map (`metadata`, `model_options`): the types its values take, under `<field>.*`.
         for (const pv of variants(doc, prop)) {
           const extra = pv.additionalProperties;
@@ -140,17 +174,22 @@ export function describeOperations(doc: OpenApiDocument): DescribedOperation[] {
           ),
         ].sort(),
       };
-      if (row.capability && body) {
+      // Every JSON body: its fields with their types and what the document says of each; the
+      // task-creating operations also: which fields take media.
+      if (body) {
         const fields: Record<string, string[]> = {};
-        collectFields(doc, body, "", 0, fields);
+        const docs: Record<string, FieldDoc> = {};
+        collectFields(doc, body, "", 0, fields, docs);
         const top = resolve(doc, body);
         const required: string[] = top.required ?? [];
-        const media: MediaField[] = [];
-        for (const [name, prop] of Object.entries<Schema>(top.properties ?? {})) {
-          const shape = mediaShape(doc, prop);
-          if (shape) media.push({ field: name, required: required.includes(name), ...shape });
-        }
-        Object.assign(row, { fields, required, media });
+        if (row.capability) {
+          const media: MediaField[] = [];
+          for (const [name, prop] of Object.entries<Schema>(top.properties ?? {})) {
+            const shape = mediaShape(doc, prop);
+            if (shape) media.push({ field: name, required: required.includes(name), ...shape });
+          }
+          Object.assign(row, { fields, required, media, docs });
+        } else Object.assign(row, { fields, required, docs });
       }
       rows.push(row);
     }

@@ -9,6 +9,16 @@ export interface MediaField {
   kinds?: readonly string[];
 }
 
+/** What the OpenAPI document says of a body field, for the command line's help. */
+export interface FieldDoc {
+  description?: string;
+  default?: unknown;
+  /** The values it allows. */
+  enum?: readonly (string | number | boolean | null)[];
+  minimum?: number;
+  maximum?: number;
+}
+
 export interface OperationRow {
   method: string;
   path: string;
@@ -23,8 +33,11 @@ export interface OperationRow {
   queryParams: readonly string[];
   requestTypes: readonly string[];
   responseTypes: readonly string[];
-  /** Task-creating operations: every body field (dotted when nested; `<map>.*` for a map's values) with its JSON types. */
+  /** Operations with a JSON body: every body field (dotted when nested; `<map>.*` for a map's values) with its JSON types. */
   fields?: Readonly<Record<string, readonly string[]>>;
   required?: readonly string[];
+  /** Task-creating operations: the fields that take media inputs. */
   media?: readonly MediaField[];
+  /** Each field's description, default, allowed values and range, where the document gives them. */
+  docs?: Readonly<Record<string, FieldDoc>>;
 }

@@ -3,7 +3,7 @@
  * here restates a field.
  */
 import type { components, operations } from "./generated/openapi.js";
-import type { OperationId } from "./generated/operations.js";
+import type { OPERATIONS, OperationId } from "./generated/operations.js";
 
 export type Schemas = components["schemas"];
 export type TaskEnvelope = Schemas["TaskEnvelope"];
@@ -13,9 +13,22 @@ export type MediaInput = Schemas["MediaInput"];
 
 type Op<K extends OperationId> = K extends keyof operations ? operations[K] : never;
 
-/** The JSON body an operation takes. */
+/** The fields of an operation's body that the document gives a default (from the generated table). */
+type DefaultedOf<K extends OperationId> = (typeof OPERATIONS)[K] extends { docs: infer D }
+  ? { [F in keyof D]: D[F] extends { default: unknown } ? F : never }[keyof D]
+  : never;
+
+/** `B` with the fields `D` optional. */
+type Optional<B, D extends PropertyKey> = B extends object
+  ? { [F in keyof B as F extends D ? never : F]: B[F] } & { [F in keyof B as F extends D ? F : never]?: B[F] }
+  : B;
+
+/**
+ * The JSON body an operation takes. A field with a default (`model`, `count`, …) may be left out,
+ * though the document lists it as required (it describes the body once the defaults are applied).
+ */
 export type BodyOf<K extends OperationId> =
-  Op<K> extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
+  Op<K> extends { requestBody?: { content: { "application/json": infer B } } } ? Optional<B, DefaultedOf<K>> : never;
 
 /** Path parameters (`{task_id}` …). */
 export type PathOf<K extends OperationId> = Op<K> extends { parameters: { path: infer P } } ? P : never;

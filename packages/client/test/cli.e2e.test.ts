@@ -255,6 +255,20 @@ describe("media-api against the local Worker", { timeout: 120_000 }, () => {
     expect(waited.stderr).toContain(`task ${task} canceled`);
   });
 
+  it("reads the status without a key, sends key commands, and speaks with the model's default voice", async () => {
+    const status = await cli(["status", "--json"], { MEDIA_API_KEY: undefined });
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ state: expect.any(String), providers: expect.any(Array) });
+    // The local key holds no `keys:manage`: the request reaches the API, and its refusal is reported.
+    const keys = await cli(["keys", "create", "--name", "cli-e2e", "--permissions", "tasks:read"]);
+    expect(keys.code).toBe(1);
+    expect(keys.stderr).toContain("keys:manage");
+    const spoken = await cli(["generate", "text_to_speech", "--prompt", "hello", "--no-wait", "--json"]);
+    expect(spoken.code, spoken.stderr).toBe(0);
+    expect(spoken.stderr).toMatch(/^voice \S+ \(.+\): the default voice of the live speech models/m);
+    expect(JSON.parse(spoken.stdout)).toMatchObject({ capability: "text_to_speech" });
+  });
+
   it("exits 1 with the error's code on an API error, and 2 on a usage error", async () => {
     const bad = await cli(["generate", "text_to_image", "--prompt", "x", "--model", "no-such-model"]);
     expect(bad.code).toBe(1);

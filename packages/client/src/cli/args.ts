@@ -2,6 +2,8 @@
  * Command-line words into positionals and options. `--name value`, `--name=value`, a bare
  * `--name` (true), `--no-name` (false); an option given twice keeps every value in order; `--`
  * ends the options. A value may start with a single dash (`--pitch -0.5`), never with two.
+ * Options are spelled in kebab-case (`--max-credits`); the snake_case spelling of the same name
+ * (`--max_credits`, as the API names the field) is taken as the same option.
  */
 
 export class UsageError extends Error {
@@ -14,10 +16,23 @@ export interface ParsedArgs {
   positionals: string[];
   /** Every option as written (name without dashes), each with its values in order. */
   options: Map<string, OptionValue[]>;
+  /** Every option as written, one entry per occurrence, in order. */
+  order?: [string, OptionValue][];
 }
 
 /** Options that never take a value. */
-export const SWITCHES: ReadonlySet<string> = new Set(["json", "help", "h", "no-wait", "version", "quote", "yes", "no-fallbacks"]);
+export const SWITCHES: ReadonlySet<string> = new Set([
+  "json",
+  "help",
+  "h",
+  "no-wait",
+  "version",
+  "quote",
+  "yes",
+  "no-fallbacks",
+  "stream",
+  "keep-old",
+]);
 
 /** Options of every command. */
 export const GLOBAL_OPTIONS = ["json", "help", "h", "version", "base-url", "api-key"] as const;
@@ -46,10 +61,25 @@ export const GENERATE_OPTIONS = [
   "no-fallbacks",
 ] as const;
 
+/** An option's kebab-case spelling: `max_credits` is `max-credits`. */
+export function kebab(name: string): string {
+  return name.replaceAll("_", "-");
+}
+
+/** The spellings an option is taken under: `max-credits` and `max_credits`. */
+function spellings(name: string): string[] {
+  const snake = name.replaceAll("-", "_");
+  return snake === name ? [name] : [name, snake];
+}
+
 export function parseArgs(argv: readonly string[]): ParsedArgs {
   const positionals: string[] = [];
   const options = new Map<string, OptionValue[]>();
-  const add = (name: string, value: OptionValue) => options.set(name, [...(options.get(name) ?? []), value]);
+  const order: [string, OptionValue][] = [];
+  const add = (name: string, value: OptionValue) => {
+    options.set(name, [...(options.get(name) ?? []), value]);
+    order.push([name, value]);
+  };
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i] as string;
     if (word === "--") {
@@ -70,7 +100,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       add(body.slice(0, eq), body.slice(eq + 1));
       continue;
     }
-    if (SWITCHES.has(body)) {
+    if (SWITCHES.has(body) || SWITCHES.has(kebab(body))) {
       add(body, true);
       continue;
     }
@@ -84,7 +114,7 @@ export function parseArgs(argv: readonly string[]): ParsedArgs {
       add(body, true);
     }
   }
-  return { positionals, options };
+  return { positionals, options, order };
 }
 
 /** Reads options off a parsed command line, so that whatever is left can be reported as unknown. */
@@ -92,22 +122,31 @@ export class Options {
   private readonly seen = new Set<string>();
   constructor(readonly parsed: ParsedArgs) {}
 
+  /** Every value of the option, under either spelling, in the order written. */
+  private values(name: string): OptionValue[] | undefined {
+    const names = spellings(name);
+    for (const n of names) this.seen.add(n);
+    const found = [...this.parsed.options].filter(([n]) => names.includes(n));
+    if (found.length === 0) return undefined;
+    if (found.length === 1) return found[0]?.[1];
+    // Both spellings: in the order they were written (the map keeps first appearances).
+    const order = this.parsed.order ?? [];
+    return order.filter(([n]) => names.includes(n)).map(([, v]) => v);
+  }
+
   has(name: string): boolean {
-    this.seen.add(name);
-    return this.parsed.options.has(name);
+    return this.values(name) !== undefined;
   }
 
   flag(name: string): boolean {
-    this.seen.add(name);
-    const values = this.parsed.options.get(name);
+    const values = this.values(name);
     const last = values?.[values.length - 1];
     if (typeof last === "string") throw new UsageError(`--${name} takes no value (got '${last}')`);
     return last === true;
   }
 
   string(name: string): string | undefined {
-    this.seen.add(name);
-    const values = this.parsed.options.get(name);
+    const values = this.values(name);
     if (!values?.length) return undefined;
     const last = values[values.length - 1];
     if (typeof last !== "string") throw new UsageError(`--${name} needs a value`);
@@ -115,8 +154,7 @@ export class Options {
   }
 
   strings(name: string): string[] {
-    this.seen.add(name);
-    return (this.parsed.options.get(name) ?? []).map((v) => {
+    return (this.values(name) ?? []).map((v) => {
       if (typeof v !== "string") throw new UsageError(`--${name} needs a value`);
       return v;
     });

@@ -2,6 +2,7 @@
  * `media-api batch run <file.jsonl> --operation <capability>`: uploads the JSON lines file, starts
  * a batch from it, draws its progress until it ends, and saves its results file. `batch get` and
  * `batch cancel` read and stop one. Progress goes to stderr with --json, so stdout stays JSON.
+ * `drawn` is the last progress line drawn, so that the command does not print it again.
  */
 import type { BatchEnvelope, MediaClient } from "../client.js";
 import { UsageError } from "./args.js";
@@ -32,7 +33,7 @@ export async function runBatch(
   client: MediaClient,
   o: BatchRunOptions,
   io: { stdout: Out; stderr: Out; json: boolean },
-): Promise<{ batch: BatchEnvelope; saved: string | null }> {
+): Promise<{ batch: BatchEnvelope; saved: string | null; drawn: string }> {
   if (!o.operation) throw new UsageError("--operation is missing (the capability every line runs, e.g. text_to_image)");
   const log = io.json ? io.stderr : io.stdout;
   const upload = await client.uploads.fromFile(o.file, { contentType: "application/jsonl" });
@@ -47,7 +48,7 @@ export async function runBatch(
     o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {},
   );
   log.write(`batch ${created.batch_id}\n`);
-  if (!o.wait) return { batch: created, saved: null };
+  if (!o.wait) return { batch: created, saved: null, drawn: "" };
   let last = "";
   const draw = (b: BatchEnvelope) => {
     const line = describeBatch(b);
@@ -57,9 +58,9 @@ export async function runBatch(
   };
   const done = await client.batches.wait(created, { onProgress: draw, ...(o.pollMs ? { pollIntervalMs: o.pollMs } : {}) });
   if (log.isTTY) log.write("\n");
-  if (!done.output_file_id) return { batch: done, saved: null };
+  if (!done.output_file_id) return { batch: done, saved: null, drawn: last };
   const path = o.out ?? `${done.batch_id}.results.jsonl`;
   await client.artifacts.download(done.output_file_id, path);
   log.write(`results saved to ${path}\n`);
-  return { batch: done, saved: path };
+  return { batch: done, saved: path, drawn: last };
 }

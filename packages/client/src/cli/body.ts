@@ -71,6 +71,8 @@ export function coerce(value: OptionValue, types: string[] | undefined, flag: st
       throw new UsageError(`--${flag}: not valid JSON: ${value}`);
     }
   }
+  // A list given as words: `--events task.succeeded,task.failed`.
+  if (t.includes("array") && !t.includes("string")) return value.split(",").map((x) => x.trim());
   if (t.length === 0) {
     if (NUMBER.test(value)) return Number(value);
     if (value === "true" || value === "false") return value === "true";
@@ -288,4 +290,39 @@ export function checkOneModel(body: Record<string, unknown>): void {
       "--model and --models cannot be given together: --models names every model to try, in order (the first that can serve does)",
     );
   }
+}
+
+/** `--body`: a JSON object, as written or `@file.json`. */
+export async function readBody(spec: string | undefined): Promise<Record<string, unknown>> {
+  if (spec === undefined) return {};
+  let text = spec;
+  if (spec.startsWith("@")) {
+    const { readFile } = await import("node:fs/promises");
+    try {
+      text = await readFile(spec.slice(1), "utf8");
+    } catch {
+      throw new UsageError(`--body ${spec}: cannot read the file`);
+    }
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new UsageError("--body is not valid JSON");
+  }
+  if (!body || typeof body !== "object" || Array.isArray(body)) throw new UsageError("--body must be a JSON object");
+  return body as Record<string, unknown>;
+}
+
+/**
+ * The JSON body of any operation of the table from the command line, as `generate` builds a
+ * create's: `--body` first, then `--set field=value` and every option no one else read as a field
+ * flag (kebab-case or snake_case, dotted when nested), each as the JSON type the field takes.
+ * Read the command's own options before calling this.
+ */
+export async function bodyFromFlags(opts: Options, row: OperationRow, title: string): Promise<Record<string, unknown>> {
+  const body = await readBody(opts.string("body"));
+  const sets = opts.strings("set");
+  applyFields(body, row, opts.rest(), sets, title);
+  return body;
 }

@@ -38,7 +38,8 @@ export function one(ctx: Ctx, what: string): string {
 export function query(ctx: Ctx, id: OperationId): Record<string, string> {
   const out: Record<string, string> = {};
   for (const q of (OPERATIONS[id] as OperationRow).queryParams) {
-    const v = ctx.opts.string(q) ?? ctx.opts.string(q.replaceAll("_", "-"));
+    // `--task-id`, and `--task_id` as the API names it.
+    const v = ctx.opts.string(q.replaceAll("_", "-"));
     if (v !== undefined) out[q] = v;
   }
   return out;

@@ -19,8 +19,10 @@ export async function batch(ctx: Ctx): Promise<number> {
         wait: !ctx.opts.has("no-wait"),
       };
       ctx.opts.done("batch run");
-      const { batch: b } = await runBatch(ctx.client, o as BatchRunOptions, { ...ctx.io, json: ctx.json });
-      print(sctx, b, () => describeBatch(b));
+      const { batch: b, drawn } = await runBatch(ctx.client, o as BatchRunOptions, { ...ctx.io, json: ctx.json });
+      // The outcome, unless the progress already ended on that very line.
+      if (ctx.json) print(sctx, b, () => "");
+      else if (describeBatch(b) !== drawn) ctx.io.stdout.write(`${describeBatch(b)}\n`);
       return b.status === "completed" && b.counts.failed === 0 && b.counts.canceled === 0 ? 0 : o.wait ? 1 : 0;
     }
     case "get":

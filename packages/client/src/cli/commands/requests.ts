@@ -31,9 +31,10 @@ export async function requests(ctx: Ctx): Promise<number> {
       });
       return 0;
     }
+    case "get":
     case "show": {
       const id = one(sctx, "request_id");
-      ctx.opts.done("requests show");
+      ctx.opts.done(`requests ${sub}`);
       const detail = await ctx.client.requests.get(id);
       print(sctx, detail, () => describeRequest(detail));
       return 0;
@@ -51,7 +52,7 @@ export async function requests(ctx: Ctx): Promise<number> {
     }
     default:
       throw new UsageError(
-        sub ? `unknown requests command '${sub}'` : "requests takes list, show <request_id> or replay <request_id>",
+        sub ? `unknown requests command '${sub}'` : "requests takes list, get <request_id> (or show) or replay <request_id>",
       );
   }
 }
