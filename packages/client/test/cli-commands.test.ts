@@ -67,7 +67,7 @@ describe("keys", () => {
     expect(created.code, created.stderr).toBe(0);
     expect(sent(created.seen)).toEqual({
       call: "POST /v1/keys",
-      body: { name: "ci", permissions: ["tasks:read", "tasks:write"], limits: { credits: "50", period: "month" } },
+      body: { name: "ci", permissions: ["tasks:read", "tasks:write"], limits: { credits: 50, period: "month" } },
     });
     expect(created.stdout).toContain("api key    sk_us_live_NEWSECRET");
     expect(created.stdout).toContain("shown only now");
@@ -129,7 +129,7 @@ describe("quotes, chat and status", () => {
     expect(out.seen).toHaveLength(1);
     expect(sent(out.seen)).toEqual({
       call: "POST /v1/quotes",
-      body: { operation: "text_to_image", request: { prompt: "a fox", count: 2, max_credits: "3" } },
+      body: { operation: "text_to_image", request: { prompt: "a fox", count: 2, max_credits: 3 } },
     });
     expect(out.stdout).toContain("quote quo_1 · model m · at most 2 credits");
     const bad = await runCliOn(["quotes", "create", "no_such"], {});
@@ -409,7 +409,7 @@ describe("one flag spelling, the old one still taken", () => {
         "POST /v1/images/generations": () => json(202, envelope("queued")),
       });
       expect(out.code, out.stderr).toBe(0);
-      expect(sent(out.seen).body).toEqual({ prompt: "x", max_credits: "2.5" });
+      expect(sent(out.seen).body).toEqual({ prompt: "x", max_credits: 2.5 });
     }
   });
 
@@ -441,7 +441,7 @@ describe("help from the OpenAPI document", () => {
     expect(out.stdout).toContain("--count  integer  (default 1; 1 to 4)");
     expect(out.stdout).toContain("the model must support the exact count");
     expect(out.stdout).toMatch(/--output-format {2}string {2}\(one of: png, jpeg, webp\)/);
-    expect(out.stdout).toMatch(/--max-credits {2}string/);
+    expect(out.stdout).toMatch(/--max-credits {2}number\|string/);
     expect(out.stdout).toMatch(/--prompt {2}string {2}\(required\)/);
     const speech = await runCliOn(["generate", "text_to_speech", "--help"], {});
     expect(speech.stdout).toMatch(/--voice {2}string {2}\(required by the API; default the model's default voice/);

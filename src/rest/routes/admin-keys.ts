@@ -45,7 +45,8 @@ declare(
             name: KeyName.optional().openapi({ description: "A label for the key (1 to 100 characters)", example: "ci" }),
             region: z.string().regex(REGION_PATTERN, "must be 2 to 8 lowercase letters").optional(),
             permissions: z.array(z.enum(PERMISSIONS)).min(1).max(PERMISSIONS.length).optional().openapi({
-              description: "Default: every permission but `keys:manage`",
+              description:
+                "Default: the work permissions (`catalog:read`, `tasks:read`, `tasks:write`, `chat`); the managing ones only when listed",
             }),
             limits: KeyLimitsInput.nullable().optional().openapi({ description: "Credits per period, models, capabilities" }),
             mode: z.enum(KEY_MODES).default("live").openapi({

@@ -4803,7 +4803,7 @@ export interface operations {
                      */
                     name?: string;
                     region?: string;
-                    /** @description Default: every permission but `keys:manage` */
+                    /** @description Default: the work permissions (`catalog:read`, `tasks:read`, `tasks:write`, `chat`); the managing ones only when listed */
                     permissions?: ("catalog:read" | "tasks:read" | "tasks:write" | "chat" | "keys:manage" | "webhooks:manage" | "providers:manage" | "storage:manage" | "logs:read" | "logs:manage")[];
                     /** @description Credits per period, models, capabilities */
                     limits?: {
