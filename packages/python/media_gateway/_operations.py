@@ -1731,7 +1731,7 @@ class _BatchCreateRequestRequired(TypedDict):
 class BatchCreateRequest(_BatchCreateRequestRequired, total=False):
     items: List["BatchCreateRequestItemsItem"]
     input_file_id: str
-    max_credits: str
+    max_credits: Union[str, float]
     concurrency: int
     callback_url: str
     callback_signing_key_id: str
@@ -2077,7 +2077,7 @@ class ChatCompletionRequest(_ChatCompletionRequestRequired, total=False):
     user: str
     stream: Optional[bool]
     stream_options: Optional["ChatCompletionRequestStreamOptions"]
-    max_credits: str
+    max_credits: Union[str, float]
 
 
 class CreatedWebhookEndpoint(TypedDict):
@@ -2203,7 +2203,7 @@ class FramesToVideoRequest(_FramesToVideoRequestRequired, total=False):
     metadata: Dict[str, str]
     callback_url: str
     callback_signing_key_id: str
-    max_credits: str
+    max_credits: Union[str, float]
     deadline_seconds: int
     output_destination_id: str
     quote_id: str
@@ -2230,7 +2230,7 @@ class ImageEditRequest(_ImageEditRequestRequired, total=False):
     metadata: Dict[str, str]
     callback_url: str
     callback_signing_key_id: str
-    max_credits: str
+    max_credits: Union[str, float]
     deadline_seconds: int
     output_destination_id: str
     quote_id: str
@@ -2257,7 +2257,7 @@ class ImageGenerationRequest(_ImageGenerationRequestRequired, total=False):
     metadata: Dict[str, str]
     callback_url: str
     callback_signing_key_id: str
-    max_credits: str
+    max_credits: Union[str, float]
     deadline_seconds: int
     output_destination_id: str
     quote_id: str
@@ -2284,7 +2284,7 @@ class ImageToImageRequest(_ImageToImageRequestRequired, total=False):
     metadata: Dict[str, str]
     callback_url: str
     callback_signing_key_id: str
-    max_credits: str
+    max_credits: Union[str, float]
     deadline_seconds: int
     output_destination_id: str
     quote_id: str
@@ -2307,7 +2307,7 @@ class ImageToTextRequest(_ImageToTextRequestRequired, total=False):
     metadata: Dict[str, str]
     callback_url: str
     callback_signing_key_id: str
-    max_credits: str
+    max_credits: Union[str, float]
     deadline_seconds: int
     output_destination_id: str
     quote_id: str
@@ -2338,7 +2338,7 @@ class ImageToVideoRequest(_ImageToVideoRequestRequired, total=False):
     metadata: Dict[str, str]
     callback_url: str
     callback_signing_key_id: str
-    max_credits: str
+    max_credits: Union[str, float]
     deadline_seconds: int
     output_destination_id: str
     quote_id: str
@@ -2629,7 +2629,7 @@ class ReferenceToVideoRequest(_ReferenceToVideoRequestRequired, total=False):
     metadata: Dict[str, str]
     callback_url: str
     callback_signing_key_id: str
-    max_credits: str
+    max_credits: Union[str, float]
     deadline_seconds: int
     output_destination_id: str
     quote_id: str
@@ -2785,7 +2785,7 @@ class SpeechRequest(_SpeechRequestRequired, total=False):
     metadata: Dict[str, str]
     callback_url: str
     callback_signing_key_id: str
-    max_credits: str
+    max_credits: Union[str, float]
     deadline_seconds: int
     output_destination_id: str
     quote_id: str
@@ -3073,7 +3073,7 @@ class TextToMusicRequest(_TextToMusicRequestRequired, total=False):
     metadata: Dict[str, str]
     callback_url: str
     callback_signing_key_id: str
-    max_credits: str
+    max_credits: Union[str, float]
     deadline_seconds: int
     output_destination_id: str
     quote_id: str
@@ -3103,7 +3103,7 @@ class TextToVideoRequest(_TextToVideoRequestRequired, total=False):
     metadata: Dict[str, str]
     callback_url: str
     callback_signing_key_id: str
-    max_credits: str
+    max_credits: Union[str, float]
     deadline_seconds: int
     output_destination_id: str
     quote_id: str
@@ -3229,7 +3229,7 @@ class VideoExtendRequest(_VideoExtendRequestRequired, total=False):
     metadata: Dict[str, str]
     callback_url: str
     callback_signing_key_id: str
-    max_credits: str
+    max_credits: Union[str, float]
     deadline_seconds: int
     output_destination_id: str
     quote_id: str
@@ -3251,7 +3251,7 @@ class VideoPromptEnhanceRequest(_VideoPromptEnhanceRequestRequired, total=False)
     metadata: Dict[str, str]
     callback_url: str
     callback_signing_key_id: str
-    max_credits: str
+    max_credits: Union[str, float]
     deadline_seconds: int
     output_destination_id: str
     quote_id: str
@@ -3283,7 +3283,7 @@ class VideoToTextRequest(_VideoToTextRequestRequired, total=False):
     metadata: Dict[str, str]
     callback_url: str
     callback_signing_key_id: str
-    max_credits: str
+    max_credits: Union[str, float]
     deadline_seconds: int
     output_destination_id: str
     quote_id: str
