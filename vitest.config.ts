@@ -186,6 +186,7 @@ export default defineConfig({
             "test/byok/**",
             "test/browser/**",
             "test/e2e/**",
+            "test/scripts/**",
             "test/route-health/**",
             "test/docs/**",
             ...ISOLATE_WIDE,
@@ -246,6 +247,8 @@ export default defineConfig({
       },
       // The documentation's links and index, read from the files in Node.
       { test: { name: "docs", environment: "node", include: ["test/docs/**/*.test.ts"] } },
+      // The local tooling's own Node code (scripts/lib): what `npm start` prints.
+      { test: { name: "scripts", environment: "node", include: ["test/scripts/**/*.test.ts"] } },
       // The HTTP surface as a client on the network meets it: a Node client against one local
       // `wrangler dev` (large and slow bodies; a minute or so, hence apart from `local`), started
       // once for the files that can share it (test/e2e/shared-server.ts).

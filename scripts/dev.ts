@@ -6,9 +6,11 @@
  *    binds (src/sandbox-worker) in a wrangler dev of its own, so that an encode runs on another
  *    thread than the API (one workerd runs its Workers on one thread), and the docs Worker
  *    (src/docs-worker: the API reference viewer's files) likewise; state persists in .wrangler/state.
- * 4. On first run, a dev tenant with credits and an API key (kept in .wrangler/dev-tenant.json),
- *    owned by DEV_EMAIL (default dev@example.com), who signs in to the console at /console with
- *    the code the local outbox prints in this log.
+ * 4. On first run, a dev tenant with credits, a live API key and a test-mode one (kept in
+ *    .wrangler/dev-tenant.json), owned by DEV_EMAIL (default dev@example.com), who signs in to the
+ *    console at /console with the code the local outbox prints in this log.
+ * Offline, what needs the network is skipped with one line saying so (wrangler's `request.cf`
+ * data: its placeholder is used), and a line of progress shows while the Workers start.
  * Every PROVIDER_* and PAYMENTS_* variable of this process's environment reaches the Worker (as do those in
  * .dev.vars), so `PROVIDER_FAL_API_KEY=… PROVIDER_FAL_BASE_URL=http://127.0.0.1:9999 npm start`
  * runs the local service against that upstream.
@@ -20,6 +22,7 @@ import { join } from "node:path";
 import { catalogEntries } from "../src/catalog/store.ts";
 import { PERMISSIONS } from "../src/keys/api-keys.ts";
 import { buildFromDisk } from "./build-catalog.ts";
+import { CF_URL, cfCopyKept, keyNotice, offlineLine, ticker, unreachable } from "./lib/dev-output.ts";
 import { startDocsWorker, startSandboxWorker } from "./lib/local-server.ts";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -99,10 +102,22 @@ async function ensureOwner(token: string, tenantId: string, email: string): Prom
   if (added.status !== 201) throw new Error(`could not add ${email} to the dev tenant: ${JSON.stringify(added.json)}`);
 }
 
-/** The dev key: every permission a tenant's key can hold, so that every feature can be tried with it. */
-async function devKey(token: string, tenantId: string): Promise<string> {
-  const k = await adminCall(token, `/admin/v1/tenants/${tenantId}/api-keys`, { name: "local dev key", permissions: PERMISSIONS });
-  if (k.status !== 201) throw new Error(`could not create the dev API key: ${JSON.stringify(k.json)}`);
+interface DevTenant {
+  tenant_id: string;
+  /** Live, with every permission: its calls are charged to the tenant's credits. */
+  api_key: string;
+  /** Test mode: the sandbox only, never charged (added to a tenant saved before it was made). */
+  test_api_key?: string;
+}
+
+/** A dev key: every permission a tenant's key can hold, so that every feature can be tried with it. */
+async function newKey(token: string, tenantId: string, mode: "live" | "test"): Promise<string> {
+  const k = await adminCall(token, `/admin/v1/tenants/${tenantId}/api-keys`, {
+    mode,
+    name: mode === "test" ? "dev test key" : "local dev key",
+    permissions: PERMISSIONS,
+  });
+  if (k.status !== 201) throw new Error(`could not create the dev ${mode} API key: ${JSON.stringify(k.json)}`);
   return k.json.api_key as string;
 }
 
@@ -114,22 +129,34 @@ async function holdsEverything(apiKey: string): Promise<boolean> {
   return PERMISSIONS.every((p) => held.has(p));
 }
 
-async function devTenant(token: string): Promise<{ tenant_id: string; api_key: string }> {
+async function devTenant(token: string): Promise<DevTenant> {
   if (existsSync(tenantFile)) {
-    const saved = JSON.parse(readFileSync(tenantFile, "utf8"));
+    const saved = JSON.parse(readFileSync(tenantFile, "utf8")) as DevTenant;
     const t = await adminCall(token, `/admin/v1/tenants/${saved.tenant_id}`);
     if (t.status === 200) {
       await ensureOwner(token, saved.tenant_id, devEmail);
-      if (await holdsEverything(saved.api_key)) return saved;
+      let changed = false;
       // A key from before a permission was added: a new one that holds them all (the old one still works).
-      const renewed = { ...saved, api_key: await devKey(token, saved.tenant_id) };
-      writeFileSync(tenantFile, JSON.stringify(renewed, null, 2), { mode: 0o600 });
-      return renewed;
+      if (!(await holdsEverything(saved.api_key))) {
+        saved.api_key = await newKey(token, saved.tenant_id, "live");
+        changed = true;
+      }
+      if (!saved.test_api_key || !(await holdsEverything(saved.test_api_key))) {
+        saved.test_api_key = await newKey(token, saved.tenant_id, "test");
+        changed = true;
+      }
+      if (changed) writeFileSync(tenantFile, JSON.stringify(saved, null, 2), { mode: 0o600 });
+      return saved;
     }
   }
   const t = await adminCall(token, "/admin/v1/tenants", { name: "Local developer", credits: "10000", owner_email: devEmail });
   if (t.status !== 201) throw new Error(`could not create the dev tenant: ${JSON.stringify(t.json)}`);
-  const saved = { tenant_id: t.json.tenant_id as string, api_key: await devKey(token, t.json.tenant_id as string) };
+  const tenantId = t.json.tenant_id as string;
+  const saved: DevTenant = {
+    tenant_id: tenantId,
+    api_key: await newKey(token, tenantId, "live"),
+    test_api_key: await newKey(token, tenantId, "test"),
+  };
   writeFileSync(tenantFile, JSON.stringify(saved, null, 2), { mode: 0o600 });
   return saved;
 }
@@ -159,11 +186,25 @@ function workerVars(): { file: string; providers: string[] } {
 }
 
 const token = devVar("ADMIN_TOKEN", () => `adm_${randomBytes(32).toString("hex")}`);
+const firstStart = !existsSync(join(stateDir, "state"));
 storageKey();
 loadCatalog();
 const vars = workerVars();
 // The two Workers find each other through this registry of local Workers (this checkout's own).
-const env = { ...process.env, WRANGLER_REGISTRY_PATH: join(stateDir, "registry") };
+const env: NodeJS.ProcessEnv = { ...process.env, WRANGLER_REGISTRY_PATH: join(stateDir, "registry") };
+// Each wrangler fetches the `request.cf` data at its start unless a recent copy is kept and, offline,
+// prints the failure's stack trace: when the address does not answer, the fetch is skipped (its
+// placeholder data is used) and one line says so.
+const offline =
+  env.CLOUDFLARE_CF_FETCH_ENABLED || env.CLOUDFLARE_CF_FETCH_PATH || cfCopyKept(root, env)
+    ? undefined
+    : await unreachable(CF_URL);
+if (offline) {
+  env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+  console.log(offlineLine(new URL(CF_URL).host, offline, "request.cf holds wrangler's placeholder location data"));
+}
+const starting = ticker(firstStart ? "starting the Workers… (the first start builds them: about 30 s)" : "starting the Workers…");
+const startedAt = Date.now();
 const sandbox = await startSandboxWorker({ env, persistTo: join(stateDir, "sandbox-state"), stdio: "inherit" });
 // The API reference viewer's files (GET /docs), in a Worker of their own as in the regions.
 const docs = await startDocsWorker({ env, persistTo: join(stateDir, "docs-state"), stdio: "inherit" });
@@ -190,7 +231,10 @@ child.on("exit", (code) => {
 });
 
 waitForServer()
-  .then(() => devTenant(token))
+  .then(() => {
+    starting.done(`ready in ${Math.round((Date.now() - startedAt) / 1000)} s`);
+    return devTenant(token);
+  })
   .then((tenant) => {
     console.log(
       [
@@ -198,7 +242,11 @@ waitForServer()
         "  Media generation API running",
         `  Base URL:     ${base}/v1`,
         `  Console:      ${base}/console  (sign in as ${devEmail}: the code is printed in this log, "[outbox] mail to …")`,
-        `  API key:      ${tenant.api_key}`,
+        ...keyNotice({
+          liveKey: tenant.api_key,
+          ...(tenant.test_api_key ? { testKey: tenant.test_api_key } : {}),
+          consoleUrl: `${base}/console`,
+        }),
         `  Tenant:       ${tenant.tenant_id}`,
         `  Admin token:  ADMIN_TOKEN in ${devVars}`,
         `  API docs:     ${base}/docs  (OpenAPI: ${base}/openapi.json)`,
@@ -211,6 +259,7 @@ waitForServer()
     );
   })
   .catch((e) => {
+    starting.done("failed");
     console.error(e);
     child.kill("SIGTERM");
     sandbox.kill("SIGTERM");

@@ -11,6 +11,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { ApiError } from "../errors/api-error";
 import { toBase64Url } from "../lib/base64";
 import type { ConsoleEnv } from "./context";
+import { register as copyScript } from "./copy-id";
 import { csrfProtection } from "./csrf";
 import { consoleError } from "./error-page";
 import { formBody } from "./form-body";
@@ -41,6 +42,8 @@ import { loadSession } from "./session";
 import { register as taskDelivery } from "./task-delivery";
 
 const PAGES: ((app: Hono<ConsoleEnv>) => void)[] = [
+  // The Copy buttons' script (src/console/copy-id.tsx), loaded by every page.
+  copyScript,
   signIn,
   overview,
   members,

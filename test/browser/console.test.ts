@@ -5,8 +5,9 @@
  * new key — progress moving on the page, the image decoded, the video playing — run tasks from
  * the console's New task form (one with an uploaded image), read the usage table and its CSV,
  * add a webhook endpoint and send it a test event that verifies with its secret,
- * and hold every page to the window at 1,280 px and at a phone's width. No page logs an error or
- * a CSP violation. With SCREENSHOTS_DIR set (`npm run screenshots`), the main pages are saved
+ * and hold every page to the window at 1,280 px and at a phone's width (every control in reach, the
+ * navigation a menu on the phone, a long id copied with its button). No page logs an error or a
+ * CSP violation. With SCREENSHOTS_DIR set (`npm run screenshots`), the main pages are saved
  * there as PNGs.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -19,6 +20,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyWebhook } from "../../packages/client/src/webhooks.ts";
 import { type Browser, type ConsoleServer, chromiumPath, launchBrowser, signInCode, startConsoleServer } from "./harness.ts";
+import { layoutProblems } from "./layout.ts";
 
 // What the callbacks below use of the page's globals (they run in Chromium, not here).
 declare const document: { querySelector(selector: string): unknown };
@@ -366,50 +368,63 @@ describe("the console in Chromium", () => {
     await screenshot("overview");
   });
 
-  it("fits every page to the window at 1,280 px and at a phone's width; the header spans it", async () => {
+  it("fits every page to the window at 1,280 px and at a phone's width, every control in reach; the header spans it", async () => {
+    // A key with every limit, so that the keys table shows its longest cells.
+    await page.goto(`${server.base}/console/keys`);
+    await page.getByLabel("Name", { exact: true }).fill("production backend of the studio");
+    const limits = page.getByRole("group", { name: "Limits" }).last();
+    await limits.getByLabel("Credits per period").fill("250");
+    await limits.getByLabel("Models", { exact: true }).fill("flux-2-pro, gpt-image-2");
+    await limits.getByLabel("Capabilities", { exact: true }).fill("text_to_image, image_to_image, text_to_video");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.waitForURL(`${server.base}/console/keys/created`);
+    const logged = (await (await api("/v1/requests?limit=1", state.key)).json()) as { data: { request_id: string }[] };
+    const request = logged.data[0]?.request_id;
+    expect(request).toBeDefined();
+    // Every page the console's router serves (src/console/app.tsx), each with something to show.
     const paths = [
       "/console",
       "/console/keys",
+      "/console/keys/created",
       "/console/signing-keys",
+      "/console/signing-keys/created",
       "/console/webhooks",
+      "/console/webhooks/created",
       `/console/webhooks/endpoints/${state.endpoint}`,
       `/console/webhooks/deliveries/${state.delivery}`,
+      "/console/provider-keys",
+      "/console/storage",
       "/console/tasks",
       `/console/tasks/${state.imageTask}`,
+      `/console/tasks/${state.videoTask}`,
+      "/console/tasks/new",
       "/console/tasks/new?capability=image_to_image",
+      "/console/batches",
+      "/console/requests",
+      `/console/requests/${request}`,
       "/console/usage",
       "/console/members",
       "/console/credits",
       "/console/audit",
       "/console/connections",
       "/console/settings",
+      "/console/status",
+      "/console/device",
     ];
+    const problems: string[] = [];
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 860 });
       for (const path of paths) {
         await page.goto(`${server.base}${path}`);
-        const fit = (await page.evaluate(`(() => {
-          const root = document.documentElement;
-          const header = document.querySelector("header.top").getBoundingClientRect();
-          const tables = [...document.querySelectorAll("table")].map((t) => {
-            const box = t.parentElement;
-            return { scrolls: box.classList.contains("table-scroll"), right: box.getBoundingClientRect().right };
-          });
-          return { scroll: root.scrollWidth, client: root.clientWidth, header: { left: header.left, width: header.width }, tables };
-        })()`)) as {
-          scroll: number;
-          client: number;
-          header: { left: number; width: number };
-          tables: { scrolls: boolean; right: number }[];
-        };
         const where = `${path} at ${width} px`;
-        expect(fit.scroll, where).toBeLessThanOrEqual(fit.client);
-        expect(fit.header.left, where).toBe(0);
-        expect(Math.round(fit.header.width), where).toBe(fit.client);
-        for (const t of fit.tables) {
-          expect(t.scrolls, where).toBe(true);
-          expect(t.right, where).toBeLessThanOrEqual(fit.client);
-        }
+        // At a desk's width every table fits its box, its actions in view; on a phone a table may scroll in its box.
+        for (const p of await layoutProblems(page, { tablesFit: width >= 1024 })) problems.push(`${where}: ${p}`);
+        const header = (await page.evaluate(`(() => {
+          const r = document.querySelector("header.top").getBoundingClientRect();
+          return { left: r.left, width: r.width, client: document.scrollingElement.clientWidth };
+        })()`)) as { left: number; width: number; client: number };
+        expect(header.left, where).toBe(0);
+        expect(Math.round(header.width), where).toBe(header.client);
       }
       if (width === 1280) {
         await page.goto(`${server.base}/console/audit`);
@@ -419,7 +434,49 @@ describe("the console in Chromium", () => {
         await screenshot("keys-narrow");
       }
     }
+    expect(problems).toEqual([]);
     await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
+  it("folds the navigation into a menu under 768 px, and shows its links wider", async () => {
+    const menu = page.locator("nav.main summary");
+    const tasks = page.locator("nav.main").getByRole("link", { name: "Tasks", exact: true });
+    await page.setViewportSize({ width: 1280, height: 860 });
+    await page.goto(`${server.base}/console/keys`);
+    expect(await menu.isVisible()).toBe(false);
+    expect(await tasks.isVisible()).toBe(true);
+    await page.setViewportSize({ width: 390, height: 860 });
+    await page.goto(`${server.base}/console/keys`);
+    expect(await menu.textContent()).toBe("Menu: API keys");
+    expect(await tasks.isVisible()).toBe(false);
+    // The header keeps to a strip of the phone's screen.
+    const header = await page.locator("header.top").boundingBox();
+    expect(header?.height ?? 0).toBeLessThan(860 * 0.2);
+    await menu.click();
+    expect(await tasks.isVisible()).toBe(true);
+    expect(await layoutProblems(page, { tablesFit: false })).toEqual([]);
+    await screenshot("menu-narrow");
+    await tasks.click();
+    await page.waitForURL(`${server.base}/console/tasks`);
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
+  it("copies a long id with the button beside it", async () => {
+    await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.base });
+    await page.goto(`${server.base}/console/webhooks`);
+    const row = page.locator(`tr[data-delivery-id="${state.delivery}"]`);
+    const id = row.locator("td").first().locator(".cut");
+    // Cut to its column with an ellipsis; the whole id in its title.
+    expect(await id.getAttribute("title")).toBe(state.delivery);
+    const overflow = await page.evaluate(
+      `getComputedStyle(document.querySelector('tr[data-delivery-id="${state.delivery}"] td .cut')).textOverflow`,
+    );
+    expect(overflow).toBe("ellipsis");
+    expect(await row.getByRole("button", { name: `Copy ${state.delivery}` }).count()).toBe(1);
+    const copy = row.locator("td").first().locator("button.copy");
+    await copy.click();
+    await expect.poll(() => copy.textContent()).toBe("Copied");
+    expect(await page.evaluate("navigator.clipboard.readText()")).toBe(state.delivery);
   });
 
   it("logged no error and no CSP violation on any page", () => {

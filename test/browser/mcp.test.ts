@@ -124,7 +124,8 @@ describe("MCP sign-in with a person in Chromium", () => {
       expect(body).toContain(agent.userCode);
       expect(body).toContain("tasks:write");
       await page.getByRole("button", { name: "Approve" }).click();
-      await page.waitForSelector("text=/approved|connected/i");
+      // The page's message, not the header's menu (which names Connected apps).
+      await page.waitForSelector(".flash.ok >> text=/approved/i");
       const run = await agent.done;
       expect(run.code, `${run.out}\n${run.err}`).toBe(0);
       const outputs = [...run.out.matchAll(/^(\w+): output (\S+)$/gm)].map((m) => ({ tool: m[1], url: m[2] as string }));

@@ -49,7 +49,7 @@ export function LimitCell(props: { k: ApiKeyRecord; s: KeyStanding | undefined }
 export function LimitFields(props: { idPrefix: string; l: ApiKeyRecord["limits"] }) {
   const { idPrefix: p, l } = props;
   return (
-    <fieldset>
+    <fieldset class="fields">
       <legend>Limits</legend>
       <label for={`${p}-credits`}>Credits per period</label>
       <input
@@ -69,16 +69,30 @@ export function LimitFields(props: { idPrefix: string; l: ApiKeyRecord["limits"]
           </option>
         ))}
       </select>
-      <label for={`${p}-models`}>Models (comma-separated; empty: every model)</label>
-      <input id={`${p}-models`} name="limit_models" type="text" autocomplete="off" value={l?.models?.join(", ") ?? ""} />
-      <label for={`${p}-caps`}>Capabilities (comma-separated; empty: every capability)</label>
+      <label for={`${p}-models`}>Models</label>
+      <input
+        id={`${p}-models`}
+        name="limit_models"
+        type="text"
+        autocomplete="off"
+        aria-describedby={`${p}-models-hint`}
+        value={l?.models?.join(", ") ?? ""}
+      />
+      <span class="hint" id={`${p}-models-hint`}>
+        Comma-separated; empty: every model.
+      </span>
+      <label for={`${p}-caps`}>Capabilities</label>
       <input
         id={`${p}-caps`}
         name="limit_capabilities"
         type="text"
         autocomplete="off"
+        aria-describedby={`${p}-caps-hint`}
         value={l?.capabilities?.join(", ") ?? ""}
       />
+      <span class="hint" id={`${p}-caps-hint`}>
+        Comma-separated; empty: every capability.
+      </span>
     </fieldset>
   );
 }

@@ -25,6 +25,7 @@ import { acting } from "../acting";
 const DEFAULT_TICKED: ReadonlySet<string> = new Set(WORK_PERMISSIONS);
 
 import type { ConsoleEnv } from "../context";
+import { CopyId } from "../copy-id";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
 import { claimForm, FormOnce } from "../form-once";
@@ -66,7 +67,9 @@ async function keysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Contentfu
                   <td>{k.name ?? <span class="muted">unnamed</span>}</td>
                   <td>
                     <code>{k.prefix ? `${k.prefix}…` : `sk_${k.region}_${k.mode}_…`}</code>
-                    <div class="muted mono">{k.key_id}</div>
+                    <div>
+                      <CopyId value={k.key_id} label={`the id of ${k.name ?? k.key_id}`} muted />
+                    </div>
                   </td>
                   <td>
                     <span class="badge">{k.mode}</span>
@@ -92,7 +95,11 @@ async function keysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Contentfu
                   </td>
                   <td>
                     {statusText(k)}
-                    {k.replaced_by ? <div class="muted mono">replaced by {k.replaced_by}</div> : null}
+                    {k.replaced_by ? (
+                      <div class="muted">
+                        replaced by <CopyId value={k.replaced_by} muted />
+                      </div>
+                    ) : null}
                   </td>
                   {manage ? (
                     <td>
@@ -129,7 +136,7 @@ async function keysPage(c: Context<ConsoleEnv>, flash?: Flash, status: Contentfu
       {manage ? (
         <>
           <h2>Create a key</h2>
-          <form class="stack" method="post" action="/console/keys">
+          <form class="stack wide" method="post" action="/console/keys">
             {csrfField(c)}
             <FormOnce />
             <label for="key-name">Name</label>

@@ -119,36 +119,31 @@ async function providerKeysPage(c: Context<ConsoleEnv>, flash?: Flash, status: C
         </div>
       )}
       <h2>Add or replace a key</h2>
-      <form method="post" action={PATH} autocomplete="off">
+      <form class="fields" method="post" action={PATH} autocomplete="off">
         {csrfField(c)}
-        <p>
-          <label for="pk-provider">Provider</label>{" "}
-          <select id="pk-provider" name="provider">
-            {keyableProviders().map((p) => (
-              <option value={p}>{p}</option>
-            ))}
-          </select>
-        </p>
-        <p>
-          <label for="pk-key">API key</label>{" "}
-          <input id="pk-key" name="api_key" type="password" required autocomplete="off" spellcheck={false} />
-        </p>
-        <p>
-          <label for="pk-mode">Mode</label> <ModeSelect id="pk-mode" selected="prefer" />
-        </p>
-        <p>
-          <label for="pk-models">Models (comma-separated; empty: every model with a route to the provider)</label>{" "}
-          <input id="pk-models" name="models" type="text" />
-        </p>
-        <p>
-          <label for="pk-base">Host (optional; default: the provider's)</label>{" "}
-          <input id="pk-base" name="base_url" type="url" placeholder="https://" />
-        </p>
-        <p>
-          <label>
-            <input type="checkbox" name="failover" value="on" checked /> with <em>only</em>, other providers may serve the model
-          </label>
-        </p>
+        <label for="pk-provider">Provider</label>
+        <select id="pk-provider" name="provider">
+          {keyableProviders().map((p) => (
+            <option value={p}>{p}</option>
+          ))}
+        </select>
+        <label for="pk-key">API key</label>
+        <input id="pk-key" name="api_key" type="password" required autocomplete="off" spellcheck={false} />
+        <label for="pk-mode">Mode</label>
+        <ModeSelect id="pk-mode" selected="prefer" />
+        <label for="pk-models">Models</label>
+        <input id="pk-models" name="models" type="text" aria-describedby="pk-models-hint" />
+        <span class="hint" id="pk-models-hint">
+          Comma-separated; empty: every model with a route to the provider.
+        </span>
+        <label for="pk-base">Host</label>
+        <input id="pk-base" name="base_url" type="url" placeholder="https://" aria-describedby="pk-base-hint" />
+        <span class="hint" id="pk-base-hint">
+          Optional; default: the provider's.
+        </span>
+        <label class="check">
+          <input type="checkbox" name="failover" value="on" checked /> with <em>only</em>, other providers may serve the model
+        </label>
         <button type="submit">Check and save the key</button>
       </form>
     </Layout>,

@@ -16,6 +16,7 @@ import {
 } from "../../services/storage-destinations";
 import { tenantScope } from "../../services/tasks";
 import type { ConsoleEnv } from "../context";
+import { CopyId } from "../copy-id";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
 import { formField } from "../form-body";
@@ -53,7 +54,7 @@ async function storagePage(c: Context<ConsoleEnv>, flash?: Flash, status: Conten
               {data.map((d) => (
                 <tr data-destination-id={d.destination_id} data-default={d.default ? "true" : "false"}>
                   <td>
-                    <code>{d.destination_id}</code>
+                    <CopyId value={d.destination_id} />
                   </td>
                   <td>
                     {d.bucket} <span class="muted">({d.region})</span>
@@ -93,31 +94,31 @@ async function storagePage(c: Context<ConsoleEnv>, flash?: Flash, status: Conten
         </div>
       )}
       <h2>Add a destination</h2>
-      <form method="post" action={PAGE} class="stack">
+      <form method="post" action={PAGE} class="fields">
         {csrfField(c)}
         <FormOnce />
-        <label>
-          Endpoint <input name="endpoint" required placeholder="https://s3.eu-west-1.amazonaws.com" value={field("endpoint")} />
-        </label>
-        <label>
-          Bucket <input name="bucket" required value={field("bucket")} />
-        </label>
-        <label>
-          Region <input name="region" required placeholder="eu-west-1 (R2: auto)" value={field("region")} />
-        </label>
-        <label>
-          Prefix <input name="prefix" placeholder="optional, e.g. gateway/outputs" value={field("prefix")} />
-        </label>
-        <label>
-          Access key id <input name="access_key_id" required autocomplete="off" value={field("access_key_id")} />
-        </label>
-        <label>
-          Secret access key <input name="secret_access_key" type="password" required autocomplete="off" />
-        </label>
-        <label>
+        <label for="sd-endpoint">Endpoint</label>
+        <input
+          id="sd-endpoint"
+          name="endpoint"
+          required
+          placeholder="https://s3.eu-west-1.amazonaws.com"
+          value={field("endpoint")}
+        />
+        <label for="sd-bucket">Bucket</label>
+        <input id="sd-bucket" name="bucket" required value={field("bucket")} />
+        <label for="sd-region">Region</label>
+        <input id="sd-region" name="region" required placeholder="eu-west-1 (R2: auto)" value={field("region")} />
+        <label for="sd-prefix">Prefix</label>
+        <input id="sd-prefix" name="prefix" placeholder="optional, e.g. gateway/outputs" value={field("prefix")} />
+        <label for="sd-access-key">Access key id</label>
+        <input id="sd-access-key" name="access_key_id" required autocomplete="off" value={field("access_key_id")} />
+        <label for="sd-secret">Secret access key</label>
+        <input id="sd-secret" name="secret_access_key" type="password" required autocomplete="off" />
+        <label class="check">
           <input type="checkbox" name="path_style" value="true" /> Path-style addressing (<code>endpoint/bucket/key</code>)
         </label>
-        <label>
+        <label class="check">
           <input type="checkbox" name="default" value="true" /> Make it the default destination
         </label>
         <button type="submit">Verify and add</button>

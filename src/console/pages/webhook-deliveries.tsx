@@ -6,12 +6,14 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { tenantScope } from "../../services/tasks";
 import { getDelivery, type LoggedStatus, listDeliveries } from "../../services/webhooks";
 import type { ConsoleEnv } from "../context";
+import { CopyId } from "../copy-id";
 import type { Flash } from "../flash";
 import { Layout } from "../layout";
 import { render } from "../render";
 import { PostButton } from "../row-forms";
 import { when } from "../secret-once";
 import { TableHead } from "../table";
+import { TaskLink } from "../task-id";
 import { HOME, mayManage, STATUSES, StatusBadge, scopeOf } from "./webhook-common";
 
 /** The delivery log's rows, newest first, filtered as the query asks. */
@@ -54,9 +56,7 @@ export async function DeliveryLog(props: { c: Context<ConsoleEnv>; endpointId?: 
               {page.data.map((d) => (
                 <tr data-delivery-id={d.delivery_id} data-status={d.status}>
                   <td>
-                    <a href={`${HOME}/deliveries/${d.delivery_id}`}>
-                      <code>{d.delivery_id}</code>
-                    </a>
+                    <CopyId value={d.delivery_id} href={`${HOME}/deliveries/${d.delivery_id}`} />
                   </td>
                   <td>
                     <code>{d.event_type}</code>
@@ -65,10 +65,10 @@ export async function DeliveryLog(props: { c: Context<ConsoleEnv>; endpointId?: 
                     {d.target === "callback" ? (
                       "task callback"
                     ) : (
-                      <a href={`${HOME}/endpoints/${d.endpoint_id}`}>{d.endpoint_id}</a>
+                      <CopyId value={d.endpoint_id as string} href={`${HOME}/endpoints/${d.endpoint_id}`} />
                     )}
                   </td>
-                  <td>{d.task_id ? <a href={`/console/tasks/${d.task_id}`}>{d.task_id}</a> : "—"}</td>
+                  <td>{d.task_id ? <TaskLink id={d.task_id} /> : "—"}</td>
                   <td>
                     <StatusBadge status={d.status} />
                   </td>

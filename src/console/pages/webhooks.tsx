@@ -20,6 +20,7 @@ import {
   updateEndpoint,
 } from "../../services/webhooks";
 import type { ConsoleEnv } from "../context";
+import { CopyId } from "../copy-id";
 import { csrfField } from "../csrf";
 import { type Flash, redirectWithFlash, takeFlash } from "../flash";
 import { formField } from "../form-body";
@@ -59,9 +60,7 @@ async function webhooksPage(c: Context<ConsoleEnv>, flash?: Flash, status: Conte
               {endpoints.map((e) => (
                 <tr data-endpoint-id={e.endpoint_id} data-enabled={String(e.enabled)}>
                   <td>
-                    <a href={`${HOME}/endpoints/${e.endpoint_id}`}>
-                      <code>{e.endpoint_id}</code>
-                    </a>
+                    <CopyId value={e.endpoint_id} href={`${HOME}/endpoints/${e.endpoint_id}`} />
                     {e.description ? <div class="muted">{e.description}</div> : null}
                   </td>
                   <td>{e.mode}</td>
