@@ -121,6 +121,10 @@ describe("the console in Chromium", () => {
   it("creates an API key, calls the API with it, rotates it and sees the old one refused", async () => {
     await page.goto(`${server.base}/console/keys`);
     await page.getByLabel("Name", { exact: true }).fill("laptop");
+    // The work permissions come ticked; reading the request log is chosen.
+    expect(await page.getByLabel("logs:read", { exact: true }).isChecked()).toBe(false);
+    expect(await page.getByLabel("tasks:write", { exact: true }).isChecked()).toBe(true);
+    await page.getByLabel("logs:read", { exact: true }).check();
     await page.getByRole("button", { name: "Create key" }).click();
     await page.waitForURL(`${server.base}/console/keys/created`);
     const secret = await page.locator("[data-secret-once] input").inputValue();

@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
-import { CreditAmountInput } from "../../billing/credit-amount";
 import { tenantNotFound } from "../../errors/not-found";
 import { newRouter } from "../../http/context";
 import { createTenant, getTenantOr404, tenantAccount } from "../../services/accounts";
+import { CreditAmountInput } from "../../services/contracts/credits";
 import { BodyLoggingSetting, LogRetentionDays } from "../../services/contracts/request-log";
 import { createTenantWithOwner } from "../../services/people";
 import { RETENTION_DESCRIPTION } from "../../services/retention";

@@ -1,6 +1,7 @@
 /** A credit figure as every door shows it: a decimal string. */
 import { z } from "@hono/zod-openapi";
 
+export { CreditAmountInput } from "../../billing/credit-amount";
 export { MaxCredits } from "../../billing/max-credits";
 
 export const credits = (description: string) =>
