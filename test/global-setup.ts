@@ -7,6 +7,7 @@
  *   POST /hook/redirect/<name>      302 to /hook/ok/<name>
  *   POST /hook/busy/<name>          503 with Retry-After: 120
  *   POST /hook/hang/<name>?ms=N     200, but only after N ms (default 20 s)
+ *   any  /silent/…                  never answered: the caller's timeout ends it
  *   GET  /deliveries/<name>         what <name> received, as JSON
  * and a media server for the fetcher of media inputs (always `application/octet-stream`, so the
  * tests show that the bytes, not the declared type, decide):
@@ -125,6 +126,8 @@ export async function setup(project: TestProject) {
       serveMedia(parts, url, res, fixtures);
       return;
     }
+    // A server that takes the request and never answers (until the caller gives up).
+    if (parts[0] === "silent") return;
     if (req.method === "GET" && parts[0] === "deliveries") {
       res.writeHead(200, { "Content-Type": "application/json" });
       res.end(JSON.stringify(deliveries.get(parts[1] ?? "") ?? []));

@@ -5,6 +5,7 @@
  */
 import { AwsClient } from "aws4fetch";
 import { sha256Hex } from "../lib/crypto";
+import { classifyFetchError, httpCause, isTimeout, type OutboundCause, timedOut } from "../lib/outbound-cause";
 
 /** Where and as whom: a destination with its credentials opened (only ever in memory). */
 export interface S3Target {
@@ -18,9 +19,13 @@ export interface S3Target {
 
 export type S3Answer =
   | { ok: true; etag: string | null }
-  /** `code`: S3's error code (`AccessDenied`, `NoSuchBucket`…), or `network_error`, `timeout`, `http_<status>`. */
-  | { ok: false; status: number | null; code: string; message: string; retryable: boolean };
+  /**
+   * `code`: S3's error code (`AccessDenied`, `NoSuchBucket`…), else the cause. `cause`: the kind of
+   * failure (src/lib/outbound-cause.ts): `http_<status>` for an answer, else the network kind.
+   */
+  | { ok: false; status: number | null; code: string; message: string; retryable: boolean; cause: OutboundCause };
 
+/** A delivery's write may be large: it has this long. */
 const CALL_TIMEOUT_MS = 60_000;
 
 /** At or under this size the payload is read and its SHA-256 signed; above it, streamed as UNSIGNED-PAYLOAD. */
@@ -55,26 +60,22 @@ function errorFrom(status: number, body: string): S3Answer {
   const code = /<Code>([^<]{1,100})<\/Code>/.exec(body)?.[1] ?? `http_${status}`;
   const message = /<Message>([^<]{0,500})<\/Message>/.exec(body)?.[1] ?? `the store answered HTTP ${status}`;
   const retryable = status >= 500 || status === 429 || code === "SlowDown" || code === "RequestTimeout";
-  return { ok: false, status, code, message, retryable };
+  return { ok: false, status, code, message, retryable, cause: httpCause(status) };
 }
 
-async function send(t: S3Target, key: string, init: RequestInit & { headers: Record<string, string> }): Promise<S3Answer> {
+async function send(
+  t: S3Target,
+  key: string,
+  init: RequestInit & { headers: Record<string, string> },
+  timeoutMs = CALL_TIMEOUT_MS,
+): Promise<S3Answer> {
   let res: Response;
+  const url = objectUrl(t, key);
   try {
-    res = await client(t).fetch(objectUrl(t, key), {
-      ...init,
-      redirect: "manual",
-      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-    });
+    res = await client(t).fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(timeoutMs) });
   } catch (e) {
-    const timeout = e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
-    return {
-      ok: false,
-      status: null,
-      code: timeout ? "timeout" : "network_error",
-      message: timeout ? `no answer within ${CALL_TIMEOUT_MS / 1000} s` : `the store could not be reached (${String(e)})`,
-      retryable: true,
-    };
+    const lost = isTimeout(e) ? timedOut(url, timeoutMs) : await classifyFetchError(e, url);
+    return { ok: false, status: null, code: lost.cause, message: lost.words, retryable: true, cause: lost.cause };
   }
   if (res.status >= 200 && res.status < 300) {
     await res.body?.cancel();
@@ -88,13 +89,15 @@ export async function putObject(
   key: string,
   body: Uint8Array | { stream: ReadableStream; bytes: number },
   contentType: string,
+  timeoutMs?: number,
 ): Promise<S3Answer> {
   if (body instanceof Uint8Array) {
-    return send(t, key, {
-      method: "PUT",
-      body,
-      headers: { "Content-Type": contentType, "X-Amz-Content-Sha256": await sha256Hex(body) },
-    });
+    return send(
+      t,
+      key,
+      { method: "PUT", body, headers: { "Content-Type": contentType, "X-Amz-Content-Sha256": await sha256Hex(body) } },
+      timeoutMs,
+    );
   }
   return send(t, key, {
     method: "PUT",
@@ -109,6 +112,6 @@ export async function putObject(
 
 const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
-export function deleteObject(t: S3Target, key: string): Promise<S3Answer> {
-  return send(t, key, { method: "DELETE", headers: { "X-Amz-Content-Sha256": EMPTY_SHA256 } });
+export function deleteObject(t: S3Target, key: string, timeoutMs?: number): Promise<S3Answer> {
+  return send(t, key, { method: "DELETE", headers: { "X-Amz-Content-Sha256": EMPTY_SHA256 } }, timeoutMs);
 }

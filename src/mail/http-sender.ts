@@ -4,6 +4,7 @@
  * (`{"id": …}`) means accepted. An `Idempotency-Key` makes a retried send deliver once.
  */
 import { newId } from "../lib/ids";
+import { classifyFetchError, httpCause, isTimeout, timedOut } from "../lib/outbound-cause";
 import { type MailMessage, type MailSender, sendFailed } from "./message";
 
 export const DEFAULT_EMAIL_API_URL = "https://api.resend.com";
@@ -30,8 +31,9 @@ export class HttpMailSender implements MailSender {
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
     } catch (e) {
-      console.error(JSON.stringify({ level: "error", message: "email API unreachable", error: String(e) }));
-      throw sendFailed("the email API could not be reached");
+      const lost = isTimeout(e) ? timedOut(this.endpoint, TIMEOUT_MS) : await classifyFetchError(e, this.endpoint);
+      console.error(JSON.stringify({ level: "error", message: "email API unreachable", cause: lost.cause, error: String(e) }));
+      throw sendFailed(`the email API could not be reached: ${lost.words}`, lost.cause);
     }
     // Read the answer either way, so the connection is released.
     const body = await res.text().catch(() => "");
@@ -40,7 +42,7 @@ export class HttpMailSender implements MailSender {
       console.error(
         JSON.stringify({ level: "error", message: "email API refused a message", status: res.status, body: body.slice(0, 500) }),
       );
-      throw sendFailed(`the email API answered ${res.status}`);
+      throw sendFailed(`the email API answered ${res.status}`, httpCause(res.status));
     }
   }
 }

@@ -3,6 +3,7 @@
  * not go through throws (`email_send_failed`, 502, retryable; callers undo what the mail was for).
  */
 import { ApiError } from "../errors/api-error";
+import type { OutboundCause } from "../lib/outbound-cause";
 
 export type MailMessage = {
   to: string;
@@ -15,8 +16,11 @@ export interface MailSender {
   send(message: MailMessage): Promise<void>;
 }
 
-export function sendFailed(reason: string): ApiError {
-  return new ApiError("email_send_failed", `The email could not be sent (${reason}); retry in a moment.`);
+/** `cause`: the kind of failure when the email API was called (src/lib/outbound-cause.ts), as `details.cause`. */
+export function sendFailed(reason: string, cause?: OutboundCause): ApiError {
+  return new ApiError("email_send_failed", `The email could not be sent (${reason}); retry in a moment.`, {
+    ...(cause ? { details: { cause } } : {}),
+  });
 }
 
 export type OutboxMessage = MailMessage & {

@@ -1,5 +1,6 @@
 /** Upstream failures in the public vocabulary. The upstream's wording is kept, made safe to show. */
 import { ApiError } from "../errors/api-error";
+import { type NetworkCause, networkErrorCode } from "../lib/outbound-cause";
 import { networkFailure } from "./delivery";
 import { redactSecrets } from "./messages";
 
@@ -90,10 +91,17 @@ export function contentFiltered(): ApiError {
 }
 
 export function timedOut(seconds: number): ApiError {
-  return new ApiError("model_timeout", `The model sent nothing for ${seconds} s.`);
+  return new ApiError("model_timeout", `The model sent nothing for ${seconds} s (timed_out).`, {
+    details: { cause: "timed_out" },
+  });
 }
 
-/** A fetch that threw: its cause in plain words (never the runtime's internal reference). */
-export function unreachable(e: unknown): ApiError {
-  return new ApiError("model_unavailable", `The model could not be reached: ${safeMessage(networkFailure(e).cause)}`);
+/** A fetch to `url` that threw: its kind in plain words (never the runtime's internal reference) and as `details.cause`. */
+export async function unreachable(e: unknown, url: string | URL): Promise<ApiError> {
+  const lost = await networkFailure(e, url);
+  return new ApiError(
+    networkErrorCode(lost.cause as NetworkCause),
+    `The model could not be reached: ${safeMessage(lost.words)}`,
+    { details: { cause: lost.cause } },
+  );
 }

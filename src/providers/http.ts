@@ -5,6 +5,7 @@
  * own error bodies (and to recognise its safety refusals); the rest is common.
  */
 import type { ErrorCode } from "../errors/codes";
+import { httpCause, isTimeout, networkErrorCode, timedOut } from "../lib/outbound-cause";
 import type { ProviderConfig } from "./config";
 import { networkFailure } from "./delivery";
 import { safeProviderMessage } from "./messages";
@@ -123,26 +124,22 @@ export async function call(config: ProviderConfig, auth: Record<string, string>,
           accepted: "no",
           status: res.status,
           keyFault: said.keyFault || res.status === 401 || res.status === 403,
+          cause: httpCause(res.status),
         },
       );
     } catch (e) {
       if (e instanceof ProviderError) throw e;
-      const timedOut = e instanceof Error && (e.name === "TimeoutError" || e.name === "AbortError");
-      if (timedOut) {
-        failure = new ProviderError("model_timeout", `${config.name} did not answer within ${Math.round(timeoutMs / 1000)} s.`, {
-          retryable: true,
-          accepted: "unknown",
-        });
-      } else {
-        // A request that never left is refused like an HTTP error; one that may have gone is not (delivery.ts).
-        const lost = networkFailure(e);
-        const sent = lost.delivery === "maybe_sent";
-        failure = new ProviderError(
-          sent ? "model_request_failed" : "model_unavailable",
-          `${config.name} could not be reached: ${safeProviderMessage(lost.cause, secrets, 300)}`,
-          { retryable: true, accepted: sent ? "unknown" : "no" },
-        );
-      }
+      const target = url(config, opts.path);
+      // A request that never left is refused like an HTTP error; one that may have gone is not (delivery.ts).
+      const lost = isTimeout(e) ? timedOut(target, timeoutMs) : await networkFailure(e, target);
+      const sent = lost.delivery === "maybe_sent";
+      failure = new ProviderError(
+        networkErrorCode(lost.cause as Parameters<typeof networkErrorCode>[0]),
+        lost.cause === "timed_out"
+          ? `${config.name} did not answer within ${Math.round(timeoutMs / 1000)} s (timed_out).`
+          : `${config.name} could not be reached: ${safeProviderMessage(lost.words, secrets, 300)}`,
+        { retryable: true, accepted: sent ? "unknown" : "no", cause: lost.cause },
+      );
     }
     if (!failure.retryable || attempt >= retries) throw failure;
     const wait = failure.retryAfterMs ?? 250 * 2 ** attempt + Math.floor(Math.random() * 100);

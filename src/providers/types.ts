@@ -4,6 +4,7 @@
  * them without reaching `Env`; the adapter interface itself is in ./adapter.ts.
  */
 import type { ErrorCode } from "../errors/codes";
+import type { OutboundCause } from "../lib/outbound-cause";
 import type { JobInput } from "./jobs";
 
 export type { JobFor, JobInput, MediaCapability, ProviderJob } from "./jobs";
@@ -91,6 +92,8 @@ export class ProviderError extends Error {
   readonly malformed: boolean;
   /** The credential's fault (401, 403, an exhausted quota): a tenant's own key is marked invalid, never the route. */
   readonly keyFault: boolean;
+  /** Why no usable answer came (src/lib/outbound-cause.ts): a network kind, or `http_<status>`. */
+  readonly outboundCause: OutboundCause | undefined;
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -101,6 +104,7 @@ export class ProviderError extends Error {
       status?: number;
       malformed?: boolean;
       keyFault?: boolean;
+      cause?: OutboundCause;
     } = {},
   ) {
     super(message);
@@ -111,6 +115,7 @@ export class ProviderError extends Error {
     this.upstreamStatus = opts.status;
     this.malformed = opts.malformed ?? false;
     this.keyFault = opts.keyFault ?? false;
+    this.outboundCause = opts.cause;
   }
 }
 

@@ -14,6 +14,7 @@ import { ApiError } from "../errors/api-error";
 import { tenantNotFound } from "../errors/not-found";
 import { type ModeScope, requireLive } from "../keys/mode-scope";
 import { fromJsonPointer } from "../lib/json-pointer";
+import { httpCause, httpErrorCode, isNetworkCause, networkErrorCode } from "../lib/outbound-cause";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import { sealProviderKey, tenantConfig } from "../provider-keys/credential";
 import type { ProviderKeyMode, ProviderKeyRecord } from "../provider-keys/rows";
@@ -83,10 +84,15 @@ interface Checked {
 }
 
 /**
- * The provider's cheapest authenticated call with the key: a refusal is the caller's 422, no answer
- * a 503. A provider without such a call leaves the key `unchecked`, never shown as checked.
+ * The provider's cheapest authenticated call with the key: a refusal (a 4xx) is the caller's 422;
+ * no answer, or the provider's own failure, the class every outside call gives (docs/errors.md). A provider without such a call leaves the key `unchecked`, never shown as checked.
  */
-async function verify(env: Env, adapter: ProviderAdapter, apiKey: string, baseUrl: string | null): Promise<Checked> {
+export async function verifyProviderKey(
+  env: Env,
+  adapter: ProviderAdapter,
+  apiKey: string,
+  baseUrl: string | null,
+): Promise<Checked> {
   if (!adapter.verifyKey) {
     const reason = `${adapter.name} documents no call to check a key with; the first task on it tells.`;
     return { status: "unchecked", status_reason: reason, warnings: [] };
@@ -101,16 +107,21 @@ async function verify(env: Env, adapter: ProviderAdapter, apiKey: string, baseUr
     const pe = e instanceof ProviderError ? e : null;
     const said = safeProviderMessage(e instanceof Error ? e.message : String(e), [apiKey], 600);
     const status = pe?.upstreamStatus;
-    if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
+    const cause = pe?.outboundCause ?? (status !== undefined ? httpCause(status) : "network_error");
+    const answered = status !== undefined ? httpErrorCode(status) : null;
+    if (status !== undefined && answered === null) {
       throw invalid("/api_key", "rejected by the provider", `${adapter.name} refused the key: ${said}`, {
         reason: "provider_key_rejected",
         provider: adapter.name,
         provider_status: status,
         provider_message: said,
+        cause,
       });
     }
-    throw new ApiError("model_unavailable", `${adapter.name} could not check the key now: ${said}`, {
-      details: { provider: adapter.name, ...(status !== undefined ? { provider_status: status } : {}) },
+    // No answer, or the provider's own failure: the class every outside call gives (src/lib/outbound-cause.ts).
+    const code = answered ?? (isNetworkCause(cause) ? networkErrorCode(cause) : "model_unavailable");
+    throw new ApiError(code, `${adapter.name} could not check the key now: ${said}`, {
+      details: { provider: adapter.name, cause, ...(status !== undefined ? { provider_status: status } : {}) },
     });
   }
 }
@@ -124,7 +135,7 @@ export async function putProviderKey(env: Env, scope: ModeScope, provider: strin
   if (apiKey.length < 8) throw invalid("/api_key", "too short", "api_key is too short to be a provider key.");
   const baseUrl = input.base_url ? checkedBaseUrl(env, input.base_url) : null;
   const models = input.models && input.models.length > 0 ? await checkedModels(env, provider, input.models) : null;
-  const checked = await verify(env, adapter, apiKey, baseUrl);
+  const checked = await verifyProviderKey(env, adapter, apiKey, baseUrl);
   const sealed = await sealProviderKey(env, tenantId, provider, apiKey);
   const record = await accountFor(env, tenantId).putProviderKey(
     {

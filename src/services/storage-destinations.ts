@@ -16,9 +16,11 @@ import { deleteObject, putObject, type S3Answer, type S3Target } from "../destin
 import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { taskNotFound, tenantNotFound } from "../errors/not-found";
+import { clause } from "../errors/sentence";
 import { type ModeScope, requireLive } from "../keys/mode-scope";
 import type { TaskScope } from "../keys/scope";
 import { newId, randomToken } from "../lib/ids";
+import { httpErrorCode, isNetworkCause, networkErrorCode } from "../lib/outbound-cause";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import { taskStub } from "../tasks/task-stub";
 export interface NewDestinationInput {
@@ -64,28 +66,52 @@ function paramOf(code: string): string {
   if (["AuthorizationHeaderMalformed", "IllegalLocationConstraintException"].includes(code)) return "/region";
   if (code === "InvalidAccessKeyId") return "/access_key_id";
   if (["SignatureDoesNotMatch"].includes(code)) return "/secret_access_key";
-  if (["network_error", "timeout"].includes(code) || code.startsWith("http_")) return "/endpoint";
+  if (isNetworkCause(code) || code.startsWith("http_")) return "/endpoint";
   return "";
 }
 
-function probeRefused(step: "write" | "delete", answer: Extract<S3Answer, { ok: false }>): ApiError {
-  return new ApiError("invalid_request", `The bucket refused the probe object's ${step}: ${answer.code} (${answer.message}).`, {
-    param: paramOf(answer.code),
-    details: {
-      reason: "destination_verification_failed",
-      step,
-      bucket_error: { code: answer.code, message: answer.message, http_status: answer.status },
-    },
+/** The probe has this long for each of its two calls: a store that takes longer is not usable now. */
+const PROBE_TIMEOUT_MS = 15_000;
+
+/**
+ * A probe call that failed, in the class every outside call gives (src/lib/outbound-cause.ts,
+ * docs/errors.md): the store refused what was sent (a 4xx: 422, the request must change); the store
+ * failed or was not reached (retryable, `details.cause` naming the kind).
+ */
+function probeFailed(step: "write" | "delete", answer: Extract<S3Answer, { ok: false }>): ApiError {
+  const details = {
+    reason: "destination_verification_failed",
+    step,
+    cause: answer.cause,
+    bucket_error: { code: answer.code, message: answer.message, http_status: answer.status },
+  };
+  const param = paramOf(answer.code);
+  if (answer.status === null) {
+    const code = isNetworkCause(answer.cause) ? networkErrorCode(answer.cause) : "model_unavailable";
+    return new ApiError(code, `The bucket could not be reached for the probe object's ${step}: ${answer.message}.`, {
+      param,
+      details,
+    });
+  }
+  const said = `${answer.code} (${clause(answer.message)})`;
+  const failed = httpErrorCode(answer.status);
+  if (failed) {
+    return new ApiError(failed, `The bucket failed the probe object's ${step} (${answer.cause}): ${said}.`, { param, details });
+  }
+  return new ApiError("invalid_request", `The bucket refused the probe object's ${step} (${answer.cause}): ${said}.`, {
+    param,
+    details,
   });
 }
 
 /** Writes and deletes a small object under the prefix: the credentials can write there. */
-async function verify(target: S3Target, prefix: string): Promise<void> {
+export async function verifyDestination(target: S3Target, prefix: string): Promise<void> {
   const key = `${prefix ? `${prefix}/` : ""}.gateway-probe-${randomToken(8)}`;
-  const written = await putObject(target, key, new TextEncoder().encode("storage destination probe\n"), "text/plain");
-  if (!written.ok) throw probeRefused("write", written);
-  const deleted = await deleteObject(target, key);
-  if (!deleted.ok) throw probeRefused("delete", deleted);
+  const body = new TextEncoder().encode("storage destination probe\n");
+  const written = await putObject(target, key, body, "text/plain", PROBE_TIMEOUT_MS);
+  if (!written.ok) throw probeFailed("write", written);
+  const deleted = await deleteObject(target, key, PROBE_TIMEOUT_MS);
+  if (!deleted.ok) throw probeFailed("delete", deleted);
 }
 
 export async function createDestination(env: Env, scope: ModeScope, input: NewDestinationInput, by: AuditBy) {
@@ -104,7 +130,7 @@ export async function createDestination(env: Env, scope: ModeScope, input: NewDe
   const account = accountFor(env, tenantId);
   // Refused before any call to the bucket when the tenant has no room for another.
   if ((await account.storageDestinations()).length >= MAX_DESTINATIONS) throw tooMany();
-  await verify(target, prefix);
+  await verifyDestination(target, prefix);
   const destinationId = newId("dst");
   const result = await account.createStorageDestination(
     { destination_id: destinationId, ...target, prefix, default: input.default ?? false },

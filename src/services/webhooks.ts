@@ -15,6 +15,7 @@ import { ApiError } from "../errors/api-error";
 import { tenantNotFound } from "../errors/not-found";
 import { type ModeScope, modeOfNew, modeVisible } from "../keys/mode-scope";
 import { newId } from "../lib/ids";
+import { causeInText } from "../lib/outbound-cause";
 import { cursorTag, decodeCursor, encodeCursor } from "../lib/page-cursor";
 import { checkOutsideUrl, policyFrom } from "../lib/url-policy";
 import { taskStub } from "../tasks/task-stub";
@@ -211,7 +212,7 @@ function detailView(logged: LoggedDelivery, d: TaskDelivery) {
     attempt_count: d.attempt_count,
     next_attempt_at: d.next_attempt_at === null ? null : new Date(d.next_attempt_at).toISOString(),
     last_error: d.last_error,
-    attempts: d.attempts.map(({ delivery_id: _, ...a }) => a),
+    attempts: d.attempts.map(({ delivery_id: _, ...a }) => ({ ...a, cause: causeInText(a.error) })),
   };
 }
 

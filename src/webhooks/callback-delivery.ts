@@ -4,7 +4,7 @@
  */
 import { checkOutsideUrl, type UrlPolicy } from "../lib/url-policy";
 import { signatureHeaders } from "./callback-signing";
-import { responseExcerpt } from "./send";
+import { attemptError, responseExcerpt } from "./send";
 
 /** Delays before attempts 1..8: now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const RETRY_SCHEDULE_MS = [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
@@ -82,11 +82,7 @@ export async function attemptDelivery(a: Attempt): Promise<AttemptOutcome> {
       detail,
     };
   } catch (e) {
-    const name = e instanceof Error ? e.name : "";
-    return {
-      kind: "retry",
-      error: name === "TimeoutError" ? "receiver did not answer within 15 s" : `could not connect: ${String(e).slice(0, 200)}`,
-      detail: unanswered(),
-    };
+    const error = await attemptError(e, verdict.url.toString(), TIMEOUT_MS);
+    return { kind: "retry", error, detail: unanswered() };
   }
 }

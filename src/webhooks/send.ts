@@ -4,6 +4,7 @@
  * Only a 2xx succeeds; a 3xx fails and its `Location` is kept for the log.
  */
 
+import { classifyFetchError, isTimeout, timedOut } from "../lib/outbound-cause";
 import { headBytes } from "../lib/stream-head";
 import { checkOutsideUrl, type UrlPolicy } from "../lib/url-policy";
 import { signatureHeaders } from "./callback-signing";
@@ -29,9 +30,21 @@ export interface SendResult {
   ok: boolean;
   http_status: number | null;
   duration_ms: number;
+  /**
+   * Why the attempt failed: `receiver answered HTTP <status>…`, or the kind of failure at the end in
+   * parentheses (src/lib/outbound-cause.ts reads either back as the attempt's `cause`); null on success.
+   */
   error: string | null;
   location: string | null;
   response_excerpt: string | null;
+}
+
+/** The words of a failed attempt: the receiver's HTTP answer, or why none came. */
+export async function attemptError(e: unknown, url: string, timeoutMs: number, signal?: AbortSignal): Promise<string> {
+  const lost = isTimeout(e) || signal?.aborted ? timedOut(url, timeoutMs) : await classifyFetchError(e, url);
+  return lost.cause === "timed_out"
+    ? `receiver did not answer within ${timeoutMs / 1000} s (timed_out)`
+    : `could not connect: ${lost.words}`;
 }
 
 /** The answer's first bytes as text, control characters (but tab and newline) removed. */
@@ -80,12 +93,12 @@ export async function sendWebhook(s: WebhookSend): Promise<SendResult> {
       response_excerpt: text,
     };
   } catch (e) {
-    const timeout = e instanceof Error && (e.name === "TimeoutError" || signal.aborted);
+    const error = await attemptError(e, verdict.url.toString(), timeoutMs, signal);
     return {
       ok: false,
       http_status: null,
       duration_ms: took(),
-      error: timeout ? `receiver did not answer within ${timeoutMs / 1000} s` : `could not connect: ${String(e).slice(0, 200)}`,
+      error,
       location: null,
       response_excerpt: null,
     };

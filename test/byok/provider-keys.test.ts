@@ -81,7 +81,10 @@ describe("PUT /v1/provider-keys/{provider}", () => {
     const base_url = `https://127.0.0.1:${new URL(fakeUrl("fal")).port}`;
     const res = await putKey(t, "fal", { api_key: tenantKey("fal"), base_url, mode: "prefer" });
     const e = expectError(res, 503, "model_unavailable");
-    expect(e.message).toMatch(/^fal could not check the key now: fal could not be reached: no connection could be made/);
+    expect(e.message).toMatch(
+      /^fal could not check the key now: fal could not be reached: the TLS handshake with 127\.0\.0\.1:\d+ failed \(tls_failed\)/,
+    );
+    expect(e.details).toMatchObject({ provider: "fal", cause: "tls_failed" });
     expect(e.message).not.toMatch(/internal error|reference/);
     expect((await call("/v1/provider-keys", { key: t.api_key })).json.data).toEqual([]);
   });

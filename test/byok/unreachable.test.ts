@@ -40,7 +40,7 @@ describe("a tenant's key whose host cannot be reached", () => {
     expect(failures.length).toBeGreaterThan(0);
     for (const f of failures) {
       expect(f).toMatchObject({ provider: "fal", key: "tenant", code: "model_unavailable" });
-      expect(f.message).toMatch(/could not be reached: no connection could be made \(host not found/);
+      expect(f.message).toMatch(/could not be reached: the host name nonexistent\.invalid did not resolve \(dns_failed\)/);
       expect(f.message).not.toMatch(/reference/);
     }
     // Nothing reached fal's fake: the tenant's requests went nowhere, and the platform's fal route was not needed.

@@ -94,19 +94,23 @@ describe("POST /v1/storage-destinations", () => {
     const denied = expectError(await create(t, destinationBody(b)), 422, "invalid_request");
     expect(denied.details.bucket_error).toMatchObject({ code: "AccessDenied", http_status: 403 });
     await denyWrites(b, false);
+    // The store's own failure is not the request's fault: retryable, as every outside service's is.
     await failNext(b, 1, 503);
-    const slow = expectError(await create(t, destinationBody(b)), 422, "invalid_request");
-    expect(slow.details.bucket_error).toMatchObject({ code: "SlowDown", http_status: 503 });
+    const slow = expectError(await create(t, destinationBody(b)), 503, "model_unavailable");
+    expect(slow.details).toMatchObject({ cause: "http_503", bucket_error: { code: "SlowDown", http_status: 503 } });
     // Nothing reached the service's side: the list is empty.
     expect((await call("/v1/storage-destinations", { key: t.api_key })).json.data).toEqual([]);
     // A store that is not there at all.
     const gone = expectError(
       await create(t, destinationBody(b, { endpoint: "http://127.0.0.1:9" })),
-      422,
-      "invalid_request",
+      503,
+      "model_unavailable",
       "/endpoint",
     );
-    expect(gone.details.bucket_error.code).toBe("network_error");
+    expect(gone.details).toMatchObject({ cause: "connection_refused", bucket_error: { code: "connection_refused" } });
+    expect(gone.message).toBe(
+      "The bucket could not be reached for the probe object's write: 127.0.0.1:9 refused the connection (connection_refused).",
+    );
   });
 
   it("holds the endpoint to the outside-URL policy and the fields to their shapes", async () => {

@@ -59,6 +59,12 @@ describe("putObject and deleteObject", () => {
     );
     expect(refused).toMatchObject({ ok: false, status: 404, code: "NoSuchBucket", retryable: false });
     const down = await putObject(target({ ...b, endpoint: "http://127.0.0.1:9" }), "k", new Uint8Array([1]), "text/plain");
-    expect(down).toMatchObject({ ok: false, status: null, code: "network_error", retryable: true });
+    expect(down).toMatchObject({
+      ok: false,
+      status: null,
+      code: "connection_refused",
+      cause: "connection_refused",
+      retryable: true,
+    });
   });
 });

@@ -135,6 +135,7 @@ describe("GET /v1/webhook-deliveries/{delivery_id}", () => {
         http_status: 500,
         duration_ms: expect.any(Number),
         error: "receiver answered HTTP 500",
+        cause: "http_500",
         location: null,
         response_excerpt: "boom",
       },

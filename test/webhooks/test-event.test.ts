@@ -185,7 +185,7 @@ describe("the answer limit", () => {
       nowMs: Date.now(),
       timeoutMs: 300,
     });
-    expect(result).toMatchObject({ ok: false, http_status: null, error: "receiver did not answer within 0.3 s" });
+    expect(result).toMatchObject({ ok: false, http_status: null, error: "receiver did not answer within 0.3 s (timed_out)" });
     expect(result.duration_ms).toBeGreaterThanOrEqual(290);
     expect(result.duration_ms).toBeLessThan(2000);
   });

@@ -15,6 +15,7 @@ export class DurableObject extends Base {}
 export class WorkerEntrypoint extends Base {}
 export class WorkflowEntrypoint extends Base {}
 export class RpcTarget {}
+export function connect() { throw new Error("cloudflare:sockets is not available here"); }
 export const env = {};
 export default {};
 `;

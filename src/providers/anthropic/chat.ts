@@ -91,7 +91,7 @@ export function anthropicChat(config: ProviderConfig, options: Partial<Anthropic
     } catch (e) {
       if (signal.aborted) throw signal.reason;
       if (timeout.signal.aborted) throw new Retryable(timedOut(o.timeoutMs / 1000));
-      throw new Retryable(unreachable(e));
+      throw new Retryable(await unreachable(e, url));
     } finally {
       clearTimeout(timer);
     }

@@ -48,7 +48,7 @@ export function googleChat(config: ProviderConfig): ChatUpstream {
     } catch (e) {
       if (signal.aborted) throw signal.reason;
       if (timeout.signal.aborted) throw timedOut(timeoutMs / 1000);
-      throw unreachable(e);
+      throw await unreachable(e, url);
     } finally {
       clearTimeout(timer);
     }

@@ -182,7 +182,7 @@ export function openAiCompatible(config: OpenAiCompatibleConfig, name = "openai-
       deadline.done();
       if (signal.aborted) throw signal.reason;
       if (timeout.signal.aborted) throw timedOut(config.timeoutMs / 1000);
-      throw unreachable(e);
+      throw await unreachable(e, url);
     }
   }
 

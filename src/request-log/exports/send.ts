@@ -7,6 +7,7 @@
 import type { DestinationsAccountSlice } from "../../destinations/account-slice";
 import { putObject } from "../../destinations/s3";
 import type { Env } from "../../env";
+import { classifyFetchError, isTimeout, timedOut } from "../../lib/outbound-cause";
 import { unseal } from "../../lib/sealed";
 import { checkOutsideUrl, policyFrom } from "../../lib/url-policy";
 import { accountSlice } from "../../tenancy/account-slice";
@@ -40,10 +41,11 @@ export async function sendOtlp(env: Env, e: ExportRecord, sealedHeaders: string 
     if (res.status >= 200 && res.status < 300) return null;
     return `collector answered HTTP ${res.status}${excerpt ? `: ${excerpt}` : ""}`;
   } catch (err) {
-    const timeout = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-    return timeout
-      ? `collector did not answer within ${POST_TIMEOUT_MS / 1000} s`
-      : `could not connect: ${String(err).slice(0, 200)}`;
+    const target = verdict.url.toString();
+    const lost = isTimeout(err) ? timedOut(target, POST_TIMEOUT_MS) : await classifyFetchError(err, target);
+    return lost.cause === "timed_out"
+      ? `collector did not answer within ${POST_TIMEOUT_MS / 1000} s (timed_out)`
+      : `could not connect: ${lost.words}`;
   }
 }
 

@@ -126,6 +126,10 @@ export const WebhookAttempt = z
       .openapi({ description: "null: no answer (refused URL, no connection, 15 s passed)" }),
     duration_ms: z.number().int(),
     error: z.string().nullable(),
+    cause: z.string().nullable().openapi({
+      description:
+        "Why the attempt failed, as a kind: `http_<status>` (the receiver answered), `dns_failed`, `connection_refused`, `tls_failed`, `timed_out`, `connection_lost` or `network_error`; null when it succeeded (docs/errors.md)",
+    }),
     location: z.string().nullable().openapi({ description: "A redirect's `Location` (redirects are not followed)" }),
     response_excerpt: z.string().nullable().openapi({ description: "The answer's first 1 KiB, control characters removed" }),
   })

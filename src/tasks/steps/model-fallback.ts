@@ -20,9 +20,15 @@ const PROVIDER_SIDE: ReadonlySet<string> = new Set([
 ]);
 
 /** The task failed on its model: on the next listed model that can run, or failed as it would be without a list. */
-export function failOrNextModel(rec: TaskRecord, code: ErrorCode, message: string, now: number): TaskRecord {
+export function failOrNextModel(
+  rec: TaskRecord,
+  code: ErrorCode,
+  message: string,
+  now: number,
+  details?: Record<string, unknown>,
+): TaskRecord {
   const moved = PROVIDER_SIDE.has(code) ? nextModel(rec, message, now) : null;
-  return moved ?? fail(rec, code, message);
+  return moved ?? fail(rec, code, message, details);
 }
 
 function nextModel(rec: TaskRecord, message: string, now: number): TaskRecord | null {

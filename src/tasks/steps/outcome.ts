@@ -20,8 +20,8 @@ export function decide(rec: TaskRecord, outcome: NonNullable<TaskRecord["pending
   };
 }
 
-export function fail(rec: TaskRecord, code: ErrorCode, message: string): TaskRecord {
-  return decide(rec, { status: "failed", error: { code, message: message.slice(0, 2000) } });
+export function fail(rec: TaskRecord, code: ErrorCode, message: string, details?: Record<string, unknown>): TaskRecord {
+  return decide(rec, { status: "failed", error: { code, message: message.slice(0, 2000), ...(details ? { details } : {}) } });
 }
 
 /** Whether the task ran out of time (delivery and settlement, already decided, still run). */

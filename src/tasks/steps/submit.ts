@@ -111,8 +111,10 @@ export function submitFailed(rec: TaskRecord, e: ProviderError, now: number): St
     ...(e.accepted === "no" ? { submitting: null } : { route_uncertain: true }),
   };
   const log = new StepLog(rec);
+  // The kind of failure (src/lib/outbound-cause.ts) goes with the task's error as `details.cause`.
+  const details = e.outboundCause ? { cause: e.outboundCause } : undefined;
   if (keyRejected) return tenantKeyRejected(failed, message, now);
-  if (SAFETY_CODES.has(e.code) || !e.retryable) return log.save(fail(failed, e.code, message)).done(false);
+  if (SAFETY_CODES.has(e.code) || !e.retryable) return log.save(fail(failed, e.code, message, details)).done(false);
   const wait = Math.max(e.retryAfterMs ?? 0, backoff(failed.submit_attempts));
   const routeExhausted = failed.submit_attempts >= SUBMIT_ATTEMPTS_PER_ROUTE || wait > MAX_SUBMIT_WAIT_MS;
   if (!routeExhausted) {
@@ -128,7 +130,7 @@ export function submitFailed(rec: TaskRecord, e: ProviderError, now: number): St
     const moved = moveToNextRoute(failed, e.code, message, now);
     if (moved) return moved;
   }
-  return log.save(failOrNextModel(failed, e.code, message, now)).done(false);
+  return log.save(failOrNextModel(failed, e.code, message, now, details)).done(false);
 }
 
 /**

@@ -3494,6 +3494,8 @@ export interface components {
             http_status: number | null;
             duration_ms: number;
             error: string | null;
+            /** @description Why the attempt failed, as a kind: `http_<status>` (the receiver answered), `dns_failed`, `connection_refused`, `tls_failed`, `timed_out`, `connection_lost` or `network_error`; null when it succeeded (docs/errors.md) */
+            cause: string | null;
             /** @description A redirect's `Location` (redirects are not followed) */
             location: string | null;
             /** @description The answer's first 1 KiB, control characters removed */
