@@ -3319,6 +3319,7 @@ class WebhookAttempt(TypedDict):
     http_status: Optional[int]
     duration_ms: int
     error: Optional[str]
+    cause: Optional[str]
     location: Optional[str]
     response_excerpt: Optional[str]
 
