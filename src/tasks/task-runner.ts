@@ -11,7 +11,7 @@ import { deliverItems } from "../destinations/deliver";
 import { type DeliveryState, deliveryAttempted, destinationGone, pendingItems } from "../destinations/delivery";
 import type { Env } from "../env";
 import { flushOutcomes } from "../health/reporter";
-import { healthView, mayUseRoute } from "../health/snapshot";
+import { healthView, keptP50Ms, mayUseRoute } from "../health/snapshot";
 import { pollError, stepOutcomes, submitAccepted, submitRefused } from "../health/task-outcomes";
 import { policyFrom } from "../lib/url-policy";
 import { OutputUrlSigner } from "../media/signed-outputs";
@@ -260,7 +260,9 @@ export class TaskRunner {
       return this.apply(failed);
     }
     if (!stillCurrent(this.store, rec)) return false;
-    const answered = pollAnswered(rec, result, { at: ctx.now, now: Date.now() });
+    // The ETA's measured median comes from the isolate's kept snapshot: nothing is awaited for it.
+    const p50 = keptP50Ms(this.env, rec.route.provider, rec.route.upstream_model);
+    const answered = pollAnswered(rec, result, { at: ctx.now, now: Date.now() }, p50);
     stepOutcomes(rec, answered.rec, Date.now(), requested);
     return this.apply(answered);
   }

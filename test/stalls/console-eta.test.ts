@@ -18,9 +18,10 @@ describe("the task page's ETA", () => {
     const res = await consoleCall(`/console/tasks/${created.json.task_id}`, t.owner);
     expect(res.status).toBe(200);
     const wait = /<span data-field="wait" class="note">([^<]*)<\/span>/.exec(res.text)?.[1];
-    expect(wait).toMatch(/^ETA ~0:[0-3]\d$/);
-    // The live script writes the same field from each progress event.
+    expect(wait).toMatch(/^about 0:[0-3]\d left$/);
+    // The live script writes the same field from each progress event, and counts it down between them.
     expect(res.text).toContain('set("wait", wait(p))');
+    expect(res.text).toContain('" left"');
   });
 
   it("shows nothing where the task reports no wait", async () => {

@@ -173,4 +173,18 @@ describe("ETA", () => {
     expect(poll(polling(), running(), T0 + 31_000).rec.progress.eta_seconds).toBeUndefined();
     expect(poll({ ...polling(), card: {} as InterfaceFile }, running(), T0).rec.progress.eta_seconds).toBeUndefined();
   });
+
+  it("from the route's measured median where it has one, in place of the card's figure, never a time already passed", () => {
+    const measured = (rec: TaskRecord, result: PollResult, now: number, p50: number | null) =>
+      pollAnswered(rec, result, { at: now, now }, p50).rec.progress.eta_seconds;
+    expect(measured(polling(), running(), T0 + 1_000, 5_000)).toBe(4);
+    expect(measured(polling(), running(), T0 + 4_500, 5_000)).toBeUndefined();
+    expect(measured(polling(), running(), T0 + 60_000, 5_000)).toBeUndefined();
+    // Without measurements: the card's.
+    expect(measured(polling(), running(), T0 + 10_000, null)).toBe(20);
+    // A card without timing still gets the measured one.
+    expect(measured({ ...polling(), card: {} as InterfaceFile }, running(), T0 + 1_000, 8_000)).toBe(7);
+    const queued: PollResult = { state: "queued", progress: { percent: 2, stage: "queued", message: "", queue_position: 2 } };
+    expect(measured(polling(), queued, T0, 5_000)).toBe(15);
+  });
 });

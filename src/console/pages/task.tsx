@@ -57,12 +57,16 @@ function notFound(c: C, taskId: string) {
   );
 }
 
-/** The task's place in its provider's queue and its ETA, where it reports them ("2 ahead, ETA ~1:30"); the script's `wait` says the same. */
+/**
+ * The task's place in its provider's queue and its estimated time left, where it reports them
+ * ("2 ahead, about 1:30 left"): an estimate, and never one already passed (under a second is not
+ * shown). The script's `wait` says the same, and counts it down between events.
+ */
 function waitText(p: Envelope["progress"]): string {
   const parts: string[] = [];
   if (typeof p.queue_position === "number") parts.push(p.queue_position === 0 ? "next in queue" : `${p.queue_position} ahead`);
-  if (typeof p.eta_seconds === "number") {
-    parts.push(`ETA ~${Math.floor(p.eta_seconds / 60)}:${String(p.eta_seconds % 60).padStart(2, "0")}`);
+  if (typeof p.eta_seconds === "number" && p.eta_seconds >= 1) {
+    parts.push(`about ${Math.floor(p.eta_seconds / 60)}:${String(p.eta_seconds % 60).padStart(2, "0")} left`);
   }
   return parts.join(", ");
 }
@@ -206,12 +210,17 @@ const LIVE_SCRIPT = `(() => {
     const el = root.querySelector('[data-field="' + name + '"]');
     if (el) el.textContent = text;
   };
+  // The estimate counts down from the event that brought it, and is dropped once under a second.
+  let shown = {};
+  let etaAt = null;
   const wait = (p) => {
     const parts = [];
     if (typeof p.queue_position === "number") parts.push(p.queue_position === 0 ? "next in queue" : p.queue_position + " ahead");
-    if (typeof p.eta_seconds === "number") parts.push("ETA ~" + Math.floor(p.eta_seconds / 60) + ":" + String(p.eta_seconds % 60).padStart(2, "0"));
+    const left = etaAt === null ? 0 : Math.ceil((etaAt - Date.now()) / 1000);
+    if (left >= 1) parts.push("about " + Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0") + " left");
     return parts.join(", ");
   };
+  setInterval(() => { if (!finished) set("wait", wait(shown)); }, 1000);
   const show = (s) => {
     const p = s.progress || {};
     root.dataset.status = s.status;
@@ -225,6 +234,8 @@ const LIVE_SCRIPT = `(() => {
     }
     set("stage", p.stage || "");
     set("message", p.message || "");
+    shown = p;
+    etaAt = typeof p.eta_seconds === "number" ? Date.now() + p.eta_seconds * 1000 : null;
     set("wait", wait(p));
   };
   const finish = async () => {

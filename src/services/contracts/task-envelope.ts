@@ -106,7 +106,7 @@ export const TaskEnvelope = z
         .openapi({ description: "Requests ahead of the job in the provider's queue, where the provider reports it (0: next)" }),
       eta_seconds: z.number().int().optional().openapi({
         description:
-          "Estimated seconds until the task completes, from the model's typical duration (and the queue ahead); absent when no estimate can be made",
+          "Estimated seconds until the task completes, as of the provider's last status answer: the route's measured median time to completion (else the model's typical duration) less the time the job has taken, and the queue ahead; absent when no estimate can be made or the estimate has passed",
       }),
     }),
     output: z

@@ -44,9 +44,15 @@ export function pollFailed(rec: TaskRecord, pe: ProviderError, now: number): Ste
 
 /**
  * The provider's answer. `at` is when the poll went out (the task's start, if it started), `now`
- * when its answer came (the next poll counts from it).
+ * when its answer came (the next poll counts from it). `measuredP50Ms`: the route's measured median
+ * time to completion, for the ETA (eta.ts); null without measurements.
  */
-export function pollAnswered(rec: TaskRecord, result: PollResult, time: { at: number; now: number }): StepResult {
+export function pollAnswered(
+  rec: TaskRecord,
+  result: PollResult,
+  time: { at: number; now: number },
+  measuredP50Ms: number | null = null,
+): StepResult {
   // A stalled job whose cancellation was asked: nothing else starts until it is seen to end.
   const confirming = rec.stall?.phase === "confirm" ? stallConfirmRead(rec, result, time.now) : null;
   if (confirming) return confirming;
@@ -60,7 +66,7 @@ export function pollAnswered(rec: TaskRecord, result: PollResult, time: { at: nu
   const saved = (next: TaskRecord) => (started ? log.save(next).index() : log.save(next));
   if (result.state === "queued" || result.state === "running") {
     const poll_attempts = cur.poll_attempts + 1;
-    const eta_seconds = etaSeconds(cur, result, time.now);
+    const eta_seconds = etaSeconds(cur, result, time.now, measuredP50Ms);
     const { rec: watched, stalled } = watchActivity(
       {
         ...cur,

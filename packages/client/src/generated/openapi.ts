@@ -1916,7 +1916,7 @@ export interface components {
                 message: string;
                 /** @description Requests ahead of the job in the provider's queue, where the provider reports it (0: next) */
                 queue_position?: number;
-                /** @description Estimated seconds until the task completes, from the model's typical duration (and the queue ahead); absent when no estimate can be made */
+                /** @description Estimated seconds until the task completes, as of the provider's last status answer: the route's measured median time to completion (else the model's typical duration) less the time the job has taken, and the queue ahead; absent when no estimate can be made or the estimate has passed */
                 eta_seconds?: number;
             };
             output: ({

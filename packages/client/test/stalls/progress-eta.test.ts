@@ -8,22 +8,29 @@ const update = (progress: Partial<TaskUpdate["progress"]>, status = "queued"): T
 
 describe("progress with a queue position and an ETA", () => {
   it("says how many are ahead and how long is left", () => {
-    expect(describeWait(update({ queue_position: 3, eta_seconds: 120 }).progress)).toBe("3 ahead, ETA ~2:00");
+    expect(describeWait(update({ queue_position: 3, eta_seconds: 120 }).progress)).toBe("3 ahead, about 2:00 left");
     expect(describeWait(update({ queue_position: 0 }).progress)).toBe("next in queue");
-    expect(describeWait(update({ eta_seconds: 75 }).progress)).toBe("ETA ~1:15");
+    expect(describeWait(update({ eta_seconds: 75 }).progress)).toBe("about 1:15 left");
     expect(describeWait(update({}).progress)).toBe("");
+  });
+
+  it("counts the estimate down from when it arrived, and never shows one already passed", () => {
+    expect(describeWait(update({ eta_seconds: 30 }).progress, 10_000)).toBe("about 0:20 left");
+    expect(describeWait(update({ eta_seconds: 5 }).progress, 5_000)).toBe("");
+    expect(describeWait(update({ eta_seconds: 5 }).progress, 9_000)).toBe("");
+    expect(describeWait(update({ queue_position: 1, eta_seconds: 0 }).progress)).toBe("1 ahead");
   });
 
   it("puts them on the plain line of each change, after the message", () => {
     expect(describeUpdate(update({ queue_position: 1, eta_seconds: 60 }))).toBe(
-      "queued      2%  queued: Waiting  (1 ahead, ETA ~1:00)",
+      "queued      2%  queued: Waiting  (1 ahead, about 1:00 left)",
     );
     expect(describeUpdate(update({}))).toBe("queued      2%  queued: Waiting");
     const lines: string[] = [];
     const view = new ProgressView({ write: (t) => lines.push(t) }, "task_1");
     view.update(update({ eta_seconds: 9 }, "running"));
     view.stop();
-    expect(lines).toEqual(["task_1  running     2%  queued: Waiting  (ETA ~0:09)\n"]);
+    expect(lines).toEqual(["task_1  running     2%  queued: Waiting  (about 0:09 left)\n"]);
   });
 
   it("draws them on a terminal's live line", () => {
@@ -31,6 +38,6 @@ describe("progress with a queue position and an ETA", () => {
     const view = new ProgressView({ write: (t) => out.push(t), isTTY: true, columns: 200 }, "task_1");
     view.update(update({ queue_position: 2, eta_seconds: 90 }));
     view.stop();
-    expect(out.join("")).toContain("queued · Waiting · 2 ahead, ETA ~1:30");
+    expect(out.join("")).toContain("queued · Waiting · 2 ahead, about 1:30 left");
   });
 });
