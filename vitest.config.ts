@@ -125,7 +125,8 @@ if (!withBrowser)
 /**
  * Files that change what the whole isolate sees while they run (a spy on the global `fetch` or on
  * an adapter, a fake clock, the crash-drill hook): in a runtime of their own each, so that work
- * another file left running in a shared runtime never meets their stand-ins.
+ * another file left running in a shared runtime never meets their stand-ins. Also files whose
+ * figures depend on route health having measured nothing yet (an ETA from the card's typical time).
  */
 const ISOLATE_WIDE = [
   "test/billing-truth/deadline.test.ts",
@@ -137,6 +138,7 @@ const ISOLATE_WIDE = [
   "test/retention/outputs.test.ts",
   "test/retention/uploads.test.ts",
   "test/services/spend-alerts.test.ts",
+  "test/stalls/console-eta.test.ts",
   "test/tasks/crash-safety.test.ts",
 ];
 for (const file of ISOLATE_WIDE)
