@@ -90,21 +90,6 @@ export async function routeHealthy(env: Env, provider: string, upstreamModel: st
   return (await routeHealth(env, provider, upstreamModel)).state !== "open";
 }
 
-/**
- * A route's measured median time to completion (ms) from this isolate's kept snapshot, without
- * waiting: null when none is kept or the route has no measurements. A missing or aging snapshot is
- * read in the background, so the next call has it.
- */
-export function keptP50Ms(env: Env, provider: string, upstreamModel: string, now = Date.now()): number | null {
-  const entry = cache.get(provider);
-  const age = entry ? now - entry.got : Number.POSITIVE_INFINITY;
-  if (age > REFRESH_AFTER_MS && !(entry?.refreshing && now - entry.refreshing < REFRESH_LOST_MS)) {
-    if (entry) entry.refreshing = now;
-    void read(env, provider).catch(() => null);
-  }
-  return entry?.snap.routes[upstreamModel]?.p50_ms ?? null;
-}
-
 /** Forgets every kept snapshot (tests that change health behind the isolate's back). */
 export function forgetSnapshots(): void {
   cache.clear();

@@ -102,7 +102,13 @@ export async function tcpOpens(url: URL, timeoutMs = TCP_CHECK_MS): Promise<bool
     const late = new Promise<false>((resolve) => {
       timer = setTimeout(() => resolve(false), timeoutMs);
     });
-    return await Promise.race([socket.opened.then(() => true), late]);
+    return await Promise.race([
+      socket.opened.then(
+        () => true,
+        () => false,
+      ),
+      late,
+    ]);
   } catch {
     return false;
   } finally {

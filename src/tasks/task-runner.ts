@@ -11,7 +11,7 @@ import { deliverItems } from "../destinations/deliver";
 import { type DeliveryState, deliveryAttempted, destinationGone, pendingItems } from "../destinations/delivery";
 import type { Env } from "../env";
 import { flushOutcomes } from "../health/reporter";
-import { healthView, keptP50Ms, mayUseRoute } from "../health/snapshot";
+import { healthView, mayUseRoute, routeHealth } from "../health/snapshot";
 import { pollError, stepOutcomes, submitAccepted, submitRefused } from "../health/task-outcomes";
 import { policyFrom } from "../lib/url-policy";
 import { OutputUrlSigner } from "../media/signed-outputs";
@@ -259,9 +259,13 @@ export class TaskRunner {
       stepOutcomes(rec, failed.rec, Date.now(), requested);
       return this.apply(failed);
     }
+    // The ETA's measured median, from the isolate's kept snapshot (read first only when it has none
+    // or an old one): awaited here, so that no read outlives the step that asked for it.
+    const p50 =
+      result.state === "queued" || result.state === "running"
+        ? (await routeHealth(this.env, rec.route.provider, rec.route.upstream_model)).p50_ms
+        : null;
     if (!stillCurrent(this.store, rec)) return false;
-    // The ETA's measured median comes from the isolate's kept snapshot: nothing is awaited for it.
-    const p50 = keptP50Ms(this.env, rec.route.provider, rec.route.upstream_model);
     const answered = pollAnswered(rec, result, { at: ctx.now, now: Date.now() }, p50);
     stepOutcomes(rec, answered.rec, Date.now(), requested);
     return this.apply(answered);
