@@ -145,6 +145,36 @@ for (const file of ISOLATE_WIDE)
   if (!existsSync(new URL(`./${file}`, import.meta.url).pathname))
     throw new Error(`vitest.config.ts: ${file} is listed but does not exist`);
 
+/** The folders the `local` project leaves to projects of their own. */
+const NOT_LOCAL = [
+  "test/regional/**",
+  "test/providers/**",
+  "test/byok/**",
+  "test/browser/**",
+  "test/e2e/**",
+  "test/scripts/**",
+  "test/route-health/**",
+  "test/docs/**",
+];
+const notLocalDir = new RegExp(`^(${NOT_LOCAL.map((g) => g.replace("/**", "/")).join("|")})`);
+
+/**
+ * Files that never reach the Worker: no request through it, no Durable Object, no fetch; they call
+ * the service's modules directly. They run in a runtime of their own. In the shared runtime, work
+ * another file left (an alarm, a delivery) wakes an object, which loads the app's modules through
+ * the test runner; a file that never loads the app ends before that load does, and the runner
+ * reports the load it cut off as an unhandled error of that file.
+ */
+const REACHES_WORKER = /cloudflare:test|helpers\/|\bSELF\b|getByName|idFromName|idFromString|\bfetch\(/;
+const UNIT = (function unitFiles(dir: string): string[] {
+  return readdirSync(new URL(`./${dir}`, import.meta.url).pathname, { withFileTypes: true }).flatMap((d) => {
+    const path = `${dir}/${d.name}`;
+    if (d.isDirectory()) return notLocalDir.test(`${path}/`) ? [] : unitFiles(path);
+    if (!d.name.endsWith(".test.ts") || ISOLATE_WIDE.includes(path)) return [];
+    return REACHES_WORKER.test(readFileSync(new URL(`./${path}`, import.meta.url).pathname, "utf8")) ? [] : [path];
+  });
+})("test");
+
 const shared = {
   globalSetup: [
     "./test/global-setup.ts",
@@ -182,19 +212,11 @@ export default defineConfig({
           isolate: false,
           name: "local",
           include: ["test/**/*.test.ts"],
-          exclude: [
-            "test/regional/**",
-            "test/providers/**",
-            "test/byok/**",
-            "test/browser/**",
-            "test/e2e/**",
-            "test/scripts/**",
-            "test/route-health/**",
-            "test/docs/**",
-            ...ISOLATE_WIDE,
-          ],
+          exclude: [...NOT_LOCAL, ...ISOLATE_WIDE, ...UNIT],
         },
       },
+      // The files that call the service's modules directly (UNIT above): one runtime, reused.
+      { logLevel: "error", plugins: [worker()], test: { ...shared, isolate: false, name: "unit", include: UNIT } },
       { logLevel: "error", plugins: [worker()], test: { ...shared, name: "local-isolated", include: ISOLATE_WIDE } },
       // Route health opens circuits on purpose: in a runtime of their own, so that the routes they
       // open (and the isolate's kept snapshots of them) never refuse another file's tasks; and a
