@@ -19,6 +19,19 @@ export interface Attempt {
   error: { code: string; message: string } | null;
 }
 
+/**
+ * A task's work after the provider, for an export's spans: storing the outputs, delivering them to
+ * a storage destination, each attempt of its callback.
+ */
+export interface Stage {
+  name: "store_outputs" | "deliver_outputs" | "deliver_callback";
+  started_at: string;
+  /** Null while it is under way. */
+  duration_ms: number | null;
+  outcome: "succeeded" | "failed" | "pending";
+  error: string | null;
+}
+
 /** An entry as it is written (one row of a shard). */
 export interface LogRow {
   request_id: string;

@@ -7,11 +7,14 @@
 import type { Env } from "../env";
 import type { KeyMode } from "../keys/api-keys";
 import type { Remote } from "../lib/remote";
-import type { Attempt, LogRow } from "./entry";
+import type { Attempt, LogRow, Stage } from "./entry";
 
 export interface TaskAttemptsSlice {
-  attempts(scope: { tenant_id: string; mode: KeyMode | "both" }): { attempts: Attempt[] } | null;
+  attempts(scope: { tenant_id: string; mode: KeyMode | "both" }): { attempts: Attempt[]; stages: Stage[] } | null;
 }
+
+/** An entry as an export sends it: a task create's attempts and later stages read from its task. */
+export type ExportRow = LogRow & { stages?: Stage[] };
 
 const TASK_ID = /^task_([0-9a-f]{64})$/;
 /** Task objects asked at once by one export run. */
@@ -22,9 +25,9 @@ function taskSlice(env: Env, taskId: string): Remote<TaskAttemptsSlice> | null {
   return m ? (env.TASKS.get(env.TASKS.idFromString(m[1] as string)) as unknown as Remote<TaskAttemptsSlice>) : null;
 }
 
-/** The rows with each task create's attempts read from its task (rows without a task, as they are). */
-export async function withTaskAttempts(env: Env, tenantId: string, rows: LogRow[]): Promise<LogRow[]> {
-  const out = [...rows];
+/** The rows with each task create's attempts and stages read from its task (rows without a task, as they are). */
+export async function withTaskAttempts(env: Env, tenantId: string, rows: LogRow[]): Promise<ExportRow[]> {
+  const out: ExportRow[] = [...rows];
   const todo = out.flatMap((r, i) => (r.task_id && r.status < 300 && !r.attempts ? [i] : []));
   for (let k = 0; k < todo.length; k += AT_ONCE) {
     await Promise.all(
@@ -33,7 +36,7 @@ export async function withTaskAttempts(env: Env, tenantId: string, rows: LogRow[
         const view = await taskSlice(env, row.task_id as string)
           ?.attempts({ tenant_id: tenantId, mode: row.mode })
           .catch(() => null);
-        if (view) out[i] = { ...row, attempts: view.attempts };
+        if (view) out[i] = { ...row, attempts: view.attempts, stages: view.stages };
       }),
     );
   }

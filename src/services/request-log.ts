@@ -13,7 +13,7 @@ import { requestNotFound } from "../errors/not-found";
 import type { TaskScope } from "../keys/scope";
 import { requestIdTime } from "../lib/request-ids";
 import { loggedBody, readHead } from "../request-log/bodies";
-import { type Attempt, type Door, entryOf, type LogRow, type RequestEntry } from "../request-log/entry";
+import { type Attempt, type Door, entryOf, type LogRow, type RequestEntry, type Stage } from "../request-log/entry";
 import { hourShard, logDirectory } from "../request-log/log-stub";
 import type { RequestNote } from "../request-log/note";
 import { type LogFilters, statusRange } from "../request-log/query";
@@ -24,7 +24,7 @@ import { taskStub } from "../tasks/task-stub";
 import type { RequestListQuery as WireListQuery } from "./contracts/request-log";
 import { OPERATIONS } from "./operations";
 
-export type { Attempt, Door, RequestEntry } from "../request-log/entry";
+export type { Attempt, Door, RequestEntry, Stage } from "../request-log/entry";
 export { noteAttempt, type RequestNote } from "../request-log/note";
 export { statusRange } from "../request-log/query";
 
@@ -111,6 +111,8 @@ export interface RequestListQuery extends Omit<LogFilters, "mode"> {
 
 export interface RequestDetail extends RequestEntry {
   attempts: Attempt[];
+  /** A task create's work after the provider (storing, delivering, callbacks); empty otherwise. */
+  stages: Stage[];
   request_body?: string | null;
   response_body?: string | null;
 }
@@ -226,16 +228,19 @@ export async function getRequest(env: Env, scope: TaskScope, requestId: string):
 
 async function detailOf(env: Env, scope: TaskScope, row: LogRow): Promise<RequestDetail> {
   let attempts = row.attempts ?? [];
+  let stages: Stage[] = [];
   const entry = entryOf(row);
   if (row.task_id && row.status < 300) {
     const task = await taskStub(env, row.task_id).attempts({ tenant_id: scope.tenant_id, mode: row.mode });
     if (task) {
       attempts = task.attempts;
+      stages = task.stages;
     }
   }
   return {
     ...entry,
     attempts,
+    stages,
     ...(row.request_body !== null || row.response_body !== null
       ? { request_body: row.request_body, response_body: row.response_body }
       : {}),

@@ -206,6 +206,8 @@ export interface TaskRecord
     code: string;
     message: string;
     at: string;
+    /** The upstream's HTTP status, when it answered one (absent: no answer, or an older record). */
+    http_status?: number;
     /** "tenant": on the tenant's own key, so never the route's health for others. */
     key?: "tenant";
   }[];

@@ -79,11 +79,13 @@ describe("the Requests page", () => {
     expect(bad.text).toContain("status must be");
   });
 
-  it("shows a create's attempts on a time line; owners get Run again, viewers only read", async () => {
+  it("shows a create's attempts and stages on a time line; owners get Run again, viewers only read", async () => {
     const page = await owner.get(`/console/requests/${createId}`);
     expect(page.status).toBe(200);
     expect(page.text).toContain('<ol class="timeline"');
     expect(page.text).toMatch(/<li data-attempt="1">/);
+    // After the provider, storing the task's outputs is a bar of its own.
+    expect(page.text).toMatch(/<li data-stage="1">[\s\S]*?Storing outputs[\s\S]*?succeeded/);
     expect(page.text).toContain(">Run again</button>");
     expect(page.text).toContain("Run again on another model");
 

@@ -4,7 +4,7 @@
  * it and what failed before, and a safety refusal is never routed around.
  */
 import { describe, expect, it } from "vitest";
-import { newTenant } from "../helpers/api";
+import { call, newTenant } from "../helpers/api";
 import { count, create, expectRefunded, fakeRequests, follow, newTag } from "./harness";
 
 const CANVAS = { type: "preset", tier: "1K", aspect: "1:1" };
@@ -22,7 +22,7 @@ const gptImage = {
 
 describe("failover across a model's routes", () => {
   it("moves flux-2-pro from a fal that is down, through a BFL that is down, to Replicate", async () => {
-    const t = await newTenant({ credits: "1000" });
+    const t = await newTenant({ credits: "1000", permissions: ["tasks:read", "tasks:write", "logs:read"] });
     const tag = newTag("failover-flux");
     const created = await create(t, flux, tag, ["#fake:down@fal", "#fake:down@bfl"]);
     expect(created.provider.name).toBe("fal");
@@ -45,6 +45,26 @@ describe("failover across a model's routes", () => {
     expect(count(await fakeRequests("bfl", tag), "submit")).toBe(3);
     expect(count(await fakeRequests("replicate", tag), "submit")).toBe(1);
     expect(task.billing.net_charged_credits).toBe(task.usage.credits);
+    // The request log shows each submission with the status the upstream answered.
+    const logged = await call(`/v1/requests?task_id=${task.task_id}`, { key: t.api_key });
+    const requestId = logged.json.data[0]?.request_id as string;
+    const detail = (await call(`/v1/requests/${requestId}`, { key: t.api_key })).json;
+    expect(detail.attempts.map((a: { provider: string }) => a.provider)).toEqual([
+      "fal",
+      "fal",
+      "fal",
+      "bfl",
+      "bfl",
+      "bfl",
+      "replicate",
+    ]);
+    expect(detail.attempts.slice(0, 6).map((a: { http_status: number }) => a.http_status)).toEqual([
+      503, 503, 503, 503, 503, 503,
+    ]);
+    expect(detail.attempts[6]).toMatchObject({ outcome: "succeeded", http_status: null, error: null });
+    expect(detail.stages.map((s: { name: string; outcome: string }) => `${s.name}:${s.outcome}`)).toEqual([
+      "store_outputs:succeeded",
+    ]);
   });
 
   it("moves gpt-image-2 from an OpenAI that is down to fal", async () => {

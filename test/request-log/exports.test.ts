@@ -149,7 +149,7 @@ describe("OTLP exports", () => {
     expect(spans.filter((s) => !s.parentSpanId).map((s) => s.name)).not.toContain("POST /v1/log-exports");
   });
 
-  it("sends a task create's attempts as the task made them", async () => {
+  it("sends a task create's attempts as the task made them, and storing its outputs", async () => {
     const t = await newTenant({ permissions: [...ALL, "tasks:read", "tasks:write"] });
     const name = `otlp-task-${Date.now()}`;
     await createExport(t, { kind: "otlp", url: collector(name) });
@@ -166,8 +166,15 @@ describe("OTLP exports", () => {
     const spans = (await posts(name)).flatMap((p) => spansIn(p));
     const root = spans.find((s) => !s.parentSpanId && attr(s, "request.id") === id);
     expect(attr(root, "task.id")).toBe(created.json.task_id);
-    const attempts = spans.filter((s) => s.traceId === root.traceId && s.name !== "admission" && s.parentSpanId);
-    expect(attempts.map((a) => attr(a, "attempt.outcome"))).toContain("succeeded");
+    const children = spans.filter((s) => s.traceId === root.traceId && s.parentSpanId === root.spanId);
+    const attempts = children.filter((s) => attr(s, "attempt.outcome") !== undefined);
+    expect(attempts.map((a) => attr(a, "attempt.outcome"))).toEqual(["succeeded"]);
+    // Storing the outputs is a span of its own, after the provider's job ended.
+    const storing = children.find((s) => s.name === "store_outputs");
+    expect(attr(storing, "stage.outcome")).toBe("succeeded");
+    expect(attr(storing, "task.id")).toBe(created.json.task_id);
+    expect(storing.status).toEqual({ code: 1 });
+    expect(BigInt(storing.startTimeUnixNano) >= BigInt(attempts[0].endTimeUnixNano)).toBe(true);
   });
 
   it("retries after a failure: last_error set, the cursor kept, then the same entries delivered", async () => {

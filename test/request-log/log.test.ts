@@ -7,6 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { destinationBody, newBucket } from "../destinations/s3";
 import { admin, call, expectError, newTenant, type TestTenant } from "../helpers/api";
 import { createImage, waitFor } from "../helpers/tasks";
 
@@ -93,6 +94,45 @@ describe("GET /v1/requests", () => {
     expect(d.attempts[0].duration_ms).toBeGreaterThanOrEqual(0);
     const listed = await logOf(t, `?task_id=${taskId}`, (rows) => rows[0]?.credits?.settled === true);
     expect(listed.data[0].credits).toEqual({ charged: task.billing.net_charged_credits, settled: true });
+  });
+
+  it("shows a task's stages after the provider: storing its outputs, delivering them, each callback attempt", async () => {
+    const u = await newTenant({ credits: "100", permissions: [...ALL, "storage:manage"] });
+    const bucket = await newBucket();
+    const dst = await call("/v1/storage-destinations", { key: u.api_key, body: destinationBody(bucket) });
+    expect(dst.status, dst.text).toBe(201);
+    const hook = `log-stages-${Date.now()}`;
+    const created = await createImage(u, {
+      model: "flux-2-pro",
+      prompt: "a lighthouse with a callback",
+      output_destination_id: dst.json.destination_id,
+      callback_url: `${env.RECEIVER_URL}/hook/ok/${hook}`,
+    });
+    expect(created.status, created.text).toBe(202);
+    await waitFor(u, created.json.task_id);
+    const id = created.headers.get("X-Request-Id") as string;
+    const d = await detail(u, id, (x) => x.stages?.some((s: any) => s.name === "deliver_callback" && s.outcome !== "pending"));
+    expect(d.stages.map((s: any) => `${s.name}:${s.outcome}`)).toEqual([
+      "store_outputs:succeeded",
+      "deliver_outputs:succeeded",
+      "deliver_callback:succeeded",
+    ]);
+    for (const s of d.stages) {
+      expect(s.duration_ms).toBeGreaterThanOrEqual(0);
+      expect(s.error).toBeNull();
+    }
+    // One time line: the provider's job ends, then its outputs are stored, delivered, and the callback sent.
+    const attemptEnd = Date.parse(d.attempts[0].started_at) + d.attempts[0].duration_ms;
+    const starts = d.stages.map((s: any) => Date.parse(s.started_at));
+    expect(starts[0]).toBeGreaterThanOrEqual(attemptEnd);
+    expect(starts[1]).toBeGreaterThanOrEqual(starts[0]);
+    expect(starts[2]).toBeGreaterThanOrEqual(starts[1]);
+    // A request that made no task has none.
+    const chat = await call("/v1/chat/completions", {
+      key: u.api_key,
+      body: { model: "gpt-6-luna", messages: [{ role: "user", content: "hi" }], max_tokens: 5 },
+    });
+    expect((await detail(u, chat.headers.get("X-Request-Id") as string)).stages).toEqual([]);
   });
 
   it("logs refused requests with their error code, and filters by status class and error code", async () => {

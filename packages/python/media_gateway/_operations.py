@@ -2683,6 +2683,7 @@ class _RequestLogDetailRequired(TypedDict):
     replay_of: Optional[str]
     recovered: bool
     attempts: List["RequestAttempt"]
+    stages: List["RequestStage"]
 
 
 class RequestLogDetail(_RequestLogDetailRequired, total=False):
@@ -2729,6 +2730,14 @@ class RequestLogPage(TypedDict):
 
 class RequestReplayInput(TypedDict, total=False):
     model: str
+
+
+class RequestStage(TypedDict):
+    name: Literal["store_outputs", "deliver_outputs", "deliver_callback"]
+    started_at: str
+    duration_ms: Optional[int]
+    outcome: Literal["succeeded", "failed", "pending"]
+    error: Optional[str]
 
 
 class RotatedApiKeyKey(TypedDict):

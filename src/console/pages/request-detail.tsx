@@ -115,7 +115,7 @@ export function register(app: Hono<ConsoleEnv>) {
         {runs && <RunAgain r={r} csrf={member.csrf ?? ""} capability={capability} models={models} />}
         <h2>Time line</h2>
         {r.attempts.length === 0 && <p class="muted">No provider was called for this request.</p>}
-        <Timeline request={r} attempts={r.attempts} />
+        <Timeline request={r} attempts={r.attempts} stages={r.stages} />
         <h2>Bodies</h2>
         <Bodies r={r} />
       </Layout>,

@@ -5,18 +5,20 @@
  * The name depends only on the entries, so a batch written again replaces its own file.
  */
 import { entryOf, type LogRow } from "../entry";
+import type { ExportRow } from "../task-attempts";
 
-export function detailLine(row: LogRow): string {
+export function detailLine(row: ExportRow): string {
   return JSON.stringify({
     ...entryOf(row),
     attempts: row.attempts ?? [],
+    stages: row.stages ?? [],
     ...(row.request_body !== null || row.response_body !== null
       ? { request_body: row.request_body, response_body: row.response_body }
       : {}),
   });
 }
 
-export function jsonlBody(rows: LogRow[]): Uint8Array {
+export function jsonlBody(rows: ExportRow[]): Uint8Array {
   return new TextEncoder().encode(rows.map((r) => `${detailLine(r)}\n`).join(""));
 }
 

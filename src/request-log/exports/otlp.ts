@@ -1,14 +1,16 @@
 /**
  * Log entries as OTLP/HTTP JSON traces (the OpenTelemetry protocol's JSON encoding: ids in hex,
  * 64-bit integers and times as decimal strings, enums as numbers): one trace per request, its root
- * span the request itself, a child for its admission and one per provider attempt the entry knows.
+ * span the request itself, a child for its admission, one per provider attempt the entry knows, and
+ * one per later stage of a task (storing its outputs, delivering them, each callback attempt).
  * Attributes follow the OpenTelemetry HTTP and GenAI conventions, plus the service's own
  * (`credits.charged`, `task.id`, `request.id`). Ids are derived from the request id, so a batch
  * sent again names the same traces and spans and a collector can drop the repeats.
  */
 import { sha256Hex } from "../../lib/crypto";
 import { OPERATIONS } from "../../operations";
-import type { Attempt, LogRow } from "../entry";
+import type { Attempt, Stage } from "../entry";
+import type { ExportRow } from "../task-attempts";
 
 type AnyValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
 interface KeyValue {
@@ -62,7 +64,7 @@ export function operationName(route: string): string | null {
 }
 
 /** A chat answer's token counts, when its body was kept and says them. */
-function usageOf(row: LogRow): { input: number | null; output: number | null } {
+function usageOf(row: ExportRow): { input: number | null; output: number | null } {
   if (!row.response_body) return { input: null, output: null };
   try {
     const usage = (JSON.parse(row.response_body) as { usage?: Record<string, unknown> }).usage ?? {};
@@ -105,8 +107,25 @@ function attemptSpan(a: Attempt, i: number, traceId: string, spanId: string, par
   };
 }
 
-/** The spans of one entry: the request, its admission, each provider attempt. */
-export async function spansOf(row: LogRow): Promise<OtlpSpan[]> {
+/** A stage's span: still under way, it ends when the export reads it (status unset). */
+function stageSpan(s: Stage, traceId: string, spanId: string, parent: string, taskId: string | null, now: number): OtlpSpan {
+  const start = Date.parse(s.started_at);
+  return {
+    traceId,
+    spanId,
+    parentSpanId: parent,
+    name: s.name,
+    kind: s.name === "store_outputs" ? SPAN_INTERNAL : SPAN_CLIENT,
+    startTimeUnixNano: nanos(start),
+    endTimeUnixNano: nanos(s.duration_ms === null ? Math.max(start, now) : start + s.duration_ms),
+    attributes: attributes({ "stage.outcome": s.outcome, "task.id": taskId, "error.message": s.error }),
+    status:
+      s.outcome === "failed" ? { code: 2, message: s.error ?? "failed" } : s.outcome === "succeeded" ? { code: 1 } : { code: 0 },
+  };
+}
+
+/** The spans of one entry: the request, its admission, each provider attempt, each later stage. */
+export async function spansOf(row: ExportRow, now = Date.now()): Promise<OtlpSpan[]> {
   const traceId = await hexOf(row.request_id, 32);
   const [rootId, admissionId] = await Promise.all([
     hexOf(`${row.request_id}/request`, 16),
@@ -165,12 +184,20 @@ export async function spansOf(row: LogRow): Promise<OtlpSpan[]> {
     status: row.status < 400 ? { code: 0 } : { code: 2, message: row.error_code ?? `HTTP ${row.status}` },
   };
   const attemptIds = await Promise.all(attempts.map((_, i) => hexOf(`${row.request_id}/attempt/${i}`, 16)));
-  return [root, admission, ...attempts.map((a, i) => attemptSpan(a, i, traceId, attemptIds[i] as string, rootId, op))];
+  const stages = row.stages ?? [];
+  const stageIds = await Promise.all(stages.map((s, i) => hexOf(`${row.request_id}/${s.name}/${i}`, 16)));
+  return [
+    root,
+    admission,
+    ...attempts.map((a, i) => attemptSpan(a, i, traceId, attemptIds[i] as string, rootId, op)),
+    ...stages.map((s, i) => stageSpan(s, traceId, stageIds[i] as string, rootId, row.task_id, now)),
+  ];
 }
 
 /** The body of one post: every entry's spans under one resource (the tenant) and one scope. */
-export async function tracesBody(tenantId: string, rows: LogRow[]): Promise<string> {
-  const spans = (await Promise.all(rows.map(spansOf))).flat();
+export async function tracesBody(tenantId: string, rows: ExportRow[]): Promise<string> {
+  const now = Date.now();
+  const spans = (await Promise.all(rows.map((r) => spansOf(r, now)))).flat();
   return JSON.stringify({
     resourceSpans: [
       {

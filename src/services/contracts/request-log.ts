@@ -60,6 +60,19 @@ export const RequestAttempt = z
   })
   .openapi("RequestAttempt");
 
+export const RequestStage = z
+  .object({
+    name: z.enum(["store_outputs", "deliver_outputs", "deliver_callback"]).openapi({
+      description:
+        "`store_outputs`: from the job's end at the provider to its outputs in storage; `deliver_outputs`: copying them to the task's storage destination; `deliver_callback`: one attempt of the task's callback",
+    }),
+    started_at: z.string(),
+    duration_ms: z.number().int().nullable().openapi({ description: "Null while the stage is under way" }),
+    outcome: z.enum(["succeeded", "failed", "pending"]),
+    error: z.string().nullable(),
+  })
+  .openapi("RequestStage");
+
 export const RequestEntry = z
   .object({
     object: z.literal("request"),
@@ -100,6 +113,9 @@ export const RequestEntry = z
 
 export const RequestDetail = RequestEntry.extend({
   attempts: z.array(RequestAttempt),
+  stages: z.array(RequestStage).openapi({
+    description: "A task create's work after the provider, as it goes on (empty for other requests)",
+  }),
   request_body: z.string().nullable().optional().openapi({
     description: "With the tenant's `request_body_logging` on: the body sent (first 64 KiB, secrets replaced)",
   }),

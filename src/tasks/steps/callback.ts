@@ -38,7 +38,14 @@ export function callbackAnswered(rec: TaskRecord, outcome: AttemptOutcome, now: 
     const scheduled = RETRY_SCHEDULE_MS[c.attempt_count] as number;
     c.next_attempt_at = now + Math.max(scheduled, outcome.retryAfterMs ?? 0);
   }
-  return new StepLog(rec).save({ ...rec, callback: c }).done(true);
+  return new StepLog(rec)
+    .event("callback_answered", {
+      attempt: c.attempt_count,
+      outcome: outcome.kind,
+      ...(outcome.kind === "delivered" ? {} : { error: outcome.error }),
+    })
+    .save({ ...rec, callback: c })
+    .done(true);
 }
 
 /** When the task's alarm should next run: its next step, or its callback's next attempt (null: never). */

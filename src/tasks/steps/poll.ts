@@ -87,6 +87,8 @@ export function pollAnswered(
   }
   if (result.state === "failed")
     return log.save(failOrNextModel(cur, result.error.code, providerMessage(result.error.message), time.now)).done(false);
+  // When the job ended at the provider: its attempt ends here and storing the outputs begins (src/tasks/attempts.ts).
+  log.event("provider_succeeded", { provider: cur.route.provider });
   return saved({
     ...cur,
     step: "fetch",

@@ -105,6 +105,7 @@ export function submitFailed(rec: TaskRecord, e: ProviderError, now: number): St
         code: e.code,
         message,
         at: new Date(now).toISOString(),
+        ...(e.upstreamStatus ? { http_status: e.upstreamStatus } : {}),
         ...(rec.route.key === "tenant" ? { key: "tenant" as const } : {}),
       },
     ],

@@ -28,11 +28,11 @@ describe("poll", () => {
     expect(step.wait).toBe(true);
   });
 
-  it("a job that finished before it was seen running: one save (running, storing the outputs), then the task list", () => {
+  it("a job that finished before it was seen running: the job's end logged, one save (running, storing the outputs), then the task list", () => {
     const step = pollAnswered(polling(), { state: "succeeded" }, { at: T0 + 10, now: T0 + 20 });
-    expect(kinds(step)).toEqual(["save", "index"]);
+    expect(kinds(step)).toEqual(["event:provider_succeeded", "save", "index"]);
     expect(step.rec).toMatchObject({ status: "running", step: "fetch", started_at: new Date(T0 + 10).toISOString() });
-    expect(step.effects[1]).toEqual({ type: "index", rec: step.rec });
+    expect(step.effects[2]).toEqual({ type: "index", rec: step.rec });
   });
 
   it("never shows more than 95% before the outputs are stored, and never goes back", () => {

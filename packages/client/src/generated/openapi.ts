@@ -3565,6 +3565,8 @@ export interface components {
         };
         RequestLogDetail: components["schemas"]["RequestLogEntry"] & {
             attempts: components["schemas"]["RequestAttempt"][];
+            /** @description A task create's work after the provider, as it goes on (empty for other requests) */
+            stages: components["schemas"]["RequestStage"][];
             /** @description With the tenant's `request_body_logging` on: the body sent (first 64 KiB, secrets replaced) */
             request_body?: string | null;
             /** @description Likewise, the answer's body */
@@ -3588,6 +3590,19 @@ export interface components {
                 code: string;
                 message: string;
             } | null;
+        };
+        RequestStage: {
+            /**
+             * @description `store_outputs`: from the job's end at the provider to its outputs in storage; `deliver_outputs`: copying them to the task's storage destination; `deliver_callback`: one attempt of the task's callback
+             * @enum {string}
+             */
+            name: "store_outputs" | "deliver_outputs" | "deliver_callback";
+            started_at: string;
+            /** @description Null while the stage is under way */
+            duration_ms: number | null;
+            /** @enum {string} */
+            outcome: "succeeded" | "failed" | "pending";
+            error: string | null;
         };
         RequestReplayInput: {
             /** @description Run it on another model instead of the one it named */
