@@ -52,7 +52,9 @@ async function sampleWhile(tenantId: string, keyId: string, done: Promise<unknow
   return samples;
 }
 
-const QUEUED = { prompt: "wait in line", metadata: { sandbox_fault: "stay_queued" } };
+// One model named: `auto` would follow route health, which other files' tasks in the shared
+// runtime move, and a different model's price would change how many tasks a limit holds.
+const QUEUED = { model: "flux-2-pro", prompt: "wait in line", metadata: { sandbox_fault: "stay_queued" } };
 
 /** What one queued image task holds, learned from a key without limits. */
 async function taskPrice(t: TestTenant): Promise<string> {
