@@ -5,35 +5,20 @@
  * /openapi.json without a warning and gives exactly the committed types.
  */
 import { execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, type LocalServer, startLocalServer } from "../../../scripts/lib/local-server.ts";
 import { probeMedia } from "../../../src/media/probe/index.ts";
+import { ensureBuilt } from "./built.js";
 import { PLACEHOLDER, quickStart } from "./readme.js";
 
 const root = new URL("../../../", import.meta.url).pathname;
 const pkg = join(root, "packages/client");
-const cliPath = join(pkg, "dist/cli.js");
 /** What `npx media-api` runs: the committed launcher, which loads dist/cli.js. */
 const bin = join(pkg, "bin/media-api.js");
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-/** `npm test` builds the client first; a run of this file alone builds it when its sources are newer. */
-async function ensureBuilt() {
-  if (existsSync(cliPath) && statSync(cliPath).mtimeMs >= newestMtime(join(pkg, "src"))) return;
-  await promisify(execFile)(join(pkg, "node_modules/.bin/tsc"), ["-p", pkg], { cwd: root });
-}
 
 interface Run {
   code: number | null;

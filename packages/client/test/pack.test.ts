@@ -5,24 +5,16 @@
  * `media-api` command run from that install.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt } from "./built.js";
 
 const run = promisify(execFile);
 const pkg = new URL("../", import.meta.url).pathname;
 const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
 
 /** npm as a user runs it: none of the variables the npm that started this test run set for itself. */
 function cleanEnv(): NodeJS.ProcessEnv {
@@ -36,9 +28,7 @@ let app: string;
 
 beforeAll(async () => {
   // The tarball holds dist/ as built; build it when the sources are newer (as `npm pack` would).
-  const cli = join(pkg, "dist/cli.js");
-  if (!existsSync(cli) || statSync(cli).mtimeMs < newestMtime(join(pkg, "src")))
-    await run(join(pkg, "node_modules/.bin/tsc"), ["-p", pkg], { cwd: pkg });
+  await ensureBuilt();
   work = mkdtempSync(join(tmpdir(), "client-pack-"));
   const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], {
     cwd: pkg,
