@@ -112,6 +112,28 @@ function stage(
 }
 
 /**
+ * Storing the outputs of the job that ended at `events[i]`: until its outputs_stored; failed when
+ * the task moved on to another model before one (its next job ends with a provider_succeeded of
+ * its own) or ended without one; pending while it goes on.
+ */
+function storing(rec: TaskRecord, events: TimedEvent[], i: number): Stage {
+  const from = events[i] as TimedEvent;
+  const after = events.find((x, j) => j > i && (x.kind === "outputs_stored" || x.kind === "provider_succeeded"));
+  if (after?.kind === "outputs_stored") return stage("store_outputs", from.at, { at: after.at, outcome: "succeeded" });
+  if (after) {
+    const moved = events.find((x, j) => j > i && x.kind === "provider_submit") ?? after;
+    return stage("store_outputs", from.at, {
+      at: moved.at,
+      outcome: "failed",
+      error: "The outputs could not be stored; the task moved on to its next model.",
+    });
+  }
+  if (rec.status === "failed" || rec.status === "canceled")
+    return stage("store_outputs", from.at, { at: rec.completed_at, outcome: "failed", error: rec.error?.message ?? rec.status });
+  return stage("store_outputs", from.at, { at: null, outcome: "pending" });
+}
+
+/**
  * What follows the provider: storing the outputs (from the job's end at the provider to the outputs
  * in storage), delivering them to a storage destination, and each attempt of the task's callback.
  * A stage still under way is `pending`, with no duration yet.
@@ -119,19 +141,9 @@ function stage(
 export function taskStages(rec: TaskRecord, events: TimedEvent[]): Stage[] {
   const stages: Stage[] = [];
   const first = (kind: string, after: string) => events.find((e) => e.kind === kind && e.at >= after);
-  const ended = rec.completed_at;
-  let storing: Stage | null = null;
-  for (const e of events) {
+  for (const [i, e] of events.entries()) {
     if (e.kind === "provider_succeeded") {
-      // A job that ended again later (a moved task) starts storing again: the last one counts.
-      if (storing?.outcome === "pending") storing.outcome = "failed";
-      const stored = first("outputs_stored", e.at);
-      storing = stored
-        ? stage("store_outputs", e.at, { at: stored.at, outcome: "succeeded" })
-        : rec.status === "failed" || rec.status === "canceled"
-          ? stage("store_outputs", e.at, { at: ended, outcome: "failed", error: rec.error?.message ?? rec.status })
-          : stage("store_outputs", e.at, { at: null, outcome: "pending" });
-      stages.push(storing);
+      stages.push(storing(rec, events, i));
     } else if (e.kind === "outputs_stored" && rec.delivery) {
       const done = first("outputs_delivered", e.at);
       const detail = (done?.detail ?? {}) as { delivered?: number; failed?: number };

@@ -118,6 +118,26 @@ describe("a task's stages", () => {
     ]);
   });
 
+  it("a job whose outputs could not be stored before the task moved to its next model: that storing failed, the next one is its own", () => {
+    const events = [
+      ev(10, "provider_submit", { provider: "first" }),
+      ev(100, "provider_succeeded"),
+      ev(400, "provider_submit", { provider: "second" }),
+      ev(600, "provider_succeeded"),
+      ev(700, "outputs_stored", { count: 1 }),
+    ];
+    expect(taskStages(succeeded(), events)).toEqual([
+      {
+        name: "store_outputs",
+        started_at: at(100),
+        duration_ms: 300,
+        outcome: "failed",
+        error: "The outputs could not be stored; the task moved on to its next model.",
+      },
+      { name: "store_outputs", started_at: at(600), duration_ms: 100, outcome: "succeeded", error: null },
+    ]);
+  });
+
   it("a running task's storing is under way; a task not yet ended at the provider has no stage", () => {
     expect(taskStages(task({ status: "running" }), [ev(600, "provider_succeeded")])).toEqual([
       { name: "store_outputs", started_at: at(600), duration_ms: null, outcome: "pending", error: null },
