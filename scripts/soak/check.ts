@@ -260,11 +260,21 @@ export function check(history: HistoryRecord[]): CheckResult {
     from: k.at - 1000,
     to: servers.find((x) => x.event === "start" && x.at > k.at)?.at ?? Number.POSITIVE_INFINITY,
   }));
+  // And when the crash came after the service wrote down that it was submitting (the task says
+  // it waits for the upstream to report an interrupted submission) but before the upstream read
+  // the request: no upstream record at all, and a kill after the task was created.
+  const createdAt = new Map<string, number>();
+  for (const r of requests.filter((x) => x.status === 202 && x.task_id))
+    if (!createdAt.has(r.task_id as string)) createdAt.set(r.task_id as string, r.at);
+  const interrupted = (id: string) =>
+    /interrupted submission/.test(taskById.get(id)?.progress_message ?? "") &&
+    kills.some((k) => k.at >= (createdAt.get(id) ?? Number.POSITIVE_INFINITY));
   const inDoubt = new Set(
     notTerminal.filter((id) => {
       const subs = submitsOf.get(id) ?? [];
       const last = subs[subs.length - 1];
-      const unread = !!last && (!!last.answer_lost || unreadWindows.some((w) => last.at >= w.from && last.at < w.to));
+      if (!last) return interrupted(id);
+      const unread = !!last.answer_lost || unreadWindows.some((w) => last.at >= w.from && last.at < w.to);
       return unread && subs.every((u) => u.status === null || u.status >= 300);
     }),
   );
@@ -277,7 +287,7 @@ export function check(history: HistoryRecord[]): CheckResult {
   );
   if (inDoubt.size > 0)
     lines.push(
-      `  waiting for the upstream's webhook after a refused submission's answer was lost in a crash: ${[...inDoubt].join(", ")}`,
+      `  waiting for the upstream's webhook after a crash took a submission (refused, or never read) or its answer: ${[...inDoubt].join(", ")}`,
     );
   const unlisted = [...accepted].filter((id) => !taskById.has(id));
   failSome("terminal", "tasks answered 202 but missing from the final listing", unlisted);

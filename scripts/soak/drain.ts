@@ -22,6 +22,7 @@ type Envelope = {
   provider?: { name?: string; mode?: string } | null;
   callback?: TaskRecord["callback"] & object;
   billing?: { charged_credits: string; refunded_credits: string; net_charged_credits: string };
+  progress?: { message?: string | null } | null;
 };
 
 /**
@@ -152,6 +153,7 @@ export async function drain(world: World, server: SoakServer, history: History, 
             recipe: c?.recipe ?? e.metadata?.soak_recipe ?? null,
             receiver: c?.receiver ?? null,
             status: e.status,
+            ...(TERMINAL.has(e.status) ? {} : { progress_message: e.progress?.message ?? null }),
             error_code: e.error?.code ?? null,
             capability: e.capability,
             batch_id: e.batch_id ?? null,

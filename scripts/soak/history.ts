@@ -188,6 +188,8 @@ export interface TaskRecord {
   mode: string | null;
   callback: { url: string; status: string; attempt_count: number; delivered_at: string | null; last_error: string | null } | null;
   billing: { charged_credits: string; refunded_credits: string; net_charged_credits: string } | null;
+  /** The progress message of a task not yet terminal (what it says it waits for). */
+  progress_message?: string | null;
 }
 
 /** A tenant's ledger, read after the drain. */

@@ -15,6 +15,7 @@ import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { invalidCursor } from "../errors/common";
 import type { TaskScope } from "../keys/scope";
+import { readObject } from "../lib/object-read";
 import type { Envelope } from "../task-record/record";
 import type { AdmissionContext } from "../tasks/admit";
 import { readTaskEnvelope } from "../tasks/task-stub";
@@ -61,7 +62,9 @@ function stubIn(env: Env, batchId: string) {
 }
 
 export async function readBatch(env: Env, batchId: string, scope: TaskScope): Promise<BatchEnvelope> {
-  const envelope = await stubIn(env, batchId).read(scope);
+  stubIn(env, batchId);
+  // A fresh stub for each attempt (a broken stub stays broken); the id was checked just above.
+  const envelope = await readObject(() => stubIn(env, batchId).read(scope));
   if (!envelope) throw notFound(batchId);
   return envelope;
 }
@@ -180,7 +183,8 @@ export async function listBatches(env: Env, scope: TaskScope, q: { limit: number
     .sort((a, b) => (a.created_at === b.created_at ? (a.batch_id < b.batch_id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1))
     .slice(0, q.limit + 1);
   const page = rows.slice(0, q.limit);
-  const data = (await Promise.all(page.map((r) => batchStubOf(env, r.batch_id)?.read(scope) ?? null))).filter(
+  const readOne = (batchId: string) => readObject(async () => (await batchStubOf(env, batchId)?.read(scope)) ?? null);
+  const data = (await Promise.all(page.map((r) => readOne(r.batch_id)))).filter(
     (b): b is NonNullable<typeof b> => b !== null && b !== undefined,
   );
   const last = page[page.length - 1];

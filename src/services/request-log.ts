@@ -11,6 +11,7 @@ import { ApiError } from "../errors/api-error";
 import { invalidCursor } from "../errors/common";
 import { requestNotFound } from "../errors/not-found";
 import type { TaskScope } from "../keys/scope";
+import { readObject } from "../lib/object-read";
 import { requestIdTime } from "../lib/request-ids";
 import { loggedBody, readHead } from "../request-log/bodies";
 import { type Attempt, type Door, entryOf, type LogRow, type RequestEntry, type Stage } from "../request-log/entry";
@@ -231,7 +232,9 @@ async function detailOf(env: Env, scope: TaskScope, row: LogRow): Promise<Reques
   let stages: Stage[] = [];
   const entry = entryOf(row);
   if (row.task_id && row.status < 300) {
-    const task = await taskStub(env, row.task_id).attempts({ tenant_id: scope.tenant_id, mode: row.mode });
+    const task = await readObject(() =>
+      taskStub(env, row.task_id as string).attempts({ tenant_id: scope.tenant_id, mode: row.mode }),
+    );
     if (task) {
       attempts = task.attempts;
       stages = task.stages;
@@ -277,7 +280,8 @@ function hasRedaction(value: unknown): boolean {
 /** A task's own stored request: what a create is run again with when its body was not kept whole. */
 async function taskRequest(env: Env, scope: TaskScope, row: LogRow) {
   if (!row.task_id) return null;
-  return taskStub(env, row.task_id).read({ tenant_id: scope.tenant_id, mode: row.mode });
+  const taskId = row.task_id;
+  return readObject(() => taskStub(env, taskId).read({ tenant_id: scope.tenant_id, mode: row.mode }));
 }
 
 /** The path a logged route runs again on: a REST create or chat call, or a media tool call through MCP. */

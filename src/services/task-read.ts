@@ -7,6 +7,7 @@ import type { Env } from "../env";
 import { ApiError } from "../errors/api-error";
 import { taskNotFound } from "../errors/not-found";
 import type { TaskScope } from "../keys/scope";
+import { readObject } from "../lib/object-read";
 import { type Envelope, type TaskStatus, TERMINAL } from "../task-record/record";
 import { waitForTerminal } from "../tasks/follow";
 import type { TaskRead } from "../tasks/task-answers";
@@ -30,15 +31,14 @@ function stored(read: TaskRead): StoredTask {
 
 /** The task if `scope` may see it; null otherwise, a malformed id included. */
 export async function readTask(env: Env, taskId: string, scope: TaskScope): Promise<StoredTask | null> {
-  let stub: ReturnType<typeof taskStub>;
   try {
-    stub = taskStub(env, taskId);
+    taskStub(env, taskId);
   } catch (e) {
     // An id that no task of this namespace can have reads as one that is not there.
     if (e instanceof ApiError && e.code === "task_not_found") return null;
     throw e;
   }
-  const read = await stub.readJson(scope);
+  const read = await readObject(() => taskStub(env, taskId).readJson(scope));
   return read && stored(read);
 }
 
@@ -50,7 +50,8 @@ export async function readOwnTask(env: Env, taskId: string, scope: TaskScope): P
 }
 
 /** What following a task needs, cheaply: its status, progress and change counter. */
-export const readTaskState = (env: Env, taskId: string, scope: TaskScope) => taskStub(env, taskId).readState(scope);
+export const readTaskState = (env: Env, taskId: string, scope: TaskScope) =>
+  readObject(() => taskStub(env, taskId).readState(scope));
 
 /** A signal of the request, or one that never fires where the runtime gives none. */
 export function requestSignal(request: Request): AbortSignal {

@@ -11,6 +11,7 @@ import { ApiError } from "../errors/api-error";
 import { taskNotFound } from "../errors/not-found";
 import type { KeyMode } from "../keys/api-keys";
 import type { TaskScope } from "../keys/scope";
+import { readObject } from "../lib/object-read";
 import { type Envelope, TERMINAL } from "../task-record/record";
 import { admitOperation } from "../tasks/admit";
 import { listTaskPage, type TaskListQuery } from "../tasks/listing";
@@ -53,7 +54,7 @@ export function listTasks(env: Env, scope: TaskScope, query: TaskListQuery) {
 
 /** The task an Idempotency-Key already made in a tenant and key mode, if `scope` may see it. */
 export function taskOfKey(env: Env, tenantId: string, mode: KeyMode, key: string, scope: TaskScope): Promise<Envelope | null> {
-  return taskObjectFor(env, tenantId, mode, key).read(scope);
+  return readObject(() => taskObjectFor(env, tenantId, mode, key).read(scope));
 }
 
 /**

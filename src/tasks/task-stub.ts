@@ -7,6 +7,7 @@ import type { Env } from "../env";
 import { taskNotFound } from "../errors/not-found";
 import type { KeyMode } from "../keys/api-keys";
 import { type TaskScope, taskObjectName } from "../keys/scope";
+import { readObject } from "../lib/object-read";
 import type { Remote } from "../lib/remote";
 import type { Envelope } from "../task-record/record";
 import type { TaskRpc } from "./task-rpc";
@@ -40,5 +41,5 @@ export function taskStub(env: Env, taskId: string): TaskStub {
 
 /** The task envelope if `scope` may see it, or null (for the domain: doors read through src/services/task-read.ts). */
 export async function readTaskEnvelope(env: Env, taskId: string, scope: TaskScope): Promise<Envelope | null> {
-  return taskStub(env, taskId).read(scope);
+  return readObject(() => taskStub(env, taskId).read(scope));
 }
