@@ -26,7 +26,7 @@ import { liveProviders } from "../providers/routing";
 import type { RequestNote } from "../request-log/note";
 import { checkOneModelField, type ModelFallback } from "../routing/models-list";
 import { accountSlice } from "../tenancy/account-slice";
-import type { TenantFeatures } from "../tenancy/tenant-features";
+import { forgetFeatures, type TenantFeatures } from "../tenancy/tenant-features";
 import { reserveChat } from "./billing";
 import { noteChatAttempt } from "./log-note";
 import { type ChatCandidate, planChat, routePrices } from "./plan";
@@ -177,7 +177,9 @@ export async function chatCompletion(
       failed = true;
     }
     if (tenantKeyRefused(route, error)) {
-      // Invalid from now on, and its owners mailed once (docs/byok.md), as a task's refused key.
+      // Invalid from now on, and its owners mailed once (docs/byok.md), as a task's refused key;
+      // this isolate stops routing to it at once.
+      forgetFeatures(call.tenantId);
       call.waitUntil(
         accountSlice<ProviderKeysAccountSlice>(env, call.tenantId)
           .providerKeyRejected(route.provider, providerMessage(error))

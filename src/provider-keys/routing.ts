@@ -14,7 +14,7 @@ import type { KeyMode } from "../keys/api-keys";
 import { SANDBOX } from "../providers/names";
 import { type RoutePlan, routeServes, upstreamModel } from "../providers/routing";
 import { accountSlice } from "../tenancy/account-slice";
-import type { TenantFeatures } from "../tenancy/tenant-features";
+import { keepAnswer, keptAnswer, type TenantFeatures } from "../tenancy/tenant-features";
 import type { ProviderKeysAccountSlice } from "./account-slice";
 import type { ProviderKeyMode, ProviderKeyPlan } from "./rows";
 
@@ -26,8 +26,15 @@ export async function tenantKeyPlans(
   if (caller.mode !== "live") return [];
   // The key's resolution says the tenant holds no usable key: no call (src/tenancy/tenant-features.ts).
   if (caller.features && !caller.features.provider_keys) return [];
-  return accountSlice<ProviderKeysAccountSlice>(env, caller.tenant_id).providerKeyPlans();
+  const known = keptAnswer<ProviderKeyPlan[]>(caller.tenant_id, KEY_PLANS);
+  if (known) return known;
+  const at = Date.now();
+  const plans = await accountSlice<ProviderKeysAccountSlice>(env, caller.tenant_id).providerKeyPlans();
+  keepAnswer(caller.tenant_id, KEY_PLANS, plans, at);
+  return plans;
 }
+
+const KEY_PLANS = "provider_key_plans";
 
 /** The keys that apply to a model: a key with a models list serves those models only. */
 export function keysFor(model: string, keys: readonly ProviderKeyPlan[]): ProviderKeyPlan[] {

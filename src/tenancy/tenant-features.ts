@@ -47,4 +47,26 @@ export function knownWithout(tenantId: string, feature: Feature, now = Date.now(
 /** This isolate forgets what it was told of a tenant (it changed one of its features here). */
 export function forgetFeatures(tenantId: string): void {
   known.delete(tenantId);
+  kept.delete(tenantId);
+}
+
+/**
+ * What a tenant that uses a feature needs of it on every create (its provider-key plans), kept
+ * under the same bound: a tenant with the feature on pays the account's call once per bound per
+ * isolate, not once per request; a change made here is forgotten at once (forgetFeatures).
+ */
+const kept = new Map<string, { value: unknown; at: number; name: string }>();
+
+export function keptAnswer<T>(tenantId: string, name: string, now = Date.now()): T | undefined {
+  const entry = kept.get(tenantId);
+  return entry && entry.name === name && now - entry.at < KNOWLEDGE_MAX_AGE_MS ? (entry.value as T) : undefined;
+}
+
+/** Keeps the account's answer `name` as read at `at` (taken before the call, so the bound runs from then). */
+export function keepAnswer(tenantId: string, name: string, value: unknown, at: number): void {
+  const before = kept.get(tenantId);
+  if (before && before.name === name && before.at > at) return;
+  kept.delete(tenantId);
+  kept.set(tenantId, { value, at, name });
+  if (kept.size > MAX_TENANTS) kept.delete(kept.keys().next().value as string);
 }

@@ -14,6 +14,8 @@ import type { TaskRecord } from "../../src/task-record/record";
 import {
   forgetFeatures,
   KNOWLEDGE_MAX_AGE_MS,
+  keepAnswer,
+  keptAnswer,
   knownWithout,
   learnFeatures,
   type TenantFeatures,
@@ -56,6 +58,20 @@ describe("what an isolate knows of a tenant's features", () => {
     expect(knownWithout(tenant, "provider_keys", at + 20)).toBe(true);
     forgetFeatures(tenant);
     expect(knownWithout(tenant, "provider_keys", at + 20)).toBe(false);
+  });
+
+  it("keeps an answer a feature in use needs for the same bound, and forgets it with the features", () => {
+    const tenant = `ten_${crypto.randomUUID()}`;
+    const at = 2_000_000;
+    keepAnswer(tenant, "plans", ["first"], at);
+    expect(keptAnswer(tenant, "plans", at + KNOWLEDGE_MAX_AGE_MS - 1)).toEqual(["first"]);
+    expect(keptAnswer(tenant, "plans", at + KNOWLEDGE_MAX_AGE_MS)).toBeUndefined();
+    expect(keptAnswer(tenant, "other", at + 1)).toBeUndefined();
+    // An answer read earlier never replaces one read later.
+    keepAnswer(tenant, "plans", ["older"], at - 10);
+    expect(keptAnswer(tenant, "plans", at + 1)).toEqual(["first"]);
+    forgetFeatures(tenant);
+    expect(keptAnswer(tenant, "plans", at + 1)).toBeUndefined();
   });
 });
 
@@ -107,6 +123,25 @@ describe("a feature the tenant does not use costs no call", () => {
     expect(asked.map((p) => p.provider)).toEqual(["fal"]);
     // A test-mode key never uses the tenant's keys.
     expect(await tenantKeyPlans(env, { tenant_id: t.tenant_id, mode: "test" })).toEqual([]);
+  });
+
+  it("a tenant with keys asks for its plans once within the bound; a change made through this isolate is seen at once", async () => {
+    const t = await newTenant({ permissions: ["tasks:read", "tasks:write", "providers:manage"] });
+    const account = accountFor(env, t.tenant_id);
+    await account.putProviderKey(FAL_KEY);
+    const caller = { tenant_id: t.tenant_id, mode: "live" as const };
+    expect((await tenantKeyPlans(env, caller)).map((p) => p.provider)).toEqual(["fal"]);
+    // A key written behind this isolate's back (as another isolate would): the kept plans stand within the bound.
+    await account.putProviderKey({ ...FAL_KEY, provider: "replicate" });
+    expect((await tenantKeyPlans(env, caller)).map((p) => p.provider)).toEqual(["fal"]);
+    // A key added through the API here is in the very next create's plans.
+    const put = await call("/v1/provider-keys/dashscope", {
+      key: t.api_key,
+      method: "PUT",
+      body: { api_key: "features-dashscope-key-0123456789", mode: "prefer" },
+    });
+    expect(put.status, JSON.stringify(put.json)).toBeLessThan(300);
+    expect((await tenantKeyPlans(env, caller)).map((p) => p.provider).sort()).toEqual(["dashscope", "fal", "replicate"]);
   });
 
   it("a task's outputs look for the default destination only when no fresh answer says there is none", async () => {
