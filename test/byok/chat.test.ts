@@ -23,12 +23,13 @@ function ask(t: TestTenant, tag: string, extra: Record<string, unknown> = {}) {
 describe("tenants' own provider keys on chat", () => {
   it("prefer: the tenant's key reaches the upstream, the platform's does not, and the call is charged the fee", async () => {
     const t = await chatter();
-    const platformTag = newTag("byok-chat-platform");
+    const platformTag = newTag("byok-chat-plat");
     const onPlatform = await ask(t, platformTag);
     expect(onPlatform.status, onPlatform.text).toBe(200);
     expect(onPlatform.headers.get("x-provider")).toBe("openai");
     const key = await addKey(t, "openai", { mode: "prefer" });
-    const tag = newTag("byok-chat-prefer");
+    // A prompt of the same length as the first, so that the two calls' usage is the same.
+    const tag = platformTag.replace("byok-chat-plat", "byok-chat-pref");
     const res = await ask(t, tag);
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get("x-provider")).toBe("openai");
