@@ -16,17 +16,15 @@ import { type HealthView, healthView } from "../health/snapshot";
 import type { KeyMode } from "../keys/api-keys";
 import { dec, fmt } from "../lib/decimal";
 import { randomToken } from "../lib/ids";
-import type { ProviderKeysAccountSlice } from "../provider-keys/account-slice";
 import { byokFeePercent, routeEstimate } from "../provider-keys/fee";
-import { tenantKeyPlans, withTenantProviders } from "../provider-keys/routing";
+import { providerKeyRefused, tenantKeyPlans, withTenantProviders } from "../provider-keys/routing";
 import { type ChatRoute, completeOnRoutes, providerSide, tenantKeyRefused } from "../providers/chat";
 import type { ChatUpstreamResult } from "../providers/chat-upstream";
 import { providerMessage } from "../providers/messages";
 import { liveProviders } from "../providers/routing";
 import type { RequestNote } from "../request-log/note";
 import { checkOneModelField, type ModelFallback } from "../routing/models-list";
-import { accountSlice } from "../tenancy/account-slice";
-import { forgetFeatures, type TenantFeatures } from "../tenancy/tenant-features";
+import type { TenantFeatures } from "../tenancy/tenant-features";
 import { reserveChat } from "./billing";
 import { noteChatAttempt } from "./log-note";
 import { type ChatCandidate, planChat, routePrices } from "./plan";
@@ -176,16 +174,8 @@ export async function chatCompletion(
       reported = true;
       failed = true;
     }
-    if (tenantKeyRefused(route, error)) {
-      // Invalid from now on, and its owners mailed once (docs/byok.md), as a task's refused key;
-      // this isolate stops routing to it at once.
-      forgetFeatures(call.tenantId);
-      call.waitUntil(
-        accountSlice<ProviderKeysAccountSlice>(env, call.tenantId)
-          .providerKeyRejected(route.provider, providerMessage(error))
-          .catch(() => undefined),
-      );
-    }
+    if (tenantKeyRefused(route, error))
+      call.waitUntil(providerKeyRefused(env, call.tenantId, route.provider, providerMessage(error)));
   };
 
   // Settlement must not depend on the client staying connected.

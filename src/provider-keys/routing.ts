@@ -14,7 +14,7 @@ import type { KeyMode } from "../keys/api-keys";
 import { SANDBOX } from "../providers/names";
 import { type RoutePlan, routeServes, upstreamModel } from "../providers/routing";
 import { accountSlice } from "../tenancy/account-slice";
-import { keepAnswer, keptAnswer, type TenantFeatures } from "../tenancy/tenant-features";
+import { forgetFeatures, keepAnswer, keptAnswer, type TenantFeatures } from "../tenancy/tenant-features";
 import type { ProviderKeysAccountSlice } from "./account-slice";
 import type { ProviderKeyMode, ProviderKeyPlan } from "./rows";
 
@@ -35,6 +35,18 @@ export async function tenantKeyPlans(
 }
 
 const KEY_PLANS = "provider_key_plans";
+
+/**
+ * The provider refused the tenant's own key (a task's submission or a chat call): the account marks
+ * it invalid and mails its owners once (docs/byok.md); this isolate stops routing to it at once,
+ * others within the features' bound. Never fails its caller.
+ */
+export function providerKeyRefused(env: Env, tenantId: string, provider: string, reason: string): Promise<void> {
+  forgetFeatures(tenantId);
+  return accountSlice<ProviderKeysAccountSlice>(env, tenantId)
+    .providerKeyRejected(provider, reason)
+    .catch(() => undefined);
+}
 
 /** The keys that apply to a model: a key with a models list serves those models only. */
 export function keysFor(model: string, keys: readonly ProviderKeyPlan[]): ProviderKeyPlan[] {

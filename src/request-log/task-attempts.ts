@@ -6,6 +6,7 @@
  */
 import type { Env } from "../env";
 import type { KeyMode } from "../keys/api-keys";
+import { readObject } from "../lib/object-read";
 import type { Remote } from "../lib/remote";
 import type { Attempt, LogRow, Stage } from "./entry";
 
@@ -33,9 +34,9 @@ export async function withTaskAttempts(env: Env, tenantId: string, rows: LogRow[
     await Promise.all(
       todo.slice(k, k + AT_ONCE).map(async (i) => {
         const row = out[i] as LogRow;
-        const view = await taskSlice(env, row.task_id as string)
-          ?.attempts({ tenant_id: tenantId, mode: row.mode })
-          .catch(() => null);
+        const view = await readObject(
+          async () => (await taskSlice(env, row.task_id as string)?.attempts({ tenant_id: tenantId, mode: row.mode })) ?? null,
+        ).catch(() => null);
         if (view) out[i] = { ...row, attempts: view.attempts, stages: view.stages };
       }),
     );

@@ -62,8 +62,6 @@ function stubIn(env: Env, batchId: string) {
 }
 
 export async function readBatch(env: Env, batchId: string, scope: TaskScope): Promise<BatchEnvelope> {
-  stubIn(env, batchId);
-  // A fresh stub for each attempt (a broken stub stays broken); the id was checked just above.
   const envelope = await readObject(() => stubIn(env, batchId).read(scope));
   if (!envelope) throw notFound(batchId);
   return envelope;

@@ -31,14 +31,14 @@ function stored(read: TaskRead): StoredTask {
 
 /** The task if `scope` may see it; null otherwise, a malformed id included. */
 export async function readTask(env: Env, taskId: string, scope: TaskScope): Promise<StoredTask | null> {
+  let read: TaskRead | null;
   try {
-    taskStub(env, taskId);
+    read = await readObject(() => taskStub(env, taskId).readJson(scope));
   } catch (e) {
     // An id that no task of this namespace can have reads as one that is not there.
     if (e instanceof ApiError && e.code === "task_not_found") return null;
     throw e;
   }
-  const read = await readObject(() => taskStub(env, taskId).readJson(scope));
   return read && stored(read);
 }
 

@@ -16,6 +16,7 @@ import { pollError, stepOutcomes, submitAccepted, submitRefused } from "../healt
 import { policyFrom } from "../lib/url-policy";
 import { OutputUrlSigner } from "../media/signed-outputs";
 import { configForTask } from "../provider-keys/credential";
+import { providerKeyRefused } from "../provider-keys/routing";
 import type { ProviderAdapter, ProviderContext } from "../providers/adapter";
 import { providerContext } from "../providers/context";
 import type { JobInput } from "../providers/jobs";
@@ -27,7 +28,7 @@ import { expiryAfter } from "../retention/days";
 import { expiredView, outputsDueAt, outputsExpired, unlistedOutputs } from "../retention/outputs";
 import { type Envelope, envelope, type TaskRecord, TERMINAL } from "../task-record/record";
 import { type CrashPoint, type Effect, notDue, type StepResult } from "../task-record/step-effects";
-import { forgetFeatures, learnFeatures } from "../tenancy/tenant-features";
+import { learnFeatures } from "../tenancy/tenant-features";
 import { nextWebhookAt } from "../webhooks/delivery-rows";
 import { runTaskWebhooks, webhookAccount } from "../webhooks/task-deliveries";
 import { faultAt } from "./faults";
@@ -332,11 +333,7 @@ export class TaskRunner {
   /** The provider refused the tenant's own key: it is invalid from now on (its owners are mailed once). */
   private async noteKeyFault(rec: TaskRecord, e: unknown): Promise<void> {
     if (rec.route.key !== "tenant" || !(e instanceof ProviderError) || !e.keyFault) return;
-    // This isolate stops routing new work to the refused key at once (others within the bound).
-    forgetFeatures(rec.tenant_id);
-    await accountFor(this.env, rec.tenant_id)
-      .providerKeyRejected(rec.route.provider, providerMessage(e))
-      .catch(() => undefined);
+    await providerKeyRefused(this.env, rec.tenant_id, rec.route.provider, providerMessage(e));
   }
 
   /** One attempt to write the pending outputs to the task's storage destination. */

@@ -55,18 +55,20 @@ export function forgetFeatures(tenantId: string): void {
  * under the same bound: a tenant with the feature on pays the account's call once per bound per
  * isolate, not once per request; a change made here is forgotten at once (forgetFeatures).
  */
-const kept = new Map<string, { value: unknown; at: number; name: string }>();
+const kept = new Map<string, Map<string, { value: unknown; at: number }>>();
 
 export function keptAnswer<T>(tenantId: string, name: string, now = Date.now()): T | undefined {
-  const entry = kept.get(tenantId);
-  return entry && entry.name === name && now - entry.at < KNOWLEDGE_MAX_AGE_MS ? (entry.value as T) : undefined;
+  const entry = kept.get(tenantId)?.get(name);
+  return entry && now - entry.at < KNOWLEDGE_MAX_AGE_MS ? (entry.value as T) : undefined;
 }
 
 /** Keeps the account's answer `name` as read at `at` (taken before the call, so the bound runs from then). */
 export function keepAnswer(tenantId: string, name: string, value: unknown, at: number): void {
-  const before = kept.get(tenantId);
-  if (before && before.name === name && before.at > at) return;
+  const answers = kept.get(tenantId) ?? new Map<string, { value: unknown; at: number }>();
+  const before = answers.get(name);
+  if (before && before.at > at) return;
+  answers.set(name, { value, at });
   kept.delete(tenantId);
-  kept.set(tenantId, { value, at, name });
+  kept.set(tenantId, answers);
   if (kept.size > MAX_TENANTS) kept.delete(kept.keys().next().value as string);
 }
