@@ -1,14 +1,14 @@
 /**
  * Outcomes reach the health objects in batches: a task object records them as its steps meet them
- * and sends them at the end of its alarm's run, one call per provider, together with whatever
- * other task objects of the same isolate recorded and had not sent yet. The answer (the
+ * and sends them at the end of its alarm's run (when taskFlushDue says so), one call per provider,
+ * together with whatever other task objects of the same isolate recorded and had not sent yet. The answer (the
  * provider's snapshot) is kept by the isolate at once (src/health/snapshot.ts). A report that fails
  * is dropped: health is a measurement, never a reason for a task to fail or wait.
  */
 import type { Env } from "../env";
 import { healthObject } from "./health-stub";
 import type { RouteOutcome } from "./outcomes";
-import { keepSnapshot } from "./snapshot";
+import { keepSnapshot, seenClosed } from "./snapshot";
 
 /** Outcomes waiting per provider, in this isolate. */
 const pending = new Map<string, RouteOutcome[]>();
@@ -32,6 +32,29 @@ export function flushDue(failed: boolean, now = Date.now()): boolean {
   if (failed || now - lastFlushAt >= CALL_FLUSH_MS) return true;
   let waiting = 0;
   for (const list of pending.values()) waiting += list.length;
+  return waiting >= CALL_FLUSH_COUNT;
+}
+
+/**
+ * Outcomes that decide nothing while their route's circuit is closed: a job taken, a job that
+ * started. A half-open circuit waits on its probe's acceptance, so there they go at once.
+ */
+const ROUTINE = new Set<RouteOutcome["kind"]>(["submit_accepted", "first_progress"]);
+
+/**
+ * Whether a task object's run should send what this isolate holds now: as for a chat call, except
+ * that it is also at once when anything waiting is more than routine (a failure, a completion and
+ * its duration, an outcome of a route not seen closed). Under steady traffic most task steps then
+ * make no call to the health object: the acceptances of a second go together.
+ */
+export function taskFlushDue(now = Date.now()): boolean {
+  if (now - lastFlushAt >= CALL_FLUSH_MS) return true;
+  let waiting = 0;
+  for (const list of pending.values())
+    for (const o of list) {
+      if (!ROUTINE.has(o.kind) || !seenClosed(o.provider, o.upstream_model)) return true;
+      waiting++;
+    }
   return waiting >= CALL_FLUSH_COUNT;
 }
 

@@ -48,6 +48,14 @@ async function read(env: Env, provider: string): Promise<void> {
 
 const HEALTHY: RouteSnapshot = { state: "closed", retry_at: null, p50_ms: null, p95_ms: null };
 
+/** Whether this isolate's kept snapshot shows `upstreamModel`'s circuit closed (false when it keeps none). */
+export function seenClosed(provider: string, upstreamModel: string): boolean {
+  const snap = cache.get(provider)?.snap;
+  if (!snap) return false;
+  const route = snap.routes[upstreamModel];
+  return !route || route.state === "closed";
+}
+
 /** What a caller needs to decide routes: each route's state now, from snapshots at most MAX_AGE_MS old. */
 export interface HealthView {
   route(provider: string, upstreamModel: string): RouteSnapshot;

@@ -10,7 +10,7 @@ import { withDefaultDestination } from "../destinations/admission";
 import { deliverItems } from "../destinations/deliver";
 import { type DeliveryState, deliveryAttempted, destinationGone, pendingItems } from "../destinations/delivery";
 import type { Env } from "../env";
-import { flushOutcomes } from "../health/reporter";
+import { flushOutcomes, taskFlushDue } from "../health/reporter";
 import { healthView, mayUseRoute, routeHealth } from "../health/snapshot";
 import { pollError, stepOutcomes, submitAccepted, submitRefused } from "../health/task-outcomes";
 import { policyFrom } from "../lib/url-policy";
@@ -139,7 +139,7 @@ export class TaskRunner {
     try {
       await this.runSteps();
     } finally {
-      await flushOutcomes(this.env);
+      if (taskFlushDue()) await flushOutcomes(this.env);
     }
   }
 
