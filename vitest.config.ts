@@ -111,6 +111,9 @@ function worker(environment?: string, providers = false) {
         ...(providers ? providerBindings(inject as (key: string) => unknown) : {}),
         // The platform fee on tasks served on a tenant's own provider key (test/byok).
         ...(providers ? { BYOK_FEE_PERCENT: "5" } : {}),
+        // The fakes answer at once: the service's own poll intervals and retry backoffs at a fifth,
+        // so that a case waits for what it tests, not a real job's pace. Retry-After stays real.
+        ...(providers ? { UPSTREAM_PACE_SCALE: "0.2" } : {}),
       },
     },
   }));

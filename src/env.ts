@@ -70,6 +70,12 @@ export interface Env {
   SANDBOX_MUSIC_SECONDS?: string;
   /** Multiplies the sandbox's latency profile; "0" makes it finish at once. */
   SANDBOX_LATENCY_SCALE?: string;
+  /**
+   * Multiplies the waits the service itself chooses between calls to an upstream (poll intervals,
+   * retry backoff), between 0 and 1; unset is 1, the real pace. Only the provider tests set it
+   * (src/providers/pace.ts); an upstream's own Retry-After is never scaled.
+   */
+  UPSTREAM_PACE_SCALE?: string;
   /** The sandbox Worker (src/sandbox-worker), by a service binding: it makes the sandbox's outputs. Typed by its contract in src/providers/sandbox-stub.ts. */
   SANDBOX?: Fetcher;
   /** The docs Worker (src/docs-worker), by a service binding: the API reference viewer's static files. */

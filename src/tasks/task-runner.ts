@@ -21,6 +21,7 @@ import type { ProviderAdapter, ProviderContext } from "../providers/adapter";
 import { providerContext } from "../providers/context";
 import type { JobInput } from "../providers/jobs";
 import { providerMessage } from "../providers/messages";
+import { paceOf } from "../providers/pace";
 import { redactingAdapter } from "../providers/redacting";
 import { adapterFor } from "../providers/registry";
 import { ProviderError, type ProviderJob } from "../providers/types";
@@ -60,6 +61,8 @@ import { taskUsageNote } from "./usage-note";
 export class TaskRunner {
   /** Signs the output URLs of this task's envelopes, keeping them for the current expiry bucket. */
   readonly outputUrls: OutputUrlSigner;
+  /** Scales the waits the steps choose themselves (src/providers/pace.ts); 1 outside the provider tests. */
+  private readonly pace: number;
 
   constructor(
     readonly env: Env,
@@ -67,6 +70,7 @@ export class TaskRunner {
     readonly store: TaskStorage,
   ) {
     this.outputUrls = new OutputUrlSigner(env);
+    this.pace = paceOf(env);
   }
 
   // ---------------------------------------------------------------- effects
@@ -208,7 +212,7 @@ export class TaskRunner {
         found = await adapter.reconcile(job, ctx, rec.submitting.at - RECONCILE_SLACK_MS);
       } catch (e) {
         if (!stillCurrent(this.store, rec)) return false;
-        return this.apply(reconcileFailed(rec, e, ctx.now));
+        return this.apply(reconcileFailed(rec, e, ctx.now, this.pace));
       }
       if (!stillCurrent(this.store, rec)) return false;
       if (found) return this.apply(reconciled(rec, found, ctx.now));
@@ -231,7 +235,7 @@ export class TaskRunner {
       const pe = asProviderError(e);
       submitRefused(begun.rec, pe, Date.now(), askedFailure(adapter, job, ctx));
       // A wait the upstream asks for counts from its answer, not from before the call.
-      if (stillCurrent(this.store, begun.rec)) await this.apply(submitFailed(begun.rec, pe, Date.now()));
+      if (stillCurrent(this.store, begun.rec)) await this.apply(submitFailed(begun.rec, pe, Date.now(), this.pace));
       return false;
     }
     submitAccepted(begun.rec, sentAt, Date.now());
@@ -256,7 +260,7 @@ export class TaskRunner {
       const pe = asProviderError(e);
       pollError(rec, pe, Date.now(), requested);
       if (!stillCurrent(this.store, rec)) return false;
-      const failed = pollFailed(rec, pe, Date.now());
+      const failed = pollFailed(rec, pe, Date.now(), this.pace);
       stepOutcomes(rec, failed.rec, Date.now(), requested);
       return this.apply(failed);
     }
@@ -267,7 +271,7 @@ export class TaskRunner {
         ? (await routeHealth(this.env, rec.route.provider, rec.route.upstream_model)).p50_ms
         : null;
     if (!stillCurrent(this.store, rec)) return false;
-    const answered = pollAnswered(rec, result, { at: ctx.now, now: Date.now() }, p50);
+    const answered = pollAnswered(rec, result, { at: ctx.now, now: Date.now() }, p50, this.pace);
     stepOutcomes(rec, answered.rec, Date.now(), requested);
     return this.apply(answered);
   }
@@ -288,7 +292,7 @@ export class TaskRunner {
       answer = await adapter.cancel(rec.provider_handle!, this.job(rec), ctx);
     } catch (e) {
       if (!stillCurrent(this.store, rec)) return false;
-      return this.apply(stallCancelFailed(rec, e, Date.now()));
+      return this.apply(stallCancelFailed(rec, e, Date.now(), this.pace));
     }
     if (!stillCurrent(this.store, rec)) return false;
     return this.apply(stallCancelAnswered(rec, answer, adapter.cancelStops === "answer", Date.now()));
@@ -323,7 +327,7 @@ export class TaskRunner {
         await dropUnlistedOutputs(this.env, this.store, storing);
         return false;
       }
-      const failed = fetchFailed(fetching, e, Date.now());
+      const failed = fetchFailed(fetching, e, Date.now(), this.pace);
       stepOutcomes(fetching, failed.rec, Date.now(), requested);
       return this.apply(failed);
     }

@@ -13,6 +13,7 @@
 
 import type { ProviderAdapter } from "../adapter";
 import { isCapability } from "../jobs";
+import { paceOf } from "../pace";
 import { ProviderError } from "../types";
 import { BFL_BASE_URL, verifyKey } from "./client";
 import { bflRequest } from "./inputs";
@@ -37,7 +38,8 @@ export const bflAdapter: ProviderAdapter = {
   },
 
   async poll(handle, _job, ctx) {
-    return pollResultOf(ctx.config, await readTask(ctx.config, handle), Math.max(0, ctx.now - handle.submitted_at));
+    const elapsed = Math.max(0, ctx.now - handle.submitted_at);
+    return pollResultOf(ctx.config, await readTask(ctx.config, handle), elapsed, paceOf(ctx.env));
   },
 
   async fetchResult(handle, _job, ctx) {

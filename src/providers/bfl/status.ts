@@ -18,6 +18,7 @@
 import type { ErrorCode } from "../../errors/codes";
 import type { ProviderConfig } from "../config";
 import { malformed } from "../http";
+import { paced } from "../pace";
 import type { PollResult, Progress } from "../types";
 import { isSafetyRefusal, safeWording } from "./client";
 
@@ -43,9 +44,9 @@ export const STATUS = {
 /** Typical run time of one FLUX image, for progress that moves while BFL reports none. */
 export const TYPICAL_MS = 15_000;
 
-/** How long to wait before reading again: short at first, longer as a task grows old. */
-export function pollDelay(elapsedMs: number): number {
-  return Math.round(Math.min(5_000, Math.max(750, elapsedMs / 10)));
+/** How long to wait before reading again: short at first, longer as a task grows old; `pace` scales it (../pace.ts). */
+export function pollDelay(elapsedMs: number, pace = 1): number {
+  return paced(Math.min(5_000, Math.max(750, elapsedMs / 10)), pace);
 }
 
 /** BFL's `progress` as a percentage: a fraction of one (as its schema gives it), or already a percentage. */
@@ -106,12 +107,12 @@ function failed(code: ErrorCode, message: string): PollResult {
   return { state: "failed", error: { code, message } };
 }
 
-function running(progress: Progress, elapsedMs: number): PollResult {
-  return { state: "running", progress, poll_after_ms: pollDelay(elapsedMs) };
+function running(progress: Progress, elapsedMs: number, pace: number): PollResult {
+  return { state: "running", progress, poll_after_ms: pollDelay(elapsedMs, pace) };
 }
 
 /** The poll result of one answer; an answer without a status, or a Ready without its image, throws as malformed. */
-export function pollResultOf(config: ProviderConfig, answer: unknown, elapsedMs: number): PollResult {
+export function pollResultOf(config: ProviderConfig, answer: unknown, elapsedMs: number, pace = 1): PollResult {
   if (!answer || typeof answer !== "object" || Array.isArray(answer))
     throw malformed(config, "the result answer is not an object");
   const a = answer as BflResultAnswer;
@@ -126,7 +127,7 @@ export function pollResultOf(config: ProviderConfig, answer: unknown, elapsedMs:
       const reported = bflPercent(a.progress);
       const message =
         reported === undefined ? `Generating at ${config.name}` : `Generating at ${config.name}: ${Math.round(reported)}%`;
-      return running({ percent: runningPercent(elapsedMs, a.progress), stage: "generating", message }, elapsedMs);
+      return running({ percent: runningPercent(elapsedMs, a.progress), stage: "generating", message }, elapsedMs, pace);
     }
     case STATUS.requestModerated:
       return failed("safety_rejected", why("refused the request on content moderation (Request Moderated)"));
@@ -152,6 +153,7 @@ export function pollResultOf(config: ProviderConfig, answer: unknown, elapsedMs:
           message: `${config.name} reports "${shown}"; still waiting`,
         },
         elapsedMs,
+        pace,
       );
     }
   }

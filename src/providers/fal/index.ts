@@ -12,6 +12,7 @@ import type { ErrorCode } from "../../errors/codes";
 import type { ProviderAdapter } from "../adapter";
 import type { ProviderConfig } from "../config";
 import { readJson } from "../http";
+import { paceOf } from "../pace";
 import { type PollResult, ProviderError, type ProviderHandle, type ProviderJob } from "../types";
 import { codeForErrorType, FAL_QUEUE_URL, verifyKey } from "./client";
 import { falEndpoint, falInput } from "./inputs";
@@ -82,6 +83,7 @@ export const falAdapter: ProviderAdapter = {
       elapsedMs: Math.max(0, ctx.now - handle.submitted_at),
       typicalMs: typicalMs(job),
       secrets: [ctx.config.apiKey],
+      pace: paceOf(ctx.env),
     });
     if (reading.next === "wait") return reading.result;
     if (reading.next === "canceled") return failed("model_request_failed", `${ctx.config.name} canceled the request.`);

@@ -7,6 +7,7 @@
  * Anything else is taken as still running, so an unknown word never finishes a task.
  */
 import { safeProviderMessage } from "../messages";
+import { paced } from "../pace";
 import type { PollResult, Progress } from "../types";
 import type { FalLog, FalStatus } from "./queue";
 
@@ -22,11 +23,13 @@ export interface StatusContext {
   /** Typical time for this kind of job, for progress that moves while fal reports none. */
   typicalMs: number;
   secrets: string[];
+  /** Scales the wait before the next read (../pace.ts); 1 unless set. */
+  pace?: number;
 }
 
-/** How long to wait before the next status read: short at first, longer as a job grows old. */
-export function pollDelay(elapsedMs: number): number {
-  return Math.round(Math.min(10_000, Math.max(1_000, elapsedMs / 10)));
+/** How long to wait before the next status read: short at first, longer as a job grows old; `pace` scales it. */
+export function pollDelay(elapsedMs: number, pace = 1): number {
+  return paced(Math.min(10_000, Math.max(1_000, elapsedMs / 10)), pace);
 }
 
 function logsOf(status: FalStatus): FalLog[] {
@@ -69,8 +72,8 @@ function machineWord(value: unknown): string | undefined {
   return w || undefined;
 }
 
-function running(progress: Progress, elapsedMs: number, activity: string): StatusReading {
-  return { next: "wait", result: { state: "running", progress, poll_after_ms: pollDelay(elapsedMs), activity } };
+function running(progress: Progress, ctx: StatusContext, activity: string): StatusReading {
+  return { next: "wait", result: { state: "running", progress, poll_after_ms: pollDelay(ctx.elapsedMs, ctx.pace), activity } };
 }
 
 /**
@@ -99,7 +102,7 @@ export function readStatusAnswer(status: FalStatus, ctx: StatusContext): StatusR
         result: {
           state: "queued",
           progress: { percent: 2, stage: "queued", message, ...(position === undefined ? {} : { queue_position: position }) },
-          poll_after_ms: pollDelay(ctx.elapsedMs),
+          poll_after_ms: pollDelay(ctx.elapsedMs, ctx.pace),
           activity: JSON.stringify([word, position ?? null]),
         },
       };
@@ -111,7 +114,7 @@ export function readStatusAnswer(status: FalStatus, ctx: StatusContext): StatusR
           stage: "generating",
           message: lastLogLine(logs, ctx.secrets) ?? "Generating at fal",
         },
-        ctx.elapsedMs,
+        ctx,
         activityOf(word, logs, ctx.secrets),
       );
     case "COMPLETED": {
@@ -130,7 +133,7 @@ export function readStatusAnswer(status: FalStatus, ctx: StatusContext): StatusR
       const shown = word.replace(/[^A-Z0-9_]/g, "").slice(0, 40) || "no status";
       return running(
         { percent: runningPercent(ctx, logs), stage: "generating", message: `fal reports "${shown}"; still waiting` },
-        ctx.elapsedMs,
+        ctx,
         activityOf(word, logs, ctx.secrets),
       );
     }

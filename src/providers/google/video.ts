@@ -30,6 +30,7 @@ import type { ProviderContext } from "../adapter";
 import { malformed, readJson } from "../http";
 import type { JobFor, JobInput, VideoCapability, VideoRequest } from "../jobs";
 import { safeProviderMessage } from "../messages";
+import { paced, paceOf } from "../pace";
 import type { PollResult, ProviderHandle, ProviderOutput, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { API_VERSION, fromBase64, googleCall, modelPath, waitFromStart } from "./client";
@@ -244,9 +245,9 @@ function percentAfter(elapsedMs: number): number {
   return Math.floor(Math.min(90, 5 + 85 * (1 - Math.exp(-elapsedMs / TYPICAL_MS))));
 }
 
-/** How long to wait before the next status read: short at first, longer as a job grows old. */
-function pollDelay(elapsedMs: number): number {
-  return Math.round(Math.min(10_000, Math.max(1_000, elapsedMs / 10)));
+/** How long to wait before the next status read: short at first, longer as a job grows old; `pace` scales it (../pace.ts). */
+function pollDelay(elapsedMs: number, pace: number): number {
+  return paced(Math.min(10_000, Math.max(1_000, elapsedMs / 10)), pace);
 }
 
 async function cleanUp(ctx: ProviderContext, handle: ProviderHandle): Promise<void> {
@@ -279,7 +280,7 @@ export async function pollVideo(handle: ProviderHandle, ctx: ProviderContext): P
     return {
       state: "running",
       progress: { percent: percentAfter(elapsed), stage: "generating", message: "Generating at google" },
-      poll_after_ms: pollDelay(elapsed),
+      poll_after_ms: pollDelay(elapsed, paceOf(ctx.env)),
     };
   }
   const response = op.response?.generateVideoResponse;

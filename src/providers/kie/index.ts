@@ -11,6 +11,7 @@
 
 import type { ProviderAdapter } from "../adapter";
 import { isCapability } from "../jobs";
+import { paceOf } from "../pace";
 import type { ProviderJob } from "../types";
 import { ProviderError } from "../types";
 import { KIE_BASE_URL, verifyKey } from "./client";
@@ -39,7 +40,7 @@ export const kieAdapter: ProviderAdapter = {
 
   async poll(handle, job, ctx) {
     const record = await readRecord(ctx.config, handle);
-    return pollResultOf(ctx.config, record, tracksOf(job), Math.max(0, ctx.now - handle.submitted_at));
+    return pollResultOf(ctx.config, record, tracksOf(job), Math.max(0, ctx.now - handle.submitted_at), paceOf(ctx.env));
   },
 
   async fetchResult(handle, job, ctx) {

@@ -20,6 +20,7 @@
 import type { ErrorCode } from "../../errors/codes";
 import type { ProviderConfig } from "../config";
 import { malformed } from "../http";
+import { paced } from "../pace";
 import { type PollResult, ProviderError, type ProviderHandle, type ProviderResult } from "../types";
 import { safeWording, soundsLikeSafety } from "./client";
 
@@ -54,8 +55,9 @@ export const STATUS = {
 /** A typical Suno generation (two full songs): about a minute to three. */
 export const TYPICAL_MS = 90_000;
 
-export function pollDelay(elapsedMs: number): number {
-  return Math.round(Math.min(10_000, Math.max(1_000, elapsedMs / 10)));
+/** How long to wait before the next read: short at first, longer as a job grows old; `pace` scales it (../pace.ts). */
+export function pollDelay(elapsedMs: number, pace = 1): number {
+  return paced(Math.min(10_000, Math.max(1_000, elapsedMs / 10)), pace);
 }
 
 /** Progress from elapsed time, never below the stage's floor: it moves even while Kie says nothing new. */
@@ -101,7 +103,7 @@ export function recordOf(config: ProviderConfig, data: unknown): KieRecord {
 }
 
 /** The poll result of one record; `tracks` is the count the job expects. */
-export function pollResultOf(config: ProviderConfig, data: unknown, tracks: number, elapsedMs: number): PollResult {
+export function pollResultOf(config: ProviderConfig, data: unknown, tracks: number, elapsedMs: number, pace = 1): PollResult {
   const record = recordOf(config, data);
   const status = record.status as string;
   const words = said(config, record);
@@ -109,7 +111,7 @@ export function pollResultOf(config: ProviderConfig, data: unknown, tracks: numb
   const running = (floor: number, message: string): PollResult => ({
     state: "running",
     progress: { percent: percentFor(floor, elapsedMs), stage: "generating", message },
-    poll_after_ms: pollDelay(elapsedMs),
+    poll_after_ms: pollDelay(elapsedMs, pace),
   });
   const complete = finishedTracks(record).length >= tracks;
   switch (status) {
@@ -117,7 +119,7 @@ export function pollResultOf(config: ProviderConfig, data: unknown, tracks: numb
       return {
         state: "queued",
         progress: { percent: percentFor(2, elapsedMs), stage: "queued", message: `Waiting at ${config.name}` },
-        poll_after_ms: pollDelay(elapsedMs),
+        poll_after_ms: pollDelay(elapsedMs, pace),
       };
     case STATUS.text:
       return running(30, `Lyrics written at ${config.name}; generating audio`);

@@ -12,6 +12,7 @@
 
 import type { ProviderAdapter } from "../adapter";
 import { isCapability } from "../jobs";
+import { paceOf } from "../pace";
 import type { ProviderOutput } from "../types";
 import { ProviderError } from "../types";
 import { RUNWAY_BASE_URL, verifyKey } from "./client";
@@ -48,7 +49,7 @@ export const runwayAdapter: ProviderAdapter = {
     if (task === null) {
       return { state: "failed", error: { code: "model_request_failed", message: gone(ctx.config.name).message } };
     }
-    return pollResultOf(ctx.config, task, Math.max(0, ctx.now - handle.submitted_at));
+    return pollResultOf(ctx.config, task, Math.max(0, ctx.now - handle.submitted_at), paceOf(ctx.env));
   },
 
   async fetchResult(handle, _job, ctx) {

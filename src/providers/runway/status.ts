@@ -18,6 +18,7 @@
 import type { ErrorCode } from "../../errors/codes";
 import type { ProviderConfig } from "../config";
 import { malformed } from "../http";
+import { paced } from "../pace";
 import type { PollResult, Progress } from "../types";
 import { safeWording } from "./client";
 
@@ -40,8 +41,9 @@ export const STATUS = {
   cancelled: "CANCELLED",
 } as const;
 
-export function pollDelay(elapsedMs: number): number {
-  return Math.round(Math.min(5_000, Math.max(1_000, elapsedMs / 10)));
+/** How long to wait before the next read: short at first, longer as a task grows old; `pace` scales it (../pace.ts). */
+export function pollDelay(elapsedMs: number, pace = 1): number {
+  return paced(Math.min(5_000, Math.max(1_000, elapsedMs / 10)), pace);
 }
 
 /** Runway's `progress` (0–1) as 5–95 %, so that running is always past queued and short of done. */
@@ -80,22 +82,23 @@ export function outputUrls(config: ProviderConfig, task: RunwayTask): string[] {
   return urls;
 }
 
-function waiting(state: "queued" | "running", progress: Progress, elapsedMs: number): PollResult {
-  return { state, progress, poll_after_ms: pollDelay(elapsedMs) };
+function waiting(state: "queued" | "running", progress: Progress, elapsedMs: number, pace: number): PollResult {
+  return { state, progress, poll_after_ms: pollDelay(elapsedMs, pace) };
 }
 
-export function pollResultOf(config: ProviderConfig, task: unknown, elapsedMs: number): PollResult {
+export function pollResultOf(config: ProviderConfig, task: unknown, elapsedMs: number, pace = 1): PollResult {
   if (!task || typeof task !== "object" || Array.isArray(task)) throw malformed(config, "the task is not an object");
   const t = task as RunwayTask;
   if (typeof t.status !== "string") throw malformed(config, "the task has no status");
   switch (t.status) {
     case STATUS.pending:
-      return waiting("queued", { percent: 2, stage: "queued", message: `Waiting in ${config.name}'s queue` }, elapsedMs);
+      return waiting("queued", { percent: 2, stage: "queued", message: `Waiting in ${config.name}'s queue` }, elapsedMs, pace);
     case STATUS.throttled:
       return waiting(
         "queued",
         { percent: 3, stage: "queued", message: `Throttled at ${config.name}: waiting for a free generation slot` },
         elapsedMs,
+        pace,
       );
     case STATUS.running: {
       const percent = runningPercent(t.progress);
@@ -110,6 +113,7 @@ export function pollResultOf(config: ProviderConfig, task: unknown, elapsedMs: n
             : `Generating at ${config.name}`,
         },
         elapsedMs,
+        pace,
       );
     }
     case STATUS.succeeded:
@@ -128,6 +132,7 @@ export function pollResultOf(config: ProviderConfig, task: unknown, elapsedMs: n
         "running",
         { percent: runningPercent(t.progress), stage: "generating", message: `${config.name} reports "${shown}"; still waiting` },
         elapsedMs,
+        pace,
       );
     }
   }

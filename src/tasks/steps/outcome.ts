@@ -1,13 +1,15 @@
 /** Shared by the steps: deciding an outcome, and how long to wait before asking again. */
 import type { ErrorCode } from "../../errors/codes";
 import { providerMessage } from "../../providers/messages";
+import { paced } from "../../providers/pace";
 import { ProviderError } from "../../providers/types";
 import type { TaskRecord } from "../../task-record/record";
 
 const POLL_DELAYS_MS = [250, 500, 1000, 2000, 3000, 5000, 10000, 15000];
 
-export function backoff(attempt: number): number {
-  return POLL_DELAYS_MS[Math.min(Math.max(attempt, 1) - 1, POLL_DELAYS_MS.length - 1)] as number;
+/** The wait before asking the upstream again; `pace` scales it (src/providers/pace.ts). */
+export function backoff(attempt: number, pace = 1): number {
+  return paced(POLL_DELAYS_MS[Math.min(Math.max(attempt, 1) - 1, POLL_DELAYS_MS.length - 1)] as number, pace);
 }
 
 /** Records the outcome; settlement then makes the ledger agree before the status shows it. */

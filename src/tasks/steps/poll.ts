@@ -15,7 +15,7 @@ export const MALFORMED_POLLS = 5;
  * A failed poll is not a failed job: ask again later, within the deadline. Only an upstream that
  * keeps answering in a shape it does not document is given up on.
  */
-export function pollFailed(rec: TaskRecord, pe: ProviderError, now: number): StepResult {
+export function pollFailed(rec: TaskRecord, pe: ProviderError, now: number, pace = 1): StepResult {
   const malformed_polls = pe.malformed ? rec.malformed_polls + 1 : 0;
   const log = new StepLog(rec);
   if (malformed_polls >= MALFORMED_POLLS) {
@@ -36,7 +36,7 @@ export function pollFailed(rec: TaskRecord, pe: ProviderError, now: number): Ste
       ...rec,
       malformed_polls,
       poll_attempts,
-      next_poll_at: now + Math.max(pe.retryAfterMs ?? 0, backoff(poll_attempts)),
+      next_poll_at: now + Math.max(pe.retryAfterMs ?? 0, backoff(poll_attempts, pace)),
       progress: { ...rec.progress, message: `Provider status unavailable: ${providerMessage(pe)}` },
     })
     .done(true);
@@ -45,16 +45,17 @@ export function pollFailed(rec: TaskRecord, pe: ProviderError, now: number): Ste
 /**
  * The provider's answer. `at` is when the poll went out (the task's start, if it started), `now`
  * when its answer came (the next poll counts from it). `measuredP50Ms`: the route's measured median
- * time to completion, for the ETA (eta.ts); null without measurements.
+ * time to completion, for the ETA (eta.ts); null without measurements. `pace`: as backoff's (outcome.ts).
  */
 export function pollAnswered(
   rec: TaskRecord,
   result: PollResult,
   time: { at: number; now: number },
   measuredP50Ms: number | null = null,
+  pace = 1,
 ): StepResult {
   // A stalled job whose cancellation was asked: nothing else starts until it is seen to end.
-  const confirming = rec.stall?.phase === "confirm" ? stallConfirmRead(rec, result, time.now) : null;
+  const confirming = rec.stall?.phase === "confirm" ? stallConfirmRead(rec, result, time.now, pace) : null;
   if (confirming) return confirming;
   const log = new StepLog(rec);
   let cur: TaskRecord = { ...rec, malformed_polls: 0, ...(rec.stall?.phase === "confirm" ? { stall: null } : {}) };
@@ -76,7 +77,7 @@ export function pollAnswered(
           percent: Math.max(cur.progress.percent, Math.min(95, result.progress.percent)),
           ...(eta_seconds === undefined ? {} : { eta_seconds }),
         },
-        next_poll_at: time.now + (result.poll_after_ms ?? backoff(poll_attempts)),
+        next_poll_at: time.now + (result.poll_after_ms ?? backoff(poll_attempts, pace)),
       },
       result,
       time.now,

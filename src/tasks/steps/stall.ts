@@ -106,13 +106,13 @@ export function stallCancelAnswered(
 }
 
 /** The cancellation could not be asked (no answer): ask again later, within the deadline. */
-export function stallCancelFailed(rec: TaskRecord, error: unknown, now: number): StepResult {
+export function stallCancelFailed(rec: TaskRecord, error: unknown, now: number, pace = 1): StepResult {
   const poll_attempts = rec.poll_attempts + 1;
   return new StepLog(rec)
     .save({
       ...rec,
       poll_attempts,
-      next_poll_at: now + backoff(poll_attempts),
+      next_poll_at: now + backoff(poll_attempts, pace),
       progress: {
         ...rec.progress,
         message: `Canceling a job that made no progress at ${rec.route.provider}: ${providerMessage(error)}`,
@@ -126,7 +126,7 @@ export function stallCancelFailed(rec: TaskRecord, error: unknown, now: number):
  * has stopped, and the task moves. Still queued or running: it has not stopped yet, so nothing
  * else starts; read again later. Succeeded: null, the job finished after all and is kept.
  */
-export function stallConfirmRead(rec: TaskRecord, result: PollResult, now: number): StepResult | null {
+export function stallConfirmRead(rec: TaskRecord, result: PollResult, now: number, pace = 1): StepResult | null {
   const stall = rec.stall as StallState;
   if (result.state === "succeeded") return null;
   const log = new StepLog(rec);
@@ -138,7 +138,7 @@ export function stallConfirmRead(rec: TaskRecord, result: PollResult, now: numbe
     .save({
       ...rec,
       poll_attempts,
-      next_poll_at: now + (result.poll_after_ms ?? backoff(poll_attempts)),
+      next_poll_at: now + (result.poll_after_ms ?? backoff(poll_attempts, pace)),
       progress: { ...rec.progress, message: `Waiting for ${stall.provider} to stop a job that made no progress` },
     })
     .done(true);

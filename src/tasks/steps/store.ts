@@ -5,6 +5,7 @@ import { awaitDelivery } from "../../destinations/delivery";
 import { dec, fmt } from "../../lib/decimal";
 import { tenantKeyLines } from "../../provider-keys/fee";
 import { providerMessage } from "../../providers/messages";
+import { paced } from "../../providers/pace";
 import type { RoutePlan } from "../../providers/routing";
 import { ProviderError, type ProviderOutput, type ProviderResult, SAFETY_CODES } from "../../providers/types";
 import { emptyUsage, type TaskRecord, type Usage } from "../../task-record/record";
@@ -36,7 +37,7 @@ export function beginFetch(rec: TaskRecord): StepResult {
 }
 
 /** Reading or storing the result failed: try again shortly, up to FETCH_ATTEMPTS in all. */
-export function fetchFailed(rec: TaskRecord, error: unknown, now: number): StepResult {
+export function fetchFailed(rec: TaskRecord, error: unknown, now: number, pace = 1): StepResult {
   const log = new StepLog(rec);
   const pe = error instanceof ProviderError ? error : null;
   // A filtered output is an answer, not a failed download: refund now, never try elsewhere.
@@ -54,7 +55,7 @@ export function fetchFailed(rec: TaskRecord, error: unknown, now: number): StepR
       .done(false);
   }
   return log
-    .save({ ...rec, next_poll_at: now + Math.max(pe?.retryAfterMs ?? 0, FETCH_RETRY_MS * rec.fetch_attempts) })
+    .save({ ...rec, next_poll_at: now + Math.max(pe?.retryAfterMs ?? 0, paced(FETCH_RETRY_MS * rec.fetch_attempts, pace)) })
     .done(true);
 }
 

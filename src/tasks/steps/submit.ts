@@ -63,13 +63,13 @@ export function reconciled(rec: TaskRecord, handle: ProviderHandle, now: number)
 }
 
 /** Asking the upstream for an earlier submission failed: ask again later. */
-export function reconcileFailed(rec: TaskRecord, error: unknown, now: number): StepResult {
+export function reconcileFailed(rec: TaskRecord, error: unknown, now: number, pace = 1): StepResult {
   const poll_attempts = rec.poll_attempts + 1;
   return new StepLog(rec)
     .save({
       ...rec,
       poll_attempts,
-      next_poll_at: now + backoff(poll_attempts),
+      next_poll_at: now + backoff(poll_attempts, pace),
       progress: {
         ...rec.progress,
         message: `Checking ${rec.route.provider} for an earlier submission: ${providerMessage(error)}`,
@@ -92,7 +92,7 @@ export function adopted(rec: TaskRecord, jobId: string, handle: ProviderHandle, 
  * (never having accepted the job), the task moves to the model's next route. A route that may
  * have accepted the job (no answer) is never left for another: that could run it twice.
  */
-export function submitFailed(rec: TaskRecord, e: ProviderError, now: number): StepResult {
+export function submitFailed(rec: TaskRecord, e: ProviderError, now: number, pace = 1): StepResult {
   const message = providerMessage(e);
   // A tenant's own key refused is that tenant's fault, not the route's: marked so route health skips it.
   const keyRejected = rec.route.key === "tenant" && e.keyFault && e.accepted === "no";
@@ -116,7 +116,7 @@ export function submitFailed(rec: TaskRecord, e: ProviderError, now: number): St
   const details = e.outboundCause ? { cause: e.outboundCause } : undefined;
   if (keyRejected) return tenantKeyRejected(failed, message, now);
   if (SAFETY_CODES.has(e.code) || !e.retryable) return log.save(fail(failed, e.code, message, details)).done(false);
-  const wait = Math.max(e.retryAfterMs ?? 0, backoff(failed.submit_attempts));
+  const wait = Math.max(e.retryAfterMs ?? 0, backoff(failed.submit_attempts, pace));
   const routeExhausted = failed.submit_attempts >= SUBMIT_ATTEMPTS_PER_ROUTE || wait > MAX_SUBMIT_WAIT_MS;
   if (!routeExhausted) {
     return log

@@ -97,6 +97,11 @@ describe("submit refused", () => {
     expect(step.rec.next_poll_at).toBe(T0 + 7_000);
   });
 
+  it("scales its own backoff by the pace, never the upstream's Retry-After", () => {
+    expect(submitFailed(afterAttempts(1), refusal(), T0, 0.2).rec.next_poll_at).toBe(T0 + 50);
+    expect(submitFailed(afterAttempts(1), refusal({ retryAfterMs: 1_000 }), T0, 0.2).rec.next_poll_at).toBe(T0 + 1_000);
+  });
+
   it("moves to the model's next route when a route keeps refusing (failover)", () => {
     const step = submitFailed(afterAttempts(SUBMIT_ATTEMPTS_PER_ROUTE), refusal(), T0);
     expect(kinds(step)).toEqual(["event:provider_failover", "save"]);
