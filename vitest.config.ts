@@ -61,8 +61,9 @@ function providerBindings(inject: (key: string) => unknown): Record<string, stri
 /**
  * The Worker under test: the local configuration, or one region's production environment.
  * `providers`: real adapters configured against the fake upstreams (the conformance suite).
+ * `pace`: UPSTREAM_PACE_SCALE there (src/providers/pace.ts).
  */
-function worker(environment?: string, providers = false) {
+function worker(environment?: string, providers = false, pace = "0.2") {
   // The sandbox Worker the API binds as SANDBOX, as it runs in production: another Worker.
   const sandbox = sandboxAuxiliaryWorker(environment);
   // The docs Worker the API binds as DOCS: the viewer's static files, as src/docs-worker serves them.
@@ -113,7 +114,7 @@ function worker(environment?: string, providers = false) {
         ...(providers ? { BYOK_FEE_PERCENT: "5" } : {}),
         // The fakes answer at once: the service's own poll intervals and retry backoffs at a fifth,
         // so that a case waits for what it tests, not a real job's pace. Retry-After stays real.
-        ...(providers ? { UPSTREAM_PACE_SCALE: "0.2" } : {}),
+        ...(providers ? { UPSTREAM_PACE_SCALE: pace } : {}),
       },
     },
   }));
@@ -178,6 +179,17 @@ const UNIT = (function unitFiles(dir: string): string[] {
   });
 })("test");
 
+/**
+ * Provider files that run a task's alarm themselves (fastForward, test/helpers/tasks.ts) while its
+ * own alarm stays scheduled. At a fifth of the pace the task's next poll is often due at that very
+ * moment, and the two alarm runs at once (which the platform never makes) each log the same step.
+ */
+const PROVIDERS_REAL_PACE = [
+  "test/providers/stalls/stalled-jobs.test.ts",
+  "test/providers/lost-submission.test.ts",
+  "test/providers/billing-truth/deadline-cancel.test.ts",
+];
+
 const shared = {
   globalSetup: [
     "./test/global-setup.ts",
@@ -240,7 +252,7 @@ export default defineConfig({
           name: "providers",
           // Tenants' own provider keys are proved against the same fakes.
           include: ["test/providers/**/*.test.ts", "test/byok/**/*.test.ts"],
-          exclude: ["test/providers/route-health/**"],
+          exclude: ["test/providers/route-health/**", ...PROVIDERS_REAL_PACE],
           globalSetup: [...shared.globalSetup, "./test/providers/fakes/setup.ts"],
         },
       },
@@ -252,6 +264,17 @@ export default defineConfig({
           ...shared,
           name: "providers-health",
           include: ["test/providers/route-health/**/*.test.ts"],
+          globalSetup: [...shared.globalSetup, "./test/providers/fakes/setup.ts"],
+        },
+      },
+      // The provider files that run a task's alarm themselves, at the real pace (PROVIDERS_REAL_PACE).
+      {
+        logLevel: "error",
+        plugins: [worker(undefined, true, "1")],
+        test: {
+          ...shared,
+          name: "providers-real-pace",
+          include: PROVIDERS_REAL_PACE,
           globalSetup: [...shared.globalSetup, "./test/providers/fakes/setup.ts"],
         },
       },
