@@ -51,6 +51,11 @@ describe("a route failing for everyone", () => {
     } finally {
       setSandboxOutage(model, null);
     }
+    // A task's failure reaches route health at the end of the run that met it, just after the task
+    // shows it: the circuit is open once the health object says so.
+    await expect
+      .poll(async () => (await env.HEALTH.getByName("sandbox").status()).routes.find((r) => r.upstream_model === model)?.state)
+      .toBe("open");
 
     const before = (await ledger(b.tenant_id)) as any;
     const refused = await createImage(b, { model, prompt: "a calm lake" });
