@@ -158,7 +158,17 @@ export async function startWranglerDev(opts: {
   const children: ChildProcess[] = [];
   const kept: string[] = [];
   const stop = () => {
+    // wrangler's bundler runs as a process of its own: stopped with it, it does not report its
+    // parent's end on stderr as a deadlock.
+    const pids = children.flatMap((c) => (c.pid ? [...descendants(c.pid)] : []));
     for (const child of children) child.kill("SIGTERM");
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
+    }
     rmSync(state, { recursive: true, force: true });
   };
   const crash = async () => {
