@@ -48,14 +48,13 @@ const ROUTINE = new Set<RouteOutcome["kind"]>(["submit_accepted", "first_progres
  * make no call to the health object: the acceptances of a second go together.
  */
 export function taskFlushDue(now = Date.now()): boolean {
-  if (now - lastFlushAt >= CALL_FLUSH_MS) return true;
-  let waiting = 0;
+  return flushDue(beyondRoutine(), now);
+}
+
+function beyondRoutine(): boolean {
   for (const list of pending.values())
-    for (const o of list) {
-      if (!ROUTINE.has(o.kind) || !seenClosed(o.provider, o.upstream_model)) return true;
-      waiting++;
-    }
-  return waiting >= CALL_FLUSH_COUNT;
+    for (const o of list) if (!ROUTINE.has(o.kind) || !seenClosed(o.provider, o.upstream_model)) return true;
+  return false;
 }
 
 export function recordOutcome(o: RouteOutcome): void {

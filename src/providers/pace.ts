@@ -15,3 +15,11 @@ export function paceOf(env: Pick<Env, "UPSTREAM_PACE_SCALE">): number {
 export function paced(ms: number, pace: number): number {
   return Math.round(ms * pace);
 }
+
+/**
+ * The usual wait before reading a job again: a tenth of its age, between `minMs` and `maxMs` (short
+ * at first, longer as the job grows old), at the given pace. Each adapter gives its own bounds.
+ */
+export function growingDelay(elapsedMs: number, minMs: number, maxMs: number, pace: number): number {
+  return paced(Math.min(maxMs, Math.max(minMs, elapsedMs / 10)), pace);
+}

@@ -18,7 +18,7 @@
 import type { ErrorCode } from "../../errors/codes";
 import type { ProviderConfig } from "../config";
 import { malformed } from "../http";
-import { paced } from "../pace";
+import { growingDelay } from "../pace";
 import type { PollResult, Progress } from "../types";
 import { isSafetyRefusal, safeWording } from "./client";
 
@@ -46,7 +46,7 @@ export const TYPICAL_MS = 15_000;
 
 /** How long to wait before reading again: short at first, longer as a task grows old; `pace` scales it (../pace.ts). */
 export function pollDelay(elapsedMs: number, pace = 1): number {
-  return paced(Math.min(5_000, Math.max(750, elapsedMs / 10)), pace);
+  return growingDelay(elapsedMs, 750, 5_000, pace);
 }
 
 /** BFL's `progress` as a percentage: a fraction of one (as its schema gives it), or already a percentage. */

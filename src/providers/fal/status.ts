@@ -7,7 +7,7 @@
  * Anything else is taken as still running, so an unknown word never finishes a task.
  */
 import { safeProviderMessage } from "../messages";
-import { paced } from "../pace";
+import { growingDelay } from "../pace";
 import type { PollResult, Progress } from "../types";
 import type { FalLog, FalStatus } from "./queue";
 
@@ -29,7 +29,7 @@ export interface StatusContext {
 
 /** How long to wait before the next status read: short at first, longer as a job grows old; `pace` scales it. */
 export function pollDelay(elapsedMs: number, pace = 1): number {
-  return paced(Math.min(10_000, Math.max(1_000, elapsedMs / 10)), pace);
+  return growingDelay(elapsedMs, 1_000, 10_000, pace);
 }
 
 function logsOf(status: FalStatus): FalLog[] {

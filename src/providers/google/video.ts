@@ -30,7 +30,7 @@ import type { ProviderContext } from "../adapter";
 import { malformed, readJson } from "../http";
 import type { JobFor, JobInput, VideoCapability, VideoRequest } from "../jobs";
 import { safeProviderMessage } from "../messages";
-import { paced, paceOf } from "../pace";
+import { growingDelay, paceOf } from "../pace";
 import type { PollResult, ProviderHandle, ProviderOutput, ProviderResult } from "../types";
 import { ProviderError } from "../types";
 import { API_VERSION, fromBase64, googleCall, modelPath, waitFromStart } from "./client";
@@ -247,7 +247,7 @@ function percentAfter(elapsedMs: number): number {
 
 /** How long to wait before the next status read: short at first, longer as a job grows old; `pace` scales it (../pace.ts). */
 function pollDelay(elapsedMs: number, pace: number): number {
-  return paced(Math.min(10_000, Math.max(1_000, elapsedMs / 10)), pace);
+  return growingDelay(elapsedMs, 1_000, 10_000, pace);
 }
 
 async function cleanUp(ctx: ProviderContext, handle: ProviderHandle): Promise<void> {

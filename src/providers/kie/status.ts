@@ -20,7 +20,7 @@
 import type { ErrorCode } from "../../errors/codes";
 import type { ProviderConfig } from "../config";
 import { malformed } from "../http";
-import { paced } from "../pace";
+import { growingDelay } from "../pace";
 import { type PollResult, ProviderError, type ProviderHandle, type ProviderResult } from "../types";
 import { safeWording, soundsLikeSafety } from "./client";
 
@@ -57,7 +57,7 @@ export const TYPICAL_MS = 90_000;
 
 /** How long to wait before the next read: short at first, longer as a job grows old; `pace` scales it (../pace.ts). */
 export function pollDelay(elapsedMs: number, pace = 1): number {
-  return paced(Math.min(10_000, Math.max(1_000, elapsedMs / 10)), pace);
+  return growingDelay(elapsedMs, 1_000, 10_000, pace);
 }
 
 /** Progress from elapsed time, never below the stage's floor: it moves even while Kie says nothing new. */

@@ -18,7 +18,7 @@
 import type { ErrorCode } from "../../errors/codes";
 import type { ProviderConfig } from "../config";
 import { malformed } from "../http";
-import { paced } from "../pace";
+import { growingDelay } from "../pace";
 import type { PollResult, Progress } from "../types";
 import { safeWording } from "./client";
 
@@ -43,7 +43,7 @@ export const STATUS = {
 
 /** How long to wait before the next read: short at first, longer as a task grows old; `pace` scales it (../pace.ts). */
 export function pollDelay(elapsedMs: number, pace = 1): number {
-  return paced(Math.min(5_000, Math.max(1_000, elapsedMs / 10)), pace);
+  return growingDelay(elapsedMs, 1_000, 5_000, pace);
 }
 
 /** Runway's `progress` (0–1) as 5–95 %, so that running is always past queued and short of done. */
